@@ -1,0 +1,103 @@
+/*
+ * ozblas: accurate and bitwise-reproducible BLAS routines built on the Ozaki scheme.
+ *
+ * Column-major storage, BLAS argument conventions (sizes, leading dimensions,
+ * increments).  Every routine returns an ozblas_status_t; no routine prints,
+ * exits or aborts.  The guarantees (exactness, reproducibility, special values)
+ * are those of CONTRACT.md; README.md summarises them.
+ *
+ * A handle may be used by one thread at a time; different handles may be used
+ * concurrently from different threads.
+ */
+#ifndef OZBLAS_H
+#define OZBLAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OZBLAS_VERSION_MAJOR 0
+#define OZBLAS_VERSION_MINOR 1
+#define OZBLAS_VERSION_PATCH 0
+
+typedef struct ozblas_context *ozblas_handle_t;
+
+typedef enum {
+    OZBLAS_STATUS_SUCCESS = 0,
+    OZBLAS_STATUS_INVALID_VALUE,
+    OZBLAS_STATUS_ALLOC_FAILED,
+    OZBLAS_STATUS_NOT_SUPPORTED,
+    OZBLAS_STATUS_EXECUTION_FAILED
+} ozblas_status_t;
+
+typedef enum { OZBLAS_OP_N = 0, OZBLAS_OP_T = 1 } ozblas_operation_t;
+
+typedef enum {
+    OZBLAS_MODE_DOUBLE = 0,              /* DGEMM-equivalent accuracy, fewest slices (default) */
+    OZBLAS_MODE_CORRECTLY_ROUNDED = 1,   /* every output element is RN(exact result)           */
+    OZBLAS_MODE_FIXED = 2                /* user's split count, fast mode and summation        */
+} ozblas_mode_t;
+
+typedef enum {
+    OZBLAS_SUM_DOUBLE = 0,   /* fixed-order binary64 summation of the partial products      */
+    OZBLAS_SUM_NEARSUM = 1   /* NearSum: correctly rounded sum of the partial products      */
+} ozblas_summation_t;
+
+/* What the last routine called on a handle did. */
+typedef struct {
+    int      slices_a;          /* largest number of slices of op(A) (DOT: x; GEMV: op(A))     */
+    int      slices_b;          /* largest number of slices of op(B) (DOT: y; GEMV: x)         */
+    int      split_count;       /* d used for fast mode (0 if fast mode was off)               */
+    int      fast_mode;         /* 1 if pairs with p + q > d + 1 were skipped                  */
+    ozblas_mode_t      mode;
+    ozblas_summation_t summation;
+    int64_t  gemm_calls;        /* number of BLAS GEMM calls that multiplied slices            */
+    int64_t  slice_products;    /* number of slice pairs multiplied (summed over blocks)       */
+    double   gemm_flops;        /* 2*m*n*k summed over every GEMM call                          */
+    int64_t  blocks;            /* number of (m-block, n-block, k-block) tiles processed       */
+    int64_t  block_m, block_n, block_k; /* tile sizes used                                       */
+    int64_t  exact_fallbacks;   /* elements rounded by the long accumulator instead of NearSum */
+    double   seconds_split;     /* wall time splitting inputs into slices                      */
+    double   seconds_multiply;  /* wall time in slice products                                 */
+    double   seconds_sum;       /* wall time summing partial products, alpha/beta              */
+    double   seconds_total;
+} ozblas_info_t;
+
+/* Handle management (CPU backend). */
+ozblas_status_t ozblas_create(ozblas_handle_t *handle);
+ozblas_status_t ozblas_destroy(ozblas_handle_t handle);
+const char     *ozblas_status_string(ozblas_status_t status);
+
+/* Configuration.  Split count, fast mode and summation are used in FIXED mode;
+ * DOUBLE and CORRECTLY_ROUNDED choose them themselves. */
+ozblas_status_t ozblas_set_mode(ozblas_handle_t h, ozblas_mode_t mode);
+ozblas_status_t ozblas_get_mode(ozblas_handle_t h, ozblas_mode_t *mode);
+ozblas_status_t ozblas_set_split_count(ozblas_handle_t h, int slices);          /* >= 1, default 3 */
+ozblas_status_t ozblas_set_fast_mode(ozblas_handle_t h, int enabled);           /* default 0 */
+ozblas_status_t ozblas_set_summation(ozblas_handle_t h, ozblas_summation_t s);  /* default NEARSUM */
+ozblas_status_t ozblas_set_num_threads(ozblas_handle_t h, int threads);         /* 0 = default (all cores) */
+ozblas_status_t ozblas_set_workspace_limit(ozblas_handle_t h, size_t bytes);    /* 0 = default */
+ozblas_status_t ozblas_get_workspace_limit(ozblas_handle_t h, size_t *bytes);
+ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info);
+
+/* result = x^T y.  n <= 0 gives 0.  incx, incy may be negative or zero (BLAS). */
+ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,
+                            const double *y, int64_t incy, double *result);
+
+/* y = alpha * op(A) x + beta * y, A is m x n column-major. */
+ozblas_status_t ozblas_dgemv(ozblas_handle_t h, ozblas_operation_t trans, int64_t m, int64_t n,
+                             double alpha, const double *A, int64_t lda, const double *x, int64_t incx,
+                             double beta, double *y, int64_t incy);
+
+/* C = alpha * op(A) op(B) + beta * C, op(A) is m x k, op(B) is k x n, column-major. */
+ozblas_status_t ozblas_dgemm(ozblas_handle_t h, ozblas_operation_t transa, ozblas_operation_t transb,
+                             int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
+                             const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OZBLAS_H */
