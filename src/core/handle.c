@@ -1,0 +1,91 @@
+/* Handle life cycle and configuration. */
+#include "core/ozb_internal.h"
+#include <stdlib.h>
+
+ozblas_status_t ozblas_create(ozblas_handle_t *handle)
+{
+    if (!handle) return OZBLAS_STATUS_INVALID_VALUE;
+    ozblas_handle_t h = calloc(1, sizeof *h);
+    if (!h) return OZBLAS_STATUS_ALLOC_FAILED;
+    h->mode = OZBLAS_MODE_DOUBLE;
+    h->split_count = 3;
+    h->fast_mode = 0;
+    h->summation = OZBLAS_SUM_NEARSUM;
+    h->threads = 0;
+    h->ws_limit = 0;
+    h->slice_hint_a = h->slice_hint_b = 6;
+    *handle = h;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_destroy(ozblas_handle_t h)
+{
+    if (!h) return OZBLAS_STATUS_INVALID_VALUE;
+    ozb_buf_free_all(h);
+    free(h);
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_mode(ozblas_handle_t h, ozblas_mode_t mode)
+{
+    if (!h || (mode != OZBLAS_MODE_DOUBLE && mode != OZBLAS_MODE_CORRECTLY_ROUNDED && mode != OZBLAS_MODE_FIXED))
+        return OZBLAS_STATUS_INVALID_VALUE;
+    h->mode = mode;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_mode(ozblas_handle_t h, ozblas_mode_t *mode)
+{
+    if (!h || !mode) return OZBLAS_STATUS_INVALID_VALUE;
+    *mode = h->mode;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_split_count(ozblas_handle_t h, int slices)
+{
+    if (!h || slices < 1 || slices > 1000) return OZBLAS_STATUS_INVALID_VALUE;
+    h->split_count = slices;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_fast_mode(ozblas_handle_t h, int enabled)
+{
+    if (!h || (enabled != 0 && enabled != 1)) return OZBLAS_STATUS_INVALID_VALUE;
+    h->fast_mode = enabled;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_summation(ozblas_handle_t h, ozblas_summation_t s)
+{
+    if (!h || (s != OZBLAS_SUM_DOUBLE && s != OZBLAS_SUM_NEARSUM)) return OZBLAS_STATUS_INVALID_VALUE;
+    h->summation = s;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_num_threads(ozblas_handle_t h, int threads)
+{
+    if (!h || threads < 0) return OZBLAS_STATUS_INVALID_VALUE;
+    h->threads = threads;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_workspace_limit(ozblas_handle_t h, size_t bytes)
+{
+    if (!h) return OZBLAS_STATUS_INVALID_VALUE;
+    h->ws_limit = bytes;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_workspace_limit(ozblas_handle_t h, size_t *bytes)
+{
+    if (!h || !bytes) return OZBLAS_STATUS_INVALID_VALUE;
+    *bytes = ozb_workspace_limit(h);
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info)
+{
+    if (!h || !info) return OZBLAS_STATUS_INVALID_VALUE;
+    *info = h->info;
+    return OZBLAS_STATUS_SUCCESS;
+}

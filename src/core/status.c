@@ -1,0 +1,13 @@
+#include "ozblas.h"
+
+const char *ozblas_status_string(ozblas_status_t status)
+{
+    switch (status) {
+    case OZBLAS_STATUS_SUCCESS:          return "success";
+    case OZBLAS_STATUS_INVALID_VALUE:    return "invalid value: an argument is out of range (size, leading dimension, increment, NULL pointer or enum)";
+    case OZBLAS_STATUS_ALLOC_FAILED:     return "allocation failed: the workspace could not be allocated";
+    case OZBLAS_STATUS_NOT_SUPPORTED:    return "not supported by this build or backend";
+    case OZBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,26 @@
+/* ozblas_ddot: argument checks and BLAS conventions; the work is the shared pipeline
+ * with op(A) = x^T (one row) and op(B) = y (one column): all slice pairs of a k-block
+ * in one GEMM (GEMM-ization, seed 001 §4.3). */
+#include "core/pipeline.h"
+
+ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,
+                            const double *y, int64_t incy, double *result)
+{
+    if (!h || !result) return OZBLAS_STATUS_INVALID_VALUE;
+    if (n <= 0) {
+        ozb_scale_c(h, result, 0, 0, 1, 1, 0.0);
+        return OZBLAS_STATUS_SUCCESS;
+    }
+    if (!x || !y) return OZBLAS_STATUS_INVALID_VALUE;
+    double r = 0.0;
+    ozb_problem pr = {
+        .m = 1, .n = 1, .k = n,
+        .a = { x + (incx < 0 ? (n - 1) * -incx : 0), 0, incx },
+        .b = { y + (incy < 0 ? (n - 1) * -incy : 0), 0, incy },
+        .alpha = 1.0, .beta = 0.0, .c = &r, .crs = 0, .ccs = 0,
+        .kblock = OZB_KBLOCK_DOT,
+    };
+    ozblas_status_t st = ozb_run(h, &pr);
+    if (st == OZBLAS_STATUS_SUCCESS) *result = r;
+    return st;
+}

@@ -1,0 +1,193 @@
+/* Splitting engine (seed 000, Algorithm 1; seed 001 §4.7: the maximum of the next
+ * remainder is found in the same pass that writes a slice).
+ *
+ * Row i of a block is split as  a_il = sum_t d_til * 2^w_ti  with integer digits
+ * d_til.  The slice exponent follows the remainder: w_t = e_t - beta where
+ * 2^(e_t-1) <= max_l |r_l| < 2^e_t, and the digit is r rounded to the nearest
+ * multiple of 2^w_t (ties to even).  Hence |d| <= 2^beta and the remainder after
+ * each slice is at most half a unit of that slice; splitting stops when the
+ * remainder is zero (exact), at the split limit (FIXED), or when Algorithm 3 of
+ * seed 000 says the next slices are below DGEMM's error (DOUBLE).
+ *
+ * This file is compiled with -ffp-contract=off: the extraction (x + sigma) - sigma
+ * is an error-free transformation only without contraction and reassociation. */
+#include "split/split.h"
+#include <math.h>
+#include <omp.h>
+
+int ozb_split_bits_fp64(int64_t kb)
+{
+    int lg = 0;                      /* ceil(log2 kb) */
+    while (((int64_t)1 << lg) < kb) lg++;
+    int b = (53 - lg) / 2;           /* 2b + ceil(log2 kb) <= 53 */
+    if (b > 26) b = 26;              /* keeps |x| <= 2^(w+26) < 2^(w+51): sigma trick valid */
+    return b < 1 ? 1 : b;
+}
+
+int ozb_ilogb(double x)
+{
+    uint64_t b = ozb_bits(x) & 0x7fffffffffffffffull;
+    int ef = (int)(b >> 52);
+    if (ef) return ef - 1023;
+    /* subnormal: value = m * 2^-1074 */
+    return 63 - __builtin_clzll(b) - 1074;
+}
+
+double ozb_weighted_abs_sum(const double *d, const double *v, int64_t n)
+{
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t l = 0;
+    for (; l + 8 <= n; l += 8)
+        for (int j = 0; j < 8; j++) acc[j] += fabs(d[l + j]) * v[l + j];
+    double s = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+    for (; l < n; l++) s += fabs(d[l]) * v[l];
+    return s;
+}
+
+#define ABS_MASK 0x7fffffffffffffffull
+
+/* One slice, common case: -1022 <= w <= 970 so that sigma = 1.5*2^(w+52) and 2^-w are
+ * normal doubles.  With |x| <= 2^(w+26) < 2^(w+51), x + sigma lies in
+ * [2^(w+52), 2^(w+53)) whose ulp is 2^w: q = (x+sigma)-sigma is x rounded to a
+ * multiple of 2^w (ties to even), exactly (Sterbenz); x - q is exact; q*2^-w is the
+ * integer digit, exact.  dig may alias r. */
+static int64_t pass_fast(const double *r, double *dig, double *rem, int64_t n, int w)
+{
+    const double sigma = 1.5 * ozb_pow2(w + 52), scale = ozb_pow2(-w);
+    int64_t mx = 0;
+    for (int64_t l = 0; l < n; l++) {
+        double x = r[l];
+        double q = (x + sigma) - sigma;
+        double rr = x - q;
+        rem[l] = rr;
+        dig[l] = q * scale;
+        int64_t b = (int64_t)(ozb_bits(rr) & ABS_MASK);
+        mx = b > mx ? b : mx;
+    }
+    return mx;
+}
+
+/* The same digit in integer arithmetic, for slices whose scale leaves the normal
+ * range (inputs near overflow or subnormal).  Bit-identical to pass_fast. */
+static void digit_generic(double x, int w, double *dig, double *rem)
+{
+    uint64_t bits = ozb_bits(x);
+    uint64_t mag = bits & ABS_MASK;
+    if (mag == 0) { *dig = 0.0; *rem = 0.0; return; }
+    int neg = (int)(bits >> 63);
+    int ef = (int)(mag >> 52);
+    uint64_t M = ef ? ((mag & 0xfffffffffffffull) | (1ull << 52)) : mag;
+    int ex = ef ? ef - 1075 : -1074;          /* |x| = M * 2^ex */
+    uint64_t Q;
+    int64_t R;                                /* |x| - Q*2^w = R * 2^ex */
+    if (ex >= w) {                            /* already a multiple of 2^w; ex - w <= beta */
+        Q = M << (ex - w);
+        R = 0;
+    } else {
+        int sh = w - ex;
+        if (sh >= 60) { Q = 0; R = (int64_t)M; }  /* |x| < 2^(ex+53) <= half a unit */
+        else {
+            Q = M >> sh;
+            uint64_t low = M & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+            if (low > half || (low == half && (Q & 1))) Q++;
+            R = (int64_t)M - (int64_t)(Q << sh);
+        }
+    }
+    double d = (double)Q, r = ldexp((double)R, ex);
+    *dig = neg ? -d : d;
+    *rem = neg ? -r : r;
+}
+
+static int64_t pass_generic(const double *r, double *dig, double *rem, int64_t n, int w)
+{
+    int64_t mx = 0;
+    for (int64_t l = 0; l < n; l++) {
+        double q, rr;
+        digit_generic(r[l], w, &q, &rr);
+        rem[l] = rr;
+        dig[l] = q;
+        int64_t b = (int64_t)(ozb_bits(rr) & ABS_MASK);
+        mx = b > mx ? b : mx;
+    }
+    return mx;
+}
+
+static double bits_to_double(int64_t b) { double d; memcpy(&d, &b, sizeof d); return d; }
+
+/* Splits one row; returns the slices it would need if cap were unlimited is unknown,
+ * so it returns cap + 1 when it ran out of room, else the slices produced. */
+static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, int64_t i, int64_t rows,
+                     const ozb_split_params *prm, ozb_slices *out)
+{
+    const int64_t sstride = rows * kb;
+    double *r0 = out->slice + i * kb;
+    int64_t mx = 0;
+    const double *p = src->p + gi * src->rs + l0 * src->cs;
+    const int64_t cs = src->cs;
+    if (cs == 1) {
+        for (int64_t l = 0; l < kb; l++) {
+            double x = p[l]; r0[l] = x;
+            int64_t b = (int64_t)(ozb_bits(x) & ABS_MASK); mx = b > mx ? b : mx;
+        }
+    } else {
+        for (int64_t l = 0; l < kb; l++) {
+            double x = p[l * cs]; r0[l] = x;
+            int64_t b = (int64_t)(ozb_bits(x) & ABS_MASK); mx = b > mx ? b : mx;
+        }
+    }
+    out->flag[i] = 0;
+    if ((uint64_t)mx >= 0x7ff0000000000000ull) {  /* Inf or NaN: handled by the special-value path */
+        out->flag[i] = OZB_ROW_NONFINITE;
+        out->ns[i] = 0;
+        return 0;
+    }
+    double s_bound = 0.0;
+    if (prm->criterion && mx != 0) s_bound = prm->sfac * ozb_weighted_abs_sum(r0, prm->v, kb);
+    int t = 0, ran_out = 0;
+    while (mx != 0) {
+        if (prm->limit > 0 && t == prm->limit) break;
+        if (t == out->cap) { ran_out = 1; break; }
+        int w = ozb_ilogb(bits_to_double(mx)) + 1 - prm->beta;
+        double *rt = out->slice + (int64_t)t * sstride + i * kb;
+        double *rn = rt + sstride;
+        mx = (w >= -1022 && w <= 970) ? pass_fast(rt, rt, rn, kb, w) : pass_generic(rt, rt, rn, kb, w);
+        out->w[(int64_t)t * rows + i] = w;
+        t++;
+        if (prm->criterion && t >= 2 && mx != 0) {
+            /* Algorithm 3: stop at d = t when 2 sqrt(k) u (|A||B|e)_i > (d+1) (|A^(d)||B|e)_i */
+            double td = ldexp((double)(t + 1) * ozb_weighted_abs_sum(rt, prm->v, kb), w);
+            if (s_bound > td) { out->flag[i] |= OZB_ROW_CRIT_MET; break; }
+        }
+    }
+    out->ns[i] = t;
+    return ran_out ? out->cap + 1 : t;
+}
+
+void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
+               const ozb_split_params *prm, ozb_slices *out, int nthreads)
+{
+    out->rows = rows;
+    out->kb = kb;
+    int smax = 0;
+    if (rows > 1 && nthreads > 1) {
+        #pragma omp parallel for num_threads(nthreads) schedule(static) reduction(max:smax)
+        for (int64_t i = 0; i < rows; i++) {
+            int s = split_row(src, r0 + i, l0, kb, i, rows, prm, out);
+            smax = s > smax ? s : smax;
+        }
+    } else {
+        for (int64_t i = 0; i < rows; i++) {
+            int s = split_row(src, r0 + i, l0, kb, i, rows, prm, out);
+            smax = s > smax ? s : smax;
+        }
+    }
+    out->need = smax;
+    out->s = smax > out->cap ? out->cap : smax;
+    /* Rows with fewer slices than the block get zero slices up to s, so that the GEMMs
+     * never read stale values (never summed, but NaN or subnormal garbage would be slow). */
+    const int s = out->s;
+    #pragma omp parallel for num_threads(nthreads) schedule(static) if(rows > 1 && nthreads > 1)
+    for (int64_t i = 0; i < rows; i++)
+        for (int t = out->ns[i]; t < s; t++)
+            memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb);
+}

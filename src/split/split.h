@@ -1,0 +1,45 @@
+/* The splitting engine: fixed-point slices with one power-of-two scale per row
+ * and slice (Algorithm 1 of seed 000, rows of op(A) / columns of op(B)). */
+#ifndef OZB_SPLIT_H
+#define OZB_SPLIT_H
+#include "core/ozb_internal.h"
+
+/* Bits per slice for FP64 slices and inner (block) dimension kb.
+ * Bit budget: every digit satisfies |d| <= 2^beta, so one product is <= 2^(2 beta)
+ * and a k-term dot product of digits is an integer of magnitude
+ * <= kb * 2^(2 beta) <= 2^(2 beta + ceil(log2 kb)) <= 2^53: exactly representable,
+ * and so is every partial sum, in any order (any GEMM, blocking or thread count). */
+int ozb_split_bits_fp64(int64_t kb);
+
+enum { OZB_ROW_NONFINITE = 1, OZB_ROW_CRIT_MET = 2 };
+
+typedef struct {
+    int64_t  rows, kb;    /* block shape                                                 */
+    int      cap;         /* slices the buffer holds (plus one slot for the remainder)  */
+    int      s;           /* max over rows of the slices produced                        */
+    int      need;        /* > cap if some row needed more slices than cap              */
+    double  *slice;       /* slice t, row i, element l: slice[(t*rows + i)*kb + l]       */
+    int32_t *w;           /* w[t*rows + i]: slice t of row i is digit * 2^w             */
+    int32_t *ns;          /* ns[i]: slices of row i (0 for a zero or non-finite row)     */
+    uint8_t *flag;        /* OZB_ROW_* bits                                              */
+} ozb_slices;
+
+typedef struct {
+    int           beta;       /* bits per slice                                          */
+    int           limit;      /* most slices per row (FIXED split count), 0 = until exact */
+    int           criterion;  /* DOUBLE mode: stop at Algorithm 3's d                     */
+    const double *v;          /* Algorithm 3 weights over the k-block (|B|e or e^T|A|)     */
+    double        sfac;       /* 2 sqrt(kb) u                                              */
+} ozb_split_params;
+
+/* Split rows r0..r0+rows-1 of `src` over l0..l0+kb-1 into `out` (whose buffers hold
+ * out->cap + 1 slices).  Deterministic and independent of the thread count.
+ * Sets out->s and out->need. */
+void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
+               const ozb_split_params *prm, ozb_slices *out, int nthreads);
+
+/* Canonical order sum of |d_l| * v_l (8 interleaved lanes, fixed tree): the Algorithm 3
+ * estimates must be computed identically on every backend. */
+double ozb_weighted_abs_sum(const double *d, const double *v, int64_t n);
+
+#endif

@@ -1,0 +1,31 @@
+/* Summation engines shared by the three routines.  A partial product is a term
+ * P * 2^E with P an integer-valued double (|P| <= 2^53, from an exact slice GEMM). */
+#ifndef OZB_SUM_H
+#define OZB_SUM_H
+#include <stdint.h>
+
+/* NearSum (Rump, Ogita, Oishi 2008, Part II, Algorithm 7.3): returns fl(sum p_i)
+ * rounded to nearest (ties to even), also under underflow.  Overwrites p.
+ * Preconditions: n <= 2^26 - 2, max|p_i| * 2^ceil(log2(n+2)) * 2 finite. */
+double ozb_nearsum(double *p, int64_t n);
+
+/* RN(alpha * sum_t P_t 2^E_t + beta * c) for finite alpha != 0, beta, c (c is used only
+ * when use_c).  NearSum in a scaled frame; the long accumulator when the frame would
+ * leave the normal range.  scratch holds 2n+2 doubles.  *fallback += 1 when the long
+ * accumulator was used.  An exact zero gives +0. */
+double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alpha,
+                       double beta, double c, int use_c, double *scratch, int64_t *fallback);
+
+/* The same value by the long accumulator alone (exact, any range). */
+double ozb_sum_exact(const double *P, const int32_t *E, int64_t n, double alpha,
+                     double beta, double c, int use_c);
+
+/* Sign (-1, 0, 1) of the exact sum_t P_t 2^E_t. */
+int ozb_sum_sign(const double *P, const int32_t *E, int64_t n);
+
+/* Fixed-order binary64 summation (terms in the order given), then alpha and beta
+ * in a common power-of-two frame so that no intermediate overflows spuriously. */
+double ozb_sum_double(const double *P, const int32_t *E, int64_t n, double alpha,
+                      double beta, double c, int use_c);
+
+#endif
