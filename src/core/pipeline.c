@@ -52,232 +52,392 @@ static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, 
     }
 }
 
-typedef struct {
-    ozb_slices sl;          /* slice buffer of the current k-block                      */
-    int32_t   *w, *ns;      /* per k-block copies: w[(kk*(cap+1) + t)*rows + i], ns[kk*rows+i] */
-    uint8_t   *flag;        /* flag[kk*rows + i]                                         */
-    int        cap;
-} side_t;
+/* Exponents, slice counts and flags of one side, for every k-block:
+ * w[(kk*(cap+1) + t)*R + i], ns[kk*R + i], flag[kk*R + i]. */
+typedef struct { int32_t *w, *ns; uint8_t *flag; int64_t R; int cap; } meta_t;
 
-static int side_alloc(ozblas_handle_t h, side_t *s, int slot_sl, int slot_w, int slot_n, int64_t rows,
-                      int64_t kb, int64_t nkb, int cap)
+typedef struct {
+    ozblas_handle_t h;
+    const ozb_problem *pr;
+    run_cfg cfg;
+    int nt;
+    int64_t kb, nkb;
+    int beta_bits;
+    const double *vA, *vB;
+    double sfac;
+    int capA, capB;
+    ozb_prod_stats pst;
+    int smaxA, smaxB;
+    int64_t fallbacks;
+} ctx_t;
+
+static int meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap)
 {
-    s->cap = cap;
-    s->sl.cap = cap;
-    s->sl.slice = ozb_buf_get(h, slot_sl, sizeof(double) * (size_t)(cap + 1) * (size_t)rows * (size_t)kb);
-    s->w = ozb_buf_get(h, slot_w, sizeof(int32_t) * (size_t)nkb * (size_t)(cap + 1) * (size_t)rows);
-    /* ns and flag share a slot */
-    void *nf = ozb_buf_get(h, slot_n, (sizeof(int32_t) + 1) * (size_t)nkb * (size_t)rows + 64);
-    if (!s->sl.slice || !s->w || !nf) return 0;
-    s->ns = nf;
-    s->flag = (uint8_t *)(s->ns + nkb * rows);
+    M->R = R;
+    M->cap = cap;
+    M->w = ozb_buf_get(h, slot_w, sizeof(int32_t) * (size_t)nkk * (size_t)(cap + 1) * (size_t)R);
+    void *nf = ozb_buf_get(h, slot_n, (sizeof(int32_t) + 1) * (size_t)nkk * (size_t)R + 64);
+    if (!M->w || !nf) return 0;
+    M->ns = nf;
+    M->flag = (uint8_t *)(M->ns + nkk * R);
     return 1;
 }
 
-/* Split rows r0.. of one side for k-block kk into s->sl, keeping its exponents. */
-static int side_split(side_t *s, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb,
-                      int64_t kk, const ozb_split_params *prm, int nt)
+static void bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff)
 {
-    s->sl.w = s->w + kk * (int64_t)(s->cap + 1) * rows;
-    s->sl.ns = s->ns + kk * rows;
-    s->sl.flag = s->flag + kk * rows;
-    ozb_split(v, r0, rows, l0, kbb, prm, &s->sl, nt);
-    return s->sl.need <= s->cap;
+    sl->cap = M->cap;
+    sl->slice = buf;
+    sl->w = M->w + kk * (int64_t)(M->cap + 1) * M->R + roff;
+    sl->wstride = M->R;
+    sl->ns = M->ns + kk * M->R + roff;
+    sl->flag = M->flag + kk * M->R + roff;
 }
 
-static int pair_fast(int nsa, int nsb, int meta, int metb)
+static ozb_split_params params_of(const ctx_t *c, const double *v, int64_t l0)
 {
-    if (nsa > nsb) return meta;
-    if (nsb > nsa) return metb;
-    return meta && metb;
+    ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion, v ? v + l0 : NULL, c->sfac};
+    return p;
+}
+
+/* DOUBLE mode: the d of Algorithm 3 for one row (see OZB_ROW_EXACT). */
+static int row_d(int ns, uint8_t flag)
+{
+    return (flag & OZB_ROW_EXACT) && ns > 0 ? ns + 1 : ns;
+}
+
+/* Pairs t + u <= dmax - 1 the GEMMs must cover for this block (0: all). */
+static int block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)
+{
+    if (!c->cfg.fast) return 0;
+    if (!c->cfg.criterion) return c->cfg.dfixed;
+    int dmax = 1;
+    for (int64_t i = 0; i < A->rows; i++) { int d = row_d(A->ns[i], A->flag[i]); dmax = d > dmax ? d : dmax; }
+    for (int64_t j = 0; j < B->rows; j++) { int d = row_d(B->ns[j], B->flag[j]); dmax = d > dmax ? d : dmax; }
+    return dmax;
+}
+
+/* Where the partial products of one element live:
+ * P(kk, t, u) = P[kk*kkstride + (t*mrows + il) + (u*ncols + jl)*ldp]. */
+typedef struct { const double *P; size_t kkstride; int64_t ldp, mrows, ncols; } ploc_t;
+
+/* Gathers the terms of element (ia of MA, jb of MB) and sums them as the mode says. */
+static double element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb,
+                      int64_t bkk_base, int bshared, const ploc_t *pl, int64_t il, int64_t jl,
+                      int64_t gi, int64_t gj, double *TP, int32_t *TE, double *scratch, int64_t *fb)
+{
+    const ozb_problem *pr = c->pr;
+    double *cij = pr->c + gi * pr->crs + gj * pr->ccs;
+    const int use_c = pr->beta != 0.0;
+    const double cval = use_c ? *cij : 0.0;
+    int nonfinite = 0;
+    int64_t nterm = 0;
+    for (int64_t kk = 0; kk < c->nkb; kk++) {
+        const int64_t kB = bshared ? 0 : bkk_base + kk;
+        const int32_t *wa = MA->w + kk * (int64_t)(MA->cap + 1) * MA->R + ia;
+        const int32_t *wb = MB->w + kB * (int64_t)(MB->cap + 1) * MB->R + jb;
+        const int nsa = MA->ns[kk * MA->R + ia], nsb = MB->ns[kB * MB->R + jb];
+        const uint8_t fa = MA->flag[kk * MA->R + ia], fb2 = MB->flag[kB * MB->R + jb];
+        nonfinite |= (fa | fb2) & OZB_ROW_NONFINITE;
+        int d = 0;                                   /* pairs t + u <= d - 1; 0: all */
+        if (c->cfg.criterion) {             /* fast mode with d = max(d_i, d_j) */
+            const int da = row_d(nsa, fa), db = row_d(nsb, fb2);
+            d = da > db ? da : db;
+        } else if (c->cfg.fast) d = c->cfg.dfixed;
+        const double *Pk = pl->P + (size_t)kk * pl->kkstride + il + jl * pl->ldp;
+        for (int t = 0; t < nsa; t++) {
+            int un = nsb;
+            if (d > 0 && d - t < un) un = d - t;
+            for (int u = 0; u < un; u++) {
+                TP[nterm] = Pk[t * pl->mrows + u * pl->ncols * pl->ldp];
+                TE[nterm] = wa[(int64_t)t * MA->R] + wb[(int64_t)u * MB->R];
+                nterm++;
+            }
+        }
+    }
+    if (nonfinite || !isfinite(pr->alpha) || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
+        int sclass = nonfinite ? ozb_dot_class(&pr->a, gi, &pr->b, gj, pr->k) : OZB_CLASS_FINITE;
+        int ssign = (sclass == OZB_CLASS_FINITE && isinf(pr->alpha)) ? ozb_sum_sign(TP, TE, nterm) : 0;
+        int fin;
+        double r = ozb_special_combine(pr->alpha, sclass, ssign, pr->beta, cval, use_c, &fin);
+        return fin ? ozb_sum_exact(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c) : r;
+    }
+    if (c->cfg.summation == OZBLAS_SUM_NEARSUM)
+        return ozb_sum_nearest(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c, scratch, fb);
+    return ozb_sum_double(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c);
+}
+
+/* Per-thread term buffers: TP[maxterms], scratch[2*maxterms+4], TE[maxterms]. */
+static size_t terms_bytes(int64_t maxterms)
+{
+    return (((size_t)maxterms * (3 * sizeof(double) + sizeof(int32_t)) + 4 * sizeof(double)) + 127) & ~(size_t)63;
+}
+
+/* Sums every element (i, j) of an mcount x ncount range in parallel; each element's
+ * computation is sequential and fixed, so the thread count does not matter. */
+static int sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64_t mcount,
+                     int64_t j0, int64_t ncount, int64_t mb_units, const ploc_t *pl_tile,
+                     const double *Punits, size_t unit_stride, int bshared)
+{
+    const int64_t maxterms = c->nkb * (int64_t)c->capA * c->capB;
+    const size_t per_thread = terms_bytes(maxterms);
+    char *tbuf = ozb_buf_get(c->h, OZB_BUF_TERMS, per_thread * (size_t)c->nt);
+    if (!tbuf) return 0;
+    const int64_t ntile = mcount * ncount;
+    int64_t fallbacks = 0;
+    #pragma omp parallel num_threads(c->nt) reduction(+:fallbacks) if(c->nt > 1 && ntile * maxterms >= 4096)
+    {
+        char *mine = tbuf + per_thread * (size_t)omp_get_thread_num();
+        double *TP = (double *)mine, *scratch = TP + maxterms;
+        int32_t *TE = (int32_t *)(scratch + 2 * maxterms + 4);
+        #pragma omp for schedule(static)
+        for (int64_t e = 0; e < ntile; e++) {
+            const int64_t j = e / mcount, i = e % mcount;
+            if (mb_units) {            /* units layout: A meta rows are global, P per m-block */
+                const int64_t gi = i0 + i, mblk = gi / mb_units;
+                ploc_t pl = *pl_tile;
+                pl.P = Punits + (size_t)mblk * (size_t)c->nkb * unit_stride;
+                pl.mrows = (mblk + 1) * mb_units <= c->pr->m ? mb_units : c->pr->m - mblk * mb_units;
+                *(c->pr->c + gi * c->pr->crs + (j0 + j) * c->pr->ccs) =
+                    element(c, MA, gi, MB, j, mblk * c->nkb, bshared, &pl, gi - mblk * mb_units, j,
+                            gi, j0 + j, TP, TE, scratch, &fallbacks);
+            } else {
+                *(c->pr->c + (i0 + i) * c->pr->crs + (j0 + j) * c->pr->ccs) =
+                    element(c, MA, i, MB, j, 0, 0, pl_tile, i, j, i0 + i, j0 + j, TP, TE, scratch, &fallbacks);
+            }
+        }
+    }
+    c->fallbacks += fallbacks;
+    return 1;
+}
+
+static int grow(int cap, int need) { return need > 2 * cap ? need : 2 * cap; }
+
+/* GEMM-shaped problems: tiles of mb x nb, B panel split once per column block. */
+static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
+{
+    ozblas_handle_t h = c->h;
+    const ozb_problem *pr = c->pr;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = c->kb, nkb = c->nkb;
+    ozblas_info_t *info = &h->info;
+    meta_t MA, MB;
+    ozb_slices SA, SB;
+    int64_t b_ready_j0 = -1;
+    int b_ready_cap = 0;
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0;
+        retry_tile:;
+            double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * (size_t)(c->capB + 1) * (size_t)nbb * (size_t)kb);
+            double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * (size_t)(c->capA + 1) * (size_t)mbb * (size_t)kb);
+            const int64_t ldp = mbb * c->capA;
+            const size_t pblock = (size_t)ldp * (size_t)(nbb * c->capB);
+            double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nkb);
+            if (!bufA || !bufB || !P ||
+                !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, nbb, nkb, c->capB) ||
+                !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, mbb, nkb, c->capA))
+                return OZBLAS_STATUS_ALLOC_FAILED;
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                ozb_split_params pa = params_of(c, c->vA, l0), pb = params_of(c, c->vB, l0);
+                double t0 = ozb_now();
+                bind(&SB, bufB, &MB, kk, 0);
+                SB.rows = nbb; SB.kb = kbb;
+                if (!(nkb == 1 && b_ready_j0 == j0 && b_ready_cap == c->capB)) {
+                    ozb_split(&pr->b, j0, nbb, l0, kbb, &pb, &SB, c->nt);
+                    if (SB.need > c->capB) { c->capB = grow(c->capB, SB.need); b_ready_j0 = -1; goto retry_tile; }
+                    if (nkb == 1) { b_ready_j0 = j0; b_ready_cap = c->capB; }
+                } else {
+                    int s = 0;
+                    for (int64_t j = 0; j < nbb; j++) s = SB.ns[j] > s ? SB.ns[j] : s;
+                    SB.s = s;
+                }
+                bind(&SA, bufA, &MA, kk, 0);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, c->nt);
+                info->seconds_split += ozb_now() - t0;
+                if (SA.need > c->capA) { c->capA = grow(c->capA, SA.need); goto retry_tile; }
+                c->smaxA = SA.s > c->smaxA ? SA.s : c->smaxA;
+                c->smaxB = SB.s > c->smaxB ? SB.s : c->smaxB;
+                t0 = ozb_now();
+                ozb_products_fp64(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp, &c->pst);
+                info->seconds_multiply += ozb_now() - t0;
+                info->blocks++;
+            }
+            double t0 = ozb_now();
+            ploc_t pl = {P, pblock, ldp, mbb, nbb};
+            if (!sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
+            info->seconds_sum += ozb_now() - t0;
+        }
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* DOT/GEMV-shaped problems (n small): units (m-block, k-block) run in parallel, each
+ * on one thread with a single-threaded BLAS; x (or y) is split once when k is one block. */
+static ozblas_status_t run_units(ctx_t *c, int64_t mb)
+{
+    ozblas_handle_t h = c->h;
+    const ozb_problem *pr = c->pr;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = c->kb, nkb = c->nkb;
+    const int64_t nmb = (m + mb - 1) / mb, nunits = nmb * nkb;
+    const int bshared = nkb == 1;
+    ozblas_info_t *info = &h->info;
+    const int nt = c->nt;
+    meta_t MA, MB;
+    for (;;) {
+        const int capA = c->capA, capB = c->capB;
+        const size_t abuf = (size_t)(capA + 1) * (size_t)mb * (size_t)kb;
+        const size_t bbuf = (size_t)(capB + 1) * (size_t)n * (size_t)kb;
+        double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * abuf * (size_t)nt);
+        double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * bbuf * (size_t)(bshared ? 1 : nt));
+        const int64_t ldp = mb * capA;
+        const size_t pblock = (size_t)ldp * (size_t)(n * capB);
+        double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
+        if (!bufA || !bufB || !P ||
+            !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
+            !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
+            return OZBLAS_STATUS_ALLOC_FAILED;
+        ozb_slices SBsh;
+        double t0 = ozb_now();
+        if (bshared) {
+            ozb_split_params pb = params_of(c, c->vB, 0);
+            bind(&SBsh, bufB, &MB, 0, 0);
+            ozb_split(&pr->b, 0, n, 0, k, &pb, &SBsh, nt);
+            if (SBsh.need > capB) { c->capB = grow(capB, SBsh.need); continue; }
+        }
+        info->seconds_split += ozb_now() - t0;
+        int needA = 0, needB = 0;
+        double tsplit = 0.0, tmul = 0.0;
+        ozb_blas_set_threads(1);
+        #pragma omp parallel num_threads(nt) reduction(max:needA, needB) reduction(+:tsplit, tmul) if(nt > 1 && nunits > 1)
+        {
+            const int tid = omp_get_thread_num();
+            ozb_prod_stats st = {0, 0, 0.0};
+            int sa_max = 0, sb_max = 0;
+            #pragma omp for schedule(dynamic, 1)
+            for (int64_t un = 0; un < nunits; un++) {
+                const int64_t mblk = un / nkb, kk = un % nkb;
+                const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                double ts = ozb_now();
+                ozb_slices SB;
+                if (bshared) SB = SBsh;
+                else {
+                    ozb_split_params pb = params_of(c, c->vB, l0);
+                    bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
+                    ozb_split(&pr->b, 0, n, l0, kbb, &pb, &SB, 1);
+                    if (SB.need > capB) { needB = SB.need > needB ? SB.need : needB; continue; }
+                }
+                ozb_slices SA;
+                ozb_split_params pa = params_of(c, c->vA, l0);
+                bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
+                double tm = ozb_now();
+                tsplit += tm - ts;
+                if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
+                sa_max = SA.s > sa_max ? SA.s : sa_max;
+                sb_max = SB.s > sb_max ? SB.s : sb_max;
+                ozb_products_fp64(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp, &st);
+                tmul += ozb_now() - tm;
+            }
+            #pragma omp critical
+            {
+                c->pst.calls += st.calls; c->pst.pairs += st.pairs; c->pst.flops += st.flops;
+                c->smaxA = sa_max > c->smaxA ? sa_max : c->smaxA;
+                c->smaxB = sb_max > c->smaxB ? sb_max : c->smaxB;
+            }
+        }
+        ozb_blas_set_threads(nt);
+        info->seconds_split += tsplit / nt;
+        info->seconds_multiply += tmul / nt;
+        if (needA > capA || needB > capB) {
+            if (needA > capA) c->capA = grow(capA, needA);
+            if (needB > capB) c->capB = grow(capB, needB);
+            memset(&c->pst, 0, sizeof c->pst);
+            continue;
+        }
+        if (bshared) c->smaxB = SBsh.s > c->smaxB ? SBsh.s : c->smaxB;
+        info->blocks = nunits;
+        t0 = ozb_now();
+        ploc_t pl = {NULL, pblock, ldp, mb, n};
+        if (!sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
+        info->seconds_sum += ozb_now() - t0;
+        return OZBLAS_STATUS_SUCCESS;
+    }
 }
 
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 {
     const double t_start = ozb_now();
-    const run_cfg cfg = config_of(h);
-    const int nt = ozb_threads(h);
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.h = h;
+    c.pr = pr;
+    c.cfg = config_of(h);
+    c.nt = ozb_threads(h);
     const int64_t m = pr->m, n = pr->n, k = pr->k;
-    const int64_t kb = pr->kblock < k ? pr->kblock : k;
-    const int64_t nkb = (k + kb - 1) / kb;
-    const int beta_bits = ozb_split_bits_fp64(kb);
+    c.kb = pr->kblock < k ? pr->kblock : k;
+    c.nkb = (k + c.kb - 1) / c.kb;
+    c.beta_bits = ozb_split_bits_fp64(c.kb);
+    c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
     ozblas_info_t *info = &h->info;
     memset(info, 0, sizeof *info);
     info->mode = h->mode;
-    info->summation = cfg.summation;
-    ozb_blas_set_threads(nt);
+    info->summation = c.cfg.summation;
+    ozb_blas_set_threads(c.nt);
 
     /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
-    double *vA = NULL, *vB = NULL;
-    if (cfg.criterion) {
+    if (c.cfg.criterion) {
         double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
-        vA = v; vB = v + k;
         double t0 = ozb_now();
-        abs_col_sums(&pr->b, n, k, vA, nt);
-        abs_col_sums(&pr->a, m, k, vB, nt);
+        abs_col_sums(&pr->b, n, k, v, c.nt);
+        abs_col_sums(&pr->a, m, k, v + k, c.nt);
+        c.vA = v; c.vB = v + k;
         info->seconds_split += ozb_now() - t0;
     }
-    const double sfac = 2.0 * sqrt((double)kb) * 0x1p-53;
+    c.capA = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_a;
+    c.capB = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_b;
 
-    int capA = cfg.limit > 0 ? cfg.limit : h->slice_hint_a;
-    int capB = cfg.limit > 0 ? cfg.limit : h->slice_hint_b;
-
-    /* Blocking in m and n under the workspace limit (results do not depend on it). */
     const size_t limit = ozb_workspace_limit(h);
+    ozblas_status_t st;
     int64_t mb = m, nb = n;
-    for (;;) {
-        double words = (double)(capA + 1) * mb * kb + (double)(capB + 1) * nb * (nkb == 1 ? k : kb)
-                     + (double)nkb * (mb * capA) * (nb * capB);
-        if (words * 8.0 <= (double)limit || (mb == 1 && nb == 1)) break;
-        if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
-    }
-    /* memory-bound shapes (GEMV, DOT): keep a row panel's slices in cache */
     if (n <= 8) {
-        int64_t cache_rows = ((int64_t)6 << 20) / (8 * (int64_t)(capA + 1) * kb);
-        if (cache_rows < 16) cache_rows = 16;
-        if (mb > cache_rows) mb = cache_rows;
-    }
-
-    side_t SA, SB;
-    int64_t b_ready_j0 = -1;     /* nkb == 1: the B panel of this j0 is split once for all m-blocks */
-    int b_ready_cap = 0;
-    int64_t fallbacks = 0;
-    ozb_prod_stats pst = {0, 0, 0.0};
-    int smaxA = 0, smaxB = 0;
-
-    for (int64_t j0 = 0; j0 < n; j0 += nb) {
-        const int64_t nbb = nb < n - j0 ? nb : n - j0;
-        for (int64_t i0 = 0; i0 < m; i0 += mb) {
-            const int64_t mbb = mb < m - i0 ? mb : m - i0;
-        retry_tile:
-            if (!side_alloc(h, &SB, OZB_BUF_SB, OZB_BUF_WB, OZB_BUF_NB, nbb, kb, nkb, capB) ||
-                !side_alloc(h, &SA, OZB_BUF_SA, OZB_BUF_WA, OZB_BUF_NA, mbb, kb, nkb, capA))
-                return OZBLAS_STATUS_ALLOC_FAILED;
-            const int64_t ldp = mbb * capA;
-            const size_t pblock = (size_t)ldp * (size_t)(nbb * capB);
-            double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nkb);
-            if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
-
-            for (int64_t kk = 0; kk < nkb; kk++) {
-                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                ozb_split_params pa = {beta_bits, cfg.limit, cfg.criterion, vA ? vA + l0 : NULL, sfac};
-                ozb_split_params pb = {beta_bits, cfg.limit, cfg.criterion, vB ? vB + l0 : NULL, sfac};
-                double t0 = ozb_now();
-                int okB = 1;
-                if (!(nkb == 1 && b_ready_j0 == j0 && b_ready_cap == capB)) {
-                    okB = side_split(&SB, &pr->b, j0, nbb, l0, kbb, kk, &pb, nt);
-                    if (okB && nkb == 1) { b_ready_j0 = j0; b_ready_cap = capB; }
-                }
-                int okA = side_split(&SA, &pr->a, i0, mbb, l0, kbb, kk, &pa, nt);
-                info->seconds_split += ozb_now() - t0;
-                if (!okA || !okB) {               /* more slices than room: grow and redo the tile */
-                    if (!okA) capA = SA.sl.need > 2 * capA ? SA.sl.need : 2 * capA;
-                    if (!okB) capB = SB.sl.need > 2 * capB ? SB.sl.need : 2 * capB;
-                    goto retry_tile;
-                }
-                smaxA = SA.sl.s > smaxA ? SA.sl.s : smaxA;
-                smaxB = SB.sl.s > smaxB ? SB.sl.s : smaxB;
-                int dmax = 0;
-                if (cfg.fast && cfg.criterion) {
-                    /* the GEMMs cover every pair t + u <= dmax - 1 that some element uses */
-                    const int sa = SA.sl.s, sb = SB.sl.s;
-                    for (int64_t i = 0; i < mbb; i++) {
-                        int ns = SA.sl.ns[i], d = (SA.sl.flag[i] & OZB_ROW_CRIT_MET) ? (ns > sb ? ns : sb) : ns + sb - 1;
-                        dmax = d > dmax ? d : dmax;
-                    }
-                    for (int64_t j = 0; j < nbb; j++) {
-                        int ns = SB.sl.ns[j], d = (SB.sl.flag[j] & OZB_ROW_CRIT_MET) ? (ns > sa ? ns : sa) : ns + sa - 1;
-                        dmax = d > dmax ? d : dmax;
-                    }
-                    if (dmax < 1) dmax = 1;
-                } else if (cfg.fast) {
-                    dmax = cfg.dfixed;
-                }
-                t0 = ozb_now();
-                ozb_products_fp64(&SA.sl, &SB.sl, dmax, P + (size_t)kk * pblock, ldp, &pst);
-                info->seconds_multiply += ozb_now() - t0;
-                info->blocks++;
-            }
-
-            /* Summation, element by element, in parallel over elements (each element's
-             * order is fixed, so the thread count does not matter). */
-            double t0 = ozb_now();
-            const int64_t maxterms = nkb * (int64_t)capA * capB;
-            /* per thread: TP[maxterms], scratch[2*maxterms+4], TE[maxterms]; 64-byte aligned */
-            const size_t per_thread = (((size_t)maxterms * (3 * sizeof(double) + sizeof(int32_t)) + 4 * sizeof(double)) + 127) & ~(size_t)63;
-            char *tbuf = ozb_buf_get(h, OZB_BUF_TERMS, per_thread * (size_t)nt);
-            if (!tbuf) return OZBLAS_STATUS_ALLOC_FAILED;
-            const int use_c = pr->beta != 0.0;
-            const int alpha_special = !isfinite(pr->alpha);
-            const int beta_special = use_c && !isfinite(pr->beta);
-            const int64_t ntile = mbb * nbb;
-            #pragma omp parallel num_threads(nt) reduction(+:fallbacks) if(nt > 1 && ntile * maxterms >= 4096)
-            {
-                char *mine = tbuf + per_thread * (size_t)omp_get_thread_num();
-                double *TP = (double *)mine;
-                double *scratch = TP + maxterms;
-                int32_t *TE = (int32_t *)(scratch + 2 * maxterms + 4);
-                #pragma omp for schedule(static)
-                for (int64_t e = 0; e < ntile; e++) {
-                    const int64_t j = e / mbb, i = e % mbb;
-                    double *cij = pr->c + (i0 + i) * pr->crs + (j0 + j) * pr->ccs;
-                    const double cval = use_c ? *cij : 0.0;
-                    int nonfinite = 0;
-                    int64_t nterm = 0;
-                    for (int64_t kk = 0; kk < nkb; kk++) {
-                        const int32_t *wa = SA.w + kk * (int64_t)(capA + 1) * mbb;
-                        const int32_t *wb = SB.w + kk * (int64_t)(capB + 1) * nbb;
-                        const int nsa = SA.ns[kk * mbb + i], nsb = SB.ns[kk * nbb + j];
-                        const uint8_t fa = SA.flag[kk * mbb + i], fb = SB.flag[kk * nbb + j];
-                        nonfinite |= (fa | fb) & OZB_ROW_NONFINITE;
-                        int d = 0;                          /* pairs t + u <= d - 1, 0: all */
-                        if (cfg.criterion) {
-                            if (pair_fast(nsa, nsb, fa & OZB_ROW_CRIT_MET, fb & OZB_ROW_CRIT_MET))
-                                d = nsa > nsb ? nsa : nsb;
-                        } else if (cfg.fast) d = cfg.dfixed;
-                        const double *Pk = P + (size_t)kk * pblock;
-                        for (int t = 0; t < nsa; t++) {
-                            int un = nsb;
-                            if (d > 0 && d - t < un) un = d - t;
-                            for (int u = 0; u < un; u++) {
-                                TP[nterm] = Pk[(t * mbb + i) + (u * nbb + j) * ldp];
-                                TE[nterm] = wa[(int64_t)t * mbb + i] + wb[(int64_t)u * nbb + j];
-                                nterm++;
-                            }
-                        }
-                    }
-                    double r;
-                    if (nonfinite || alpha_special || beta_special || (use_c && !isfinite(cval))) {
-                        int sclass = nonfinite ? ozb_dot_class(&pr->a, i0 + i, &pr->b, j0 + j, k) : OZB_CLASS_FINITE;
-                        int ssign = (sclass == OZB_CLASS_FINITE && isinf(pr->alpha)) ? ozb_sum_sign(TP, TE, nterm) : 0;
-                        int fin;
-                        r = ozb_special_combine(pr->alpha, sclass, ssign, pr->beta, cval, use_c, &fin);
-                        if (fin) r = ozb_sum_exact(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c);
-                    } else if (cfg.summation == OZBLAS_SUM_NEARSUM) {
-                        r = ozb_sum_nearest(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c, scratch, &fallbacks);
-                    } else {
-                        r = ozb_sum_double(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c);
-                    }
-                    *cij = r;
-                }
-            }
-            info->seconds_sum += ozb_now() - t0;
+        /* a row panel's slices stay in the core's cache; every unit has its own buffers */
+        int64_t rows = ((int64_t)1 << 20) / (8 * (int64_t)(c.capA + 1) * c.kb);
+        mb = rows < 8 ? 8 : rows;
+        for (;;) {
+            double words = (double)c.nt * (c.capA + 1) * mb * c.kb + (double)c.nt * (c.capB + 1) * n * c.kb
+                         + (double)((m + mb - 1) / mb) * c.nkb * (mb * c.capA) * (n * c.capB);
+            if (words * 8.0 <= (double)limit || mb == 1) break;
+            mb = (mb + 1) / 2;
         }
+        if (mb > m) mb = m;
+        st = run_units(&c, mb);
+        nb = n;
+    } else {
+        for (;;) {
+            double words = (double)(c.capA + 1) * mb * c.kb + (double)(c.capB + 1) * nb * c.kb
+                         + (double)c.nkb * (mb * c.capA) * (nb * c.capB);
+            if (words * 8.0 <= (double)limit || (mb == 1 && nb == 1)) break;
+            if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
+        }
+        st = run_tiles(&c, mb, nb);
     }
-    if (cfg.limit == 0) {                /* remember capacities so later calls allocate once */
-        h->slice_hint_a = capA;
-        h->slice_hint_b = capB;
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    if (c.cfg.limit == 0) {              /* remember capacities so later calls allocate once */
+        h->slice_hint_a = c.capA;
+        h->slice_hint_b = c.capB;
     }
-    info->slices_a = smaxA;
-    info->slices_b = smaxB;
-    info->fast_mode = cfg.fast;
-    info->split_count = cfg.criterion ? (smaxA > smaxB ? smaxA : smaxB) : (cfg.fast ? cfg.dfixed : 0);
-    info->gemm_calls = pst.calls;
-    info->slice_products = pst.pairs;
-    info->gemm_flops = pst.flops;
-    info->block_m = mb; info->block_n = nb; info->block_k = kb;
-    info->exact_fallbacks = fallbacks;
+    info->slices_a = c.smaxA;
+    info->slices_b = c.smaxB;
+    info->fast_mode = c.cfg.fast;
+    info->split_count = c.cfg.criterion ? (c.smaxA > c.smaxB ? c.smaxA : c.smaxB) : (c.cfg.fast ? c.cfg.dfixed : 0);
+    info->gemm_calls = c.pst.calls;
+    info->slice_products = c.pst.pairs;
+    info->gemm_flops = c.pst.flops;
+    info->block_m = mb; info->block_n = nb; info->block_k = c.kb;
+    info->exact_fallbacks = c.fallbacks;
     info->seconds_total = ozb_now() - t_start;
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -151,16 +151,33 @@ static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, in
         double *rt = out->slice + (int64_t)t * sstride + i * kb;
         double *rn = rt + sstride;
         mx = (w >= -1022 && w <= 970) ? pass_fast(rt, rt, rn, kb, w) : pass_generic(rt, rt, rn, kb, w);
-        out->w[(int64_t)t * rows + i] = w;
+        out->w[(int64_t)t * out->wstride + i] = w;
         t++;
-        if (prm->criterion && t >= 2 && mx != 0) {
+        if (prm->criterion && t >= 2) {
             /* Algorithm 3: stop at d = t when 2 sqrt(k) u (|A||B|e)_i > (d+1) (|A^(d)||B|e)_i */
             double td = ldexp((double)(t + 1) * ozb_weighted_abs_sum(rt, prm->v, kb), w);
             if (s_bound > td) { out->flag[i] |= OZB_ROW_CRIT_MET; break; }
         }
     }
     out->ns[i] = t;
+    if (mx == 0 && !(out->flag[i] & OZB_ROW_CRIT_MET)) out->flag[i] |= OZB_ROW_EXACT;
     return ran_out ? out->cap + 1 : t;
+}
+
+/* Rows strided, columns contiguous (op(A) = A with A column-major): copy the block
+ * into slot 0 row by row in 8-row strips, so that each cache line of A is read once. */
+static void gather_transposed(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
+                              double *dst, int nthreads)
+{
+    const int64_t nstrips = (rows + 7) / 8;
+    #pragma omp parallel for num_threads(nthreads) schedule(static) if(nthreads > 1 && nstrips > 1)
+    for (int64_t s = 0; s < nstrips; s++) {
+        const int64_t i0 = s * 8, ie = i0 + 8 < rows ? i0 + 8 : rows;
+        for (int64_t l = 0; l < kb; l++) {
+            const double *col = src->p + (r0 + i0) * src->rs + (l0 + l) * src->cs;
+            for (int64_t i = i0; i < ie; i++) dst[i * kb + l] = col[(i - i0) * src->rs];
+        }
+    }
 }
 
 void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
@@ -168,6 +185,12 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
 {
     out->rows = rows;
     out->kb = kb;
+    ozb_view gathered;
+    if (src->rs == 1 && src->cs != 1 && rows > 1) {
+        gather_transposed(src, r0, rows, l0, kb, out->slice, nthreads);
+        gathered.p = out->slice; gathered.rs = kb; gathered.cs = 1;
+        src = &gathered; r0 = 0; l0 = 0;
+    }
     int smax = 0;
     if (rows > 1 && nthreads > 1) {
         #pragma omp parallel for num_threads(nthreads) schedule(static) reduction(max:smax)

@@ -11,7 +11,10 @@
  * and so is every partial sum, in any order (any GEMM, blocking or thread count). */
 int ozb_split_bits_fp64(int64_t kb);
 
-enum { OZB_ROW_NONFINITE = 1, OZB_ROW_CRIT_MET = 2 };
+/* Row flags.  DOUBLE mode: a row stops when Algorithm 3 is met at d = ns (CRIT_MET) or
+ * when its remainder is zero (EXACT: then slice ns+1 is zero, so the criterion holds at
+ * d = ns+1 trivially and fast mode may use that d). */
+enum { OZB_ROW_NONFINITE = 1, OZB_ROW_CRIT_MET = 2, OZB_ROW_EXACT = 4 };
 
 typedef struct {
     int64_t  rows, kb;    /* block shape                                                 */
@@ -19,7 +22,8 @@ typedef struct {
     int      s;           /* max over rows of the slices produced                        */
     int      need;        /* > cap if some row needed more slices than cap              */
     double  *slice;       /* slice t, row i, element l: slice[(t*rows + i)*kb + l]       */
-    int32_t *w;           /* w[t*rows + i]: slice t of row i is digit * 2^w             */
+    int32_t *w;           /* w[t*wstride + i]: slice t of row i is digit * 2^w          */
+    int64_t  wstride;     /* >= rows                                                     */
     int32_t *ns;          /* ns[i]: slices of row i (0 for a zero or non-finite row)     */
     uint8_t *flag;        /* OZB_ROW_* bits                                              */
 } ozb_slices;
