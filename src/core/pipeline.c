@@ -5,7 +5,7 @@
  *  - slices of a row depend only on that row's values in the k-block;
  *  - every slice product is exact (bit budget in split.h), whatever the GEMM does;
  *  - the terms of an element are summed in a fixed order (or correctly rounded);
- *  - the DOUBLE-mode split counts come from canonical-order sums (ozb_weighted_abs_sum
+ *  - the DOUBLE-mode split counts come from canonical-order sums (ozb_crit_sum
  *    and the column sums below), never from thread-dependent reductions.
  * m/n blocking and thread counts therefore never change a bit. */
 #include "core/pipeline.h"
@@ -38,15 +38,27 @@ static run_cfg config_of(ozblas_handle_t h)
     return c;
 }
 
-/* w[l] = sum_i |v(i, l)| over finite entries, i in order (canonical, thread-independent). */
+/* w[l] = sum_i |v(i, l)| * 2^-E over finite entries, i in order (canonical, thread-
+ * independent).  2^E bounds every entry (E >= 0), so no sum overflows near DBL_MAX;
+ * Algorithm 3 compares two sums weighted by the same w, so the scale cancels. */
 static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
 {
+    int64_t mx = 0;
+    #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:mx) if(nt > 1 && k >= 256)
+    for (int64_t l = 0; l < k; l++)
+        for (int64_t i = 0; i < rows; i++) {
+            int64_t b = (int64_t)(ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull);
+            if (b < 0x7ff0000000000000LL && b > mx) mx = b;
+        }
+    double m; memcpy(&m, &mx, sizeof m);
+    int E = mx ? ozb_ilogb(m) + 1 : 0;
+    const double sc = ldexp(1.0, E > 0 ? -E : 0);
     #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && k >= 256)
     for (int64_t l = 0; l < k; l++) {
         double s = 0.0;
         for (int64_t i = 0; i < rows; i++) {
             double x = fabs(ozb_view_at(v, i, l));
-            if (x <= DBL_MAX) s += x;
+            if (x <= DBL_MAX) s += x * sc;
         }
         w[l] = s;
     }
@@ -290,10 +302,13 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         const size_t bbuf = (size_t)(capB + 1) * (size_t)n * (size_t)kb;
         double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * abuf * (size_t)nt);
         double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * bbuf * (size_t)(bshared ? 1 : nt));
+        /* rows of op(A) strided, columns contiguous (GEMV with A column-major): split in place */
+        const int colmajor = pr->a.rs == 1 && pr->a.cs != 1 && mb > 1;
+        int64_t *rowstate = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(int64_t) * 6 * (size_t)mb * (size_t)nt);
         const int64_t ldp = mb * capA;
         const size_t pblock = (size_t)ldp * (size_t)(n * capB);
         double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
-        if (!bufA || !bufB || !P ||
+        if (!bufA || !bufB || !P || !rowstate ||
             !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
             !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
             return OZBLAS_STATUS_ALLOC_FAILED;
@@ -331,7 +346,8 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 ozb_slices SA;
                 ozb_split_params pa = params_of(c, c->vA, l0);
                 bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
-                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
+                if (colmajor) ozb_split_colmajor(&pr->a, i0, mbb, l0, kbb, &pa, &SA, rowstate + 6 * mb * tid);
+                else ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
                 double tm = ozb_now();
                 tsplit += tm - ts;
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }

@@ -33,15 +33,39 @@ int ozb_ilogb(double x)
     return 63 - __builtin_clzll(b) - 1074;
 }
 
-double ozb_weighted_abs_sum(const double *d, const double *v, int64_t n)
+/* Algorithm 3 sums in one canonical order (8 interleaved lanes, then a fixed tree, then
+ * the tail): every backend must evaluate them identically, so that the split counts,
+ * and with them the DOUBLE-mode results, are the same everywhere.
+ *   ozb_crit_sum(x, 0, 0, xs, ...)      = sum_l |x_l * xs| * v_l
+ *   ozb_crit_sum(d, r, ds, rs, ...)     = sum_l (|d_l| * ds + |r_l * rs|) * v_l
+ * with ds, rs powers of two (a scaled row never overflows; what underflows is below
+ * any bound that matters). */
+double ozb_crit_sum(const double *d, const double *r, double ds, double rs, int64_t stride,
+                    const double *v, int64_t n)
 {
     double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t l = 0;
-    for (; l + 8 <= n; l += 8)
-        for (int j = 0; j < 8; j++) acc[j] += fabs(d[l + j]) * v[l + j];
+    if (r) {
+        for (; l + 8 <= n; l += 8)
+            for (int j = 0; j < 8; j++)
+                acc[j] += (fabs(d[(l + j) * stride]) * ds + fabs(r[(l + j) * stride] * rs)) * v[l + j];
+    } else {
+        for (; l + 8 <= n; l += 8)
+            for (int j = 0; j < 8; j++) acc[j] += fabs(d[(l + j) * stride] * rs) * v[l + j];
+    }
     double s = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
-    for (; l < n; l++) s += fabs(d[l]) * v[l];
+    for (; l < n; l++)
+        s += r ? (fabs(d[l * stride]) * ds + fabs(r[l * stride] * rs)) * v[l] : fabs(d[l * stride] * rs) * v[l];
     return s;
+}
+
+/* Row scale for the criterion: 2^-e for a row whose maximum is below 2^e, e > 0 only
+ * (large rows would overflow |A||B|e; small ones cannot). */
+static int crit_escale(int64_t mxbits)
+{
+    double m; memcpy(&m, &mxbits, sizeof m);
+    int e = ozb_ilogb(m) + 1;
+    return e > 0 ? e : 0;
 }
 
 #define ABS_MASK 0x7fffffffffffffffull
@@ -142,7 +166,11 @@ static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, in
         return 0;
     }
     double s_bound = 0.0;
-    if (prm->criterion && mx != 0) s_bound = prm->sfac * ozb_weighted_abs_sum(r0, prm->v, kb);
+    int esc = 0;
+    if (prm->criterion && mx != 0) {
+        esc = crit_escale(mx);
+        s_bound = prm->sfac * ozb_crit_sum(r0, NULL, 0.0, ldexp(1.0, -esc), 1, prm->v, kb);
+    }
     int t = 0, ran_out = 0;
     while (mx != 0) {
         if (prm->limit > 0 && t == prm->limit) break;
@@ -155,7 +183,9 @@ static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, in
         t++;
         if (prm->criterion && t >= 2) {
             /* Algorithm 3: stop at d = t when 2 sqrt(k) u (|A||B|e)_i > (d+1) (|A^(d)||B|e)_i */
-            double td = ldexp((double)(t + 1) * ozb_weighted_abs_sum(rt, prm->v, kb), w);
+            /* Algorithm 3, with the whole tail: the d-th slice plus the remainder after it
+             * (a small element far below the row maximum lives in the remainder). */
+            double td = (double)(t + 1) * ozb_crit_sum(rt, rn, ldexp(1.0, w - esc), ldexp(1.0, -esc), 1, prm->v, kb);
             if (s_bound > td) { out->flag[i] |= OZB_ROW_CRIT_MET; break; }
         }
     }
@@ -185,6 +215,7 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
 {
     out->rows = rows;
     out->kb = kb;
+    out->layout = 0;
     ozb_view gathered;
     if (src->rs == 1 && src->cs != 1 && rows > 1) {
         gather_transposed(src, r0, rows, l0, kb, out->slice, nthreads);
@@ -213,4 +244,115 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
     for (int64_t i = 0; i < rows; i++)
         for (int t = out->ns[i]; t < s; t++)
             memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb);
+}
+
+/* Column-major variant.  Per-row state lives in `scratch` (6*rows int64).  Rows that
+ * stopped keep sigma = 1.5*2^1000 and scale 0, so their digits are 0 and their
+ * remainder is untouched; rows whose scale leaves the normal range use the generic
+ * digit, as in ozb_split. */
+void ozb_split_colmajor(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
+                        const ozb_split_params *prm, ozb_slices *out, int64_t *scratch)
+{
+    out->rows = rows;
+    out->kb = kb;
+    out->layout = 1;
+    const int64_t sstride = rows * kb;
+    int64_t *mx = scratch, *mxn = scratch + rows;
+    double *sig = (double *)(scratch + 2 * rows), *scl = (double *)(scratch + 3 * rows);
+    double *sbound = (double *)(scratch + 4 * rows);
+    int64_t *escv = scratch + 5 * rows;
+    double *r0p = out->slice;
+    for (int64_t i = 0; i < rows; i++) mx[i] = 0;
+    for (int64_t l = 0; l < kb; l++) {
+        const double *col = src->p + r0 * src->rs + (l0 + l) * src->cs;
+        double *dst = r0p + l * rows;
+        for (int64_t i = 0; i < rows; i++) {
+            double x = col[i * src->rs];
+            dst[i] = x;
+            int64_t b = (int64_t)(ozb_bits(x) & ABS_MASK);
+            mx[i] = b > mx[i] ? b : mx[i];
+        }
+    }
+    int active = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        out->flag[i] = 0;
+        out->ns[i] = 0;
+        sbound[i] = 0.0;
+        if ((uint64_t)mx[i] >= 0x7ff0000000000000ull) {          /* non-finite row: digits 0 */
+            out->flag[i] = OZB_ROW_NONFINITE;
+            mx[i] = 0;
+            for (int64_t l = 0; l < kb; l++) r0p[l * rows + i] = 0.0;
+        } else if (mx[i] != 0) {
+            active++;
+            if (prm->criterion) {
+                escv[i] = crit_escale(mx[i]);
+                sbound[i] = prm->sfac * ozb_crit_sum(r0p + i, NULL, 0.0, ldexp(1.0, (int)-escv[i]), rows, prm->v, kb);
+            }
+        }
+    }
+    int t = 0, need = 0;
+    while (active > 0) {
+        if (prm->limit > 0 && t == prm->limit) break;
+        if (t == out->cap) { need = out->cap + 1; break; }
+        double *rt = r0p + (int64_t)t * sstride, *rn = rt + sstride;
+        int generic = 0;
+        for (int64_t i = 0; i < rows; i++) {
+            mxn[i] = 0;
+            if (mx[i] != 0) {
+                int w = ozb_ilogb(bits_to_double(mx[i])) + 1 - prm->beta;
+                out->w[(int64_t)t * out->wstride + i] = w;
+                if (w >= -1022 && w <= 970) { sig[i] = 1.5 * ozb_pow2(w + 52); scl[i] = ozb_pow2(-w); }
+                else { sig[i] = 0.0; scl[i] = 1.0; generic = 1; }   /* pass leaves x in place */
+            } else { sig[i] = 0x1.8p1000; scl[i] = 0.0; }
+        }
+        for (int64_t l = 0; l < kb; l++) {
+            double *x = rt + l * rows, *rm = rn + l * rows;
+            for (int64_t i = 0; i < rows; i++) {
+                double xi = x[i];
+                double q = (xi + sig[i]) - sig[i];
+                double rr = xi - q;
+                rm[i] = rr;
+                x[i] = q * scl[i];
+                int64_t b = (int64_t)(ozb_bits(rr) & ABS_MASK);
+                mxn[i] = b > mxn[i] ? b : mxn[i];
+            }
+        }
+        if (generic) {                       /* redo the out-of-range rows exactly */
+            for (int64_t i = 0; i < rows; i++) {
+                if (mx[i] == 0 || sig[i] != 0.0) continue;
+                const int w = out->w[(int64_t)t * out->wstride + i];
+                int64_t m2 = 0;
+                for (int64_t l = 0; l < kb; l++) {
+                    double q, rr;
+                    double xi = rt[l * rows + i];     /* sigma 0, scale 1: still the remainder */
+                    digit_generic(xi, w, &q, &rr);
+                    rt[l * rows + i] = q;
+                    rn[l * rows + i] = rr;
+                    int64_t b = (int64_t)(ozb_bits(rr) & ABS_MASK);
+                    m2 = b > m2 ? b : m2;
+                }
+                mxn[i] = m2;
+            }
+        }
+        t++;
+        for (int64_t i = 0; i < rows; i++) {
+            if (mx[i] == 0) continue;                     /* stopped earlier */
+            out->ns[i] = t;
+            mx[i] = mxn[i];
+            int stop = 0;
+            if (prm->criterion && t >= 2) {
+                const int esc = (int)escv[i];
+                double td = (double)(t + 1) * ozb_crit_sum(rt + i, rn + i, ldexp(1.0, out->w[(int64_t)(t - 1) * out->wstride + i] - esc),
+                                                            ldexp(1.0, -esc), rows, prm->v, kb);
+                if (sbound[i] > td) { out->flag[i] |= OZB_ROW_CRIT_MET; stop = 1; }
+            }
+            if (mx[i] == 0) { if (!(out->flag[i] & OZB_ROW_CRIT_MET)) out->flag[i] |= OZB_ROW_EXACT; stop = 1; }
+            if (stop) { mx[i] = 0; active--; }
+        }
+    }
+    int smax = 0;
+    for (int64_t i = 0; i < rows; i++) smax = out->ns[i] > smax ? out->ns[i] : smax;
+    out->need = need > smax ? need : smax;
+    out->s = smax;
+    /* slots ns[i]..s-1 of stopped rows already hold zero digits (scale 0) */
 }

@@ -1,0 +1,171 @@
+/* DGEMM in every mode: transposes, odd sizes, padding, phi, alpha/beta, large dimensions,
+ * DOUBLE-mode accuracy against OpenBLAS. */
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tu.h"
+
+static const ozblas_mode_t MODES[3] = TU_MODES;
+
+START_TEST(dgemm_random)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_random");
+    const int64_t sizes[][3] = {{1, 1, 1}, {2, 7, 33}, {7, 2, 1}, {33, 33, 33}, {1, 257, 7},
+                                {257, 1, 33}, {33, 7, 257}, {7, 33, 2}};
+    const double phis[] = {0, 1, 4, 8};
+    int c = 0;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+                for (int f = 0; f < 4; f++, c++) {
+                    tu_gemm_params p = {0};
+                    p.ta = ta; p.tb = tb;
+                    p.m = sizes[s][0]; p.n = sizes[s][1]; p.k = sizes[s][2];
+                    int64_t ra = ta ? p.k : p.m, rb = tb ? p.n : p.k;
+                    if (c % 3 != 0) { p.lda = ra + 1 + c % 4; p.ldb = rb + 2; p.ldc = p.m + 1 + c % 3; }
+                    p.alpha = (c % 4 == 0) ? 1.0 : (c % 4 == 1) ? -1.0 : (c % 4 == 2) ? 0.5 : 3.0;
+                    p.beta = (c % 5 == 0) ? 0.0 : (c % 5 == 1) ? 1.0 : (c % 5 == 2) ? -1.0 : (c % 5 == 3) ? 0.5 : 3.0;
+                    tu_gemm_random(h, mode, p, phis[f], &r, "dgemm_random");
+                }
+    ozblas_destroy(h);
+}
+END_TEST
+
+START_TEST(dgemm_257)
+{
+    /* 257^3 with sampled rows of C */
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_257");
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            tu_gemm_params p = {0};
+            p.ta = ta; p.tb = tb;
+            p.m = p.n = p.k = 257;
+            p.lda = 260; p.ldb = 259; p.ldc = 258;
+            p.alpha = 1.0; p.beta = (ta + tb) % 2 ? 0.0 : -0.5;
+            p.sample_rows = 3;
+            tu_gemm_random(h, mode, p, (ta * 2 + tb) % 2 ? 8.0 : 1.0, &r, "dgemm_257");
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
+START_TEST(dgemm_large_dim)
+{
+    /* one large dimension (m, n or k over 1000), full or sampled reference */
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_large_dim");
+    const int64_t sizes[][3] = {{1100, 5, 33}, {5, 1100, 33}, {5, 6, 2000}, {3, 2, 5003}, {1200, 40, 300}, {40, 1200, 300}};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        tu_gemm_params p = {0};
+        p.ta = s % 2; p.tb = (s / 2) % 2;
+        p.m = sizes[s][0]; p.n = sizes[s][1]; p.k = sizes[s][2];
+        p.ldc = p.m + 3;
+        p.alpha = s % 3 ? 1.0 : -3.0;
+        p.beta = s % 2 ? 0.5 : 0.0;
+        p.sample_rows = (s >= 4) ? 4 : 0;
+        tu_gemm_random(h, mode, p, s % 2 ? 4.0 : 1.0, &r, "dgemm_large_dim");
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
+START_TEST(dgemm_alpha_beta)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_alpha_beta");
+    const double alphas[] = {0, 1, -1, 0.5, 3, 0x1p-1000, 0x1p+900, 1e-310, -0x1.123456789abcdp-3};
+    const double betas[] = {0, 1, -1, 0.5, 3, 0x1p-1000, 0x1p+900, -0.0};
+    int c = 0;
+    for (size_t a = 0; a < sizeof alphas / sizeof *alphas; a++)
+        for (size_t b = 0; b < sizeof betas / sizeof *betas; b++, c++) {
+            tu_gemm_params p = {0};
+            p.ta = c % 2; p.tb = (c / 2) % 2;
+            p.m = 7; p.n = 5; p.k = 9;
+            p.ldc = 8;
+            p.alpha = alphas[a];
+            p.beta = betas[b];
+            tu_gemm_random(h, mode, p, 2.0, &r, "dgemm_alpha_beta");
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* row-wise normalised error max_i sum_j |C_ij - exact_ij| / sum_j (|A||B|)_ij over sampled rows */
+static double rowwise_err(const double *Cg, const double *A, const double *B, int64_t m, int64_t n, int64_t k,
+                          const int64_t *rows, int nrows)
+{
+    double worst = 0;
+    for (int s = 0; s < nrows; s++) {
+        int64_t i = rows[s];
+        long double e = 0, b = 0;
+        for (int64_t j = 0; j < n; j++) {
+            double ex = ozref_dgemm_elem(0, 0, i, j, k, 1.0, A, m, B, k, 0.0, 0.0);
+            e += fabsl((long double)Cg[i + j * m] - ex);
+            for (int64_t l = 0; l < k; l++) b += fabsl((long double)A[i + l * m] * B[l + j * k]);
+        }
+        double q = (double)(e / b);
+        if (q > worst) worst = q;
+    }
+    return worst;
+}
+
+START_TEST(dgemm_double_vs_openblas)
+{
+    /* DOUBLE mode error vs OpenBLAS DGEMM on the same inputs: same order or better */
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_DOUBLE);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_double_vs_openblas");
+    const int64_t m = 160, n = 160, k = 320;
+    const double phis[] = {0, 1, 4, 8};
+    double *A = tu_alloc(m * k), *B = tu_alloc(k * n), *C = tu_alloc(m * n), *Co = tu_alloc(m * n);
+    int64_t rows[6] = {0, 17, 55, 99, 123, m - 1};
+    for (int f = 0; f < 4; f++) {
+        ozref_fill_phi(&r, A, m * k, phis[f]);
+        ozref_fill_phi(&r, B, k * n, phis[f]);
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, C, m), OZBLAS_STATUS_SUCCESS);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)m, B, (int)k, 0.0, Co, (int)m);
+        double eo = rowwise_err(C, A, B, m, n, k, rows, 6);
+        double eb = rowwise_err(Co, A, B, m, n, k, rows, 6);
+        ozblas_info_t info;
+        ozblas_get_info(h, &info);
+        printf("dgemm DOUBLE phi=%g: ozblas row-wise rel. error %.3g, OpenBLAS %.3g (slices %d/%d)\n",
+               phis[f], eo, eb, info.slices_a, info.slices_b);
+        ck_assert_msg(eo <= 16 * fmax(eb, 0x1p-53),
+                      "phi=%g: DOUBLE mode error %.3g much worse than OpenBLAS %.3g [seed %llu]",
+                      phis[f], eo, eb, (unsigned long long)tu_seed);
+        ck_assert_msg(eo <= 4 * k * 0x1p-53, "phi=%g: DOUBLE mode error %.3g above 4ku [seed %llu]",
+                      phis[f], eo, (unsigned long long)tu_seed);
+    }
+    free(A); free(B); free(C); free(Co);
+    ozblas_destroy(h);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("dgemm");
+    TCase *tc = tcase_create("dgemm");
+    tcase_set_timeout(tc, tu_timeout(150));
+    tcase_add_loop_test(tc, dgemm_random, 0, 3);
+    tcase_add_loop_test(tc, dgemm_257, 0, 3);
+    tcase_add_loop_test(tc, dgemm_large_dim, 0, 3);
+    tcase_add_loop_test(tc, dgemm_alpha_beta, 0, 3);
+    tcase_add_test(tc, dgemm_double_vs_openblas);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN("test_dgemm", suite)
