@@ -302,13 +302,10 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         const size_t bbuf = (size_t)(capB + 1) * (size_t)n * (size_t)kb;
         double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * abuf * (size_t)nt);
         double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * bbuf * (size_t)(bshared ? 1 : nt));
-        /* rows of op(A) strided, columns contiguous (GEMV with A column-major): split in place */
-        const int colmajor = pr->a.rs == 1 && pr->a.cs != 1 && mb > 1;
-        int64_t *rowstate = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(int64_t) * 6 * (size_t)mb * (size_t)nt);
         const int64_t ldp = mb * capA;
         const size_t pblock = (size_t)ldp * (size_t)(n * capB);
         double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
-        if (!bufA || !bufB || !P || !rowstate ||
+        if (!bufA || !bufB || !P ||
             !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
             !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
             return OZBLAS_STATUS_ALLOC_FAILED;
@@ -346,8 +343,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 ozb_slices SA;
                 ozb_split_params pa = params_of(c, c->vA, l0);
                 bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
-                if (colmajor) ozb_split_colmajor(&pr->a, i0, mbb, l0, kbb, &pa, &SA, rowstate + 6 * mb * tid);
-                else ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
                 double tm = ozb_now();
                 tsplit += tm - ts;
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }

@@ -13,21 +13,7 @@ void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, doubl
     const int sa = A->s, sb = B->s;
     if (sa == 0 || sb == 0) return;
     int all_pairs = (dmax <= 0) || (dmax >= sa + sb - 1);
-    if (A->layout == 1) {                       /* column-major A slices: one GEMM per slice */
-        for (int t = 0; t < sa; t++) {
-            int qn = all_pairs ? sb : dmax - t;
-            if (qn > sb) qn = sb;
-            if (qn <= 0) break;
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (blasint)mr, (blasint)(nr * qn), (blasint)kb,
-                        1.0, A->slice + (int64_t)t * mr * kb, (blasint)mr, B->slice, (blasint)kb, 0.0,
-                        P + (int64_t)t * mr, (blasint)ldp);
-            st->calls += 1;
-            st->pairs += qn;
-            st->flops += 2.0 * (double)mr * (double)(nr * qn) * (double)kb;
-        }
-        return;
-    }
-    if (all_pairs || mr * sa <= 64) {
+    if (mr * sa <= 64 || (all_pairs && nr * sb > 64)) {
         /* slices of A side by side form a kb x (mr*sa) matrix, likewise B */
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (blasint)(mr * sa), (blasint)(nr * sb),
                     (blasint)kb, 1.0, A->slice, (blasint)kb, B->slice, (blasint)kb, 0.0, P, (blasint)ldp);
@@ -37,7 +23,7 @@ void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, doubl
         return;
     }
     for (int t = 0; t < sa; t++) {
-        int qn = dmax - t;                      /* u <= dmax - 1 - t */
+        int qn = all_pairs ? sb : dmax - t;     /* u <= dmax - 1 - t */
         if (qn > sb) qn = sb;
         if (qn <= 0) break;
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (blasint)mr, (blasint)(nr * qn), (blasint)kb,

@@ -21,9 +21,7 @@ typedef struct {
     int      cap;         /* slices the buffer holds (plus one slot for the remainder)  */
     int      s;           /* max over rows of the slices produced                        */
     int      need;        /* > cap if some row needed more slices than cap              */
-    double  *slice;       /* slice t, row i, element l: layout 0: slice[(t*rows + i)*kb + l]
-                             layout 1 (column-major block): slice[t*rows*kb + l*rows + i]    */
-    int      layout;
+    double  *slice;       /* slice t, row i, element l: slice[(t*rows + i)*kb + l]       */
     int32_t *w;           /* w[t*wstride + i]: slice t of row i is digit * 2^w          */
     int64_t  wstride;     /* >= rows                                                     */
     int32_t *ns;          /* ns[i]: slices of row i (0 for a zero or non-finite row)     */
@@ -43,12 +41,6 @@ typedef struct {
  * Sets out->s and out->need. */
 void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
                const ozb_split_params *prm, ozb_slices *out, int nthreads);
-
-/* The same split, for rows that are strided in memory with contiguous columns
- * (op(A) = A, column-major): works on the block in place as a rows x kb column-major
- * panel (layout 1), vectorised across rows.  Bit-identical slices to ozb_split. */
-void ozb_split_colmajor(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
-                        const ozb_split_params *prm, ozb_slices *out, int64_t *scratch);
 
 /* Algorithm 3's sums in their canonical order (see split.c). */
 double ozb_crit_sum(const double *d, const double *r, double ds, double rs, int64_t stride,

@@ -1,0 +1,76 @@
+/*
+ * ozblas-bench: timer, median and names.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench.h"
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Median of v[0..n-1] (v is left unchanged); *argmed receives the index of the
+ * sample that is the median (the lower one of the two middle samples for even n,
+ * the reported value is the mean of both). */
+double bench_median(double *v, int n, int *argmed)
+{
+    int *idx = malloc((size_t)n * sizeof *idx);
+    double med;
+    int i, j;
+    if (!idx || n <= 0) {
+        free(idx);
+        if (argmed) *argmed = 0;
+        return n > 0 ? v[0] : 0.0;
+    }
+    for (i = 0; i < n; i++) idx[i] = i;
+    /* insertion sort of the indices: n is small */
+    for (i = 1; i < n; i++) {
+        int t = idx[i];
+        for (j = i - 1; j >= 0 && v[idx[j]] > v[t]; j--) idx[j + 1] = idx[j];
+        idx[j + 1] = t;
+    }
+    if (n % 2) {
+        med = v[idx[n / 2]];
+        if (argmed) *argmed = idx[n / 2];
+    } else {
+        med = 0.5 * (v[idx[n / 2 - 1]] + v[idx[n / 2]]);
+        if (argmed) *argmed = idx[n / 2 - 1];
+    }
+    free(idx);
+    return med;
+}
+
+const char *bench_routine_name(int routine)
+{
+    switch (routine) {
+    case RT_DOT: return "dot";
+    case RT_GEMV: return "gemv";
+    case RT_GEMM: return "gemm";
+    default: return "?";
+    }
+}
+
+const char *bench_mode_name(int mode)
+{
+    switch (mode) {
+    case OZBLAS_MODE_DOUBLE: return "double";
+    case OZBLAS_MODE_CORRECTLY_ROUNDED: return "cr";
+    case OZBLAS_MODE_FIXED: return "fixed";
+    default: return "?";
+    }
+}
+
+const char *bench_sum_name(ozblas_summation_t s)
+{
+    switch (s) {
+    case OZBLAS_SUM_DOUBLE: return "double";
+    case OZBLAS_SUM_NEARSUM: return "nearsum";
+    default: return "?";
+    }
+}
