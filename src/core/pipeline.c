@@ -242,10 +242,11 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
         retry_tile:;
             double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * (size_t)(c->capB + 1) * (size_t)nbb * (size_t)kb);
             double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * (size_t)(c->capA + 1) * (size_t)mbb * (size_t)kb);
-            const int64_t ldp = mbb * c->capA;
-            const size_t pblock = (size_t)ldp * (size_t)(nbb * c->capB);
-            double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nkb);
-            if (!bufA || !bufB || !P ||
+            int64_t ldp = mbb * c->capA;
+            size_t pblock = (size_t)ldp * (size_t)(nbb * c->capB);
+            double *P = NULL;
+            if (nkb > 1) P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nkb);
+            if (!bufA || !bufB || (nkb > 1 && !P) ||
                 !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, nbb, nkb, c->capB) ||
                 !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, mbb, nkb, c->capA))
                 return OZBLAS_STATUS_ALLOC_FAILED;
@@ -270,6 +271,12 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 if (SA.need > c->capA) { c->capA = grow(c->capA, SA.need); goto retry_tile; }
                 c->smaxA = SA.s > c->smaxA ? SA.s : c->smaxA;
                 c->smaxB = SB.s > c->smaxB ? SB.s : c->smaxB;
+                if (nkb == 1) {        /* one k-block: size the products by the slices used */
+                    ldp = mbb * (SA.s > 0 ? SA.s : 1);
+                    pblock = (size_t)ldp * (size_t)(nbb * (SB.s > 0 ? SB.s : 1));
+                    P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock);
+                    if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
+                }
                 t0 = ozb_now();
                 ozb_products_fp64(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp, &c->pst);
                 info->seconds_multiply += ozb_now() - t0;

@@ -98,6 +98,17 @@ exact:
     return ozb_sum_exact(P, E, n, alpha, beta, c, use_c);
 }
 
+/* frexp for finite x without a libm call on the common (normal) path */
+static inline double split_pow2(double x, int *e)
+{
+    uint64_t b = ozb_bits(x);
+    int ef = (int)((b >> 52) & 0x7ff);
+    if (ef == 0 || ef == 0x7ff) return frexp(x, e);
+    *e = ef - 1022;
+    b = (b & 0x800fffffffffffffull) | (1022ull << 52);   /* mantissa in [0.5, 1) */
+    double m; memcpy(&m, &b, sizeof m); return m;
+}
+
 double ozb_sum_double(const double *P, const int32_t *E, int64_t n, double alpha,
                       double beta, double c, int use_c)
 {
@@ -113,13 +124,13 @@ double ozb_sum_double(const double *P, const int32_t *E, int64_t n, double alpha
         return (c == 0.0) ? 0.0 : r;
     }
     int ea;
-    double a = s * frexp(alpha, &ea);
+    double a = s * split_pow2(alpha, &ea);
     int Fa = F + ea;
-    if (!use_c || c == 0.0) return ldexp(a, Fa);
+    if (!use_c || c == 0.0) return scale_pow2(a, Fa);
     int eb, ec;
-    double bc = frexp(beta, &eb) * frexp(c, &ec);
+    double bc = split_pow2(beta, &eb) * split_pow2(c, &ec);
     int Gc = eb + ec;
     int X = Fa > Gc ? Fa : Gc;                        /* common frame: nothing overflows early */
-    double r = ldexp(a, Fa - X) + ldexp(bc, Gc - X);
-    return ldexp(r, X);
+    double r = scale_pow2(a, Fa - X) + scale_pow2(bc, Gc - X);
+    return scale_pow2(r, X);
 }
