@@ -43,24 +43,53 @@ static run_cfg config_of(ozblas_handle_t h)
  * Algorithm 3 compares two sums weighted by the same w, so the scale cancels. */
 static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
 {
+    const int64_t rs = v->rs, cs = v->cs;
+    const double *p = v->p;
+    const int par = nt > 1 && rows * k >= 65536;
+    const int inner_i = rs == 1 && rows > 1;     /* walk memory in order; max needs no order */
+    const int64_t outer = inner_i ? k : rows, inner = inner_i ? rows : k;
+    const int64_t so = inner_i ? cs : rs, si = inner_i ? 1 : cs;
+    const int64_t ich = 8192, nich = (inner + ich - 1) / ich;   /* chunks, for one long row */
     int64_t mx = 0;
-    #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:mx) if(nt > 1 && k >= 256)
-    for (int64_t l = 0; l < k; l++)
-        for (int64_t i = 0; i < rows; i++) {
-            int64_t b = (int64_t)(ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull);
-            if (b < 0x7ff0000000000000LL && b > mx) mx = b;
+    #pragma omp parallel for collapse(2) num_threads(nt) schedule(static) reduction(max:mx) if(par)
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t c = 0; c < nich; c++) {
+            const double *q = p + o * so;
+            const int64_t i1 = (c + 1) * ich < inner ? (c + 1) * ich : inner;
+            for (int64_t i = c * ich; i < i1; i++) {
+                int64_t b = (int64_t)(ozb_bits(q[i * si]) & 0x7fffffffffffffffull);
+                b = b < 0x7ff0000000000000LL ? b : 0;
+                mx = b > mx ? b : mx;
+            }
         }
     double m; memcpy(&m, &mx, sizeof m);
     int E = mx ? ozb_ilogb(m) + 1 : 0;
     const double sc = ldexp(1.0, E > 0 ? -E : 0);
-    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && k >= 256)
-    for (int64_t l = 0; l < k; l++) {
-        double s = 0.0;
-        for (int64_t i = 0; i < rows; i++) {
-            double x = fabs(ozb_view_at(v, i, l));
-            if (x <= DBL_MAX) s += x * sc;
+    /* the same sum for every w[l] (i in order) whichever loop is inside */
+    if (inner_i) {
+        #pragma omp parallel for num_threads(nt) schedule(static) if(par)
+        for (int64_t l = 0; l < k; l++) {
+            double s = 0.0;
+            for (int64_t i = 0; i < rows; i++) {
+                double x = fabs(p[i + l * cs]);
+                s += x <= DBL_MAX ? x * sc : 0.0;
+            }
+            w[l] = s;
         }
-        w[l] = s;
+    } else {
+        const int64_t chunk = 4096, nch = (k + chunk - 1) / chunk;
+        #pragma omp parallel for num_threads(nt) schedule(static) if(par)
+        for (int64_t ch = 0; ch < nch; ch++) {
+            const int64_t l0 = ch * chunk, l1 = l0 + chunk < k ? l0 + chunk : k;
+            for (int64_t l = l0; l < l1; l++) w[l] = 0.0;
+            for (int64_t i = 0; i < rows; i++) {
+                const double *row = p + i * rs;
+                for (int64_t l = l0; l < l1; l++) {
+                    double x = fabs(row[l * cs]);
+                    w[l] += x <= DBL_MAX ? x * sc : 0.0;
+                }
+            }
+        }
     }
 }
 
@@ -78,6 +107,7 @@ typedef struct {
     const double *vA, *vB;
     double sfac;
     int capA, capB;
+    int local_weights;     /* DOT: Algorithm 3 weights per k-block, from data already in cache */
     ozb_prod_stats pst;
     int smaxA, smaxB;
     int64_t fallbacks;
@@ -312,7 +342,8 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         const int64_t ldp = mb * capA;
         const size_t pblock = (size_t)ldp * (size_t)(n * capB);
         double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
-        if (!bufA || !bufB || !P ||
+        double *vloc = c->local_weights ? ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)kb * (size_t)nt) : NULL;
+        if (!bufA || !bufB || !P || (c->local_weights && !vloc) ||
             !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
             !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
             return OZBLAS_STATUS_ALLOC_FAILED;
@@ -339,16 +370,27 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 double ts = ozb_now();
+                const double *vA = c->vA, *vB = c->vB;
+                if (c->local_weights) {
+                    /* x^T y: weights |y| and |x| on this block, scaled by the block's own
+                     * power of two (Algorithm 3 compares sums with the same weights, so the
+                     * scale cancels); offset by -l0 so params_of can add l0 back. */
+                    double *vl = vloc + 2 * kb * (size_t)tid;
+                    ozb_view bv = {pr->b.p + l0 * pr->b.cs, pr->b.rs, pr->b.cs}, av = {pr->a.p + l0 * pr->a.cs, pr->a.rs, pr->a.cs};
+                    abs_col_sums(&bv, n, kbb, vl, 1);
+                    abs_col_sums(&av, m, kbb, vl + kb, 1);
+                    vA = vl - l0; vB = vl + kb - l0;
+                }
                 ozb_slices SB;
                 if (bshared) SB = SBsh;
                 else {
-                    ozb_split_params pb = params_of(c, c->vB, l0);
+                    ozb_split_params pb = params_of(c, vB, l0);
                     bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
                     ozb_split(&pr->b, 0, n, l0, kbb, &pb, &SB, 1);
                     if (SB.need > capB) { needB = SB.need > needB ? SB.need : needB; continue; }
                 }
                 ozb_slices SA;
-                ozb_split_params pa = params_of(c, c->vA, l0);
+                ozb_split_params pa = params_of(c, vA, l0);
                 bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
                 ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
                 double tm = ozb_now();
@@ -406,7 +448,8 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     ozb_blas_set_threads(c.nt);
 
     /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
-    if (c.cfg.criterion) {
+    c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
+    if (c.cfg.criterion && !c.local_weights) {
         double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
         double t0 = ozb_now();
