@@ -38,35 +38,16 @@ static run_cfg config_of(ozblas_handle_t h)
     return c;
 }
 
-/* w[l] = sum_i |v(i, l)| * 2^-E over finite entries, i in order (canonical, thread-
- * independent).  2^E bounds every entry (E >= 0), so no sum overflows near DBL_MAX;
- * Algorithm 3 compares two sums weighted by the same w, so the scale cancels. */
-static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
+/* w[l] = sum_i |v(i, l)| over finite entries, i in order (canonical, thread-independent),
+ * then scaled by 2^-E so that max_l w[l] < 1 (E >= 0): the Algorithm 3 sums over a row
+ * scaled below 1 then stay below k, far from overflow.  One pass over the data; only
+ * when a raw sum overflows (entries near DBL_MAX) is it redone with every entry
+ * pre-scaled by 2^-E0, 2^E0 above the largest entry.  Algorithm 3 compares two sums
+ * weighted by the same w, so the scale cancels. */
+static void col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k,
+                          double sc, double *w, int nt, int par)
 {
-    const int64_t rs = v->rs, cs = v->cs;
-    const double *p = v->p;
-    const int par = nt > 1 && rows * k >= 65536;
-    const int inner_i = rs == 1 && rows > 1;     /* walk memory in order; max needs no order */
-    const int64_t outer = inner_i ? k : rows, inner = inner_i ? rows : k;
-    const int64_t so = inner_i ? cs : rs, si = inner_i ? 1 : cs;
-    const int64_t ich = 8192, nich = (inner + ich - 1) / ich;   /* chunks, for one long row */
-    int64_t mx = 0;
-    #pragma omp parallel for collapse(2) num_threads(nt) schedule(static) reduction(max:mx) if(par)
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t c = 0; c < nich; c++) {
-            const double *q = p + o * so;
-            const int64_t i1 = (c + 1) * ich < inner ? (c + 1) * ich : inner;
-            for (int64_t i = c * ich; i < i1; i++) {
-                int64_t b = (int64_t)(ozb_bits(q[i * si]) & 0x7fffffffffffffffull);
-                b = b < 0x7ff0000000000000LL ? b : 0;
-                mx = b > mx ? b : mx;
-            }
-        }
-    double m; memcpy(&m, &mx, sizeof m);
-    int E = mx ? ozb_ilogb(m) + 1 : 0;
-    const double sc = ldexp(1.0, E > 0 ? -E : 0);
-    /* the same sum for every w[l] (i in order) whichever loop is inside */
-    if (inner_i) {
+    if (rs == 1 && rows > 1) {             /* walk memory in order; each w[l] sums i in order */
         #pragma omp parallel for num_threads(nt) schedule(static) if(par)
         for (int64_t l = 0; l < k; l++) {
             double s = 0.0;
@@ -90,6 +71,47 @@ static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, 
                 }
             }
         }
+    }
+}
+
+static double max_of(const double *w, int64_t k)
+{
+    double m = 0.0;
+    for (int64_t l = 0; l < k; l++) m = w[l] > m ? w[l] : m;   /* order-free */
+    return m;
+}
+
+static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
+{
+    const int par = nt > 1 && rows * k >= 65536;
+    double m = 0.0;
+    if (rows == 1) {                       /* DOT: w = |x|, nothing to sum */
+        for (int64_t l = 0; l < k; l++) {
+            double x = fabs(v->p[l * v->cs]);
+            x = x <= DBL_MAX ? x : 0.0;
+            w[l] = x;
+            m = x > m ? x : m;
+        }
+    } else {
+        col_sums_pass(v->p, v->rs, v->cs, rows, k, 1.0, w, nt, par);
+        m = max_of(w, k);
+    }
+    if (!(m <= DBL_MAX)) {                 /* a sum overflowed: pre-scale every entry */
+        int64_t mx = 0;
+        #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:mx) if(par)
+        for (int64_t l = 0; l < k; l++)
+            for (int64_t i = 0; i < rows; i++) {
+                int64_t b = (int64_t)(ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull);
+                b = b < 0x7ff0000000000000LL ? b : 0;
+                mx = b > mx ? b : mx;
+            }
+        double e; memcpy(&e, &mx, sizeof e);
+        col_sums_pass(v->p, v->rs, v->cs, rows, k, ldexp(1.0, -(ozb_ilogb(e) + 1)), w, nt, par);
+        m = max_of(w, k);
+    }
+    if (m >= 1.0) {
+        const double sc = ldexp(1.0, -(ozb_ilogb(m) + 1));
+        for (int64_t l = 0; l < k; l++) w[l] *= sc;
     }
 }
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Measures the issue targets on this machine and writes a results file:
+#   bash bench/run_targets.sh [build-dir] > bench/results/<machine>-<date>.md
+# Every row is one ozblas-bench run: ozblas and OpenBLAS on the same inputs, same
+# thread count, median of the timed repetitions, errors against exact MPFR references.
+set -euo pipefail
+B=${1:-build}/bench/ozblas-bench
+echo "# ozblas-bench results"
+echo
+echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "- machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
+echo "- OpenBLAS: $(pkg-config --modversion openblas) (OpenMP build), ozblas $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "- command: \`bash bench/run_targets.sh\` (each row: \`ozblas-bench\` with the options in the first column)"
+echo
+echo "| options | routine | size | input, mode | slices | pairs | err oz (ulp) | err OpenBLAS (ulp) | repro 1/2/4 | ozblas ms | OpenBLAS ms | ratio | split/mult/sum ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+run() {
+  "$B" --csv "$@" | python3 -c '
+import csv, sys
+opts = sys.argv[1]
+for r in csv.DictReader(sys.stdin):
+    size = "x".join(v for v in (r["m"], r["n"], r["k"]) if v) if r["routine"] != "dot" else r["n"]
+    tr = (r["transa"] + r["transb"]) if r["routine"] != "dot" else ""
+    rep = "/".join("yes" if r[k] == "1" else ("-" if r[k] == "" else "NO") for k in ("repro_1", "repro_2", "repro_4"))
+    ms = lambda k: float(r[k]) * 1e3 if r[k] else float("nan")
+    print("| `%s` | %s %s | %s | phi=%s %s | %s/%s | %s | %s | %s | %s | %.3f | %.3f | %.2f | %.1f/%.1f/%.1f |" % (
+        opts, r["routine"], tr, size, r["phi"], r["mode"], r["slices_a"], r["slices_b"], r["slice_products"],
+        r["err_ozblas_ulps"] or "-", r["err_openblas_ulps"] or "-", rep, ms("t_ozblas_s"), ms("t_openblas_s"),
+        float(r["ratio"]), ms("t_split_s"), ms("t_multiply_s"), ms("t_sum_s")))
+' "$*"
+}
+run --routine dot --n 2^24 --mode cr,double
+run --routine gemv --n 4096 --mode cr,double --trans n
+run --routine gemv --n 4096 --mode cr,double --trans t
+run --routine gemm --n 1024 --mode cr --reps 3
+run --routine gemm --n 2048 --mode double --reps 3
+run --routine gemm --n 1024 --mode double,fixed --phi 0,4 --reps 3
