@@ -1,16 +1,18 @@
-/* Splitting engine (seed 000, Algorithm 1; seed 001 §4.7: the maximum of the next
- * remainder is found in the same pass that writes a slice).
+/* Splitting engine (seed 000 Algorithm 1 on a fixed grid, as seed 004 Algorithm 4 uses
+ * for integer slices; seed 001 §4.7: the maximum of the remainder is found in the same
+ * pass that writes a slice).
  *
  * Row i of a block is split as  a_il = sum_t d_til * 2^w_ti  with integer digits
- * d_til.  The slice exponent follows the remainder: w_t = e_t - beta where
- * 2^(e_t-1) <= max_l |r_l| < 2^e_t, and the digit is r rounded to the nearest
- * multiple of 2^w_t (ties to even).  Hence |d| <= 2^beta and the remainder after
- * each slice is at most half a unit of that slice; splitting stops when the
- * remainder is zero (exact), at the split limit (FIXED), or when Algorithm 3 of
- * seed 000 says the next slices are below DGEMM's error (DOUBLE).
+ * d_til on a grid fixed by the row maximum: 2^(e-1) <= max_l |a_il| < 2^e and
+ * w_t = e - (t+1)*beta.  Each digit is the remainder truncated toward zero to a
+ * multiple of 2^w_t, so |d| <= 2^beta - 1 in every slice (int8 digits for beta = 7,
+ * binary16 integers for beta <= 11) and the remainder keeps the sign of the input.
+ * Splitting stops when the remainder is zero (exact: slice count ceil((e - L)/beta),
+ * L the lowest set bit of the row), at the split limit (FIXED), or when Algorithm 3
+ * of seed 000 says the rest is below DGEMM's error (DOUBLE).  A fixed grid lets a
+ * fused kernel compute any slice of an element in registers, without the others.
  *
- * This file is compiled with -ffp-contract=off: the extraction (x + sigma) - sigma
- * is an error-free transformation only without contraction and reassociation. */
+ * Compiled with -ffp-contract=off. */
 #include "split/split.h"
 #include <math.h>
 #include <omp.h>
@@ -70,29 +72,28 @@ static int crit_escale(int64_t mxbits)
 
 #define ABS_MASK 0x7fffffffffffffffull
 
-/* One slice, common case: -1022 <= w <= 970 so that sigma = 1.5*2^(w+52) and 2^-w are
- * normal doubles.  With |x| <= 2^(w+26) < 2^(w+51), x + sigma lies in
- * [2^(w+52), 2^(w+53)) whose ulp is 2^w: q = (x+sigma)-sigma is x rounded to a
- * multiple of 2^w (ties to even), exactly (Sterbenz); x - q is exact; q*2^-w is the
- * integer digit, exact.  dig may alias r. */
+/* One slice, common case: -1022 <= w <= 1022 so that 2^w and 2^-w are normal doubles.
+ * x * 2^-w is exact (or underflows below 1, where trunc gives 0 either way), its
+ * truncation d is an integer with |d| < 2^beta, d * 2^w is exact, and x - d * 2^w is
+ * exact: it is x with its bits at and above 2^w cleared.  dig may alias r. */
 static int64_t pass_fast(const double *r, double *dig, double *rem, int64_t n, int w)
 {
-    const double sigma = 1.5 * ozb_pow2(w + 52), scale = ozb_pow2(-w);
+    const double scale = ozb_pow2(-w), unit = ozb_pow2(w);
     int64_t mx = 0;
     for (int64_t l = 0; l < n; l++) {
         double x = r[l];
-        double q = (x + sigma) - sigma;
-        double rr = x - q;
+        double d = (double)(int32_t)(x * scale);    /* truncation; |x*scale| < 2^beta <= 2^26 */
+        double rr = x - d * unit;
         rem[l] = rr;
-        dig[l] = q * scale;
+        dig[l] = d;
         int64_t b = (int64_t)(ozb_bits(rr) & ABS_MASK);
         mx = b > mx ? b : mx;
     }
     return mx;
 }
 
-/* The same digit in integer arithmetic, for slices whose scale leaves the normal
- * range (inputs near overflow or subnormal).  Bit-identical to pass_fast. */
+/* The same digit in integer arithmetic, for grids outside the normal range (inputs
+ * near overflow or subnormal).  Bit-identical to pass_fast. */
 static void digit_generic(double x, int w, double *dig, double *rem)
 {
     uint64_t bits = ozb_bits(x);
@@ -103,19 +104,17 @@ static void digit_generic(double x, int w, double *dig, double *rem)
     uint64_t M = ef ? ((mag & 0xfffffffffffffull) | (1ull << 52)) : mag;
     int ex = ef ? ef - 1075 : -1074;          /* |x| = M * 2^ex */
     uint64_t Q;
-    int64_t R;                                /* |x| - Q*2^w = R * 2^ex */
-    if (ex >= w) {                            /* already a multiple of 2^w; ex - w <= beta */
+    int64_t R;                                /* |x| - Q*2^w = R * 2^ex, 0 <= R */
+    if (ex >= w) {                            /* a multiple of 2^w: ex - w < beta */
         Q = M << (ex - w);
         R = 0;
+    } else if (w - ex >= 60) {                /* |x| < 2^(ex+53) <= 2^(w-7) */
+        Q = 0;
+        R = (int64_t)M;
     } else {
         int sh = w - ex;
-        if (sh >= 60) { Q = 0; R = (int64_t)M; }  /* |x| < 2^(ex+53) <= half a unit */
-        else {
-            Q = M >> sh;
-            uint64_t low = M & ((1ull << sh) - 1), half = 1ull << (sh - 1);
-            if (low > half || (low == half && (Q & 1))) Q++;
-            R = (int64_t)M - (int64_t)(Q << sh);
-        }
+        Q = M >> sh;
+        R = (int64_t)(M - (Q << sh));
     }
     double d = (double)Q, r = ldexp((double)R, ex);
     *dig = neg ? -d : d;
@@ -172,13 +171,14 @@ static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, in
         s_bound = prm->sfac * ozb_crit_sum(r0, NULL, 0.0, ldexp(1.0, -esc), 1, prm->v, kb);
     }
     int t = 0, ran_out = 0;
+    const int e = mx ? ozb_ilogb(bits_to_double(mx)) + 1 : 0;   /* row maximum < 2^e */
     while (mx != 0) {
         if (prm->limit > 0 && t == prm->limit) break;
         if (t == out->cap) { ran_out = 1; break; }
-        int w = ozb_ilogb(bits_to_double(mx)) + 1 - prm->beta;
+        const int w = e - (t + 1) * prm->beta;
         double *rt = out->slice + (int64_t)t * sstride + i * kb;
         double *rn = rt + sstride;
-        mx = (w >= -1022 && w <= 970) ? pass_fast(rt, rt, rn, kb, w) : pass_generic(rt, rt, rn, kb, w);
+        mx = (w >= -1022 && w <= 1022) ? pass_fast(rt, rt, rn, kb, w) : pass_generic(rt, rt, rn, kb, w);
         out->w[(int64_t)t * out->wstride + i] = w;
         t++;
         if (prm->criterion && t >= 2) {

@@ -5,9 +5,9 @@
 #include "core/ozb_internal.h"
 
 /* Bits per slice for FP64 slices and inner (block) dimension kb.
- * Bit budget: every digit satisfies |d| <= 2^beta, so one product is <= 2^(2 beta)
+ * Bit budget: every digit satisfies |d| <= 2^beta - 1, so one product is < 2^(2 beta)
  * and a k-term dot product of digits is an integer of magnitude
- * <= kb * 2^(2 beta) <= 2^(2 beta + ceil(log2 kb)) <= 2^53: exactly representable,
+ * < kb * 2^(2 beta) <= 2^(2 beta + ceil(log2 kb)) <= 2^53: exactly representable,
  * and so is every partial sum, in any order (any GEMM, blocking or thread count). */
 int ozb_split_bits_fp64(int64_t kb);
 
