@@ -46,6 +46,13 @@ typedef enum {
     OZBLAS_SUM_NEARSUM = 1   /* NearSum: correctly rounded sum of the partial products      */
 } ozblas_summation_t;
 
+/* Slice formats (how slices are stored and multiplied; CONTRACT §5). */
+typedef enum {
+    OZBLAS_ENGINE_FP64 = 0,   /* double slices, products by DGEMM                                   */
+    OZBLAS_ENGINE_FP16 = 1,   /* binary16 slices, FP32 accumulation budget (tensor cores); CPU: exact */
+    OZBLAS_ENGINE_INT8 = 2    /* int8 slices, int32 accumulation (oneDNN s8s8s32 on the CPU)         */
+} ozblas_engine_t;
+
 /* What the last routine called on a handle did. */
 typedef struct {
     int      slices_a;          /* largest number of slices of op(A) (DOT: x; GEMV: op(A))     */
@@ -54,6 +61,8 @@ typedef struct {
     int      fast_mode;         /* 1 if pairs with p + q > d + 1 were skipped                  */
     ozblas_mode_t      mode;
     ozblas_summation_t summation;
+    ozblas_engine_t    engine;
+    int      bits_per_slice;    /* digit bits of the slice format at the inner block used        */
     int64_t  gemm_calls;        /* number of BLAS GEMM calls that multiplied slices            */
     int64_t  slice_products;    /* number of slice pairs multiplied (summed over blocks)       */
     double   gemm_flops;        /* 2*m*n*k summed over every GEMM call                          */
@@ -82,6 +91,9 @@ ozblas_status_t ozblas_set_num_threads(ozblas_handle_t h, int threads);         
 ozblas_status_t ozblas_set_workspace_limit(ozblas_handle_t h, size_t bytes);    /* 0 = default */
 ozblas_status_t ozblas_get_workspace_limit(ozblas_handle_t h, size_t *bytes);
 ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info);
+/* Slice format; NOT_SUPPORTED when this build lacks it (INT8 needs oneDNN). Default FP64. */
+ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine);
+ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine);
 
 /* result = x^T y.  n <= 0 gives 0.  incx, incy may be negative or zero (BLAS). */
 ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,

@@ -1,5 +1,6 @@
 /* Handle life cycle and configuration. */
 #include "core/ozb_internal.h"
+#include "core/format.h"
 #include <stdlib.h>
 
 ozblas_status_t ozblas_create(ozblas_handle_t *handle)
@@ -87,5 +88,20 @@ ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info)
 {
     if (!h || !info) return OZBLAS_STATUS_INVALID_VALUE;
     *info = h->info;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine)
+{
+    if (!h || engine < OZBLAS_ENGINE_FP64 || engine > OZBLAS_ENGINE_INT8) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_format_of(engine)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    h->engine = engine;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine)
+{
+    if (!h || !engine) return OZBLAS_STATUS_INVALID_VALUE;
+    *engine = h->engine;
     return OZBLAS_STATUS_SUCCESS;
 }

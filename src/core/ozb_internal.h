@@ -23,6 +23,7 @@ struct ozblas_context {
     int                split_count;   /* FIXED mode */
     int                fast_mode;     /* FIXED mode */
     ozblas_summation_t summation;     /* FIXED mode */
+    ozblas_engine_t    engine;
     int                threads;       /* 0 = all cores */
     size_t             ws_limit;      /* 0 = default */
     int                slice_hint_a, slice_hint_b; /* capacities learnt from earlier calls */

@@ -9,7 +9,7 @@
  *    and the column sums below), never from thread-dependent reductions.
  * m/n blocking and thread counts therefore never change a bit. */
 #include "core/pipeline.h"
-#include "core/product.h"
+#include "core/format.h"
 #include "core/special.h"
 #include "split/split.h"
 #include "sum/sum.h"
@@ -129,6 +129,9 @@ typedef struct {
     const double *vA, *vB;
     double sfac;
     int capA, capB;
+    const ozb_format *fmt;
+    int dhyp;              /* DOUBLE: d for rows that became exact (row_d)                  */
+    int level_sum;         /* pairs on one grid level may be pre-summed exactly (format)     */
     int local_weights;     /* DOT: Algorithm 3 weights per k-block, from data already in cache */
     ozb_prod_stats pst;
     int smaxA, smaxB;
@@ -163,10 +166,24 @@ static ozb_split_params params_of(const ctx_t *c, const double *v, int64_t l0)
     return p;
 }
 
-/* DOUBLE mode: the d of Algorithm 3 for one row (see OZB_ROW_EXACT). */
-static int row_d(int ns, uint8_t flag)
+/* DOUBLE mode: the d of Algorithm 3 for one row.  A row that met the criterion uses its
+ * d = ns.  A row that became exact first has no slice d to measure, so it takes the d at
+ * which a fully populated row would meet the criterion, (d+1) 2^(-(d-1) beta) < 2 sqrt(kb) u,
+ * and at least ns + 1: the pairs fast mode skips then stay below DGEMM's error whatever
+ * the other side holds (with 7-bit slices, two rows exact at 3 slices would otherwise lose
+ * the 2^-28-sized pair (3,3)). */
+static int row_d(int ns, uint8_t flag, int dhyp)
 {
-    return (flag & OZB_ROW_EXACT) && ns > 0 ? ns + 1 : ns;
+    if (!(flag & OZB_ROW_EXACT) || ns == 0) return ns;
+    return ns + 1 > dhyp ? ns + 1 : dhyp;
+}
+
+static int hypothetical_d(int beta, int64_t kb)
+{
+    const double s = 2.0 * sqrt((double)kb) * 0x1p-53;
+    int d = 2;
+    while (d < 200 && (double)(d + 1) * ldexp(1.0, -(d - 1) * beta) >= s) d++;
+    return d;
 }
 
 /* Pairs t + u <= dmax - 1 the GEMMs must cover for this block (0: all). */
@@ -175,8 +192,8 @@ static int block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)
     if (!c->cfg.fast) return 0;
     if (!c->cfg.criterion) return c->cfg.dfixed;
     int dmax = 1;
-    for (int64_t i = 0; i < A->rows; i++) { int d = row_d(A->ns[i], A->flag[i]); dmax = d > dmax ? d : dmax; }
-    for (int64_t j = 0; j < B->rows; j++) { int d = row_d(B->ns[j], B->flag[j]); dmax = d > dmax ? d : dmax; }
+    for (int64_t i = 0; i < A->rows; i++) { int d = row_d(A->ns[i], A->flag[i], c->dhyp); dmax = d > dmax ? d : dmax; }
+    for (int64_t j = 0; j < B->rows; j++) { int d = row_d(B->ns[j], B->flag[j], c->dhyp); dmax = d > dmax ? d : dmax; }
     return dmax;
 }
 
@@ -204,10 +221,24 @@ static double element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
         nonfinite |= (fa | fb2) & OZB_ROW_NONFINITE;
         int d = 0;                                   /* pairs t + u <= d - 1; 0: all */
         if (c->cfg.criterion) {             /* fast mode with d = max(d_i, d_j) */
-            const int da = row_d(nsa, fa), db = row_d(nsb, fb2);
+            const int da = row_d(nsa, fa, c->dhyp), db = row_d(nsb, fb2, c->dhyp);
             d = da > db ? da : db;
         } else if (c->cfg.fast) d = c->cfg.dfixed;
         const double *Pk = pl->P + (size_t)kk * pl->kkstride + il + jl * pl->ldp;
+        if (c->level_sum && nsa > 0 && nsb > 0) {
+            /* Fixed grid: pair (t,u) has exponent w_0(i) + w_0(j) - (t+u) beta, so the pairs of
+             * one level t+u add exactly (format.c: their sum stays far below 2^53). */
+            const int nlev = nsa + nsb - 1;
+            const int32_t e0 = wa[0] + wb[0];
+            for (int L = 0; L < nlev; L++) { TP[nterm + L] = 0.0; TE[nterm + L] = e0 - L * c->beta_bits; }
+            for (int t = 0; t < nsa; t++) {
+                int un = nsb;
+                if (d > 0 && d - t < un) un = d - t;
+                for (int u = 0; u < un; u++) TP[nterm + t + u] += Pk[t * pl->mrows + u * pl->ncols * pl->ldp];
+            }
+            nterm += nlev;
+            continue;
+        }
         for (int t = 0; t < nsa; t++) {
             int un = nsb;
             if (d > 0 && d - t < un) un = d - t;
@@ -330,7 +361,10 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                     if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
                 }
                 t0 = ozb_now();
-                ozb_products_fp64(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp, &c->pst);
+                void *scr = NULL;
+                size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
+                if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
+                c->fmt->products(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp, scr, c->nt, &c->pst);
                 info->seconds_multiply += ozb_now() - t0;
                 info->blocks++;
             }
@@ -365,6 +399,9 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         const size_t pblock = (size_t)ldp * (size_t)(n * capB);
         double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
         double *vloc = c->local_weights ? ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)kb * (size_t)nt) : NULL;
+        const size_t scr_bytes = (c->fmt->scratch_bytes(mb, n, kb, capA, capB) + 63) & ~(size_t)63;
+        char *scratch = scr_bytes ? ozb_buf_get(h, OZB_BUF_SCRATCH, scr_bytes * (size_t)nt) : NULL;
+        if (scr_bytes && !scratch) return OZBLAS_STATUS_ALLOC_FAILED;
         if (!bufA || !bufB || !P || (c->local_weights && !vloc) ||
             !meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
             !meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
@@ -420,7 +457,8 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
                 sa_max = SA.s > sa_max ? SA.s : sa_max;
                 sb_max = SB.s > sb_max ? SB.s : sb_max;
-                ozb_products_fp64(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp, &st);
+                c->fmt->products(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
+                                 scratch ? scratch + scr_bytes * (size_t)tid : NULL, 1, &st);
                 tmul += ozb_now() - tm;
             }
             #pragma omp critical
@@ -459,14 +497,21 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     c.cfg = config_of(h);
     c.nt = ozb_threads(h);
     const int64_t m = pr->m, n = pr->n, k = pr->k;
-    c.kb = pr->kblock < k ? pr->kblock : k;
+    c.fmt = ozb_format_of(h->engine);
+    if (!c.fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;
+    c.kb = kblock < k ? kblock : k;
     c.nkb = (k + c.kb - 1) / c.kb;
-    c.beta_bits = ozb_split_bits_fp64(c.kb);
+    c.beta_bits = c.fmt->bits(c.kb);
+    c.dhyp = hypothetical_d(c.beta_bits, c.kb);
+    c.level_sum = c.fmt->exact_level_sums;
     c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
     ozblas_info_t *info = &h->info;
     memset(info, 0, sizeof *info);
     info->mode = h->mode;
     info->summation = c.cfg.summation;
+    info->engine = h->engine;
+    info->bits_per_slice = c.beta_bits;
     ozb_blas_set_threads(c.nt);
 
     /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */

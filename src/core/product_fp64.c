@@ -1,4 +1,6 @@
-#include "core/product.h"
+/* FP64 slice products through OpenBLAS DGEMM (also the CPU engine of the FP16 format:
+ * its digits are small integers whose products DGEMM computes exactly). */
+#include "core/format.h"
 #include <cblas.h>
 
 void ozb_blas_set_threads(int threads)
@@ -7,8 +9,9 @@ void ozb_blas_set_threads(int threads)
 }
 
 void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
-                       ozb_prod_stats *st)
+                       void *scratch, int threads, ozb_prod_stats *st)
 {
+    (void)scratch; (void)threads;          /* OpenBLAS threads are set per call by the pipeline */
     const int64_t mr = A->rows, nr = B->rows, kb = A->kb;
     const int sa = A->s, sb = B->s;
     if (sa == 0 || sb == 0) return;

@@ -17,15 +17,6 @@
 #include <math.h>
 #include <omp.h>
 
-int ozb_split_bits_fp64(int64_t kb)
-{
-    int lg = 0;                      /* ceil(log2 kb) */
-    while (((int64_t)1 << lg) < kb) lg++;
-    int b = (53 - lg) / 2;           /* 2b + ceil(log2 kb) <= 53 */
-    if (b > 26) b = 26;              /* keeps |x| <= 2^(w+26) < 2^(w+51): sigma trick valid */
-    return b < 1 ? 1 : b;
-}
-
 int ozb_ilogb(double x)
 {
     uint64_t b = ozb_bits(x) & 0x7fffffffffffffffull;

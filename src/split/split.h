@@ -4,13 +4,6 @@
 #define OZB_SPLIT_H
 #include "core/ozb_internal.h"
 
-/* Bits per slice for FP64 slices and inner (block) dimension kb.
- * Bit budget: every digit satisfies |d| <= 2^beta - 1, so one product is < 2^(2 beta)
- * and a k-term dot product of digits is an integer of magnitude
- * < kb * 2^(2 beta) <= 2^(2 beta + ceil(log2 kb)) <= 2^53: exactly representable,
- * and so is every partial sum, in any order (any GEMM, blocking or thread count). */
-int ozb_split_bits_fp64(int64_t kb);
-
 /* Row flags.  DOUBLE mode: a row stops when Algorithm 3 is met at d = ns (CRIT_MET) or
  * when its remainder is zero (EXACT: then slice ns+1 is zero, so the criterion holds at
  * d = ns+1 trivially and fast mode may use that d). */

@@ -1,0 +1,54 @@
+/* INT8 slice products through oneDNN's dnnl_gemm_s8s8s32 (exact int32 accumulation).
+ * oneDNN is row-major: the column-major product P (mr x N) = A_t^T B is computed as the
+ * row-major N x mr matrix B^T A_t, whose memory layout is the same. */
+#include "core/format.h"
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+
+size_t ozb_scratch_int8(int64_t ra, int64_t rb, int64_t kb, int ca, int cb)
+{
+    /* int8 copies of both sides, int32 results for every pair */
+    return (size_t)ca * ra * kb + (size_t)cb * rb * kb + 64 + sizeof(int32_t) * (size_t)ca * ra * cb * rb + 64;
+}
+
+static void to_int8(const double *d, int8_t *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = (int8_t)d[i];   /* |d| <= 127: exact */
+}
+
+void ozb_products_int8(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                       void *scratch, int threads, ozb_prod_stats *st)
+{
+    const int64_t mr = A->rows, nr = B->rows, kb = A->kb;
+    const int sa = A->s, sb = B->s;
+    if (sa == 0 || sb == 0) return;
+    int8_t *a8 = scratch, *b8 = a8 + (size_t)sa * mr * kb;
+    int32_t *c32 = (int32_t *)(((uintptr_t)(b8 + (size_t)sb * nr * kb) + 63) & ~(uintptr_t)63);
+    to_int8(A->slice, a8, (int64_t)sa * mr * kb);
+    to_int8(B->slice, b8, (int64_t)sb * nr * kb);
+    const int all_pairs = dmax <= 0 || dmax >= sa + sb - 1;
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);          /* oneDNN's OpenMP regions follow the handle */
+    const int32_t co = 0;
+    const int64_t ldc = mr * sa;           /* int32 block laid out like P */
+    if (all_pairs) {
+        dnnl_gemm_s8s8s32('N', 'T', 'F', nr * sb, mr * sa, kb, 1.0f, b8, kb, 0, a8, kb, 0, 0.0f, c32, ldc, &co);
+        st->calls += 1; st->pairs += (int64_t)sa * sb;
+        st->flops += 2.0 * (double)(mr * sa) * (double)(nr * sb) * (double)kb;
+        for (int64_t j = 0; j < nr * sb; j++)
+            for (int64_t i = 0; i < mr * sa; i++) P[i + j * ldp] = (double)c32[i + j * ldc];
+    } else {
+        for (int t = 0; t < sa; t++) {
+            int qn = dmax - t;
+            if (qn > sb) qn = sb;
+            if (qn <= 0) break;
+            dnnl_gemm_s8s8s32('N', 'T', 'F', nr * qn, mr, kb, 1.0f, b8, kb, 0, a8 + (size_t)t * mr * kb, kb, 0,
+                              0.0f, c32 + t * mr, ldc, &co);
+            st->calls += 1; st->pairs += qn;
+            st->flops += 2.0 * (double)mr * (double)(nr * qn) * (double)kb;
+            for (int64_t j = 0; j < nr * qn; j++)
+                for (int64_t i = 0; i < mr; i++) P[t * mr + i + j * ldp] = (double)c32[t * mr + i + j * ldc];
+        }
+    }
+    omp_set_num_threads(saved);
+}
