@@ -19,6 +19,7 @@ enum { RT_DOT = 0, RT_GEMV = 1, RT_GEMM = 2, RT_COUNT = 3 };
 typedef struct {
     int routines[RT_COUNT];     /* which routines to run                          */
     int modes[3];               /* indexed by ozblas_mode_t                        */
+    int engines[3];             /* indexed by ozblas_engine_t                      */
     double phis[32];
     int nphi;
     int64_t n, m, k;            /* 0 = routine default (m, k default to n)         */
@@ -61,6 +62,7 @@ typedef struct {
 typedef struct {
     const char *routine;
     int mode;
+    int engine;                 /* ozblas_engine_t                                 */
     ozblas_info_t info;         /* from the first (checked) call                 */
     ozblas_info_t info_median;  /* from the median timed sample                   */
     ozblas_status_t status;     /* first failing status, SUCCESS otherwise        */

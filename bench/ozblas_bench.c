@@ -55,6 +55,7 @@ static void usage(FILE *f)
             "  --phi X        input spread: entries (rand-0.5)*exp(X*randn); repeatable or\n"
             "                 a comma list (default 1)\n"
             "  --mode M       double|cr|fixed|all, or a comma list (default all)\n"
+            "  --engine E     slice format: fp64|fp16|int8|all, or a comma list (default fp64)\n"
             "  --split S      split count for fixed mode (default 3)\n"
             "  --fast 0|1     fast mode for fixed mode (default 1)\n"
             "  --sum S        double|nearsum: summation for fixed mode (default nearsum)\n"
@@ -143,6 +144,18 @@ static int add_routine(bench_config_t *cfg, const char *s)
     return 0;
 }
 
+static const char *engine_name(int e) { return e == OZBLAS_ENGINE_INT8 ? "int8" : e == OZBLAS_ENGINE_FP16 ? "fp16" : "fp64"; }
+
+static int add_engine(bench_config_t *cfg, const char *s)
+{
+    if (!strcmp(s, "all")) cfg->engines[0] = cfg->engines[1] = cfg->engines[2] = 1;
+    else if (!strcmp(s, "fp64")) cfg->engines[OZBLAS_ENGINE_FP64] = 1;
+    else if (!strcmp(s, "fp16")) cfg->engines[OZBLAS_ENGINE_FP16] = 1;
+    else if (!strcmp(s, "int8")) cfg->engines[OZBLAS_ENGINE_INT8] = 1;
+    else return -1;
+    return 0;
+}
+
 static int add_mode(bench_config_t *cfg, const char *s)
 {
     if (!strcmp(s, "all")) {
@@ -180,7 +193,7 @@ static int bad_option(const char *opt, const char *val, const char *why)
 /* 1 if the option takes a value, 0 if it is a flag, -1 if it is unknown. */
 static int option_kind(const char *name)
 {
-    static const char *const with_value[] = {"--routine", "--mode", "--phi",  "--n",      "--m",
+    static const char *const with_value[] = {"--routine", "--mode", "--engine", "--phi",  "--n",      "--m",
                                              "--k",       "--split", "--fast", "--sum",   "--threads",
                                              "--reps",    "--warmup", "--llc", "--trans"};
     static const char *const flags[] = {"--no-check", "--csv", "--help"};
@@ -195,7 +208,7 @@ static int option_kind(const char *name)
 /* Returns 0 to run, 1 if --help was printed, 2 on a bad command line. */
 static int parse_args(int argc, char **argv, bench_config_t *cfg)
 {
-    int any_routine = 0, any_mode = 0, i;
+    int any_routine = 0, any_mode = 0, any_engine = 0, i;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
     memset(cfg, 0, sizeof *cfg);
@@ -252,6 +265,9 @@ static int parse_args(int argc, char **argv, bench_config_t *cfg)
         } else if (!strcmp(name, "--mode")) {
             if (for_each_item(buf, add_mode, cfg)) return bad_option(name, val, "expected double|cr|fixed|all");
             any_mode = 1;
+        } else if (!strcmp(name, "--engine")) {
+            if (for_each_item(buf, add_engine, cfg)) return bad_option(name, val, "expected fp64, fp16, int8 or all");
+            any_engine = 1;
         } else if (!strcmp(name, "--phi")) {
             if (for_each_item(buf, add_phi, cfg)) return bad_option(name, val, "expected finite numbers");
         } else if (!strcmp(name, "--n")) {
@@ -301,6 +317,7 @@ static int parse_args(int argc, char **argv, bench_config_t *cfg)
     }
     if (!any_routine) add_routine(cfg, "all");
     if (!any_mode) add_mode(cfg, "all");
+    if (!any_engine) add_engine(cfg, "fp64");
     if (cfg->nphi == 0) cfg->phis[cfg->nphi++] = 1.0;
     return 0;
 }
@@ -389,6 +406,7 @@ static int run_mode(const problem_t *p, const bench_config_t *cfg, int mode, ozb
     int copy = 0, r, it, iters, argmed = 0, s;
 
     OZ_TRY(row, ozblas_set_mode(h, (ozblas_mode_t)mode));
+    OZ_TRY(row, ozblas_set_engine(h, (ozblas_engine_t)row->engine));
     if (mode == OZBLAS_MODE_FIXED) {
         OZ_TRY(row, ozblas_set_split_count(h, cfg->split));
         OZ_TRY(row, ozblas_set_fast_mode(h, cfg->fast));
@@ -533,15 +551,15 @@ static void repro_string(const row_t *row, char *buf, size_t len)
     }
 }
 
-static void mode_string(int mode, const bench_config_t *cfg, char *buf, size_t len)
+static void mode_string(int mode, int engine, const bench_config_t *cfg, char *buf, size_t len)
 {
     if (mode == OZBLAS_MODE_FIXED)
-        snprintf(buf, len, "fixed:%d%s", cfg->split, cfg->fast ? "f" : "");
+        snprintf(buf, len, "%s:%d%s%s%s", "fixed", cfg->split, cfg->fast ? "f" : "", engine ? "/" : "", engine ? engine_name(engine) : "");
     else
-        snprintf(buf, len, "%s", bench_mode_name(mode));
+        snprintf(buf, len, "%s%s%s", bench_mode_name(mode), engine ? "/" : "", engine ? engine_name(engine) : "");
 }
 
-#define TABLE_FMT "%-5s %-17s %5s %-8s %6s %-7s %5s %5s %8s %9s %-11s %9s %9s %7s  %s\n"
+#define TABLE_FMT "%-5s %-17s %5s %-12s %6s %-7s %5s %5s %8s %9s %-11s %9s %9s %7s  %s\n"
 
 static void print_table_header(void)
 {
@@ -555,7 +573,7 @@ static void print_table_row(const problem_t *p, const bench_config_t *cfg, const
         brk[96], gemms[32], pairs[32];
     size_string(p, size, sizeof size);
     snprintf(phi, sizeof phi, "%g", p->phi);
-    mode_string(row->mode, cfg, mode, sizeof mode);
+    mode_string(row->mode, row->engine, cfg, mode, sizeof mode);
     ms_string(row->t_blas, tblas, sizeof tblas);
     if (row->status != OZBLAS_STATUS_SUCCESS) {
         printf("%-5s %-17s %5s %-8s FAILED: %s returned %s\n", row->routine, size, phi, mode, row->failed_call,
@@ -578,7 +596,7 @@ static void print_table_row(const problem_t *p, const bench_config_t *cfg, const
 
 static void print_csv_header(void)
 {
-    printf("routine,m,n,k,transa,transb,phi,mode,split,fast,sum,threads,reps,status,slices_a,slices_b,"
+    printf("routine,m,n,k,transa,transb,phi,mode,engine,split,fast,sum,threads,reps,status,slices_a,slices_b,"
            "split_count,fast_mode,summation,gemm_calls,slice_products,gemm_flops,blocks,exact_fallbacks,"
            "samples,err_ozblas_ulps,err_openblas_ulps,cr_mismatches,repro_1,repro_2,repro_4,"
            "t_ozblas_s,t_openblas_s,ratio,t_split_s,t_multiply_s,t_sum_s,t_total_s,calls_per_sample_ozblas,"
@@ -608,10 +626,10 @@ static void print_csv_row(const problem_t *p, const bench_config_t *cfg, const r
         eblas[0] = '\0';
     if (p->routine != RT_DOT) snprintf(m, sizeof m, "%lld", (long long)p->m);
     if (p->routine == RT_GEMM) snprintf(k, sizeof k, "%lld", (long long)p->k);
-    printf("%s,%s,%lld,%s,%s,%s,%.17g,%s,%d,%d,%s,%d,%d,%s,", row->routine, m, (long long)p->n, k,
+    printf("%s,%s,%lld,%s,%s,%s,%.17g,%s,%s,%d,%d,%s,%d,%d,%s,", row->routine, m, (long long)p->n, k,
            p->routine == RT_DOT ? "" : (p->transa ? "T" : "N"),
            p->routine == RT_GEMM ? (p->transb ? "T" : "N") : "", p->phi,
-           bench_mode_name(row->mode), row->mode == OZBLAS_MODE_FIXED ? cfg->split : 0,
+           bench_mode_name(row->mode), engine_name(row->engine), row->mode == OZBLAS_MODE_FIXED ? cfg->split : 0,
            row->mode == OZBLAS_MODE_FIXED ? cfg->fast : 0,
            row->mode == OZBLAS_MODE_FIXED ? bench_sum_name(cfg->sum) : "", cfg->threads, cfg->reps, csv_status(row));
     if (row->status != OZBLAS_STATUS_SUCCESS) {
@@ -696,13 +714,16 @@ int main(int argc, char **argv)
             if (cfg.check) err_blas = problem_max_ulps(&p, out_blas);
             t_blas = time_openblas(&p, &cfg, out_blas, &iters_blas);
 
-            for (mode = 0; mode < 3; mode++) {
+            for (int combo = 0; combo < 9; combo++) {
+                const int engine = combo / 3;
+                mode = combo % 3;
                 row_t row;
                 int r;
-                if (!cfg.modes[mode]) continue;
+                if (!cfg.modes[mode] || !cfg.engines[engine]) continue;
                 memset(&row, 0, sizeof row);
                 row.routine = bench_routine_name(routine);
                 row.mode = mode;
+                row.engine = engine;
                 row.err_oz = -1;
                 row.err_blas = err_blas;
                 row.t_blas = t_blas;
