@@ -24,5 +24,6 @@ void ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t
 
 /* Inner block sizes (shape-only, CONTRACT §3). */
 #define OZB_KBLOCK_DOT  ((int64_t)1 << 15)  /* DOT: 19 bits per FP64 slice, blocks in cache */
-#define OZB_KBLOCK_MAX  ((int64_t)1 << 20)  /* GEMV/GEMM: 16 bits per FP64 slice at most k */
+#define OZB_KBLOCK_MAX  ((int64_t)1 << 20)  /* GEMM: 16 bits per FP64 slice at most k */
+#define OZB_KBLOCK_GEMV ((int64_t)1 << 12)  /* GEMV: a unit's row panel stays in L2 */
 #endif

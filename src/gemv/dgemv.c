@@ -22,7 +22,7 @@ ozblas_status_t ozblas_dgemv(ozblas_handle_t h, ozblas_operation_t trans, int64_
         .a = { A, trans == OZBLAS_OP_N ? 1 : lda, trans == OZBLAS_OP_N ? lda : 1 },
         .b = { x + (incx < 0 ? (lenx - 1) * -incx : 0), 0, incx },
         .alpha = alpha, .beta = beta, .c = ybase, .crs = incy, .ccs = 0,
-        .kblock = OZB_KBLOCK_MAX,
+        .kblock = OZB_KBLOCK_GEMV,
     };
     return ozb_run(h, &pr);
 }
