@@ -133,6 +133,7 @@ typedef struct {
     int dhyp;              /* DOUBLE: d for rows that became exact (row_d)                  */
     int level_sum;         /* pairs on one grid level may be pre-summed exactly (format)     */
     int local_weights;     /* DOT: Algorithm 3 weights per k-block, from data already in cache */
+    int exact_b;           /* DOUBLE mode: op(B) is split until exact, not by Algorithm 3 (see ozb_run) */
     ozb_prod_stats pst;
     int smaxA, smaxB;
     int64_t fallbacks;
@@ -162,7 +163,8 @@ static void bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64
 
 static ozb_split_params params_of(const ctx_t *c, const double *v, int64_t l0)
 {
-    ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion, v ? v + l0 : NULL, c->sfac};
+    /* v == NULL in DOUBLE mode: this side is split until exact (see exact_b) */
+    ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion && v, v ? v + l0 : NULL, c->sfac};
     return p;
 }
 
@@ -516,13 +518,23 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 
     /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
     c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
+    /* Algorithm 3 bounds the columns of op(B) with weights e^T|op(A)| summed over all rows,
+     * which does not bound the error of one row whose entries are small next to the others'
+     * (phi = 8, 7-bit slices: 24x the row-wise DGEMM bound; FP64 slices: seen with few
+     * columns, e.g. 257x2x33).  So op(B) is split until exact, and only op(A)'s rows are
+     * truncated by the criterion, for the narrow formats and whenever op(B) has few columns
+     * (DOT excepted: one row, so the column criterion is exact).  For GEMV this is also
+     * cheaper: the weights e^T|A| would cost a whole extra pass over A.  Known limit: FP64
+     * GEMM with more columns keeps the column criterion (fast); at phi >= 12 some rows then
+     * exceed the row-wise bound. */
+    c.exact_b = c.cfg.criterion && !(m == 1 && n == 1) && (n <= 8 || c.fmt->id != OZBLAS_ENGINE_FP64);
     if (c.cfg.criterion && !c.local_weights) {
         double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
         double t0 = ozb_now();
         abs_col_sums(&pr->b, n, k, v, c.nt);
-        abs_col_sums(&pr->a, m, k, v + k, c.nt);
-        c.vA = v; c.vB = v + k;
+        if (!c.exact_b) abs_col_sums(&pr->a, m, k, v + k, c.nt);
+        c.vA = v; c.vB = c.exact_b ? NULL : v + k;
         info->seconds_split += ozb_now() - t0;
     }
     c.capA = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_a;
