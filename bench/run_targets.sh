@@ -12,7 +12,7 @@ echo "- machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free
 echo "- OpenBLAS: $(pkg-config --modversion openblas) (OpenMP build), ozblas $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "- command: \`bash bench/run_targets.sh\` (each row: \`ozblas-bench\` with the options in the first column)"
 echo
-echo "| options | routine | size | input, mode | slices | pairs | err oz (ulp) | err OpenBLAS (ulp) | repro 1/2/4 | ozblas ms | OpenBLAS ms | ratio | split/mult/sum ms |"
+echo "| options | routine | size | input, mode/format | slices | pairs | err oz (ulp) | err OpenBLAS (ulp) | repro 1/2/4 | ozblas ms | OpenBLAS ms | ratio | split/mult/sum ms |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 run() {
   "$B" --csv "$@" | python3 -c '
@@ -23,8 +23,9 @@ for r in csv.DictReader(sys.stdin):
     tr = (r["transa"] + r["transb"]) if r["routine"] != "dot" else ""
     rep = "/".join("yes" if r[k] == "1" else ("-" if r[k] == "" else "NO") for k in ("repro_1", "repro_2", "repro_4"))
     ms = lambda k: float(r[k]) * 1e3 if r[k] else float("nan")
-    print("| `%s` | %s %s | %s | phi=%s %s | %s/%s | %s | %s | %s | %s | %.3f | %.3f | %.2f | %.1f/%.1f/%.1f |" % (
-        opts, r["routine"], tr, size, r["phi"], r["mode"], r["slices_a"], r["slices_b"], r["slice_products"],
+    eng = "" if r["engine"] == "fp64" else "/" + r["engine"]
+    print("| `%s` | %s %s | %s | phi=%s %s%s | %s/%s | %s | %s | %s | %s | %.3f | %.3f | %.2f | %.1f/%.1f/%.1f |" % (
+        opts, r["routine"], tr, size, r["phi"], r["mode"], eng, r["slices_a"], r["slices_b"], r["slice_products"],
         r["err_ozblas_ulps"] or "-", r["err_openblas_ulps"] or "-", rep, ms("t_ozblas_s"), ms("t_openblas_s"),
         float(r["ratio"]), ms("t_split_s"), ms("t_multiply_s"), ms("t_sum_s")))
 ' "$*"
@@ -35,3 +36,11 @@ run --routine gemv --n 4096 --mode cr,double --trans t
 run --routine gemm --n 1024 --mode cr --reps 3
 run --routine gemm --n 2048 --mode double --reps 3
 run --routine gemm --n 1024 --mode double,fixed --phi 0,4 --reps 3
+# slice formats (issue 3): FP16 is the tensor-core format emulated exactly (slow on a CPU)
+run --routine gemm --n 2048 --mode double --engine int8 --reps 3
+run --routine gemm --n 2048 --mode cr --engine fp64,int8 --reps 1 --warmup 1 --no-check
+run --routine gemm --n 512 --mode double,cr --engine fp16 --reps 3
+run --routine dot --n 2^24 --mode cr,double --engine int8
+run --routine gemv --n 8192 --mode cr,double --trans n --reps 3
+run --routine gemv --n 8192 --mode cr,double --trans t --reps 3
+run --routine gemv --n 8192 --mode cr --engine int8 --reps 3
