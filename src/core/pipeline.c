@@ -171,13 +171,14 @@ static ozb_split_params params_of(const ctx_t *c, const double *v, int64_t l0)
 /* DOUBLE mode: the d of Algorithm 3 for one row.  A row that met the criterion uses its
  * d = ns.  A row that became exact first has no slice d to measure, so it takes the d at
  * which a fully populated row would meet the criterion, (d+1) 2^(-(d-1) beta) < 2 sqrt(kb) u,
- * and at least ns + 1: the pairs fast mode skips then stay below DGEMM's error whatever
+ * or its ns if larger: every pair fast mode then skips has t + u >= d and is below
+ * 2^(-d beta) of the product of the row and column maxima, under DGEMM's error whatever
  * the other side holds (with 7-bit slices, two rows exact at 3 slices would otherwise lose
  * the 2^-28-sized pair (3,3)). */
 static int row_d(int ns, uint8_t flag, int dhyp)
 {
     if (!(flag & OZB_ROW_EXACT) || ns == 0) return ns;
-    return ns + 1 > dhyp ? ns + 1 : dhyp;
+    return ns > dhyp ? ns : dhyp;
 }
 
 static int hypothetical_d(int beta, int64_t kb)
@@ -520,14 +521,13 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
     /* Algorithm 3 bounds the columns of op(B) with weights e^T|op(A)| summed over all rows,
      * which does not bound the error of one row whose entries are small next to the others'
-     * (phi = 8, 7-bit slices: 24x the row-wise DGEMM bound; FP64 slices: seen with few
-     * columns, e.g. 257x2x33).  So op(B) is split until exact, and only op(A)'s rows are
-     * truncated by the criterion, for the narrow formats and whenever op(B) has few columns
-     * (DOT excepted: one row, so the column criterion is exact).  For GEMV this is also
-     * cheaper: the weights e^T|A| would cost a whole extra pass over A.  Known limit: FP64
-     * GEMM with more columns keeps the column criterion (fast); at phi >= 12 some rows then
-     * exceed the row-wise bound. */
-    c.exact_b = c.cfg.criterion && !(m == 1 && n == 1) && (n <= 8 || c.fmt->id != OZBLAS_ENGINE_FP64);
+     * (found by the tests: phi = 8 with 7-bit slices, 24x the row-wise DGEMM bound; FP64 with
+     * few columns, e.g. 257x2x33; phi = 12 with any shape).  So op(B) is split until exact and
+     * only op(A)'s rows are truncated, by the row criterion, which does bound each row (its
+     * weights are |op(B)|e); the paper's own d likewise comes from A's rows alone.  For GEMV
+     * this is also cheaper: weights e^T|A| would cost a whole extra pass over A.  DOT keeps
+     * both criteria: one row and one column, so the column criterion is exact. */
+    c.exact_b = c.cfg.criterion && !(m == 1 && n == 1);
     if (c.cfg.criterion && !c.local_weights) {
         double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
