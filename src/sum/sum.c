@@ -72,9 +72,9 @@ double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alph
         int d = E[t] - F;
         if (d < -1000) goto exact;
         double tt = P[t] * ozb_pow2(d);
-        double h = ma * tt;
+        double h = ma * tt, l = fma(ma, tt, -h);
         scratch[m++] = h;
-        scratch[m++] = fma(ma, tt, -h);
+        if (l != 0.0) scratch[m++] = l;      /* alpha a power of two: no low parts (half the work) */
     }
     const int Fa = F + ea;
     if (use_c && c != 0.0) {
@@ -85,7 +85,7 @@ double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alph
         double h = mb * mc;                  /* exact TwoProduct of mantissas in [0.5,1) */
         double l = fma(mb, mc, -h);
         scratch[m++] = ldexp(h, G);          /* exact: |l 2^G| has its last bit >= 2^-1006 */
-        scratch[m++] = ldexp(l, G);
+        if (l != 0.0) scratch[m++] = ldexp(l, G);
     }
     {
         double x = ozb_nearsum(scratch, m);
