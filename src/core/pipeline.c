@@ -1,9 +1,10 @@
 /* Orchestration of split -> products -> summation for one routine call.
  *
  * Reproducibility (CONTRACT §3): every output element is a function of its row of
- * op(A), its column of op(B), the k-block size (shape only) and the mode:
+ * op(A), its column of op(B), the k-block size (routine, k and format only), the
+ * mode and the format:
  *  - slices of a row depend only on that row's values in the k-block;
- *  - every slice product is exact (bit budget in split.h), whatever the GEMM does;
+ *  - every slice product is exact (bit budgets in format.c), whatever the GEMM does;
  *  - the terms of an element are summed in a fixed order (or correctly rounded);
  *  - the DOUBLE-mode split counts come from canonical-order sums (ozb_crit_sum
  *    and the column sums below), never from thread-dependent reductions.
