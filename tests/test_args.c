@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "tu.h"
 
 #define INV OZBLAS_STATUS_INVALID_VALUE
@@ -336,12 +337,30 @@ START_TEST(args_info)
 }
 END_TEST
 
+/* A call leaves the program's OpenMP default thread count as it found it (the OpenMP
+ * build of OpenBLAS sets it when its own thread count is set). */
+START_TEST(args_threads_no_side_effect)
+{
+    omp_set_num_threads(3);
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_DOUBLE);
+    ck_assert_int_eq(ozblas_set_num_threads(h, 1), OZBLAS_STATUS_SUCCESS);
+    double A[64], B[64], C[64], r;
+    for (int i = 0; i < 64; i++) { A[i] = 0.1 * i; B[i] = 1.0 / (i + 1); }
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, 8, 8, 8, 1.0, A, 8, B, 8, 0.0, C, 8), OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_T, 8, 8, 1.0, A, 8, B, 1, 0.0, C, 1), OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(ozblas_ddot(h, 64, A, 1, B, 1, &r), OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(omp_get_max_threads(), 3);
+    ozblas_destroy(h);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("args");
     TCase *tc = tcase_create("config");
     tcase_set_timeout(tc, tu_timeout(60));
     tcase_add_test(tc, args_handle_and_config);
+    tcase_add_test(tc, args_threads_no_side_effect);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("routines");
     tcase_set_timeout(tr, tu_timeout(60));

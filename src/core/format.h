@@ -27,6 +27,7 @@ const ozb_format *ozb_format_of(ozblas_engine_t engine);
 
 /* Makes the BLAS use `threads` threads (process-wide setting of OpenBLAS). */
 void ozb_blas_set_threads(int threads);
+int  ozb_blas_get_threads(void);
 
 void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
                        void *scratch, int threads, ozb_prod_stats *st);

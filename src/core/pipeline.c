@@ -491,7 +491,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
     }
 }
 
-ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
+static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
 {
     const double t_start = ozb_now();
     ctx_t c;
@@ -582,6 +582,18 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     info->exact_fallbacks = c.fallbacks;
     info->seconds_total = ozb_now() - t_start;
     return OZBLAS_STATUS_SUCCESS;
+}
+
+/* OpenBLAS's thread count is process-wide, and its OpenMP build sets the caller's OpenMP
+ * default with it: both are put back as they were, so a call leaves no trace on the
+ * program's own threading. */
+ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
+{
+    const int omp_saved = omp_get_max_threads(), blas_saved = ozb_blas_get_threads();
+    ozblas_status_t st = run(h, pr);
+    ozb_blas_set_threads(blas_saved);
+    if (omp_get_max_threads() != omp_saved) omp_set_num_threads(omp_saved);
+    return st;
 }
 
 void ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)

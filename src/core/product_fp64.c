@@ -3,6 +3,8 @@
 #include "core/format.h"
 #include <cblas.h>
 
+int ozb_blas_get_threads(void) { return openblas_get_num_threads(); }
+
 void ozb_blas_set_threads(int threads)
 {
     if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
