@@ -421,7 +421,8 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         info->seconds_split += ozb_now() - t0;
         int needA = 0, needB = 0;
         double tsplit = 0.0, tmul = 0.0;
-        ozb_blas_set_threads(1);
+        const int par_units = nt > 1 && nunits > 1;
+        if (par_units) ozb_blas_set_threads(1);    /* each unit's GEMM runs on its own thread */
         #pragma omp parallel num_threads(nt) reduction(max:needA, needB) reduction(+:tsplit, tmul) if(nt > 1 && nunits > 1)
         {
             const int tid = omp_get_thread_num();
@@ -472,7 +473,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 c->smaxB = sb_max > c->smaxB ? sb_max : c->smaxB;
             }
         }
-        ozb_blas_set_threads(nt);
+        if (par_units) ozb_blas_set_threads(nt);
         info->seconds_split += tsplit / nt;
         info->seconds_multiply += tmul / nt;
         if (needA > capA || needB > capB) {
@@ -501,6 +502,8 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
     c.cfg = config_of(h);
     c.nt = ozb_threads(h);
     const int64_t m = pr->m, n = pr->n, k = pr->k;
+    /* small problems: thread start-up costs more than it saves (never changes a bit) */
+    if ((double)m * (double)n * (double)k < 65536.0) c.nt = 1;
     c.fmt = ozb_format_of(h->engine);
     if (!c.fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
     const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;
