@@ -69,6 +69,7 @@ typedef struct {
     int64_t  blocks;            /* number of (m-block, n-block, k-block) tiles processed       */
     int64_t  block_m, block_n, block_k; /* tile sizes used                                       */
     int64_t  exact_fallbacks;   /* elements rounded by the long accumulator instead of NearSum */
+    int64_t  lazy_fixups;       /* CORRECTLY_ROUNDED: elements that needed the small pairs too  */
     double   seconds_split;     /* wall time splitting inputs into slices                      */
     double   seconds_multiply;  /* wall time in slice products                                 */
     double   seconds_sum;       /* wall time summing partial products, alpha/beta              */

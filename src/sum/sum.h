@@ -16,6 +16,12 @@ double ozb_nearsum(double *p, int64_t n);
 double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alpha,
                        double beta, double c, int use_c, double *scratch, int64_t *fallback);
 
+/* Lazy correct rounding: terms not in P are bounded by |skipped| <= bound * 2^bound_exp
+ * (before alpha).  Returns 1 and *result = RN(alpha*(sum P + skipped) + beta*c) when that
+ * value is certain whatever the skipped terms are; 0 when they must be computed. */
+int ozb_sum_nearest_bounded(const double *P, const int32_t *E, int64_t n, double alpha, double beta,
+                            double c, int use_c, double bound, int bound_exp, double *scratch, double *result);
+
 /* The same value by the long accumulator alone (exact, any range). */
 double ozb_sum_exact(const double *P, const int32_t *E, int64_t n, double alpha,
                      double beta, double c, int use_c);
