@@ -38,7 +38,7 @@ run --routine gemm --n 2048 --mode double --reps 3
 run --routine gemm --n 1024 --mode double,fixed --phi 0,4 --reps 3
 # slice formats (issue 3): FP16 is the tensor-core format emulated exactly (slow on a CPU)
 run --routine gemm --n 2048 --mode double --engine int8 --reps 3
-run --routine gemm --n 2048 --mode cr --engine fp64,int8 --reps 1 --warmup 1 --no-check
+run --routine gemm --n 2048 --mode cr --engine fp64,int8 --reps 3 --warmup 1 --no-check
 run --routine gemm --n 512 --mode double,cr --engine fp16 --reps 3
 run --routine dot --n 2^24 --mode cr,double --engine int8
 run --routine gemv --n 8192 --mode cr,double --trans n --reps 3
