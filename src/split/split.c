@@ -147,11 +147,12 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
     int64_t mx = 0;
     const double *p = src->p + gi * src->rs + l0 * src->cs;
     const int64_t cs = src->cs;
-    if (cs == 1) {
+    const double *first = r0;              /* what the first slice reads */
+    if (cs == 1) {                         /* contiguous: read in place, no copy */
         for (int64_t l = 0; l < kb; l++) {
-            double x = p[l]; r0[l] = x;
-            int64_t b = (int64_t)(ozb_bits(x) & ABS_MASK); mx = b > mx ? b : mx;
+            int64_t b = (int64_t)(ozb_bits(p[l]) & ABS_MASK); mx = b > mx ? b : mx;
         }
+        first = p;
     } else {
         for (int64_t l = 0; l < kb; l++) {
             double x = p[l * cs]; r0[l] = x;
@@ -168,7 +169,7 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
     int esc = 0;
     if (prm->criterion && mx != 0) {
         esc = crit_escale(mx);
-        s_bound = prm->sfac * ozb_crit_sum(r0, NULL, 0.0, ldexp(1.0, -esc), 1, prm->v, kb);
+        s_bound = prm->sfac * ozb_crit_sum(first, NULL, 0.0, ldexp(1.0, -esc), 1, prm->v, kb);
     }
     int t = 0, ran_out = 0;
     const int e = mx ? ozb_ilogb(bits_to_double(mx)) + 1 : 0;   /* row maximum < 2^e */
@@ -178,7 +179,8 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
         const int w = e - (t + 1) * prm->beta;
         double *rt = out->slice + (int64_t)t * sstride + i * kb;
         double *rn = rt + sstride;
-        mx = (w >= -1022 && w <= 1022) ? pass_fast(rt, rt, rn, kb, w) : pass_generic(rt, rt, rn, kb, w);
+        const double *rin = t == 0 ? first : rt;
+        mx = (w >= -1022 && w <= 1022) ? pass_fast(rin, rt, rn, kb, w) : pass_generic(rin, rt, rn, kb, w);
         out->w[(int64_t)t * out->wstride + i] = w;
         t++;
         if (prm->criterion && t >= 2) {
