@@ -268,10 +268,29 @@ static double element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
     return ozb_sum_double(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c);
 }
 
-/* Per-thread term buffers: TP[maxterms], scratch[2*maxterms+4], TE[maxterms]. */
+/* Per-thread term buffers, one layout for every summation loop:
+ * P[maxterms], scratch[2*maxterms+4] (NearSum input), E[maxterms]; 64-byte aligned. */
+typedef struct { double *P, *scratch; int32_t *E; } terms_t;
+
 static size_t terms_bytes(int64_t maxterms)
 {
     return (((size_t)maxterms * (3 * sizeof(double) + sizeof(int32_t)) + 4 * sizeof(double)) + 127) & ~(size_t)63;
+}
+
+/* The handle's term buffers for nt threads (NULL on allocation failure). */
+static char *terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt)
+{
+    return ozb_buf_get(h, OZB_BUF_TERMS, terms_bytes(maxterms) * (size_t)nt);
+}
+
+/* The calling thread's share of terms_alloc's buffer. */
+static terms_t thread_terms(char *tbuf, int64_t maxterms)
+{
+    terms_t t;
+    t.P = (double *)(tbuf + terms_bytes(maxterms) * (size_t)omp_get_thread_num());
+    t.scratch = t.P + maxterms;
+    t.E = (int32_t *)(t.scratch + 2 * maxterms + 4);
+    return t;
 }
 
 /* Sums every element (i, j) of an mcount x ncount range in parallel; each element's
@@ -281,16 +300,15 @@ static int sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, i
                      const double *Punits, size_t unit_stride, int bshared)
 {
     const int64_t maxterms = c->nkb * (int64_t)c->capA * c->capB;
-    const size_t per_thread = terms_bytes(maxterms);
-    char *tbuf = ozb_buf_get(c->h, OZB_BUF_TERMS, per_thread * (size_t)c->nt);
+    char *tbuf = terms_alloc(c->h, maxterms, c->nt);
     if (!tbuf) return 0;
     const int64_t ntile = mcount * ncount;
     int64_t fallbacks = 0;
     #pragma omp parallel num_threads(c->nt) reduction(+:fallbacks) if(c->nt > 1 && ntile * maxterms >= 4096)
     {
-        char *mine = tbuf + per_thread * (size_t)omp_get_thread_num();
-        double *TP = (double *)mine, *scratch = TP + maxterms;
-        int32_t *TE = (int32_t *)(scratch + 2 * maxterms + 4);
+        const terms_t tt = thread_terms(tbuf, maxterms);
+        double *TP = tt.P, *scratch = tt.scratch;
+        int32_t *TE = tt.E;
         #pragma omp for schedule(static)
         for (int64_t e = 0; e < ntile; e++) {
             const int64_t j = e / mcount, i = e % mcount;
@@ -353,8 +371,7 @@ static int lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
     const int64_t mbb = SA->rows, nbb = SB->rows, kb = SA->kb, ntile = mbb * nbb;
     const int sa = SA->s, sb = SB->s, nt = c->nt;
     const int64_t maxterms = (int64_t)c->capA * c->capB;
-    const size_t per_thread = terms_bytes(maxterms);
-    char *tbuf = ozb_buf_get(c->h, OZB_BUF_TERMS, per_thread * (size_t)nt);
+    char *tbuf = terms_alloc(c->h, maxterms, nt);
     double *nrm = ozb_buf_get(c->h, OZB_BUF_LAZY, sizeof(double) * 2 * (size_t)(sa * mbb + sb * nbb)
                                                   + sizeof(int64_t) * (size_t)ntile);
     if (!tbuf || !nrm) return 0;
@@ -366,9 +383,9 @@ static int lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
     const ploc_t pl = {P, pblock, ldp, mbb, nbb};
     #pragma omp parallel num_threads(nt) if(nt > 1 && ntile * maxterms >= 4096)
     {
-        char *mine = tbuf + per_thread * (size_t)omp_get_thread_num();
-        double *TP = (double *)mine, *scratch = TP + maxterms;
-        int32_t *TE = (int32_t *)(scratch + 2 * maxterms + 4);
+        const terms_t tt = thread_terms(tbuf, maxterms);
+        double *TP = tt.P, *scratch = tt.scratch;
+        int32_t *TE = tt.E;
         #pragma omp for schedule(static)
         for (int64_t e = 0; e < ntile; e++) {
             const int64_t j = e / mbb, i = e % mbb;
@@ -436,9 +453,9 @@ static int lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
     int64_t fb = 0;
     #pragma omp parallel num_threads(nt) reduction(+:fb) if(nt > 1 && nfail * maxterms >= 4096)
     {
-        char *mine = tbuf + per_thread * (size_t)omp_get_thread_num();
-        double *TP = (double *)mine, *scratch = TP + maxterms;
-        int32_t *TE = (int32_t *)(scratch + 2 * maxterms + 4);
+        const terms_t tt = thread_terms(tbuf, maxterms);
+        double *TP = tt.P, *scratch = tt.scratch;
+        int32_t *TE = tt.E;
         #pragma omp for schedule(dynamic, 16)
         for (int64_t f = 0; f < nfail; f++) {
             const int64_t j = fail[f] / mbb, i = fail[f] % mbb;
