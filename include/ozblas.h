@@ -74,6 +74,7 @@ typedef struct {
     double   seconds_multiply;  /* wall time in slice products                                 */
     double   seconds_sum;       /* wall time summing partial products, alpha/beta              */
     double   seconds_total;
+    int      fused;             /* 1: DOT/GEMV done by the fused split-and-accumulate kernel    */
 } ozblas_info_t;
 
 /* Handle management (CPU backend). */

@@ -17,7 +17,7 @@ static inline double ozb_view_at(const ozb_view *v, int64_t i, int64_t l) { retu
 /* Handle-owned growable buffer: allocated on first need, reused afterwards. */
 typedef struct { void *p; size_t bytes; } ozb_buf;
 
-#define OZB_NBUF 11
+#define OZB_NBUF 15
 struct ozblas_context {
     ozblas_mode_t      mode;
     int                split_count;   /* FIXED mode */
@@ -33,7 +33,8 @@ struct ozblas_context {
 
 /* Buffer slots of the workspace. */
 enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_NB, OZB_BUF_P,
-       OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY };
+       OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
+       OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD };
 
 void  *ozb_buf_get(ozblas_handle_t h, int slot, size_t bytes);   /* NULL on allocation failure */
 void   ozb_buf_free_all(ozblas_handle_t h);

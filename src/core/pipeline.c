@@ -12,6 +12,7 @@
 #include "core/pipeline.h"
 #include "core/format.h"
 #include "core/special.h"
+#include "fused/fused.h"
 #include "split/split.h"
 #include "sum/sum.h"
 #include <float.h>
@@ -654,7 +655,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
     }
 }
 
-static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
+static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
 {
     const double t_start = ozb_now();
     ctx_t c;
@@ -751,6 +752,47 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
     info->exact_fallbacks = c.fallbacks;
     info->lazy_fixups = c.lazy_fixups;
     info->seconds_total = ozb_now() - t_start;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* Correctly rounded DOT and GEMV go to the fused kernels (src/fused) first; the rows they
+ * cannot certify (special values, extreme ranges, undecided roundings) are computed here,
+ * in runs of consecutive rows.  Both give RN(exact), so which path a row takes never
+ * changes a bit. */
+static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
+{
+    if (!ozb_fused_eligible(h, pr)) return run_pipeline(h, pr);
+    const double t_start = ozb_now();
+    int nt = ozb_threads(h);
+    if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
+    const uint8_t *fail;
+    int64_t nfail;
+    ozblas_status_t st = ozb_fused_cr(h, pr, nt, &fail, &nfail);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    ozblas_info_t fi = h->info;
+    for (int64_t i = 0; i < pr->m && nfail > 0; i++) {
+        if (!fail[i]) continue;
+        int64_t j = i;
+        while (j < pr->m && fail[j]) j++;
+        ozb_problem sub = *pr;
+        sub.m = j - i;
+        sub.a.p += i * pr->a.rs;
+        sub.c += i * pr->crs;
+        st = run_pipeline(h, &sub);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        fi.gemm_calls += h->info.gemm_calls;
+        fi.slice_products += h->info.slice_products;
+        fi.gemm_flops += h->info.gemm_flops;
+        fi.exact_fallbacks += h->info.exact_fallbacks;
+        fi.slices_a = fi.slices_a > h->info.slices_a ? fi.slices_a : h->info.slices_a;
+        fi.slices_b = fi.slices_b > h->info.slices_b ? fi.slices_b : h->info.slices_b;
+        fi.seconds_split += h->info.seconds_split;
+        fi.seconds_multiply += h->info.seconds_multiply;
+        fi.seconds_sum += h->info.seconds_sum;
+        i = j;
+    }
+    fi.seconds_total = ozb_now() - t_start;
+    h->info = fi;
     return OZBLAS_STATUS_SUCCESS;
 }
 

@@ -1,0 +1,368 @@
+/* Orchestration of the fused correctly rounded DOT and GEMV (kernels: fused_kern*.inc).
+ *
+ * Blocks of OZB_FZ_KB along k: a row's block is split on the grid of its own maximum,
+ * 2^(e-1) <= max |a| < 2^e, with OZB_FZ_BETA-bit digits (fused_kern.h), as is the
+ * vector's block.  The kernels return the exact pair sums P_tu of the levels t + u < D;
+ * pair (t, u) stands for P_tu 2^(ea + eb - (t + u + 2) beta).
+ *
+ * What the truncation leaves out is bounded rigorously: digit t of an element is below
+ * 2^(e - t beta) in magnitude, so pair (t, u) of a block is below kb 2^(ea + eb - (t+u) beta),
+ * level L has at most L + 1 pairs, and the levels L >= D together stay below
+ *     kb 2^(ea + eb - D beta) sum_{j >= 0} (D + 1 + j) 2^(-j beta)  <  kb (D + 2) 2^(ea + eb - D beta).
+ * ozb_sum_nearest_bounded returns RN(alpha (sum + rest) + beta c) when that value is the same
+ * for every rest within the bound.  The first pass takes D = 4 (84 bits: at phi = 1 and
+ * k = 8192 about 0.1 % of the rows land too close to a rounding boundary; with 80 bits it
+ * was 1.5 %); those rows are done again with D = 6 (126 bits) from the same grids; what is still undecided (massive
+ * cancellation) and what the fused path does not handle (Inf/NaN, extreme exponents,
+ * non-finite alpha, beta or C) is left to the GEMM-ized pipeline.  Every path gives
+ * RN(exact): the same bits.
+ *
+ * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
+#include "fused/fused.h"
+#include "fused/fused_kern.h"
+#include "sum/sum.h"
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#define BETA OZB_FZ_BETA
+#define NP1 OZB_FZ_NPAIRS(OZB_FZ_D1)
+#define NP2 OZB_FZ_NPAIRS(OZB_FZ_D2)
+#define EA_ZERO INT32_MIN      /* the block is zero: no terms, no rest */
+#define EA_BAD  INT32_MAX      /* non-finite entry or a grid outside the normal range */
+
+typedef struct { int D, np, level[NP2]; } levels_t;
+
+static levels_t levels(int D)
+{
+    levels_t L = {D, OZB_FZ_NPAIRS(D), {0}};
+    int p = 0;
+    for (int t = 0; t < D; t++)
+        for (int u = 0; u < D - t; u++) L.level[p++] = t + u;
+    return L;
+}
+
+static const ozb_fz_kernels *kernels(void)
+{
+#if defined(__x86_64__)
+    static const ozb_fz_kernels *k;
+    #pragma omp critical(ozb_fz_select)
+    if (!k) k = ozb_fz_select();
+    return k;
+#else
+    return NULL;
+#endif
+}
+
+static int64_t nblocks(int64_t k) { return (k + OZB_FZ_KB - 1) / OZB_FZ_KB; }
+
+/* Pair sums of `groups` groups (rows, or strips of W rows) with np pairs: P[g][kk][p][lane] */
+static size_t psums_bytes(int64_t groups, int gw, int64_t nkb, int np)
+{
+    return (size_t)groups * (size_t)gw * (size_t)nkb * (size_t)np * sizeof(double) + 64;
+}
+
+/* ea[m][nkb], eb[nkb], state[m] after the first pass's sums */
+static size_t meta_bytes(int64_t m, int64_t nkb)
+{
+    return (size_t)m * (size_t)nkb * sizeof(int32_t) + (size_t)nkb * sizeof(int32_t) + (size_t)m + 64;
+}
+
+/* Per thread: gathered x and y blocks (strided DOT) or a GEMV-N panel (up to 32 rows), then the
+ * summation's TP, scratch, TE */
+#define THR_BLOCK (32 * OZB_FZ_KB)
+static size_t thread_bytes(int64_t nkb)
+{
+    const size_t nt = (size_t)nkb * NP2;
+    return ((THR_BLOCK + 3 * nt + 8) * sizeof(double) + nt * sizeof(int32_t) + 127) & ~(size_t)63;
+}
+
+int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr)
+{
+    if (h->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || h->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
+    if (getenv("OZBLAS_NO_FUSED") || !kernels()) return 0;
+    if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
+    const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;
+    const double bytes = (double)psums_bytes(mpad, 1, nkb, NP1) + (double)psums_bytes(mpad, 1, nkb, NP2)
+                       + (double)meta_bytes(pr->m, nkb) + (double)thread_bytes(nkb) * ozb_threads(h)
+                       + (pr->m > 1 ? (double)OZB_FZ_D2 * (double)pr->k * sizeof(double) : 0.0);
+    return bytes <= (double)ozb_workspace_limit(h);
+}
+
+/* Block exponent e (max < 2^e) from the largest |bits|; EA_ZERO, or EA_BAD where the
+ * block holds Inf/NaN or its scale 2^(beta - e) would not be a normal double. */
+static int32_t block_exp(int64_t mxbits)
+{
+    if (mxbits == 0) return EA_ZERO;
+    if ((uint64_t)mxbits >= 0x7ff0000000000000ull) return EA_BAD;
+    double m; memcpy(&m, &mxbits, sizeof m);
+    const int e = ozb_ilogb(m) + 1;
+    return (BETA - e >= -1022 && BETA - e <= 1022) ? e : EA_BAD;
+}
+
+static int usable(int32_t e) { return e != EA_ZERO && e != EA_BAD; }
+
+/* Digits q_u, u < D2, of the vector's block (scalar; the vector is read once per call):
+ * yq[u * ldq + l].  The same arithmetic as the kernels' split. */
+static void vector_digits(const double *x, int64_t inc, int64_t n, int32_t e, double *yq, int64_t ldq)
+{
+    if (!usable(e)) {
+        for (int u = 0; u < OZB_FZ_D2; u++) memset(yq + u * ldq, 0, sizeof(double) * (size_t)n);
+        return;
+    }
+    const double s = ozb_pow2(BETA - e);
+    for (int64_t l = 0; l < n; l++) {
+        double r = x[l * inc] * s;
+        for (int u = 0; u < OZB_FZ_D2; u++) {
+            const double q = trunc(r);
+            yq[u * ldq + l] = q;
+            r = (r - q) * OZB_FZ_RADIX;
+        }
+    }
+}
+
+static int64_t maxbits_strided(const double *x, int64_t inc, int64_t n, double *copy)
+{
+    int64_t mx = 0;
+    for (int64_t l = 0; l < n; l++) {
+        const double v = x[l * inc];
+        copy[l] = v;
+        int64_t b = (int64_t)(ozb_bits(v) & 0x7fffffffffffffffull);
+        mx = b > mx ? b : mx;
+    }
+    return mx;
+}
+
+typedef struct {
+    const ozb_problem *pr;
+    const ozb_fz_kernels *K;
+    int64_t m, k, nkb, kb;
+    int W;                  /* vector width */
+    int dot, stripwise;
+    int32_t *ea, *eb;       /* block exponents */
+    double *yq;             /* GEMV: the vector's digits, D2 rows of k */
+    char *thr;
+} fz_t;
+
+static double *thread_buf(const fz_t *f) { return (double *)(f->thr + thread_bytes(f->nkb) * (size_t)omp_get_thread_num()); }
+
+/* Pair sums of group g (row g, or strip g) for every k-block with `lv` (0: D1, 1: D2),
+ * into Pg[kk][p][lane].  The first pass also finds the rows' block exponents. */
+static void group_pass(const fz_t *f, int64_t g, int gw, int64_t kk, int lv, double *Pg, int first)
+{
+    const ozb_problem *pr = f->pr;
+    const ozb_fz_kernels *K = f->K;
+    const int np = lv ? NP2 : NP1;
+    const int64_t l0 = kk * f->kb, kbb = f->kb < f->k - l0 ? f->kb : f->k - l0;
+    double *Pk = Pg + kk * (int64_t)np * gw;
+    if (f->dot) {
+        double *xb = thread_buf(f), *ybuf = xb + f->kb;
+        const double *x = pr->a.p + l0 * pr->a.cs, *y = pr->b.p + l0 * pr->b.cs;
+        if (first) {
+            int64_t mx, my;
+            if (pr->a.cs == 1) mx = K->maxbits(x, kbb); else mx = maxbits_strided(x, pr->a.cs, kbb, xb);
+            if (pr->b.cs == 1) my = K->maxbits(y, kbb); else my = maxbits_strided(y, pr->b.cs, kbb, ybuf);
+            f->ea[kk] = block_exp(mx); f->eb[kk] = block_exp(my);
+        } else {
+            if (pr->a.cs != 1) maxbits_strided(x, pr->a.cs, kbb, xb);
+            if (pr->b.cs != 1) maxbits_strided(y, pr->b.cs, kbb, ybuf);
+        }
+        if (pr->a.cs != 1) x = xb;
+        if (pr->b.cs != 1) y = ybuf;
+        const int32_t ex = f->ea[kk], ey = f->eb[kk];
+        if (usable(ex) && usable(ey)) K->dot[lv](x, y, kbb, ozb_pow2(BETA - ex), ozb_pow2(BETA - ey), Pk);
+    } else if (f->stripwise) {
+        /* first pass: panel g of gw = 4W rows, copied (K->panel), then strip by strip from
+         * the copy; second pass: strip g of gw = W rows, read in place */
+        const int64_t r0 = g * gw;
+        const int rows = (int)(f->m - r0 < gw ? f->m - r0 : gw);
+        const double *src = pr->a.p + r0 + l0 * pr->a.cs;
+        int64_t lds = pr->a.cs, vstride = f->W;     /* strip v starts at src + v * vstride */
+        if (first) {
+            int64_t mx[32];
+            double *buf = thread_buf(f);
+            K->panel(src, pr->a.cs, rows, kbb, buf, mx);
+            for (int r = 0; r < rows; r++) f->ea[(r0 + r) * f->nkb + kk] = block_exp(mx[r]);
+            src = buf; lds = f->W; vstride = kbb * f->W;
+        }
+        for (int v = 0; v * f->W < rows; v++) {
+            const int rv = rows - v * f->W < f->W ? rows - v * f->W : f->W;
+            double s[8];
+            int any = 0;
+            for (int r = 0; r < rv; r++) {
+                const int32_t e = f->ea[(r0 + v * f->W + r) * f->nkb + kk];
+                s[r] = usable(e) ? ozb_pow2(BETA - e) : 0.0;   /* 0: the lane's digits are 0 */
+                any |= s[r] != 0.0;
+            }
+            if (any && usable(f->eb[kk]))
+                K->strip[lv](src + v * vstride, lds, rv, kbb, s, f->yq + l0, f->k, Pk + v * f->W, gw);
+        }
+    } else {
+        const double *a = pr->a.p + g * pr->a.rs + l0;
+        if (first) f->ea[g * f->nkb + kk] = block_exp(K->maxbits(a, kbb));
+        const int32_t e = f->ea[g * f->nkb + kk];
+        if (usable(e) && usable(f->eb[kk])) K->dotq[lv](a, kbb, ozb_pow2(BETA - e), f->yq + l0, f->k, Pk);
+    }
+}
+
+/* Row i's terms (lane `lane` of group base Pg) summed and certified.
+ * 1: *out written; 0: undecided at these levels; -1: for the GEMM-ized pipeline. */
+static int row_result(const fz_t *f, const levels_t *L, const double *Pg, int gw, int lane, int64_t i,
+                      double *TP, int32_t *TE, double *scratch, int force_fail)
+{
+    const ozb_problem *pr = f->pr;
+    double *cij = pr->c + i * pr->crs;
+    const int use_c = pr->beta != 0.0;
+    const double cval = use_c ? *cij : 0.0;
+    const int32_t *ea = f->ea + i * f->nkb, *eb = f->eb;
+    if (!isfinite(pr->alpha) || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) return -1;
+    int64_t n = 0;
+    int32_t emax = INT32_MIN;
+    for (int64_t kk = 0; kk < f->nkb; kk++) {
+        if (ea[kk] == EA_BAD || eb[kk] == EA_BAD) return -1;
+        if (ea[kk] == EA_ZERO || eb[kk] == EA_ZERO) continue;
+        const int32_t e2 = ea[kk] + eb[kk];
+        emax = e2 > emax ? e2 : emax;
+        const double *Pk = Pg + kk * (int64_t)L->np * gw + lane;
+        for (int p = 0; p < L->np; p++) {
+            TP[n] = Pk[p * gw];
+            TE[n++] = e2 - (L->level[p] + 2) * BETA;
+        }
+    }
+    if (n == 0) {                         /* every block is zero: the sum is exactly 0 */
+        *cij = ozb_sum_nearest(TP, TE, 0, pr->alpha, pr->beta, cval, use_c, scratch, NULL);
+        return 1;
+    }
+    if (force_fail) return 0;
+    double bnd = 0.0;
+    for (int64_t kk = 0; kk < f->nkb; kk++) {
+        if (!usable(ea[kk]) || !usable(eb[kk])) continue;
+        const int64_t l0 = kk * f->kb, kbb = f->kb < f->k - l0 ? f->kb : f->k - l0;
+        const int de = ea[kk] + eb[kk] - emax;
+        bnd += (double)(kbb * (L->D + 2)) * ldexp(1.0, de > -1000 ? de : -1000);
+    }
+    bnd *= 1.0 + 0x1p-40;                 /* covers the rounding of the sum above (nkb < 2^40) */
+    double r;
+    if (!ozb_sum_nearest_bounded(TP, TE, n, pr->alpha, pr->beta, cval, use_c, bnd, emax - L->D * BETA, scratch, &r))
+        return 0;
+    *cij = r;
+    return 1;
+}
+
+ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
+                             const uint8_t **failp, int64_t *nfailp)
+{
+    fz_t f;
+    f.pr = pr;
+    f.K = kernels();
+    f.W = f.K->width;
+    f.m = pr->m; f.k = pr->k; f.nkb = nblocks(pr->k); f.kb = OZB_FZ_KB;
+    f.dot = f.m == 1;
+    f.stripwise = !f.dot && pr->a.rs == 1;
+    /* rows per group: GEMV-N panels of 4 strips in the first pass, strips in the second */
+    const int gw1 = f.stripwise ? 4 * f.W : 1, gw2 = f.stripwise ? f.W : 1;
+    const int64_t m = f.m, nkb = f.nkb, ngroups = (m + gw1 - 1) / gw1;
+    /* test knob: the first pass decides nothing, the second nothing either when = 2 */
+    const int force = getenv("OZBLAS_FUSED_FAIL") ? atoi(getenv("OZBLAS_FUSED_FAIL")) : 0;
+    double *P1 = ozb_buf_get(h, OZB_BUF_FZ_TERMS, psums_bytes(ngroups, gw1, nkb, NP1));
+    char *meta = ozb_buf_get(h, OZB_BUF_FZ_THREAD, meta_bytes(m, nkb) + thread_bytes(nkb) * (size_t)nt);
+    f.yq = f.dot ? NULL : ozb_buf_get(h, OZB_BUF_FZ_DIGITS, sizeof(double) * OZB_FZ_D2 * (size_t)f.k);
+    if (!P1 || !meta || (!f.dot && !f.yq)) return OZBLAS_STATUS_ALLOC_FAILED;
+    f.thr = meta + ((meta_bytes(m, nkb) + 63) & ~(size_t)63);
+    f.ea = (int32_t *)meta;
+    f.eb = f.ea + m * nkb;
+    int8_t *state = (int8_t *)(f.eb + nkb);    /* 1 done, 0 undecided, -1 pipeline */
+    ozblas_info_t *info = &h->info;
+    const double t0 = ozb_now();
+    const int par = nt > 1 && m * f.k >= 65536;
+
+    if (!f.dot) {                              /* the vector's digits, once */
+        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && f.k >= 65536)
+        for (int64_t kk = 0; kk < nkb; kk++) {
+            const int64_t l0 = kk * f.kb, kbb = f.kb < f.k - l0 ? f.kb : f.k - l0;
+            const double *x = pr->b.p + l0 * pr->b.cs;
+            int64_t mx = 0;
+            for (int64_t l = 0; l < kbb; l++) {
+                int64_t b = (int64_t)(ozb_bits(x[l * pr->b.cs]) & 0x7fffffffffffffffull);
+                mx = b > mx ? b : mx;
+            }
+            f.eb[kk] = block_exp(mx);
+            vector_digits(x, pr->b.cs, kbb, f.eb[kk], f.yq + l0, f.k);
+        }
+    }
+    const double t1 = ozb_now();
+    #pragma omp parallel for num_threads(nt) schedule(static) if(par)
+    for (int64_t un = 0; un < ngroups * nkb; un++) {
+        const int64_t g = un / nkb;
+        group_pass(&f, g, gw1, un % nkb, 0, P1 + g * nkb * NP1 * gw1, 1);
+    }
+    const double t2 = ozb_now();
+    const levels_t L1 = levels(OZB_FZ_D1), L2 = levels(OZB_FZ_D2);
+    int64_t nund = 0;
+    #pragma omp parallel num_threads(nt) reduction(+:nund) if(nt > 1 && m * nkb >= 256)
+    {
+        double *TP = thread_buf(&f) + THR_BLOCK, *scratch = TP + nkb * NP2;
+        int32_t *TE = (int32_t *)(scratch + 2 * nkb * NP2 + 8);
+        #pragma omp for schedule(static)
+        for (int64_t i = 0; i < m; i++) {
+            const int64_t g = i / gw1;
+            state[i] = (int8_t)row_result(&f, &L1, P1 + g * nkb * NP1 * gw1, gw1, (int)(i % gw1), i, TP, TE, scratch, force >= 1);
+            nund += state[i] == 0;
+        }
+    }
+    const double t3 = ozb_now();
+
+    /* rows the first pass left undecided: again with D2 levels, group by group */
+    int64_t nund2 = 0, ng2 = 0;
+    if (nund) {
+        /* groups holding an undecided row, in order (gl), then their pair sums (P2) */
+        const size_t glb = (sizeof(int64_t) * (size_t)nund + 63) & ~(size_t)63;
+        int64_t *gl = ozb_buf_get(h, OZB_BUF_FZ_TERMS2, glb + psums_bytes(nund, gw2, nkb, NP2));
+        if (!gl) return OZBLAS_STATUS_ALLOC_FAILED;
+        double *P2 = (double *)((char *)gl + glb);
+        for (int64_t i = 0; i < m; i++)
+            if (state[i] == 0 && (ng2 == 0 || gl[ng2 - 1] != i / gw2)) gl[ng2++] = i / gw2;
+        #pragma omp parallel for num_threads(nt) schedule(static) if(par && ng2 * nkb > 1)
+        for (int64_t un = 0; un < ng2 * nkb; un++) {
+            const int64_t q = un / nkb;
+            group_pass(&f, gl[q], gw2, un % nkb, 1, P2 + q * nkb * NP2 * gw2, 0);
+        }
+        #pragma omp parallel num_threads(nt) reduction(+:nund2) if(nt > 1 && ng2 * nkb >= 256)
+        {
+            double *TP = thread_buf(&f) + THR_BLOCK, *scratch = TP + nkb * NP2;
+            int32_t *TE = (int32_t *)(scratch + 2 * nkb * NP2 + 8);
+            #pragma omp for schedule(static)
+            for (int64_t q = 0; q < ng2; q++)
+                for (int lane = 0; lane < gw2; lane++) {
+                    const int64_t i = gl[q] * gw2 + lane;
+                    if (i >= m || state[i] != 0) continue;
+                    state[i] = (int8_t)row_result(&f, &L2, P2 + q * nkb * NP2 * gw2, gw2, lane, i, TP, TE, scratch, force >= 2);
+                    nund2 += state[i] == 0;
+                }
+        }
+    }
+    int64_t nfail = 0;
+    uint8_t *fail = (uint8_t *)state;
+    for (int64_t i = 0; i < m; i++) { fail[i] = state[i] != 1; nfail += fail[i]; }
+    const double t4 = ozb_now();
+
+    memset(info, 0, sizeof *info);
+    info->mode = h->mode;
+    info->summation = OZBLAS_SUM_NEARSUM;
+    info->engine = h->engine;
+    info->bits_per_slice = BETA;
+    info->slices_a = info->slices_b = nund ? OZB_FZ_D2 : OZB_FZ_D1;
+    info->slice_products = m * nkb * NP1 + ng2 * gw2 * nkb * NP2;
+    info->blocks = ngroups * nkb;
+    info->block_m = gw1; info->block_n = 1; info->block_k = f.kb;
+    info->lazy_fixups = nund;
+    info->seconds_split = t1 - t0;
+    info->seconds_multiply = t2 - t1;
+    info->seconds_sum = t4 - t2;
+    info->fused = 1;
+    (void)t3;
+    *failp = fail;
+    *nfailp = nfail;
+    return OZBLAS_STATUS_SUCCESS;
+}
