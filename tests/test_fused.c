@@ -187,6 +187,43 @@ START_TEST(fused_cancellation)
 }
 END_TEST
 
+/* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded (pipeline.c,
+ * effective_mode): the same bits as a CORRECTLY_ROUNDED handle, by the fused kernels. */
+START_TEST(fused_double_mode_is_cr)
+{
+    ozblas_handle_t hd = tu_handle(OZBLAS_MODE_DOUBLE), hc = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "fused_double_mode_is_cr");
+    const int64_t m = 37, n = 5000;
+    double *A = tu_alloc((size_t)(m * n)), *x = tu_alloc((size_t)n), *yd = tu_alloc((size_t)n), *yc = tu_alloc((size_t)n);
+    for (int tr = 0; tr < 2; tr++) {
+        tu_fill_mat(&r, A, m, n, m, 2);
+        tu_fill_vec(&r, x, tr ? m : n, 1, 2);
+        const int64_t leny = tr ? n : m;
+        for (int64_t i = 0; i < leny; i++) yd[i] = yc[i] = (double)i;
+        ck_assert_int_eq(ozblas_dgemv(hd, tr ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, 1.5, A, m, x, 1, -1.0, yd, 1), OZBLAS_STATUS_SUCCESS);
+        ozblas_info_t info;
+        ozblas_get_info(hd, &info);
+        ck_assert(info.fused == 1 && info.mode == OZBLAS_MODE_DOUBLE);
+        ck_assert_int_eq(ozblas_dgemv(hc, tr ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, 1.5, A, m, x, 1, -1.0, yc, 1), OZBLAS_STATUS_SUCCESS);
+        tu_check_bits(yd, yc, (size_t)leny, 1, "DOUBLE gemv == CR gemv");
+    }
+    double dd, dc;
+    ozblas_ddot(hd, m * n, A, 1, A, 1, &dd);
+    ozblas_ddot(hc, m * n, A, 1, A, 1, &dc);
+    ck_assert(tu_bits(dd) == tu_bits(dc));
+    if (ozblas_set_engine(hd, OZBLAS_ENGINE_INT8) == OZBLAS_STATUS_SUCCESS) {   /* other formats: Algorithm 3 */
+        ozblas_ddot(hd, n, A, 1, x, 1, &dd);
+        ozblas_info_t info;
+        ozblas_get_info(hd, &info);
+        ck_assert(info.fused == 0 && info.gemm_calls >= 1);
+    }
+    free(A); free(x); free(yd); free(yc);
+    ozblas_destroy(hd);
+    ozblas_destroy(hc);
+}
+END_TEST
+
 static Suite *fused_suite(void)
 {
     Suite *s = suite_create("fused");
@@ -197,6 +234,7 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, fused_paths_agree);
     tcase_add_test(tc, fused_special_rows);
     tcase_add_test(tc, fused_cancellation);
+    tcase_add_test(tc, fused_double_mode_is_cr);
     suite_add_tcase(s, tc);
     return s;
 }

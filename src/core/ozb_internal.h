@@ -20,6 +20,7 @@ typedef struct { void *p; size_t bytes; } ozb_buf;
 #define OZB_NBUF 15
 struct ozblas_context {
     ozblas_mode_t      mode;
+    ozblas_mode_t      run_mode;      /* the mode the current call computes (ozb_run) */
     int                split_count;   /* FIXED mode */
     int                fast_mode;     /* FIXED mode */
     ozblas_summation_t summation;     /* FIXED mode */
