@@ -41,6 +41,9 @@ run --routine gemm --n 2048 --mode double --engine int8 --reps 3
 run --routine gemm --n 2048 --mode cr --engine fp64,int8 --reps 3 --warmup 1 --no-check
 run --routine gemm --n 512 --mode double,cr --engine fp16 --reps 3
 run --routine dot --n 2^24 --mode cr,double --engine int8
-run --routine gemv --n 8192 --mode cr,double --trans n --reps 3
-run --routine gemv --n 8192 --mode cr,double --trans t --reps 3
-run --routine gemv --n 8192 --mode cr --engine int8 --reps 3
+run --routine gemv --n 8192 --mode cr,double --trans n --reps 5
+run --routine gemv --n 8192 --mode cr,double --trans t --reps 5
+run --routine gemv --n 8192 --mode cr,double --engine int8 --reps 3
+# the GEMM-ized path alone (OZBLAS_NO_FUSED=1), for comparison with the fused kernels
+OZBLAS_NO_FUSED=1 run --routine dot --n 2^24 --mode cr
+OZBLAS_NO_FUSED=1 run --routine gemv --n 8192 --mode cr --trans n --reps 3

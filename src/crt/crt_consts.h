@@ -1,0 +1,34 @@
+/* Moduli and reconstruction constants of Ozaki scheme II with INT8 residues (seed 002). */
+#ifndef OZB_CRT_CONSTS_H
+#define OZB_CRT_CONSTS_H
+#include <stdint.h>
+
+#define OZB_CRT_MAXMOD 20
+
+/* The s largest pairwise coprime moduli <= 256, in this order (a prefix is used):
+ * 256 = 2^8, 255 = 3*5*17, 253 = 11*23, 251, 247 = 13*19, 241, 239, 233, 229, 227, 223,
+ * 217 = 7*31, 211, 199, 197, 193, 191, 181, 179, 173 (primes otherwise).  A residue in
+ * [-128, 127] is an int8 (for 256, +128 and -128 are the same class). */
+extern const int ozb_crt_moduli[OZB_CRT_MAXMOD];
+
+/* Constants for the first s moduli, M = m_1 ... m_s.
+ * y_t = (M / m_t)^-1 mod m_t, so that X = sum_t c_t (M/m_t) y_t is congruent to C' mod M for
+ * residues c_t of C'.  Then X / M = sum_t c_t y_t / m_t, and with |C'| < M/2,
+ * C' = M * (frac(sum_t c_t y_t / m_t) centred into [-1/2, 1/2)).
+ * The fractions f_t = y_t / m_t are held exactly enough in three pieces,
+ *   f_t = F1_t 2^-44 + F2_t 2^-88 + f3_t 2^-88,   F1, F2 integers < 2^44, 0 <= f3 < 1,
+ * where F1 and F2 are exact (integer division) and f3 = RN(r / m_t) is the only rounding
+ * (absolute error below 2^-141 per unit of c_t). */
+typedef struct {
+    int     s;
+    int     log2M;          /* floor(log2 M) */
+    int     alpha;          /* digits kept per side: 2 * 2^(2 alpha) < M  (see crt.c) */
+    int64_t F1[OZB_CRT_MAXMOD], F2[OZB_CRT_MAXMOD];
+    double  f3[OZB_CRT_MAXMOD];
+    double  Mh, Ml;         /* M = Mh + Ml to ~2^-106 relative (double-double) */
+} ozb_crt_consts;
+
+/* Fills c for 2 <= s <= OZB_CRT_MAXMOD (exact integer arithmetic, see crt_consts.c). */
+void ozb_crt_consts_init(int s, ozb_crt_consts *c);
+
+#endif
