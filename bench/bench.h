@@ -19,7 +19,7 @@ enum { RT_DOT = 0, RT_GEMV = 1, RT_GEMM = 2, RT_COUNT = 3 };
 typedef struct {
     int routines[RT_COUNT];     /* which routines to run                          */
     int modes[3];               /* indexed by ozblas_mode_t                        */
-    int engines[3];             /* indexed by ozblas_engine_t                      */
+    int engines[4];             /* indexed by ozblas_engine_t                      */
     double phis[32];
     int nphi;
     int64_t n, m, k;            /* 0 = routine default (m, k default to n)         */

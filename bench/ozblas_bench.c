@@ -55,7 +55,8 @@ static void usage(FILE *f)
             "  --phi X        input spread: entries (rand-0.5)*exp(X*randn); repeatable or\n"
             "                 a comma list (default 1)\n"
             "  --mode M       double|cr|fixed|all, or a comma list (default all)\n"
-            "  --engine E     slice format: fp64|fp16|int8|all, or a comma list (default fp64)\n"
+            "  --engine E     slice format: fp64|fp16|int8|crt|all, or a comma list (default fp64);\n"
+            "                 crt = Ozaki scheme II (CRT_INT8)\n"
             "  --split S      split count for fixed mode (default 3)\n"
             "  --fast 0|1     fast mode for fixed mode (default 1)\n"
             "  --sum S        double|nearsum: summation for fixed mode (default nearsum)\n"
@@ -144,14 +145,18 @@ static int add_routine(bench_config_t *cfg, const char *s)
     return 0;
 }
 
-static const char *engine_name(int e) { return e == OZBLAS_ENGINE_INT8 ? "int8" : e == OZBLAS_ENGINE_FP16 ? "fp16" : "fp64"; }
+static const char *engine_name(int e)
+{
+    return e == OZBLAS_ENGINE_CRT_INT8 ? "crt" : e == OZBLAS_ENGINE_INT8 ? "int8" : e == OZBLAS_ENGINE_FP16 ? "fp16" : "fp64";
+}
 
 static int add_engine(bench_config_t *cfg, const char *s)
 {
-    if (!strcmp(s, "all")) cfg->engines[0] = cfg->engines[1] = cfg->engines[2] = 1;
+    if (!strcmp(s, "all")) cfg->engines[0] = cfg->engines[1] = cfg->engines[2] = cfg->engines[3] = 1;
     else if (!strcmp(s, "fp64")) cfg->engines[OZBLAS_ENGINE_FP64] = 1;
     else if (!strcmp(s, "fp16")) cfg->engines[OZBLAS_ENGINE_FP16] = 1;
     else if (!strcmp(s, "int8")) cfg->engines[OZBLAS_ENGINE_INT8] = 1;
+    else if (!strcmp(s, "crt")) cfg->engines[OZBLAS_ENGINE_CRT_INT8] = 1;
     else return -1;
     return 0;
 }
@@ -266,7 +271,7 @@ static int parse_args(int argc, char **argv, bench_config_t *cfg)
             if (for_each_item(buf, add_mode, cfg)) return bad_option(name, val, "expected double|cr|fixed|all");
             any_mode = 1;
         } else if (!strcmp(name, "--engine")) {
-            if (for_each_item(buf, add_engine, cfg)) return bad_option(name, val, "expected fp64, fp16, int8 or all");
+            if (for_each_item(buf, add_engine, cfg)) return bad_option(name, val, "expected fp64, fp16, int8, crt or all");
             any_engine = 1;
         } else if (!strcmp(name, "--phi")) {
             if (for_each_item(buf, add_phi, cfg)) return bad_option(name, val, "expected finite numbers");
@@ -714,7 +719,7 @@ int main(int argc, char **argv)
             if (cfg.check) err_blas = problem_max_ulps(&p, out_blas);
             t_blas = time_openblas(&p, &cfg, out_blas, &iters_blas);
 
-            for (int combo = 0; combo < 9; combo++) {
+            for (int combo = 0; combo < 12; combo++) {
                 const int engine = combo / 3;
                 mode = combo % 3;
                 row_t row;

@@ -50,7 +50,9 @@ typedef enum {
 typedef enum {
     OZBLAS_ENGINE_FP64 = 0,   /* double slices, products by DGEMM                                   */
     OZBLAS_ENGINE_FP16 = 1,   /* binary16 slices, FP32 accumulation budget (tensor cores); CPU: exact */
-    OZBLAS_ENGINE_INT8 = 2    /* int8 slices, int32 accumulation (oneDNN s8s8s32 on the CPU)         */
+    OZBLAS_ENGINE_INT8 = 2,   /* int8 slices, int32 accumulation (oneDNN s8s8s32 on the CPU)         */
+    OZBLAS_ENGINE_CRT_INT8 = 3 /* Ozaki scheme II: int8 residues modulo coprime moduli, one INT8 GEMM
+                                  per modulus, CRT reconstruction; FIXED: split count = moduli      */
 } ozblas_engine_t;
 
 /* What the last routine called on a handle did. */

@@ -93,8 +93,9 @@ ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info)
 
 ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine)
 {
-    if (!h || engine < OZBLAS_ENGINE_FP64 || engine > OZBLAS_ENGINE_INT8) return OZBLAS_STATUS_INVALID_VALUE;
-    if (!ozb_format_of(engine)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!h || engine < OZBLAS_ENGINE_FP64 || engine > OZBLAS_ENGINE_CRT_INT8) return OZBLAS_STATUS_INVALID_VALUE;
+    /* CRT_INT8 needs the exact int8 GEMM of the INT8 format (oneDNN) */
+    if (!ozb_format_of(engine == OZBLAS_ENGINE_CRT_INT8 ? OZBLAS_ENGINE_INT8 : engine)) return OZBLAS_STATUS_NOT_SUPPORTED;
     h->engine = engine;
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -25,6 +25,7 @@ struct ozblas_context {
     int                fast_mode;     /* FIXED mode */
     ozblas_summation_t summation;     /* FIXED mode */
     ozblas_engine_t    engine;
+    ozblas_engine_t    run_engine;    /* the slice format the current call computes with (ozb_run) */
     int                threads;       /* 0 = all cores */
     size_t             ws_limit;      /* 0 = default */
     int                slice_hint_a, slice_hint_b; /* capacities learnt from earlier calls */

@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "core/special.h"
 #include "fused/fused.h"
+#include "crt/crt.h"
 #include "split/split.h"
 #include "sum/sum.h"
 #include <float.h>
@@ -667,7 +668,7 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     /* small problems: thread start-up costs more than it saves (never changes a bit) */
     if ((double)m * (double)n * (double)k < 65536.0) c.nt = 1;
-    c.fmt = ozb_format_of(h->engine);
+    c.fmt = ozb_format_of(h->run_engine);
     if (!c.fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
     const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;
     c.kb = kblock < k ? kblock : k;
@@ -761,6 +762,15 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
  * changes a bit. */
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
 {
+    if (h->engine == OZBLAS_ENGINE_CRT_INT8 && h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED) {
+        int nt = ozb_threads(h);
+        if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
+        const double t0 = ozb_now();
+        ozblas_status_t st = ozb_crt_run(h, pr, nt);
+        h->info.seconds_total = ozb_now() - t0;
+        if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
+        h->run_engine = OZBLAS_ENGINE_INT8;        /* out of the scheme's reach: INT8 slices */
+    }
     if (!ozb_fused_eligible(h, pr)) return run_pipeline(h, pr);
     const double t_start = ozb_now();
     int nt = ozb_threads(h);
@@ -812,10 +822,20 @@ static ozblas_mode_t effective_mode(ozblas_handle_t h, const ozb_problem *pr)
     return h->mode;
 }
 
+/* The slice format a call computes with: the handle's, except that CORRECTLY_ROUNDED with
+ * CRT_INT8 runs the FP64 slices (the result is unique, so the bits are the same; correct
+ * rounding through the CRT itself is not implemented yet). */
+static ozblas_engine_t effective_engine(ozblas_handle_t h)
+{
+    if (h->engine == OZBLAS_ENGINE_CRT_INT8 && h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED) return OZBLAS_ENGINE_FP64;
+    return h->engine;
+}
+
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 {
     const int omp_saved = omp_get_max_threads(), blas_saved = ozb_blas_get_threads();
     h->run_mode = effective_mode(h, pr);
+    h->run_engine = effective_engine(h);
     ozblas_status_t st = run(h, pr);
     ozb_blas_set_threads(blas_saved);
     if (omp_get_max_threads() != omp_saved) omp_set_num_threads(omp_saved);

@@ -80,7 +80,7 @@ static size_t thread_bytes(int64_t nkb)
 
 int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr)
 {
-    if (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || h->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
+    if (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || h->run_engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
     if (getenv("OZBLAS_NO_FUSED") || !kernels()) return 0;
     if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
     const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;
