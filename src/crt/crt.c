@@ -6,10 +6,10 @@
  *    Fast scaling by Cauchy-Schwarz: ka_i = alpha - c_i with 2^(c_i) >= ||a_i||_2 (computed
  *    with a rounding margin, the row prescaled by its maximum so that the choice depends on
  *    exponents only: scaling A by 2^p shifts every ka_i by exactly -p and the result by 2^p).
- *    Then |A'_i . B'_j| <= ||A'_i|| ||B'_j|| <= 2^(2 alpha), and 2 alpha + 2 <= floor(log2 M) - 1
- *    keeps every product strictly inside (-M/4, M/4): the residues determine it.
- * 2. Residues r = A' mod m_t in [-128, 127] (int8), by two exact FMA reductions.
- * 3. One exact INT8 GEMM per modulus (|r| <= 128, |r r| <= 2^14, k < 2^17 per block: int32).
+ *    Then |A'_i . B'_j| <= ||A'_i|| ||B'_j|| <= 2^(2 alpha) <= 2^(floor(log2 M) - 1) < M/2:
+ *    the centred residue class determines it.
+ * 2. Residues A' mod m_t in [-128, 127] (int8) and B' mod m_t in [0, m_t) (uint8), exactly.
+ * 3. One exact u8 x s8 GEMM per modulus (|products| <= 255 * 128, 2^16 per block: int32).
  * 4. Reconstruction: c_t = C_t mod m_t in [0, m_t); X1 = sum c_t F1_t, X2 = sum c_t F2_t
  *    (int64, exact: each term < 2^52, at most 20 terms), X3 = sum c_t f3_t (binary64);
  *    frac(sum_t c_t y_t / m_t) = ((X1 mod 2^44) 2^44 + X2 + X3) 2^-88 mod 1 (crt_consts.h),
@@ -22,7 +22,7 @@
  *   |C_exact - 2^-(ka+kb) C'| <= 2^-(ka+kb) (||A'_i||_1 + ||B'_j||_1 + k)
  *                             <= ||a_i||_1 2^-kb_j + ||b_j||_1 2^-ka_i + k 2^-(ka_i+kb_j).
  * DOUBLE mode takes the fewest moduli for which this plus the reconstruction error, summed
- * over the row, is below Algorithm 3's row bound 2 sqrt(k) u (|A||B|e)_i for every row
+ * over the row, is below a quarter of Algorithm 3's row bound 2 sqrt(k) u (|A||B|e)_i for every row
  * (canonical sums: the count is a function of the data only).
  *
  * Compiled with -ffp-contract=off; fma() is used explicitly where exact. */
@@ -39,11 +39,11 @@
 
 #define E_ZERO INT32_MIN
 #define E_BAD  INT32_MAX
-#define KBLOCK ((int64_t)1 << 16)     /* k per exact int32 GEMM: 2^16 * 2^14 = 2^30 < 2^31 */
+#define KBLOCK ((int64_t)1 << 16)     /* k per exact int32 GEMM: 2^16 * 255 * 128 < 2^31 */
 
 /* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
- * and ||x||_1 2^-e (rounded up by the caller's margin). */
-typedef struct { int32_t e, c; double l1; } rowscale_t;
+ * ||x||_1 2^-e (rounded up), and the two factors f1 f2 = 2^ka of its scaling (set later). */
+typedef struct { int32_t e, c; double l1; double f1, f2; } rowscale_t;
 
 /* 2^p * x for integer p, exact when the result is a normal double or when x * 2^p is
  * below 1 in magnitude (only its truncation, 0, is used); p may be far outside [-1022, 1023]. */
@@ -54,8 +54,71 @@ static double scale2(double x, int p)
     return x * ozb_pow2(p);
 }
 
+/* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
+ * x 2^-e by scale2, then s2 += x*x and s1 += |x| with l ascending). */
+static void finish_scale(rowscale_t *r, int64_t mx, double s2, double s1)
+{
+    const int e = r->e;
+    (void)mx;
+    /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30 */
+    const double n2 = sqrt(s2) * (1.0 + 0x1p-40);
+    int c = ozb_ilogb(n2);
+    if (n2 != ozb_pow2(c)) c++;                      /* 2^c >= n2 */
+    r->c = e + c;
+    r->l1 = s1 * (1.0 + 0x1p-40);
+}
+
+static int32_t exp_of(int64_t mx)
+{
+    if (mx == 0) return E_ZERO;
+    if ((uint64_t)mx >= 0x7ff0000000000000ull) return E_BAD;
+    double m; memcpy(&m, &mx, sizeof m);
+    return ozb_ilogb(m) + 1;
+}
+
+static int usable(int32_t e) { return e != E_ZERO && e != E_BAD; }
+
+/* Rows of a view: contiguous rows (cs == 1, or a single strided row) are walked row by
+ * row; strided rows with contiguous columns (rs == 1) column by column, with per-row
+ * accumulators, so that memory is read in order.  Each row's sums run over l ascending
+ * either way: the same bits. */
 static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *rs, int nt)
 {
+    if (v->rs == 1 && v->cs != 1 && rows > 1) {
+        const int64_t chunk = 256, nch = (rows + chunk - 1) / chunk;
+        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && rows * k >= 65536)
+        for (int64_t ch = 0; ch < nch; ch++) {
+            const int64_t i0 = ch * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
+            int64_t mx[256];
+            double s2[256], s1[256], sc[256];
+            for (int64_t i = i0; i < i1; i++) { mx[i - i0] = 0; s2[i - i0] = 0.0; s1[i - i0] = 0.0; }
+            for (int64_t l = 0; l < k; l++) {
+                const double *col = v->p + l * v->cs;
+                for (int64_t i = i0; i < i1; i++) {
+                    int64_t b = (int64_t)(ozb_bits(col[i]) & 0x7fffffffffffffffull);
+                    mx[i - i0] = b > mx[i - i0] ? b : mx[i - i0];
+                }
+            }
+            for (int64_t i = i0; i < i1; i++) {
+                rs[i].e = exp_of(mx[i - i0]);
+                sc[i - i0] = usable(rs[i].e) ? 1.0 : 0.0;
+            }
+            for (int64_t l = 0; l < k; l++) {
+                const double *col = v->p + l * v->cs;
+                for (int64_t i = i0; i < i1; i++) {
+                    if (sc[i - i0] == 0.0) continue;
+                    const double x = scale2(col[i], -rs[i].e);
+                    s2[i - i0] += x * x;
+                    s1[i - i0] += fabs(x);
+                }
+            }
+            for (int64_t i = i0; i < i1; i++) {
+                if (usable(rs[i].e)) finish_scale(&rs[i], mx[i - i0], s2[i - i0], s1[i - i0]);
+                else { rs[i].c = 0; rs[i].l1 = 0.0; }
+            }
+        }
+        return;
+    }
     #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && rows * k >= 65536)
     for (int64_t i = 0; i < rows; i++) {
         int64_t mx = 0;
@@ -63,57 +126,104 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
             int64_t b = (int64_t)(ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull);
             mx = b > mx ? b : mx;
         }
-        if (mx == 0) { rs[i].e = E_ZERO; rs[i].c = 0; rs[i].l1 = 0.0; continue; }
-        if ((uint64_t)mx >= 0x7ff0000000000000ull) { rs[i].e = E_BAD; rs[i].c = 0; rs[i].l1 = 0.0; continue; }
-        double m; memcpy(&m, &mx, sizeof m);
-        const int e = ozb_ilogb(m) + 1;
+        rs[i].e = exp_of(mx);
+        if (!usable(rs[i].e)) { rs[i].c = 0; rs[i].l1 = 0.0; continue; }
         double s2 = 0.0, s1 = 0.0;
         for (int64_t l = 0; l < k; l++) {            /* |x 2^-e| < 1: no overflow, order fixed */
-            const double x = scale2(ozb_view_at(v, i, l), -e);
+            const double x = scale2(ozb_view_at(v, i, l), -rs[i].e);
             s2 += x * x;
             s1 += fabs(x);
         }
-        /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30 */
-        const double n2 = sqrt(s2) * (1.0 + 0x1p-40);
-        int c = ozb_ilogb(n2);
-        if (n2 != ozb_pow2(c)) c++;                  /* 2^c >= n2 */
-        rs[i].e = e;
-        rs[i].c = e + c;
-        rs[i].l1 = s1 * (1.0 + 0x1p-40);
+        finish_scale(&rs[i], mx, s2, s1);
     }
 }
 
-/* r = x mod m in [-128, 127] for an integer-valued |x| < 2^100: two exact FMA reductions
- * (the first quotient is within |x| 2^-52 + 1 of x/m, so the first remainder is an integer
- * below 2^53 in magnitude, representable: fma returns it exactly). */
-static inline double residue(double x, double m, double inv)
+/* Per-modulus constants of the residue kernel */
+typedef struct { double m[OZB_CRT_MAXMOD], inv[OZB_CRT_MAXMOD], p26[OZB_CRT_MAXMOD]; int s; } resconst_t;
+
+static void resconst_init(int s, resconst_t *rc)
 {
-    double q = nearbyint(x * inv);
-    double r = fma(-m, q, x);
-    q = nearbyint(r * inv);
-    r = fma(-m, q, r);
-    if (r > 127.0) r -= m;
-    if (r < -128.0) r += m;
-    return r;
+    rc->s = s;
+    for (int t = 0; t < s; t++) {
+        rc->m[t] = (double)ozb_crt_moduli[t];
+        rc->inv[t] = 1.0 / rc->m[t];
+        rc->p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[t]);
+    }
 }
 
-/* Residues of the scaled rows r0..r0+rows-1 over l0..l0+kb-1: out[(t*rows + i)*kb + l] */
-static void make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0,
-                          int64_t kb, int alpha, int s, int8_t *out, double *tmp, int nt)
+/* Residues of n consecutive entries src[0..n) scaled by f1[i] f2[i] (or by f1[0] f2[0]
+ * for all when uniform): out[t * tstride + i] in [-128, 127].
+ * x = trunc(a 2^ka) (an integer below 2^62) = xh 2^26 + xl exactly (|xl| < 2^26, |xh| < 2^36),
+ * y = xh (2^26 mod m) + xl is congruent to x and below 2^44 (one exact FMA), and
+ * r = y - m RN(y/m) with RN by the 1.5 2^52 trick (|y/m| < 2^51; the quotient from y*inv is
+ * off by at most one at a tie, which the two corrections absorb): exact integer steps. */
+static void residues(const double *src, const double *f1, const double *f2, int uniform, int64_t n,
+                     const resconst_t *rc, int8_t *out, int64_t tstride, double *xh, double *xl, int uns)
 {
-    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && rows * kb >= 65536)
-    for (int64_t i = 0; i < rows; i++) {
-        const rowscale_t *ri = &rs[r0 + i];
-        double *x = tmp + (int64_t)omp_get_thread_num() * kb;
-        const int usable = ri->e != E_ZERO && ri->e != E_BAD;
-        const int ka = alpha - ri->c;
-        for (int64_t l = 0; l < kb; l++) x[l] = usable ? trunc(scale2(ozb_view_at(v, r0 + i, l0 + l), ka)) : 0.0;
-        for (int t = 0; t < s; t++) {
-            const double m = (double)ozb_crt_moduli[t], inv = 1.0 / m;
-            int8_t *o = out + ((int64_t)t * rows + i) * kb;
-            for (int64_t l = 0; l < kb; l++) o[l] = (int8_t)(int)residue(x[l], m, inv);
+    for (int64_t i = 0; i < n; i++) {
+        const double a = uniform ? src[i] * f1[0] * f2[0] : src[i] * f1[i] * f2[i];
+        const double x = trunc(a);
+        const double h = trunc(x * 0x1p-26);
+        xh[i] = h;
+        xl[i] = x - h * 0x1p26;
+    }
+    const double C = 0x1.8p52;
+    for (int t = 0; t < rc->s; t++) {
+        const double m = rc->m[t], inv = rc->inv[t], p = rc->p26[t];
+        int8_t *o = out + t * tstride;
+        for (int64_t i = 0; i < n; i++) {
+            const double y = fma(xh[i], p, xl[i]);
+            const double q = (y * inv + C) - C;
+            double r = fma(-m, q, y);
+            r = r > 127.0 ? r - m : r;
+            r = r < -128.0 ? r + m : r;
+            if (uns) r = r < 0.0 ? r + m : r;         /* [0, m): stored as uint8 */
+            o[i] = (int8_t)(uint8_t)(int32_t)r;
         }
     }
+}
+
+/* The scaling factors of every usable row: f1 f2 = 2^(alpha - c) exactly (see scale2) */
+static void set_factors(rowscale_t *rs, int64_t rows, int alpha)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        if (!usable(rs[i].e)) { rs[i].f1 = rs[i].f2 = 0.0; continue; }
+        int p = alpha - rs[i].c, p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
+        rs[i].f1 = ozb_pow2(p1);
+        rs[i].f2 = ozb_pow2(p - p1);
+    }
+}
+
+/* Residues of rows r0..r0+rows-1 over l0..l0+kb-1 of a view.  Row layout (rows contiguous,
+ * or gathered): out[(t*rows + i)*kb + l]; column layout (v->rs == 1, rows > 1):
+ * out[(t*kb + l)*rows + i].  Returns 1 for the column layout. */
+static int make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0,
+                         int64_t kb, const resconst_t *rc, int8_t *out, double *tmp, int nt, int uns)
+{
+    if (v->rs == 1 && v->cs != 1 && rows > 1) {
+        /* per column: the rows' factors as arrays */
+        double *f1 = tmp, *f2 = tmp + rows;
+        for (int64_t i = 0; i < rows; i++) { f1[i] = rs[r0 + i].f1; f2[i] = rs[r0 + i].f2; }
+        #pragma omp parallel num_threads(nt) if(nt > 1 && rows * kb >= 65536)
+        {
+            double *xh = tmp + 2 * rows + (int64_t)omp_get_thread_num() * 2 * rows, *xl = xh + rows;
+            #pragma omp for schedule(static)
+            for (int64_t l = 0; l < kb; l++)
+                residues(v->p + r0 + (l0 + l) * v->cs, f1, f2, 0, rows, rc, out + l * rows, kb * rows, xh, xl, uns);
+        }
+        return 1;
+    }
+    #pragma omp parallel num_threads(nt) if(nt > 1 && rows * kb >= 65536)
+    {
+        double *buf = tmp + (int64_t)omp_get_thread_num() * 3 * kb, *xh = buf + kb, *xl = xh + kb;
+        #pragma omp for schedule(static)
+        for (int64_t i = 0; i < rows; i++) {
+            const double *src = v->p + (r0 + i) * v->rs + l0 * v->cs;
+            if (v->cs != 1) { for (int64_t l = 0; l < kb; l++) buf[l] = src[l * v->cs]; src = buf; }
+            residues(src, &rs[r0 + i].f1, &rs[r0 + i].f2, 1, kb, rc, out + i * kb, rows * kb, xh, xl, uns);
+        }
+    }
+    return 0;
 }
 
 /* DOUBLE mode: the fewest moduli whose truncation and reconstruction errors, summed over
@@ -153,18 +263,78 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
         if (r->e == E_ZERO || r->e == E_BAD) continue;
         double dot = 0.0;                           /* (|A||B|e)_i 2^-(e_i + EB) */
         for (int64_t l = 0; l < k; l++) dot += fabs(scale2(ozb_view_at(&pr->a, i, l), -r->e)) * v[l];
-        const double rhs = 2.0 * sqrt((double)k) * 0x1p-53 * dot * (1.0 - 0x1p-40);
+        /* a quarter of Algorithm 3's 2 sqrt(k) u: the bound above is a worst case that the
+         * truncation errors approach within a small factor, while DGEMM's actual errors stay far
+         * below 2 sqrt(k) u |A||B|; at a quarter the chosen count gives max errors below
+         * OpenBLAS's on the phi generator (measured: n = 512..2048, phi = 0..1, 15 moduli). */
+        const double rhs = 0.5 * sqrt((double)k) * 0x1p-53 * dot * (1.0 - 0x1p-40);
         const double twoc = scale2(1.0, r->c - r->e);
         int s = 2;
         for (; s <= OZB_CRT_MAXMOD; s++) {
             const double a2 = a2s[s];
             const double trunc_err = a2 * (r->l1 * SB1 + twoc * SBl1) + (double)k * a2 * a2 * twoc * SB1;
-            const double recon_err = 0x1p-52 * twoc * SB1;
-            if (trunc_err + recon_err <= rhs) break;
+            /* the one rounding of C' (a value known to ~2^-100) is the counterpart of DGEMM's own
+             * rounding of its result, as alpha and beta are: only the truncation is charged */
+            if (trunc_err <= rhs) break;
         }
         need = s > need ? s : need;
     }
     return need > OZB_CRT_MAXMOD ? 0 : need;
+}
+
+/* c = x mod m in [0, m) for |x| < 2^31, in binary64 (the quotient from x*inv is within one) */
+static inline double mod_pos(double x, double m, double inv)
+{
+    double c = x - m * floor(x * inv);
+    c = c < 0.0 ? c + m : c;
+    return c >= m ? c - m : c;
+}
+
+/* Reconstruction of ne elements from their residue products C32[t*ne + e] (t < s):
+ * out[e] = C'_e * 2^-88 (C' = the product of the scaled integers), see the header comment.
+ * Accumulators per element, all exact integers in binary64: with F = Fh 2^22 + Fl,
+ * sum_t c_t Fh and sum_t c_t Fl are below 20 * 2^8 * 2^22 < 2^35. */
+static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt_consts *cs, double *out, int nt)
+{
+    double F1h[OZB_CRT_MAXMOD], F1l[OZB_CRT_MAXMOD], F2h[OZB_CRT_MAXMOD], F2l[OZB_CRT_MAXMOD], md[OZB_CRT_MAXMOD], iv[OZB_CRT_MAXMOD];
+    for (int t = 0; t < cs->s; t++) {
+        F1h[t] = (double)(cs->F1[t] >> 22); F1l[t] = (double)(cs->F1[t] & ((1 << 22) - 1));
+        F2h[t] = (double)(cs->F2[t] >> 22); F2l[t] = (double)(cs->F2[t] & ((1 << 22) - 1));
+        md[t] = (double)ozb_crt_moduli[t]; iv[t] = 1.0 / md[t];
+    }
+    const double Mh = cs->Mh, Ml = cs->Ml;
+    const int64_t chunk = 512, nch = (ne + chunk - 1) / chunk;
+    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)
+    for (int64_t ch = 0; ch < nch; ch++) {
+        const int64_t e0 = ch * chunk, e1 = e0 + chunk < ne ? e0 + chunk : ne, w = e1 - e0;
+        double a1h[512], a1l[512], a2h[512], a2l[512], a3[512];
+        for (int64_t q = 0; q < w; q++) { a1h[q] = a1l[q] = a2h[q] = a2l[q] = a3[q] = 0.0; }
+        for (int t = 0; t < cs->s; t++) {
+            const int32_t *src = C32 + t * ne + e0;
+            const double m = md[t], inv = iv[t], f1h = F1h[t], f1l = F1l[t], f2h = F2h[t], f2l = F2l[t], f3 = cs->f3[t];
+            for (int64_t q = 0; q < w; q++) {
+                const double c = mod_pos((double)src[q], m, inv);
+                a1h[q] += c * f1h; a1l[q] += c * f1l;
+                a2h[q] += c * f2h; a2l[q] += c * f2l;
+                a3[q] += c * f3;
+            }
+        }
+        for (int64_t q = 0; q < w; q++) {
+            /* X1 = a1h 2^22 + a1l, X2 = a2h 2^22 + a2l (exact int64); the fraction
+             * ((X1 mod 2^44) 2^44 + X2) 2^-88 mod 1 = (hi 2^44 + lo) 2^-88 with hi, lo < 2^44 */
+            const int64_t X1 = ((int64_t)a1h[q] << 22) + (int64_t)a1l[q];
+            const int64_t X2 = ((int64_t)a2h[q] << 22) + (int64_t)a2l[q];
+            const int64_t M44 = ((int64_t)1 << 44) - 1;
+            int64_t hi = ((X1 & M44) + (X2 >> 44)) & M44;
+            const int64_t lo = X2 & M44;
+            if (hi >= ((int64_t)1 << 43)) hi -= (int64_t)1 << 44;   /* centred: C' in (-M/2, M/2) */
+            /* v = hi 2^44 + lo + a3 (units of 2^-88): vh exact, vl rounds (|vl| < 2^45) */
+            const double vh = (double)hi * 0x1p44, vl = (double)lo + a3[q];
+            /* y = RN-ish(v M): TwoProduct of the leading part, the rest to ~2^-100 */
+            const double ph = vh * Mh, pe = fma(vh, Mh, -ph);
+            out[e0 + q] = ph + (pe + (vh * Ml + vl * Mh));
+        }
+    }
 }
 
 ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
@@ -192,27 +362,29 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     }
     ozb_crt_consts cs;
     ozb_crt_consts_init(s, &cs);
+    resconst_t rc;
+    resconst_init(s, &rc);
+    set_factors(ra, m, cs.alpha);
+    set_factors(rb, n, cs.alpha);
     const double t1 = ozb_now();
 
-    /* tiles mb x nb under the workspace limit: residues (s (mb + nb) kb bytes), int32 block,
-     * X1, X2, X3 (28 bytes per element), per-thread row buffers */
+    /* tiles mb x nb under the workspace limit: residues s (mb + nb) kb bytes, the int32
+     * products of every modulus (4 s bytes per element), the reconstructed values (8) */
     const int64_t kb = k < KBLOCK ? k : KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
     int64_t mb = m, nb = n;
     for (;;) {
-        double bytes = (double)s * (double)(mb + nb) * (double)kb + 32.0 * (double)mb * (double)nb
-                     + 8.0 * (double)kb * nt + (nkb > 1 ? 4.0 * (double)mb * (double)nb : 0.0);
+        double bytes = (double)s * (double)(mb + nb) * (double)kb + (4.0 * s + 12.0) * (double)mb * (double)nb
+                     + 8.0 * (3.0 * (double)kb + 4.0 * (double)(mb > nb ? mb : nb)) * (nt + 1);
         if (bytes <= (double)limit || (mb == 1 && nb == 1)) break;
         if (mb >= nb) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
     }
     int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
     int8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
-    char *acc = ozb_buf_get(h, OZB_BUF_P, (size_t)mb * (size_t)nb * (2 * sizeof(int64_t) + sizeof(double) + 2 * sizeof(int32_t)) + 256);
-    double *tmp = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(double) * (size_t)kb * (size_t)nt);
-    if (!resA || !resB || !acc || !tmp) return OZBLAS_STATUS_ALLOC_FAILED;
-    int64_t *X1 = (int64_t *)acc, *X2 = X1 + mb * nb;
-    double *X3 = (double *)(X2 + mb * nb);
-    int32_t *C32 = (int32_t *)(X3 + mb * nb), *Csum = C32 + mb * nb;
+    int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);
+    double *val = ozb_buf_get(h, OZB_BUF_TERMS, sizeof(double) * (size_t)mb * (size_t)nb + 64);
+    double *tmp = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(double) * (3 * (size_t)kb + 4 * (size_t)(mb > nb ? mb : nb)) * (size_t)(nt + 1));
+    if (!resA || !resB || !C32 || !val || !tmp) return OZBLAS_STATUS_ALLOC_FAILED;
     double tres = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t calls = 0;
     const int saved = omp_get_max_threads();
@@ -220,59 +392,44 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
             const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
-            memset(X1, 0, sizeof(int64_t) * (size_t)ne);
-            memset(X2, 0, sizeof(int64_t) * (size_t)ne);
-            memset(X3, 0, sizeof(double) * (size_t)ne);
-            for (int t = 0; t < s; t++) {
-                const int32_t mt = ozb_crt_moduli[t];
-                const double inv = 1.0 / (double)mt;
-                if (nkb > 1) memset(Csum, 0, sizeof(int32_t) * (size_t)ne);
-                for (int64_t kk = 0; kk < nkb; kk++) {
-                    const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                    double ta = ozb_now();
-                    if (t == 0 || nkb > 1) {    /* all moduli of a k-block at once (one pass over the data) */
-                        make_residues(&pr->b, rb, j0, nbb, l0, kbb, cs.alpha, s, resB, tmp, nt);
-                        make_residues(&pr->a, ra, i0, mbb, l0, kbb, cs.alpha, s, resA, tmp, nt);
-                    }
-                    double tb = ozb_now();
-                    omp_set_num_threads(nt);
+            int32_t *Ctmp = C32 + (int64_t)s * ne;       /* k-blocks after the first */
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                double ta = ozb_now();
+                const int colB = make_residues(&pr->b, rb, j0, nbb, l0, kbb, &rc, resB, tmp, nt, 1);
+                const int colA = make_residues(&pr->a, ra, i0, mbb, l0, kbb, &rc, resA, tmp, nt, 0);
+                double tb = ozb_now();
+                tres += tb - ta;
+                for (int t = 0; t < s; t++) {
+                    int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
                     const int32_t co = 0;
-                    /* row-major: C32^T (nbb x mbb) = resB_t (nbb x kbb) resA_t^T, i.e. column-major mbb x nbb */
-                    dnnl_gemm_s8s8s32('N', 'T', 'F', nbb, mbb, kbb, 1.0f, resB + (size_t)t * nbb * kbb, kbb, 0,
-                                      resA + (size_t)t * mbb * kbb, kbb, 0, 0.0f, C32, mbb, &co);
+                    /* row-major C^T (nbb x mbb) = RB RA^T, which is column-major mbb x nbb; RB is
+                     * nbb x kbb row-major in the row layout ('N') or kbb x nbb in the column
+                     * layout ('T'); RA^T likewise ('T' / 'N'). */
+                    omp_set_num_threads(nt);
+                    /* u8 x s8 (op(B)'s residues in [0, m), op(A)'s in [-128, 127]): the VNNI
+                     * instruction's own operand types, no compensation pass; |products| <= 255 * 128,
+                     * 2^16 of them stay below 2^31 */
+                    dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f,
+                                      (const uint8_t *)resB + (size_t)t * nbb * kbb, colB ? nbb : kbb, 0,
+                                      resA + (size_t)t * mbb * kbb, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
                     omp_set_num_threads(saved);
                     calls++;
-                    double tc = ozb_now();
-                    tres += tb - ta; tmul += tc - tb;
-                    if (nkb > 1) {
-                        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 65536)
+                    if (kk > 0) {                      /* fold this block in modulo m_t: stays below 2^9 */
+                        const int32_t mt = ozb_crt_moduli[t];
+                        int32_t *acc = C32 + (int64_t)t * ne;
                         for (int64_t e = 0; e < ne; e++) {
-                            int32_t c = C32[e] % mt;
-                            c += c < 0 ? mt : 0;
-                            Csum[e] += c;                 /* < 2^8 * nkb: no overflow for k < 2^39 */
+                            int32_t a = acc[e] % mt, b = dst[e] % mt;
+                            a += a < 0 ? mt : 0; b += b < 0 ? mt : 0;
+                            acc[e] = a + b;
                         }
                     }
                 }
-                double td = ozb_now();
-                const int32_t *src = nkb > 1 ? Csum : C32;
-                const int64_t F1 = cs.F1[t], F2 = cs.F2[t];
-                const double f3 = cs.f3[t];
-                #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 65536)
-                for (int64_t e = 0; e < ne; e++) {
-                    /* c = src mod m in [0, m): the quotient from binary64 is within 1 */
-                    const int32_t x = src[e];
-                    int32_t c = x - mt * (int32_t)floor((double)x * inv);
-                    c += c < 0 ? mt : 0;
-                    c -= c >= mt ? mt : 0;
-                    X1[e] += c * F1;
-                    X2[e] += c * F2;
-                    X3[e] += (double)c * f3;
-                }
-                tsum += ozb_now() - td;
+                tmul += ozb_now() - tb;
             }
-            /* reconstruction and the output */
             double te = ozb_now();
-            const double Mh = cs.Mh, Ml = cs.Ml;
+            reconstruct(C32, ne, &cs, val, nt);
+            /* the output: C = alpha 2^-(ka_i + kb_j + 88) C' + beta C */
             const int use_c = pr->beta != 0.0;
             #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)
             for (int64_t e = 0; e < ne; e++) {
@@ -281,30 +438,19 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 const double cval = use_c ? *cij : 0.0;
                 const rowscale_t *ri = &ra[gi], *rj = &rb[gj];
                 if (ri->e == E_BAD || rj->e == E_BAD || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
-                    int sclass = (ri->e == E_BAD || rj->e == E_BAD) ? ozb_dot_class(&pr->a, gi, &pr->b, gj, k) : OZB_CLASS_FINITE;
+                    /* Inf/NaN in the row or column (then the dot product is not finite) or in
+                     * beta, C: the IEEE result of CONTRACT §4 */
+                    const int sclass = (ri->e == E_BAD || rj->e == E_BAD) ? ozb_dot_class(&pr->a, gi, &pr->b, gj, k) : OZB_CLASS_FINITE;
                     int fin;
-                    double r = ozb_special_combine(pr->alpha, sclass, 0, pr->beta, cval, use_c, &fin);
+                    const double r = ozb_special_combine(pr->alpha, sclass, 0, pr->beta, cval, use_c, &fin);
                     if (!fin || sclass != OZB_CLASS_FINITE) { *cij = r; continue; }
-                    /* finite: the computed value below (beta*c finite) */
                 }
-                double val = 0.0;
-                if (ri->e != E_ZERO && rj->e != E_ZERO && ri->e != E_BAD && rj->e != E_BAD) {
-                    const unsigned __int128 mask44 = ((unsigned __int128)1 << 44) - 1, mask88 = ((unsigned __int128)1 << 88) - 1;
-                    unsigned __int128 g = ((((unsigned __int128)(uint64_t)X1[e]) & mask44) << 44) + (unsigned __int128)(uint64_t)X2[e];
-                    g &= mask88;
-                    __int128 gs = (__int128)g;
-                    if (g >= ((unsigned __int128)1 << 87)) gs -= (__int128)1 << 88;
-                    /* (gs + X3) 2^-88 M, rounded once: gs = gh + gl exactly, then a double-double
-                     * product with M (error ~2^-100 relative) and one rounding */
-                    const double gh = (double)gs, gl = (double)(gs - (__int128)gh) + X3[e];
-                    const double ph = gh * Mh, pe = fma(gh, Mh, -ph);
-                    const double y = ph + (pe + (gh * Ml + gl * Mh));
-                    val = scale2(y, -88 - (cs.alpha - ri->c) - (cs.alpha - rj->c));
-                }
+                double x = 0.0;
+                if (usable(ri->e) && usable(rj->e)) x = scale2(val[e], ri->c + rj->c - 2 * cs.alpha - 88);
                 double r;
-                if (val == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
+                if (x == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
                 else {
-                    r = pr->alpha * val;
+                    r = pr->alpha * x;
                     if (use_c) r = r + pr->beta * cval;
                 }
                 *cij = r;

@@ -45,8 +45,13 @@ void ozb_crt_consts_init(int s, ozb_crt_consts *c)
     }
     c->Mh = Mh;
     c->Ml = Ml;
-    /* M is not a power of two (odd moduli), and Mh = RN(M) to 2^-53: ilogb is floor(log2 M)
-     * unless M lies within 2^-52 below a power of two; take one bit less to be safe. */
-    c->log2M = ozb_ilogb(Mh) - 1;
-    c->alpha = (c->log2M - 2) / 2;
+    /* floor(log2 M): Mh = RN(M) and M = Mh + Ml (to 2^-104), M is not a power of two (it has
+     * odd factors), so ilogb(Mh) is floor(log2 M) unless Mh rounded up to a power of two. */
+    c->log2M = ozb_ilogb(Mh) - ((Mh == ozb_pow2(ozb_ilogb(Mh)) && Ml < 0.0) ? 1 : 0);
+    /* Cauchy-Schwarz budget (crt.c): ||A'_i||_2 <= 2^alpha and ||B'_j||_2 <= 2^alpha give
+     * |C'| <= 2^(2 alpha) <= 2^(log2M - 1) < M/2 (M > 2^log2M), so the centred residue
+     * class determines C'.  alpha <= 61 keeps the scaled integers below 2^61, as the
+     * residue kernel needs. */
+    c->alpha = (c->log2M - 1) / 2;
+    if (c->alpha > 61) c->alpha = 61;
 }

@@ -22,7 +22,7 @@ extern const int ozb_crt_moduli[OZB_CRT_MAXMOD];
 typedef struct {
     int     s;
     int     log2M;          /* floor(log2 M) */
-    int     alpha;          /* digits kept per side: 2 * 2^(2 alpha) < M  (see crt.c) */
+    int     alpha;          /* bits kept per side: 2 * 2^(2 alpha) < M  (crt_consts.c) */
     int64_t F1[OZB_CRT_MAXMOD], F2[OZB_CRT_MAXMOD];
     double  f3[OZB_CRT_MAXMOD];
     double  Mh, Ml;         /* M = Mh + Ml to ~2^-106 relative (double-double) */
