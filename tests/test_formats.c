@@ -1,4 +1,4 @@
-/* Slice formats (FP16, INT8 beside FP64): every mode obeys the contract with each format,
+/* Slice formats (FP16, INT8, CRT_INT8 beside FP64): every mode obeys the contract with each format,
  * CORRECTLY_ROUNDED gives the same bits for all of them (it equals the exact reference),
  * DOUBLE and FIXED are reproducible across threads and workspace limits per format. */
 #include <math.h>
@@ -6,13 +6,15 @@
 #include <string.h>
 #include "tu.h"
 
-static const ozblas_engine_t ENGINES[] = {OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8};
+static const ozblas_engine_t ENGINES[] = {OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8, OZBLAS_ENGINE_CRT_INT8};
 static const ozblas_mode_t MODES[] = TU_MODES;
 
 static ozblas_handle_t engine_handle(ozblas_mode_t mode, ozblas_engine_t e)
 {
     ozblas_handle_t h = tu_handle(mode);
     ck_assert_int_eq(ozblas_set_engine(h, e), OZBLAS_STATUS_SUCCESS);
+    /* FIXED: 5 slices, or for CRT_INT8 5 moduli (a coarse product: the contract's FIXED
+     * guarantees, reproducibility and special values, still hold) */
     if (mode == OZBLAS_MODE_FIXED) ck_assert_int_eq(ozblas_set_split_count(h, 5), OZBLAS_STATUS_SUCCESS);
     return h;
 }
@@ -145,10 +147,10 @@ static Suite *suite(void)
     Suite *s = suite_create("formats");
     TCase *tc = tcase_create("formats");
     tcase_set_timeout(tc, tu_timeout(200));
-    tcase_add_loop_test(tc, formats_gemm, 0, 6);
-    tcase_add_loop_test(tc, formats_gemv_dot, 0, 6);
-    tcase_add_loop_test(tc, formats_extreme_ranges, 0, 2);
-    tcase_add_loop_test(tc, formats_repro, 0, 4);
+    tcase_add_loop_test(tc, formats_gemm, 0, 9);
+    tcase_add_loop_test(tc, formats_gemv_dot, 0, 9);
+    tcase_add_loop_test(tc, formats_extreme_ranges, 0, 3);
+    tcase_add_loop_test(tc, formats_repro, 0, 6);
     tcase_add_test(tc, formats_args);
     suite_add_tcase(s, tc);
     return s;

@@ -37,6 +37,13 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
+/* AVX-512 clones of the hot loops where the CPU has it (same IEEE operations, same bits) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OZB_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#else
+#define OZB_CLONES
+#endif
+
 #define E_ZERO INT32_MIN
 #define E_BAD  INT32_MAX
 #define KBLOCK ((int64_t)1 << 16)     /* k per exact int32 GEMM: 2^16 * 255 * 128 < 2^31 */
@@ -52,6 +59,14 @@ static double scale2(double x, int p)
     while (p > 1000) { x *= 0x1p1000; p -= 1000; }
     while (p < -1000) { x *= 0x1p-1000; p += 1000; }
     return x * ozb_pow2(p);
+}
+
+/* 2^p as two normal factors, x * g[0] * g[1] = scale2(x, p) bit for bit (the same products) */
+static void pow2_pair(int p, double g[2])
+{
+    const int p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
+    g[0] = ozb_pow2(p1);
+    g[1] = ozb_pow2(p - p1);
 }
 
 /* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
@@ -99,15 +114,17 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
                     mx[i - i0] = b > mx[i - i0] ? b : mx[i - i0];
                 }
             }
+            double g2[256];
             for (int64_t i = i0; i < i1; i++) {
                 rs[i].e = exp_of(mx[i - i0]);
-                sc[i - i0] = usable(rs[i].e) ? 1.0 : 0.0;
+                double g[2] = {0.0, 0.0};
+                if (usable(rs[i].e)) pow2_pair(-rs[i].e, g);
+                sc[i - i0] = g[0]; g2[i - i0] = g[1];      /* 0 for unusable rows: sums unused */
             }
             for (int64_t l = 0; l < k; l++) {
                 const double *col = v->p + l * v->cs;
                 for (int64_t i = i0; i < i1; i++) {
-                    if (sc[i - i0] == 0.0) continue;
-                    const double x = scale2(col[i], -rs[i].e);
+                    const double x = col[i] * sc[i - i0] * g2[i - i0];
                     s2[i - i0] += x * x;
                     s1[i - i0] += fabs(x);
                 }
@@ -128,9 +145,10 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
         }
         rs[i].e = exp_of(mx);
         if (!usable(rs[i].e)) { rs[i].c = 0; rs[i].l1 = 0.0; continue; }
-        double s2 = 0.0, s1 = 0.0;
+        double s2 = 0.0, s1 = 0.0, g[2];
+        pow2_pair(-rs[i].e, g);
         for (int64_t l = 0; l < k; l++) {            /* |x 2^-e| < 1: no overflow, order fixed */
-            const double x = scale2(ozb_view_at(v, i, l), -rs[i].e);
+            const double x = ozb_view_at(v, i, l) * g[0] * g[1];
             s2 += x * x;
             s1 += fabs(x);
         }
@@ -157,7 +175,7 @@ static void resconst_init(int s, resconst_t *rc)
  * y = xh (2^26 mod m) + xl is congruent to x and below 2^44 (one exact FMA), and
  * r = y - m RN(y/m) with RN by the 1.5 2^52 trick (|y/m| < 2^51; the quotient from y*inv is
  * off by at most one at a tie, which the two corrections absorb): exact integer steps. */
-static void residues(const double *src, const double *f1, const double *f2, int uniform, int64_t n,
+OZB_CLONES static void residues(const double *src, const double *f1, const double *f2, int uniform, int64_t n,
                      const resconst_t *rc, int8_t *out, int64_t tstride, double *xh, double *xl, int uns)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -244,30 +262,66 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
     SB1 += (double)n * 0x1p-1000;                   /* what underflowed above, rounded up */
     SBl1 += (double)n * 0x1p-1000;
     /* v_l = sum_j |b_jl| 2^-EB (the weights of Algorithm 3), fixed order */
+    double gB[2];
+    pow2_pair(-EB, gB);
     for (int64_t l = 0; l < k; l++) v[l] = 0.0;
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t l = 0; l < k; l++) {
-            const double b = fabs(ozb_view_at(&pr->b, j, l));
-            v[l] += b <= DBL_MAX ? scale2(b, -EB) : 0.0;
-        }
+    if (pr->b.cs == 1 || n == 1) {
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t l = 0; l < k; l++) {
+                const double b = fabs(ozb_view_at(&pr->b, j, l));
+                v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
+            }
+    } else {                                        /* the same sums, l outer (memory order) */
+        for (int64_t l = 0; l < k; l++)
+            for (int64_t j = 0; j < n; j++) {
+                const double b = fabs(ozb_view_at(&pr->b, j, l));
+                v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
+            }
+    }
     double a2s[OZB_CRT_MAXMOD + 1];                 /* 2^-alpha for s moduli */
     for (int q = 2; q <= OZB_CRT_MAXMOD; q++) {
         ozb_crt_consts cs;
         ozb_crt_consts_init(q, &cs);
         a2s[q] = ozb_pow2(-cs.alpha);
     }
+    /* dot_i = (|A||B|e)_i 2^-(e_i + EB), l ascending for each row (both loop orders) */
+    double *dot = v + k;
+    if (pr->a.rs == 1 && pr->a.cs != 1 && m > 1) {
+        const int64_t chunk = 256, nch = (m + chunk - 1) / chunk;
+        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && m * k >= 65536)
+        for (int64_t ch = 0; ch < nch; ch++) {
+            const int64_t i0 = ch * chunk, i1 = i0 + chunk < m ? i0 + chunk : m;
+            double g1[256], g2[256];
+            for (int64_t i = i0; i < i1; i++) {
+                double g[2] = {0.0, 0.0};
+                if (usable(ra[i].e)) pow2_pair(-ra[i].e, g);
+                g1[i - i0] = g[0]; g2[i - i0] = g[1];
+                dot[i] = 0.0;
+            }
+            for (int64_t l = 0; l < k; l++) {
+                const double *col = pr->a.p + l * pr->a.cs;
+                for (int64_t i = i0; i < i1; i++) dot[i] += fabs(col[i] * g1[i - i0] * g2[i - i0]) * v[l];
+            }
+        }
+    } else {
+        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && m * k >= 65536)
+        for (int64_t i = 0; i < m; i++) {
+            double g[2] = {0.0, 0.0}, d = 0.0;
+            if (usable(ra[i].e)) pow2_pair(-ra[i].e, g);
+            for (int64_t l = 0; l < k; l++) d += fabs(ozb_view_at(&pr->a, i, l) * g[0] * g[1]) * v[l];
+            dot[i] = d;
+        }
+    }
     int need = 2;
-    #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:need) if(nt > 1 && m * k >= 65536)
+    #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:need) if(nt > 1 && m >= 1024)
     for (int64_t i = 0; i < m; i++) {
         const rowscale_t *r = &ra[i];
         if (r->e == E_ZERO || r->e == E_BAD) continue;
-        double dot = 0.0;                           /* (|A||B|e)_i 2^-(e_i + EB) */
-        for (int64_t l = 0; l < k; l++) dot += fabs(scale2(ozb_view_at(&pr->a, i, l), -r->e)) * v[l];
         /* a quarter of Algorithm 3's 2 sqrt(k) u: the bound above is a worst case that the
          * truncation errors approach within a small factor, while DGEMM's actual errors stay far
          * below 2 sqrt(k) u |A||B|; at a quarter the chosen count gives max errors below
          * OpenBLAS's on the phi generator (measured: n = 512..2048, phi = 0..1, 15 moduli). */
-        const double rhs = 0.5 * sqrt((double)k) * 0x1p-53 * dot * (1.0 - 0x1p-40);
+        const double rhs = 0.5 * sqrt((double)k) * 0x1p-53 * dot[i] * (1.0 - 0x1p-40);
         const double twoc = scale2(1.0, r->c - r->e);
         int s = 2;
         for (; s <= OZB_CRT_MAXMOD; s++) {
@@ -294,7 +348,7 @@ static inline double mod_pos(double x, double m, double inv)
  * out[e] = C'_e * 2^-88 (C' = the product of the scaled integers), see the header comment.
  * Accumulators per element, all exact integers in binary64: with F = Fh 2^22 + Fl,
  * sum_t c_t Fh and sum_t c_t Fl are below 20 * 2^8 * 2^22 < 2^35. */
-static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt_consts *cs, double *out, int nt)
+OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt_consts *cs, double *out, int nt)
 {
     double F1h[OZB_CRT_MAXMOD], F1l[OZB_CRT_MAXMOD], F2h[OZB_CRT_MAXMOD], F2l[OZB_CRT_MAXMOD], md[OZB_CRT_MAXMOD], iv[OZB_CRT_MAXMOD];
     for (int t = 0; t < cs->s; t++) {
@@ -355,7 +409,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     if (h->run_mode == OZBLAS_MODE_FIXED) {
         s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
     } else {
-        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * (size_t)k);
+        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * (size_t)(k + m));
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
         s = choose_moduli(pr, ra, rb, nt, v);
         if (s == 0) return OZBLAS_STATUS_NOT_SUPPORTED;
