@@ -44,6 +44,9 @@ run --routine dot --n 2^24 --mode cr,double --engine int8
 run --routine gemv --n 8192 --mode cr,double --trans n --reps 5
 run --routine gemv --n 8192 --mode cr,double --trans t --reps 5
 run --routine gemv --n 8192 --mode cr,double --engine int8 --reps 3
+# Ozaki scheme II (CRT_INT8, issue 4): moduli chosen by DOUBLE mode, phase breakdown
+run --routine gemm --n 2048 --mode double --engine crt --phi 0.5,1,2 --reps 3 --warmup 1
+run --routine gemm --n 4096 --mode double --engine crt --phi 0.5 --reps 3 --warmup 1 --no-check
 # the GEMM-ized path alone (OZBLAS_NO_FUSED=1), for comparison with the fused kernels
 OZBLAS_NO_FUSED=1 run --routine dot --n 2^24 --mode cr
 OZBLAS_NO_FUSED=1 run --routine gemv --n 8192 --mode cr --trans n --reps 3
