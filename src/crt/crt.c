@@ -483,31 +483,39 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
             }
             double te = ozb_now();
             reconstruct(C32, ne, &cs, val, nt);
-            /* the output: C = alpha 2^-(ka_i + kb_j + 88) C' + beta C */
+            /* the output: C = alpha 2^-(ka_i + kb_j + 88) C' + beta C, column by column */
             const int use_c = pr->beta != 0.0;
             #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)
-            for (int64_t e = 0; e < ne; e++) {
-                const int64_t il = e % mbb, jl = e / mbb, gi = i0 + il, gj = j0 + jl;
-                double *cij = pr->c + gi * pr->crs + gj * pr->ccs;
-                const double cval = use_c ? *cij : 0.0;
-                const rowscale_t *ri = &ra[gi], *rj = &rb[gj];
-                if (ri->e == E_BAD || rj->e == E_BAD || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
-                    /* Inf/NaN in the row or column (then the dot product is not finite) or in
-                     * beta, C: the IEEE result of CONTRACT §4 */
-                    const int sclass = (ri->e == E_BAD || rj->e == E_BAD) ? ozb_dot_class(&pr->a, gi, &pr->b, gj, k) : OZB_CLASS_FINITE;
-                    int fin;
-                    const double r = ozb_special_combine(pr->alpha, sclass, 0, pr->beta, cval, use_c, &fin);
-                    if (!fin || sclass != OZB_CLASS_FINITE) { *cij = r; continue; }
+            for (int64_t jl = 0; jl < nbb; jl++) {
+                const int64_t gj = j0 + jl;
+                const rowscale_t *rj = &rb[gj];
+                const double *vcol = val + jl * mbb;
+                for (int64_t il = 0; il < mbb; il++) {
+                    const int64_t gi = i0 + il;
+                    double *cij = pr->c + gi * pr->crs + gj * pr->ccs;
+                    const double cval = use_c ? *cij : 0.0;
+                    const rowscale_t *ri = &ra[gi];
+                    if (ri->e == E_BAD || rj->e == E_BAD || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
+                        /* Inf/NaN in the row or column (then the dot product is not finite) or
+                         * in beta, C: the IEEE result of CONTRACT §4 */
+                        const int sclass = (ri->e == E_BAD || rj->e == E_BAD) ? ozb_dot_class(&pr->a, gi, &pr->b, gj, k) : OZB_CLASS_FINITE;
+                        int fin;
+                        const double r = ozb_special_combine(pr->alpha, sclass, 0, pr->beta, cval, use_c, &fin);
+                        if (!fin || sclass != OZB_CLASS_FINITE) { *cij = r; continue; }
+                    }
+                    double x = 0.0;
+                    if (usable(ri->e) && usable(rj->e)) {
+                        const int p = ri->c + rj->c - 2 * cs.alpha - 88;
+                        x = (p >= -1022 && p <= 1023) ? vcol[il] * ozb_pow2(p) : scale2(vcol[il], p);
+                    }
+                    double r;
+                    if (x == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
+                    else {
+                        r = pr->alpha * x;
+                        if (use_c) r = r + pr->beta * cval;
+                    }
+                    *cij = r;
                 }
-                double x = 0.0;
-                if (usable(ri->e) && usable(rj->e)) x = scale2(val[e], ri->c + rj->c - 2 * cs.alpha - 88);
-                double r;
-                if (x == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
-                else {
-                    r = pr->alpha * x;
-                    if (use_c) r = r + pr->beta * cval;
-                }
-                *cij = r;
             }
             tsum += ozb_now() - te;
         }
