@@ -1,10 +1,13 @@
 /* The fused kernels with 256-bit vectors (the library's x86-64-v3 baseline). */
+#include <stdlib.h>
 #include <string.h>
 #define OZB_FZ_W 4
 #include "fused/fused_kern.inc"
 
+/* OZBLAS_FUSED_AVX2=1 forces the 256-bit set (a test knob: both sets must give the same bits) */
 const ozb_fz_kernels *ozb_fz_select(void)
 {
+    if (getenv("OZBLAS_FUSED_AVX2")) return &ozb_fz_avx2;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return &ozb_fz_avx512;
     return &ozb_fz_avx2;
