@@ -21,8 +21,8 @@ static ozblas_handle_t crt_handle(ozblas_mode_t mode, int moduli)
 
 START_TEST(crt_constants)
 {
-    for (int a = 0; a < OZB_CRT_MAXMOD; a++)
-        for (int b = a + 1; b < OZB_CRT_MAXMOD; b++) {
+    for (int a = 0; a < OZB_CRT_NMOD; a++)
+        for (int b = a + 1; b < OZB_CRT_NMOD; b++) {
             int x = ozb_crt_moduli[a], y = ozb_crt_moduli[b];
             while (y) { int t = x % y; x = y; y = t; }
             ck_assert_msg(x == 1, "moduli %d and %d share a factor", ozb_crt_moduli[a], ozb_crt_moduli[b]);

@@ -762,14 +762,18 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
  * changes a bit. */
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
 {
-    if (h->engine == OZBLAS_ENGINE_CRT_INT8 && h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED) {
+    /* CRT_INT8: FIXED and DOUBLE through the scheme (INT8 slices where it does not reach);
+     * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the fused FP64 kernels, which
+     * are faster for one column (the bits are the same) */
+    const int crt_cr = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && pr->n > 8;
+    if (h->engine == OZBLAS_ENGINE_CRT_INT8 && (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || crt_cr)) {
         int nt = ozb_threads(h);
         if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
         const double t0 = ozb_now();
-        ozblas_status_t st = ozb_crt_run(h, pr, nt);
+        ozblas_status_t st = crt_cr ? ozb_crt_cr_run(h, pr, nt) : ozb_crt_run(h, pr, nt);
         h->info.seconds_total = ozb_now() - t0;
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
-        h->run_engine = OZBLAS_ENGINE_INT8;        /* out of the scheme's reach: INT8 slices */
+        if (!crt_cr) h->run_engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
     }
     if (!ozb_fused_eligible(h, pr)) return run_pipeline(h, pr);
     const double t_start = ozb_now();
@@ -823,8 +827,8 @@ static ozblas_mode_t effective_mode(ozblas_handle_t h, const ozb_problem *pr)
 }
 
 /* The slice format a call computes with: the handle's, except that CORRECTLY_ROUNDED with
- * CRT_INT8 runs the FP64 slices (the result is unique, so the bits are the same; correct
- * rounding through the CRT itself is not implemented yet). */
+ * CRT_INT8 runs the FP64 slices where the CRT does not (DOT/GEMV shapes, spans beyond the
+ * moduli table, Inf/NaN): the result is unique, so the bits are the same. */
 static ozblas_engine_t effective_engine(ozblas_handle_t h)
 {
     if (h->engine == OZBLAS_ENGINE_CRT_INT8 && h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED) return OZBLAS_ENGINE_FP64;

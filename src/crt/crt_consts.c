@@ -4,8 +4,11 @@
 #include "core/ozb_internal.h"
 #include <math.h>
 
-const int ozb_crt_moduli[OZB_CRT_MAXMOD] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
-                                            223, 217, 211, 199, 197, 193, 191, 181, 179, 173};
+const int ozb_crt_moduli[OZB_CRT_NMOD] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+                                          223, 217, 211, 199, 197, 193, 191, 181, 179, 173,
+                                          167, 163, 157, 151, 149, 139, 137, 131, 127, 113,
+                                          109, 107, 103, 101, 97, 89, 83, 79, 73, 71,
+                                          67, 61, 59, 53, 47, 43, 41, 37};
 
 /* x^-1 mod m for gcd(x, m) = 1 (extended Euclid in small integers) */
 static int64_t inverse_mod(int64_t x, int64_t m)

@@ -3,13 +3,16 @@
 #define OZB_CRT_CONSTS_H
 #include <stdint.h>
 
-#define OZB_CRT_MAXMOD 20
+#define OZB_CRT_MAXMOD 20      /* FIXED and DOUBLE mode (the fraction tables below)   */
+#define OZB_CRT_NMOD   48      /* the whole table: correctly rounded mode (crt_cr.c)    */
 
-/* The s largest pairwise coprime moduli <= 256, in this order (a prefix is used):
+/* Pairwise coprime moduli <= 256, greedily from 256 down (each the largest coprime to all
+ * before it), so that every prefix has the largest product for its length:
  * 256 = 2^8, 255 = 3*5*17, 253 = 11*23, 251, 247 = 13*19, 241, 239, 233, 229, 227, 223,
- * 217 = 7*31, 211, 199, 197, 193, 191, 181, 179, 173 (primes otherwise).  A residue in
- * [-128, 127] is an int8 (for 256, +128 and -128 are the same class). */
-extern const int ozb_crt_moduli[OZB_CRT_MAXMOD];
+ * 217 = 7*31, 211, 199, 197, 193, 191, 181, 179, 173, then the primes 167 ... 37 that share
+ * no factor with those (tests/test_crt.c checks every pair).  A residue in [-128, 127] is an
+ * int8 (for 256, +128 and -128 are the same class). */
+extern const int ozb_crt_moduli[OZB_CRT_NMOD];
 
 /* Constants for the first s moduli, M = m_1 ... m_s.
  * y_t = (M / m_t)^-1 mod m_t, so that X = sum_t c_t (M/m_t) y_t is congruent to C' mod M for
