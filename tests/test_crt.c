@@ -255,6 +255,51 @@ START_TEST(crt_special_values)
 }
 END_TEST
 
+/* CORRECTLY_ROUNDED through the CRT: bit for bit the exact reference, transposes, alpha and
+ * beta, wide spans (phi 4, exponents spread by 2^+-200 across rows: more moduli), spans past
+ * the table (then FP64 slices, same bits), and multiple k-blocks are left to the sizes below. */
+START_TEST(crt_correctly_rounded)
+{
+    ozblas_handle_t h = crt_handle(OZBLAS_MODE_CORRECTLY_ROUNDED, 0);
+    ozref_rng r;
+    tu_rng(&r, "crt_correctly_rounded");
+    const int64_t sizes[][3] = {{20, 17, 1}, {33, 40, 300}, {9, 12, 2000}, {64, 65, 64}};
+    const double phis[] = {0, 1, 4};
+    int c = 0;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (size_t q = 0; q < 4; q++, c++) {
+                tu_gemm_params p = {0};
+                p.ta = ta; p.tb = tb;
+                p.m = sizes[q][0]; p.n = sizes[q][1]; p.k = sizes[q][2];
+                p.alpha = c % 3 == 0 ? 1.0 : c % 3 == 1 ? -0.375 : 3.0;
+                p.beta = c % 2 ? 0.0 : -1.5;
+                tu_gemm_random(h, OZBLAS_MODE_CORRECTLY_ROUNDED, p, phis[c % 3], &r, "crt_correctly_rounded");
+            }
+    /* rows and columns scaled far apart, cancellation to zero and to tiny results */
+    const int64_t m = 30, n = 20, k = 50;
+    double *A = tu_alloc(m * k), *B = tu_alloc(k * n), *C = tu_alloc(m * n);
+    for (int v = 0; v < 3; v++) {
+        tu_fill_mat(&r, A, m, k, m, 1);
+        tu_fill_mat(&r, B, k, n, k, 1);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t l = 0; l < k; l++) A[i + l * m] = ldexp(A[i + l * m], v == 0 ? (int)(i * 13 % 400) - 200 : 0);
+        if (v == 1)                                    /* column 3 = -(column 2): exact zeros */
+            for (int64_t l = 0; l < k; l++) B[l + 3 * k] = -B[l + 2 * k];
+        if (v == 2)                                    /* a span past the table: 2^-900 next to 1 */
+            A[5] = 0x1.0000000000001p-900;
+        tu_gemm_params p = {0};
+        p.m = m; p.n = n; p.k = k; p.alpha = 1.0; p.beta = 0.0;
+        tu_gemm_run(h, OZBLAS_MODE_CORRECTLY_ROUNDED, &p, A, B, C, "crt_correctly_rounded spans");
+        ozblas_info_t info;
+        ozblas_get_info(h, &info);
+        if (v < 2) ck_assert_msg(info.engine == OZBLAS_ENGINE_CRT_INT8 && info.split_count >= 2, "CR through the CRT");
+    }
+    free(A); free(B); free(C);
+    ozblas_destroy(h);
+}
+END_TEST
+
 static Suite *crt_suite(void)
 {
     Suite *s = suite_create("crt");
@@ -266,6 +311,7 @@ static Suite *crt_suite(void)
     tcase_add_test(tc, crt_double_vs_openblas);
     tcase_add_test(tc, crt_pow2_rescaling);
     tcase_add_test(tc, crt_special_values);
+    tcase_add_test(tc, crt_correctly_rounded);
     suite_add_tcase(s, tc);
     return s;
 }

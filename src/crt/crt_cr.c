@@ -17,6 +17,7 @@
 #include "crt/crt_consts.h"
 #include "core/special.h"
 #include "sum/sum.h"
+#include "sum/longacc.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -24,11 +25,18 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OZB_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#else
+#define OZB_CLONES
+#endif
+
 #define KBLOCK ((int64_t)1 << 16)   /* 2^16 products of |u8 x s8| <= 255 * 128 stay below 2^31 */
 #define SPAN_MAX 400                /* bits per row beyond which the table cannot cover it */
-#define LIMBS 12                    /* 32-bit limbs of C' (M < 2^337 < 2^384) */
+#define OZB_CRT_SPANLIMBS 16        /* 26-bit limbs of a scaled entry (16 * 26 = 416 > SPAN_MAX) */
+#define LIMBS 6                     /* 64-bit limbs of C' (M < 2^337 < 2^384) */
 
-typedef struct { int32_t ka; int32_t lb; int ok, zero; } crscale_t;   /* lb: log2 bound of ||x 2^ka||_2 */
+typedef struct { int32_t ka, lb, span; int ok, zero; } crscale_t;   /* lb: log2 bound of ||x 2^ka||_2; entries < 2^span */
 
 /* lowest set bit (as an exponent) of a finite nonzero double */
 static int low_bit(double x)
@@ -54,7 +62,7 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
         }
         rs[i].zero = mx == 0;
         rs[i].ok = mx < 0x7ff0000000000000LL;
-        rs[i].ka = 0; rs[i].lb = 0;
+        rs[i].ka = 0; rs[i].lb = 0; rs[i].span = 0;
         if (mx == 0 || !rs[i].ok) continue;
         double m; memcpy(&m, &mx, sizeof m);
         const int e = ozb_ilogb(m) + 1;               /* max < 2^e */
@@ -66,13 +74,14 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
         int c = ozb_ilogb(n2);
         if (n2 != ozb_pow2(c)) c++;
         rs[i].ka = -lo;
+        rs[i].span = e - lo;
         rs[i].lb = (e - lo) + c;                       /* ||x 2^ka||_2 <= 2^lb */
     }
 }
 
 /* Garner constants for s moduli: inv[t] = (m_0 ... m_{t-1})^-1 mod m_t,
- * P[u][t] = (m_0 ... m_{u-1}) mod m_t (u < t); M and floor(M/2) in 32-bit limbs. */
-typedef struct { int s; int32_t inv[OZB_CRT_NMOD]; int32_t P[OZB_CRT_NMOD][OZB_CRT_NMOD]; uint32_t M[LIMBS], H[LIMBS]; } garner_t;
+ * P[u][t] = (m_0 ... m_{u-1}) mod m_t (u < t); M and floor(M/2) in 64-bit limbs. */
+typedef struct { int s; int32_t inv[OZB_CRT_NMOD]; int32_t P[OZB_CRT_NMOD][OZB_CRT_NMOD]; uint64_t M[LIMBS], H[LIMBS]; } garner_t;
 
 static int64_t inv_mod(int64_t x, int64_t m)
 {
@@ -93,14 +102,14 @@ static void garner_init(int s, garner_t *g)
     memset(g->M, 0, sizeof g->M);
     g->M[0] = 1;
     for (int t = 0; t < s; t++) {
-        uint64_t carry = 0;
+        ozb_u128 carry = 0;
         for (int q = 0; q < LIMBS; q++) {
-            const uint64_t v = (uint64_t)g->M[q] * (uint64_t)ozb_crt_moduli[t] + carry;
-            g->M[q] = (uint32_t)v; carry = v >> 32;
+            const ozb_u128 v = (ozb_u128)g->M[q] * (uint64_t)ozb_crt_moduli[t] + carry;
+            g->M[q] = (uint64_t)v; carry = v >> 64;
         }
     }
-    uint32_t c = 0;
-    for (int q = LIMBS - 1; q >= 0; q--) { g->H[q] = (g->M[q] >> 1) | (c << 31); c = g->M[q] & 1; }
+    uint64_t c = 0;
+    for (int q = LIMBS - 1; q >= 0; q--) { g->H[q] = (g->M[q] >> 1) | (c << 63); c = g->M[q] & 1; }
 }
 
 /* floor(log2 M) for s moduli */
@@ -109,48 +118,40 @@ static int log2M_of(int s)
     garner_t g;
     garner_init(s, &g);
     for (int q = LIMBS - 1; q >= 0; q--)
-        if (g.M[q]) return 32 * q + 31 - __builtin_clz(g.M[q]);
+        if (g.M[q]) return 64 * q + 63 - __builtin_clzll(g.M[q]);
     return 0;
 }
 
-/* RN(X 2^E) for the integer X > 0 in L limbs, or 0 with *ok = 0 when the result would be
- * subnormal or overflow (the caller then takes the long accumulator). */
-static double round_limbs(const uint32_t *X, int L, int E, int *ok)
+/* RN(X 2^E) for the integer X > 0 in L 64-bit limbs, or 0 with *ok = 0 when the result
+ * would be subnormal or overflow (the caller then takes the long accumulator). */
+static double round_limbs(const uint64_t *X, int L, int E, int *ok)
 {
     int top = L - 1;
     while (X[top] == 0) top--;
-    const int T = 32 * top + 31 - __builtin_clz(X[top]);   /* highest set bit */
-    /* W = bits T-63 .. T (zeros below bit 0), sticky = any set bit below T-63 */
-    uint64_t W = 0;
-    int sticky = 0;
-    {
-        const int lo = T - 63;                    /* bit position of W's lowest bit */
-        for (int q = top; q >= 0; q--) {
-            /* limb q covers bits 32q .. 32q+31 */
-            const int base = 32 * q;
-            if (base + 31 < lo) { if (X[q]) sticky = 1; continue; }
-            for (int bit = 31; bit >= 0; bit--) {
-                const int pos = base + bit;
-                if (pos > T) continue;
-                const uint64_t v = (X[q] >> bit) & 1u;
-                if (pos >= lo) W |= v << (pos - lo);
-                else if (v) sticky = 1;
-            }
+    const int lz = __builtin_clzll(X[top]);
+    const int T = 64 * top + 63 - lz;                 /* highest set bit */
+    uint64_t mant;
+    int sh;
+    if (T < 53) { mant = X[0]; sh = 0; }
+    else {
+        /* hi = bits T .. T-63, lo = bits T-64 .. T-127, sticky = anything lower */
+        const uint64_t a0 = X[top], a1 = top >= 1 ? X[top - 1] : 0, a2 = top >= 2 ? X[top - 2] : 0;
+        const uint64_t hi = lz ? (a0 << lz) | (a1 >> (64 - lz)) : a0;
+        const uint64_t lo = lz ? (a1 << lz) | (a2 >> (64 - lz)) : a1;
+        int sticky = lo != 0 || (lz ? (a2 << lz) != 0 : 0) || (hi & 0x3ff) != 0;
+        for (int q = top - 3; q >= 0 && !sticky; q--) sticky = X[q] != 0;
+        mant = hi >> 11;                              /* bits T .. T-52 */
+        const int rbit = (int)((hi >> 10) & 1);
+        sh = T - 52;
+        if (rbit && (sticky || (mant & 1))) {
+            mant++;
+            if (mant == (1ull << 53)) { mant >>= 1; sh++; }
         }
     }
-    uint64_t mant = W >> 11;                      /* 53 bits: T-52 .. T */
-    const int rbit = (int)((W >> 10) & 1);
-    sticky |= (W & 0x3ff) != 0;
-    int sh = T - 52;                              /* X ~ mant 2^sh */
-    if (T < 53) { mant = 0; for (int q = top; q >= 0; q--) mant = (mant << 32) | X[q]; sh = 0; }
-    else if (rbit && (sticky || (mant & 1))) {
-        mant++;
-        if (mant == (1ull << 53)) { mant >>= 1; sh++; }
-    }
-    const int ex = sh + E + 52;                   /* result below 2^(ex+1) */
+    const int ex = sh + E + 52;                       /* result below 2^(ex+1) */
     if (ex < -1022 || ex > 1023) { *ok = 0; return 0.0; }
     *ok = 1;
-    return ldexp((double)mant, sh + E);           /* exact: 53 bits, normal exponent */
+    return ldexp((double)mant, sh + E);               /* exact: 53 bits, normal exponent */
 }
 
 /* x mod m in [0, m) for 0 <= x < 2^40 (binary64: the quotient from x*inv is within one) */
@@ -160,6 +161,83 @@ static inline int32_t mod_small(double x, double m, double inv)
     r = r < 0.0 ? r + m : r;
     r = r >= m ? r - m : r;
     return (int32_t)r;
+}
+
+/* Residues of the exactly scaled rows r0..r0+rows-1 over l0..l0+kb-1 (crt.c's layouts:
+ * row layout out[(t*rows + i)*kb + l], column layout (v->rs == 1) out[(t*kb + l)*rows + i]).
+ * Each integer |x| < 2^(26 nl) is cut into 26-bit limbs d_j (exact binary64 steps), and
+ * x mod m = sum_j d_j (2^(26 j) mod m) mod m: below nl 2^34 < 2^40, exact, vectorisable.
+ * uns: [0, m) as uint8 (op(B)); else centred into [-128, 127] as int8 (op(A)). */
+OZB_CLONES static void limb_residues(const double *x, int64_t n, int nl, int s, const double *F, int uns,
+                                     uint8_t *out, int64_t tstride, double *D)
+{
+    double *r = D + (int64_t)nl * n, *y = r + n;     /* remainders, then the sums */
+    for (int64_t i = 0; i < n; i++) r[i] = fabs(x[i]);
+    for (int j = nl - 1; j >= 0; j--) {
+        const double w = ozb_pow2(26 * j), iw = ozb_pow2(-26 * j);
+        double *Dj = D + (int64_t)j * n;
+        for (int64_t i = 0; i < n; i++) {
+            const double d = trunc(r[i] * iw);
+            Dj[i] = d;
+            r[i] -= d * w;
+        }
+    }
+    for (int t = 0; t < s; t++) {
+        const double mt = (double)ozb_crt_moduli[t], inv = 1.0 / mt;
+        const double *Ft = F + (int64_t)t * 16;
+        uint8_t *o = out + t * tstride;
+        for (int64_t i = 0; i < n; i++) y[i] = 0.0;
+        for (int j = 0; j < nl; j++) {
+            const double f = Ft[j], *Dj = D + (int64_t)j * n;
+            for (int64_t i = 0; i < n; i++) y[i] += Dj[i] * f;
+        }
+        const double top = uns ? 1e300 : 127.0;          /* centring threshold (none for uint8) */
+        for (int64_t i = 0; i < n; i++) {
+            double q = y[i] - mt * floor(y[i] * inv);
+            q = q < 0.0 ? q + mt : q;
+            q = q >= mt ? q - mt : q;
+            q = (x[i] < 0.0 && q != 0.0) ? mt - q : q;   /* x mod m for negative x */
+            q = q > top ? q - mt : q;
+            o[i] = (uint8_t)(int32_t)q;
+        }
+    }
+}
+
+static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
+                       int s, int nl, const double *F, int uns, uint8_t *out, double *tmp, int nt)
+{
+    const int col = v->rs == 1 && v->cs != 1 && rows > 1;
+    const int64_t len = col ? rows : kb;
+    #pragma omp parallel num_threads(nt) if(nt > 1 && rows * kb >= 65536)
+    {
+        double *x = tmp + (size_t)omp_get_thread_num() * (size_t)(nl + 5) * (size_t)len, *D = x + len;
+        double *g1 = D + (int64_t)(nl + 2) * len, *g2 = g1 + len;
+        if (col) {
+            for (int64_t i = 0; i < rows; i++) {
+                const crscale_t *sc = &rs[r0 + i];
+                const int k1 = sc->ka > 1000 ? 1000 : sc->ka < -1000 ? -1000 : sc->ka;
+                g1[i] = sc->zero ? 0.0 : ozb_pow2(k1);
+                g2[i] = sc->zero ? 0.0 : ozb_pow2(sc->ka - k1);
+            }
+            #pragma omp for schedule(static)
+            for (int64_t l = 0; l < kb; l++) {
+                const double *c = v->p + r0 + (l0 + l) * v->cs;
+                for (int64_t i = 0; i < rows; i++) x[i] = c[i] * g1[i] * g2[i];   /* exact integers */
+                limb_residues(x, rows, nl, s, F, uns, out + l * rows, kb * rows, D);
+            }
+        } else {
+            #pragma omp for schedule(static)
+            for (int64_t i = 0; i < rows; i++) {
+                const crscale_t *sc = &rs[r0 + i];
+                const int k1 = sc->ka > 1000 ? 1000 : sc->ka < -1000 ? -1000 : sc->ka;
+                const double f1 = sc->zero ? 0.0 : ozb_pow2(k1), f2 = sc->zero ? 0.0 : ozb_pow2(sc->ka - k1);
+                const double *src = v->p + (r0 + i) * v->rs + l0 * v->cs;
+                for (int64_t l = 0; l < kb; l++) x[l] = src[l * v->cs] * f1 * f2;
+                limb_residues(x, kb, nl, s, F, uns, out + i * kb, rows * kb, D);
+            }
+        }
+    }
+    return col;
 }
 
 ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
@@ -188,14 +266,6 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     garner_t *G = malloc(sizeof *G);
     if (!G) return OZBLAS_STATUS_ALLOC_FAILED;
     garner_init(s, G);
-    /* 2^E mod m_t for E up to SPAN_MAX + 1100 */
-    enum { NE = SPAN_MAX + 1100 };
-    uint8_t *p2 = malloc((size_t)s * NE);
-    if (!p2) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
-    for (int t = 0; t < s; t++) {
-        int v = 1 % ozb_crt_moduli[t];
-        for (int E = 0; E < NE; E++) { p2[(size_t)t * NE + E] = (uint8_t)v; v = v * 2 % ozb_crt_moduli[t]; }
-    }
     const double t1 = ozb_now();
 
     const int64_t kb = k < KBLOCK ? k : KBLOCK, nkb = (k + kb - 1) / kb;
@@ -209,9 +279,31 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
     uint8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
     int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);
-    double *dec = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(double) * 3 * (size_t)kb * (size_t)nt + 64);
-    if (!resA || !resB || !C32 || !dec) { free(G); free(p2); return OZBLAS_STATUS_ALLOC_FAILED; }
-    const int L = log2M_of(s) / 32 + 2;          /* limbs of C' and M */
+    /* limbs per entry: the largest span of either side, in 26-bit limbs (at most 16) */
+    int spanA = 1, spanB = 1;
+    for (int64_t i = 0; i < m; i++) if (!ra[i].zero && ra[i].span > spanA) spanA = ra[i].span;
+    for (int64_t j = 0; j < n; j++) if (!rb[j].zero && rb[j].span > spanB) spanB = rb[j].span;
+    const int nlA = (spanA + 25) / 26, nlB = (spanB + 25) / 26;
+    const int64_t dlen = kb > (mb > nb ? mb : nb) ? kb : (mb > nb ? mb : nb);
+    double *dec = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(double) * (size_t)(OZB_CRT_SPANLIMBS + 5) * (size_t)dlen * (size_t)nt + 64);
+    double F[OZB_CRT_NMOD * 16];                  /* 2^(26 j) mod m_t */
+    for (int t = 0; t < s; t++) {
+        int64_t f = 1;
+        for (int j = 0; j < 16; j++) { F[t * 16 + j] = (double)f; f = (f << 26) % ozb_crt_moduli[t]; }
+    }
+    if (!resA || !resB || !C32 || !dec) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
+    const int L = log2M_of(s) / 64 + 2 < LIMBS ? log2M_of(s) / 64 + 2 : LIMBS;   /* limbs of C' and M */
+    int32_t *vbuf = ozb_buf_get(h, OZB_BUF_TERMS, sizeof(int32_t) * (size_t)(s + 1) * 256 * (size_t)nt + 64);
+    if (!vbuf) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
+    /* Horner groups of up to seven moduli, from the top: t = ghi[g] .. glo[g], product gM[g] < 2^56 */
+    int glo[OZB_CRT_NMOD], ghi[OZB_CRT_NMOD], ngroups = 0;
+    uint64_t gM[OZB_CRT_NMOD];
+    for (int t = s - 1; t >= 0; ngroups++) {
+        ghi[ngroups] = t;
+        gM[ngroups] = 1;
+        for (int c = 0; c < 7 && t >= 0; c++, t--) gM[ngroups] *= (uint64_t)ozb_crt_moduli[t];
+        glo[ngroups] = t + 1;
+    }
     double tres = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t calls = 0, slow = 0;
     const int saved = omp_get_max_threads();
@@ -223,70 +315,17 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 double ta = ozb_now();
-                /* residues in the row layout: resB[t][j][l] in [0, m), resA[t][i][l] centred.
-                 * Each scaled entry |x| = (h 2^26 + l) 2^E exactly (h < 2^27, l < 2^26); per
-                 * modulus, x mod m = ((h (2^26 mod m) + l) mod m) (2^E mod m) mod m. */
-                #pragma omp parallel num_threads(nt) if(nt > 1 && (mbb + nbb) * kbb >= 65536)
-                {
-                    double *hh = dec + (size_t)omp_get_thread_num() * 3 * (size_t)kbb, *ll = hh + kbb;
-                    int32_t *ee = (int32_t *)(ll + kbb);
-                    #pragma omp for schedule(static)
-                    for (int64_t r = 0; r < mbb + nbb; r++) {
-                        const int isA = r < mbb;
-                        const int64_t row = isA ? i0 + r : j0 + (r - mbb);
-                        const crscale_t *sc = isA ? &ra[row] : &rb[row];
-                        const ozb_view *v = isA ? &pr->a : &pr->b;
-                        /* 2^ka as two normal factors: x 2^ka is an integer below 2^SPAN_MAX, exact */
-                        const int k1 = sc->ka > 1000 ? 1000 : sc->ka < -1000 ? -1000 : sc->ka;
-                        const double g1 = ozb_pow2(k1), g2 = ozb_pow2(sc->ka - k1);
-                        for (int64_t l = 0; l < kbb; l++) {
-                            const double x = sc->zero ? 0.0 : ozb_view_at(v, row, l0 + l) * g1 * g2;
-                            double ax = fabs(x);
-                            int E = ax == 0.0 ? 0 : ozb_ilogb(ax) - 52;
-                            if (E < 0) E = 0;
-                            const double M53 = ax * ozb_pow2(-E);   /* exact integer < 2^53 */
-                            const double hi = trunc(M53 * 0x1p-26);
-                            hh[l] = x < 0.0 ? -hi : hi;             /* the sign rides on both parts */
-                            ll[l] = x < 0.0 ? -(M53 - hi * 0x1p26) : M53 - hi * 0x1p26;
-                            ee[l] = E;
-                        }
-                        for (int t = 0; t < s; t++) {
-                            const double mt = (double)ozb_crt_moduli[t], inv = 1.0 / mt;
-                            const double p26 = (double)(((int64_t)1 << 26) % ozb_crt_moduli[t]);
-                            const uint8_t *pt = p2 + (size_t)t * NE;
-                            if (isA) {
-                                int8_t *o = resA + ((int64_t)t * mbb + r) * kbb;
-                                for (int64_t l = 0; l < kbb; l++) {
-                                    /* |y| < 2^27 2^8 + 2^26: exact; y mod m then times 2^E mod m (< 2^16) */
-                                    const double y = hh[l] * p26 + ll[l];
-                                    const double ay = fabs(y);
-                                    int32_t q = mod_small(ay, mt, inv);
-                                    q = mod_small((double)q * (double)pt[ee[l]], mt, inv);
-                                    if (y < 0.0 && q) q = (int32_t)mt - q;
-                                    o[l] = (int8_t)(q > 127 ? q - (int32_t)mt : q);
-                                }
-                            } else {
-                                uint8_t *o = resB + ((int64_t)t * nbb + (r - mbb)) * kbb;
-                                for (int64_t l = 0; l < kbb; l++) {
-                                    const double y = hh[l] * p26 + ll[l];
-                                    const double ay = fabs(y);
-                                    int32_t q = mod_small(ay, mt, inv);
-                                    q = mod_small((double)q * (double)pt[ee[l]], mt, inv);
-                                    if (y < 0.0 && q) q = (int32_t)mt - q;
-                                    o[l] = (uint8_t)q;
-                                }
-                            }
-                        }
-                    }
-                }
+                const int colB = cr_residues(&pr->b, rb, j0, nbb, l0, kbb, s, nlB, F, 1, resB, dec, nt);
+                const int colA = cr_residues(&pr->a, ra, i0, mbb, l0, kbb, s, nlA, F, 0, (uint8_t *)resA, dec, nt);
                 double tb = ozb_now();
                 tres += tb - ta;
                 for (int t = 0; t < s; t++) {
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
                     const int32_t co = 0;
                     omp_set_num_threads(nt);
-                    dnnl_gemm_u8s8s32('N', 'T', 'F', nbb, mbb, kbb, 1.0f, resB + (size_t)t * nbb * kbb, kbb, 0,
-                                      resA + (size_t)t * mbb * kbb, kbb, 0, 0.0f, dst, mbb, &co);
+                    dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f,
+                                      resB + (size_t)t * nbb * kbb, colB ? nbb : kbb, 0,
+                                      resA + (size_t)t * mbb * kbb, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
                     omp_set_num_threads(saved);
                     calls++;
                     if (kk > 0) {
@@ -302,100 +341,105 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 tmul += ozb_now() - tb;
             }
             double te = ozb_now();
-            /* Garner's digits in place: C32[t] := v_t = ((c_t - sum_{u<t} v_u P[u][t]) inv_t) mod m_t,
-             * all small integers (the sum stays below 48 * 2^16), loops across elements */
-            int32_t *acc = Ctmp;
-            for (int t = 0; t < s; t++) {
-                const double mt = (double)ozb_crt_moduli[t], inv = 1.0 / mt, iv = (double)G->inv[t];
-                int32_t *ct = C32 + (int64_t)t * ne;
-                #pragma omp parallel num_threads(nt) if(nt > 1 && ne >= 16384)
-                {
-                    #pragma omp for schedule(static)
-                    for (int64_t e = 0; e < ne; e++) acc[e] = 0;
-                    for (int u = 0; u < t; u++) {
-                        const int32_t P = G->P[u][t];
-                        const int32_t *vu = C32 + (int64_t)u * ne;
-                        #pragma omp for schedule(static)
-                        for (int64_t e = 0; e < ne; e++) acc[e] += vu[e] * P;
-                    }
-                    #pragma omp for schedule(static)
-                    for (int64_t e = 0; e < ne; e++) {
-                        /* c_t - acc + 2^31-ish offset kept non-negative: c_t in (-2^31, 2^31) */
-                        const int32_t c = mod_small(fabs((double)ct[e]), mt, inv);
-                        const int32_t cs = ct[e] < 0 && c ? (int32_t)mt - c : c;
-                        const int32_t a = mod_small((double)acc[e], mt, inv);
-                        const int32_t d = cs - a < 0 ? cs - a + (int32_t)mt : cs - a;
-                        ct[e] = mod_small((double)d * iv, mt, inv);
-                    }
-                }
-            }
-            /* C' by Horner in limbs, centred, then one rounding with alpha, beta */
+            /* Per chunk of elements (in cache): Garner's mixed-radix digits
+             * v_t = ((c_t - sum_{u<t} v_u P[u][t]) inv_t) mod m_t (small integers: the sum stays
+             * below 48 * 2^16), then C' = v_0 + m_0 (v_1 + m_1 (...)) by Horner in 64-bit limbs,
+             * seven moduli per big-integer step (their product is below 2^56), centred, and
+             * one rounding of alpha 2^E C' + beta c. */
             const int use_c = pr->beta != 0.0;
             int ea;
             const double fa = frexp(fabs(pr->alpha), &ea);
             const int alpha_pow2 = fa == 0.5;         /* |alpha| = 2^(ea-1) */
-            #pragma omp parallel for num_threads(nt) schedule(static) reduction(+:slow) if(nt > 1 && ne >= 4096)
-            for (int64_t e = 0; e < ne; e++) {
-                const int64_t il = e % mbb, jl = e / mbb, gi = i0 + il, gj = j0 + jl;
-                double *cij = pr->c + gi * pr->crs + gj * pr->ccs;
-                const double cval = use_c ? *cij : 0.0;
-                if (use_c && (!isfinite(pr->beta) || !isfinite(cval))) {
-                    int fin;
-                    *cij = ozb_special_combine(pr->alpha, OZB_CLASS_FINITE, 0, pr->beta, cval, use_c, &fin);
-                    if (!fin) continue;
-                }
-                uint32_t X[LIMBS];
-                memset(X, 0, sizeof X);
-                for (int t = s - 1; t >= 0; t--) {    /* X = X m_t + v_t */
-                    uint64_t carry = (uint64_t)(uint32_t)C32[(int64_t)t * ne + e];
-                    for (int q = 0; q < L; q++) {
-                        const uint64_t v = (uint64_t)X[q] * (uint64_t)ozb_crt_moduli[t] + carry;
-                        X[q] = (uint32_t)v; carry = v >> 32;
-                    }
-                }
-                /* centred: X >= M/2 (X > floor(M/2)) means X - M < 0 */
-                int neg = 0;
-                for (int q = L - 1; q >= 0; q--)
-                    if (X[q] != G->H[q]) { neg = X[q] > G->H[q]; break; }
-                if (neg) {                            /* X := M - X */
-                    int64_t br = 0;
-                    for (int q = 0; q < L; q++) {
-                        int64_t v = (int64_t)G->M[q] - (int64_t)X[q] - br;
-                        br = v < 0; X[q] = (uint32_t)(v + (br ? ((int64_t)1 << 32) : 0));
-                    }
-                }
-                int zero = 1;
-                for (int q = 0; q < L; q++) zero &= X[q] == 0;
-                const int E = -(ra[gi].ka + rb[gj].ka);
-                if (zero) { *cij = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0; continue; }
-                int ok = 0;
-                double r = 0.0;
-                if (alpha_pow2 && (!use_c || cval == 0.0)) {
-                    r = round_limbs(X, L, E + ea - 1, &ok);
-                    if (ok) r = ((pr->alpha < 0) != neg) ? -r : r;
-                }
-                if (!ok) {                            /* the exact path: 52-bit chunks, long accumulator */
-                    double P[8];
-                    int32_t PE[8];
-                    int np = 0;
-                    for (int b = 0; b < 32 * L; b += 52) {
-                        uint64_t chunk = 0;
-                        for (int bit = 51; bit >= 0; bit--) {
-                            const int pos = b + bit;
-                            chunk = (chunk << 1) | (pos < 32 * L ? (X[pos >> 5] >> (pos & 31)) & 1u : 0u);
+            const int64_t CH = 256, nch = (ne + CH - 1) / CH;
+            #pragma omp parallel num_threads(nt) reduction(+:slow) if(nt > 1 && ne >= 4096)
+            {
+                int32_t *V = vbuf + (size_t)omp_get_thread_num() * (size_t)(s + 1) * (size_t)CH, *acc = V + (int64_t)s * CH;
+                #pragma omp for schedule(static)
+                for (int64_t ch = 0; ch < nch; ch++) {
+                    const int64_t e0 = ch * CH, w = e0 + CH < ne ? CH : ne - e0;
+                    for (int t = 0; t < s; t++) {
+                        const double mt = (double)ozb_crt_moduli[t], inv = 1.0 / mt, iv = (double)G->inv[t];
+                        for (int64_t q = 0; q < w; q++) acc[q] = 0;
+                        for (int u = 0; u < t; u++) {
+                            const int32_t P = G->P[u][t], *vu = V + (int64_t)u * CH;
+                            for (int64_t q = 0; q < w; q++) acc[q] += vu[q] * P;
                         }
-                        if (chunk) { P[np] = neg ? -(double)chunk : (double)chunk; PE[np++] = E + b; }
+                        const int32_t *ct = C32 + (int64_t)t * ne + e0;
+                        int32_t *vt = V + (int64_t)t * CH;
+                        for (int64_t q = 0; q < w; q++) {
+                            const int32_t c = mod_small(fabs((double)ct[q]), mt, inv);
+                            const int32_t cs = ct[q] < 0 && c ? (int32_t)mt - c : c;
+                            const int32_t a = mod_small((double)acc[q], mt, inv);
+                            const int32_t d = cs - a < 0 ? cs - a + (int32_t)mt : cs - a;
+                            vt[q] = mod_small((double)d * iv, mt, inv);
+                        }
                     }
-                    r = ozb_sum_exact(P, PE, np, pr->alpha, pr->beta, cval, use_c);
-                    slow++;
+                    for (int64_t q = 0; q < w; q++) {
+                        const int64_t e = e0 + q;
+                        const int64_t il = e % mbb, jl = e / mbb, gi = i0 + il, gj = j0 + jl;
+                        double *cij = pr->c + gi * pr->crs + gj * pr->ccs;
+                        const double cval = use_c ? *cij : 0.0;
+                        if (use_c && (!isfinite(pr->beta) || !isfinite(cval))) {
+                            int fin;
+                            *cij = ozb_special_combine(pr->alpha, OZB_CLASS_FINITE, 0, pr->beta, cval, use_c, &fin);
+                            if (!fin) continue;
+                        }
+                        uint64_t X[LIMBS];
+                        memset(X, 0, sizeof X);
+                        for (int g = 0; g < ngroups; g++) {    /* from the top group down */
+                            uint64_t W = 0;
+                            for (int t = ghi[g]; t >= glo[g]; t--) W = W * (uint64_t)ozb_crt_moduli[t] + (uint64_t)V[(int64_t)t * CH + q];
+                            ozb_u128 carry = W;
+                            for (int l = 0; l < L; l++) {
+                                const ozb_u128 v = (ozb_u128)X[l] * gM[g] + carry;
+                                X[l] = (uint64_t)v; carry = v >> 64;
+                            }
+                        }
+                        /* centred: X > floor(M/2) means C' = X - M < 0 */
+                        int neg = 0;
+                        for (int l = L - 1; l >= 0; l--)
+                            if (X[l] != G->H[l]) { neg = X[l] > G->H[l]; break; }
+                        if (neg) {                    /* X := M - X */
+                            uint64_t br = 0;
+                            for (int l = 0; l < L; l++) {
+                                const uint64_t mq = G->M[l], xq = X[l];
+                                const uint64_t d = mq - xq - br;
+                                br = (mq < xq) || (mq - xq < br);
+                                X[l] = d;
+                            }
+                        }
+                        int zero = 1;
+                        for (int l = 0; l < L; l++) zero &= X[l] == 0;
+                        const int E = -(ra[gi].ka + rb[gj].ka);
+                        if (zero) { *cij = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0; continue; }
+                        int ok = 0;
+                        double r = 0.0;
+                        if (alpha_pow2 && (!use_c || cval == 0.0)) {
+                            r = round_limbs(X, L, E + ea - 1, &ok);
+                            if (ok) r = ((pr->alpha < 0) != neg) ? -r : r;
+                        }
+                        if (!ok) {                    /* the exact path: 52-bit chunks, long accumulator */
+                            double P[8];
+                            int32_t PE[8];
+                            int np = 0;
+                            for (int b = 0; b < 64 * L; b += 52) {   /* bits b .. b+51 */
+                                const int l = b >> 6, o = b & 63;
+                                uint64_t chunk = X[l] >> o;
+                                if (o > 12 && l + 1 < L) chunk |= X[l + 1] << (64 - o);
+                                chunk &= (1ull << 52) - 1;
+                                if (chunk) { P[np] = neg ? -(double)chunk : (double)chunk; PE[np++] = E + b; }
+                            }
+                            r = ozb_sum_exact(P, PE, np, pr->alpha, pr->beta, cval, use_c);
+                            slow++;
+                        }
+                        *cij = r;
+                    }
                 }
-                *cij = r;
             }
             tsum += ozb_now() - te;
         }
     }
     free(G);
-    free(p2);
     ozblas_info_t *info = &h->info;
     memset(info, 0, sizeof *info);
     info->mode = h->mode;
