@@ -24,6 +24,7 @@ typedef struct {
     int nphi;
     int64_t n, m, k;            /* 0 = routine default (m, k default to n)         */
     int split;                  /* FIXED mode split count                          */
+    int crt_accurate;           /* CRT_INT8 scaling: 1 = ACCURATE                  */
     int fast;                   /* FIXED mode fast mode                            */
     ozblas_summation_t sum;     /* FIXED mode summation                            */
     int threads;                /* thread count for the timed runs                 */

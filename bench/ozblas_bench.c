@@ -58,6 +58,7 @@ static void usage(FILE *f)
             "  --engine E     slice format: fp64|fp16|int8|crt|all, or a comma list (default fp64);\n"
             "                 crt = Ozaki scheme II (CRT_INT8)\n"
             "  --split S      split count for fixed mode (default 3)\n"
+            "  --crt-scaling fast|accurate  scaling of the crt format (default fast)\n"
             "  --fast 0|1     fast mode for fixed mode (default 1)\n"
             "  --sum S        double|nearsum: summation for fixed mode (default nearsum)\n"
             "  --threads T    threads for ozblas and for OpenBLAS in the timed runs\n"
@@ -200,7 +201,7 @@ static int option_kind(const char *name)
 {
     static const char *const with_value[] = {"--routine", "--mode", "--engine", "--phi",  "--n",      "--m",
                                              "--k",       "--split", "--fast", "--sum",   "--threads",
-                                             "--reps",    "--warmup", "--llc", "--trans"};
+                                             "--reps",    "--warmup", "--llc", "--trans", "--crt-scaling"};
     static const char *const flags[] = {"--no-check", "--csv", "--help"};
     size_t i;
     for (i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
@@ -283,6 +284,10 @@ static int parse_args(int argc, char **argv, bench_config_t *cfg)
             if (parse_i64(val, 1, INT_MAX, &cfg->k)) return bad_option(name, val, "expected 1..2^31-1");
         } else if (!strcmp(name, "--split")) {
             if (parse_int(val, 1, 64, &cfg->split)) return bad_option(name, val, "expected 1..64");
+        } else if (!strcmp(name, "--crt-scaling")) {
+            if (!strcmp(val, "fast")) cfg->crt_accurate = 0;
+            else if (!strcmp(val, "accurate")) cfg->crt_accurate = 1;
+            else return bad_option(name, val, "expected fast or accurate");
         } else if (!strcmp(name, "--fast")) {
             if (parse_int(val, 0, 1, &cfg->fast)) return bad_option(name, val, "expected 0 or 1");
         } else if (!strcmp(name, "--sum")) {
@@ -412,6 +417,7 @@ static int run_mode(const problem_t *p, const bench_config_t *cfg, int mode, ozb
 
     OZ_TRY(row, ozblas_set_mode(h, (ozblas_mode_t)mode));
     OZ_TRY(row, ozblas_set_engine(h, (ozblas_engine_t)row->engine));
+    OZ_TRY(row, ozblas_set_crt_scaling(h, cfg->crt_accurate ? OZBLAS_CRT_SCALING_ACCURATE : OZBLAS_CRT_SCALING_FAST));
     if (mode == OZBLAS_MODE_FIXED) {
         OZ_TRY(row, ozblas_set_split_count(h, cfg->split));
         OZ_TRY(row, ozblas_set_fast_mode(h, cfg->fast));

@@ -55,6 +55,12 @@ typedef enum {
                                   per modulus, CRT reconstruction; FIXED: split count = moduli      */
 } ozblas_engine_t;
 
+/* Scaling of CRT_INT8 in FIXED and DOUBLE mode (seed 002): FAST bounds every product by
+ * Cauchy-Schwarz from row and column norms; ACCURATE bounds |A||B| elementwise with one extra
+ * INT8 GEMM of 6- and 7-bit magnitudes, which keeps more bits of rows whose products are small
+ * next to their norms (fewer moduli for wide-range data), never fewer than FAST. */
+typedef enum { OZBLAS_CRT_SCALING_FAST = 0, OZBLAS_CRT_SCALING_ACCURATE = 1 } ozblas_crt_scaling_t;
+
 /* What the last routine called on a handle did. */
 typedef struct {
     int      slices_a;          /* largest number of slices of op(A) (DOT: x; GEMV: op(A))     */
@@ -98,6 +104,9 @@ ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info);
 /* Slice format; NOT_SUPPORTED when this build lacks it (INT8 needs oneDNN). Default FP64. */
 ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine);
 ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine);
+/* CRT_INT8 scaling (default FAST); results are reproducible per scaling */
+ozblas_status_t ozblas_set_crt_scaling(ozblas_handle_t h, ozblas_crt_scaling_t scaling);
+ozblas_status_t ozblas_get_crt_scaling(ozblas_handle_t h, ozblas_crt_scaling_t *scaling);
 
 /* result = x^T y.  n <= 0 gives 0.  incx, incy may be negative or zero (BLAS). */
 ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,

@@ -300,6 +300,69 @@ START_TEST(crt_correctly_rounded)
 }
 END_TEST
 
+/* ACCURATE scaling: argument checks; at least FAST's accuracy (more bits per row, never
+ * fewer); DOUBLE no worse than OpenBLAS; power-of-two rescaling and reproducibility. */
+START_TEST(crt_accurate_scaling)
+{
+    ozblas_handle_t h = crt_handle(OZBLAS_MODE_FIXED, 12), hf = crt_handle(OZBLAS_MODE_FIXED, 12);
+    ozblas_crt_scaling_t sc;
+    ck_assert_int_eq(ozblas_get_crt_scaling(h, &sc), OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(sc, OZBLAS_CRT_SCALING_FAST);
+    ck_assert_int_eq(ozblas_set_crt_scaling(h, (ozblas_crt_scaling_t)7), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_set_crt_scaling(NULL, OZBLAS_CRT_SCALING_FAST), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_get_crt_scaling(h, NULL), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_set_crt_scaling(h, OZBLAS_CRT_SCALING_ACCURATE), OZBLAS_STATUS_SUCCESS);
+    ozref_rng r;
+    tu_rng(&r, "crt_accurate_scaling");
+    const int64_t m = 40, n = 30, k = 500;
+    double *A = tu_alloc(m * k), *B = tu_alloc(k * n), *C = tu_alloc(m * n), *Cf = tu_alloc(m * n), *R = tu_alloc(m * n),
+           *O = tu_alloc(m * n), *A2 = tu_alloc(m * k), *C2 = tu_alloc(m * n);
+    const double phis[] = {0.5, 1, 2};
+    for (int f = 0; f < 3; f++) {
+        tu_fill_mat(&r, A, m, k, m, phis[f]);
+        tu_fill_mat(&r, B, k, n, k, phis[f]);
+        ozref_dgemm(0, 0, m, n, k, 1.0, A, m, B, k, 0.0, R, m);
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, C, m), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_dgemm(hf, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, Cf, m), OZBLAS_STATUS_SUCCESS);
+        const double ea = normwise_error(m, n, k, A, B, C, R), ef = normwise_error(m, n, k, A, B, Cf, R);
+        ck_assert_msg(ea <= 1.5 * ef + 0x1p-52, "phi %g, 12 moduli: ACCURATE error %g, FAST %g [seed %llu]", phis[f], ea, ef,
+                      (unsigned long long)tu_seed);
+        /* rescaling by 2^-300 (A) is exact */
+        for (int64_t i = 0; i < m * k; i++) A2[i] = ldexp(A[i], -300);
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A2, m, B, k, 0.0, C2, m), OZBLAS_STATUS_SUCCESS);
+        for (int64_t i = 0; i < m * n; i++) ck_assert(tu_bits(C2[i]) == tu_bits(ldexp(C[i], -300)));
+        /* threads and workspace limits */
+        for (int t = 1; t <= 3; t++) {
+            ozblas_set_num_threads(h, t);
+            ozblas_set_workspace_limit(h, t == 2 ? (size_t)64 << 10 : 0);
+            ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, C2, m), OZBLAS_STATUS_SUCCESS);
+            ck_assert(memcmp(C2, C, sizeof(double) * m * n) == 0);
+        }
+        ozblas_set_num_threads(h, 0);
+        ozblas_set_workspace_limit(h, 0);
+    }
+    /* DOUBLE with ACCURATE against OpenBLAS (componentwise, phi <= 1) */
+    ozblas_handle_t hd = crt_handle(OZBLAS_MODE_DOUBLE, 0);
+    ozblas_set_crt_scaling(hd, OZBLAS_CRT_SCALING_ACCURATE);
+    for (int f = 0; f < 2; f++) {
+        tu_fill_mat(&r, A, m, k, m, phis[f]);
+        tu_fill_mat(&r, B, k, n, k, phis[f]);
+        ozref_dgemm(0, 0, m, n, k, 1.0, A, m, B, k, 0.0, R, m);
+        ck_assert_int_eq(ozblas_dgemm(hd, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, C, m), OZBLAS_STATUS_SUCCESS);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)m, B, (int)k, 0.0, O, (int)m);
+        const double eo = comp_error(m, n, k, A, B, C, R), eb = comp_error(m, n, k, A, B, O, R);
+        ck_assert_msg(eo <= (eb > 0x1p-53 ? eb : 0x1p-53), "ACCURATE DOUBLE error %g, OpenBLAS %g", eo, eb);
+        tu_gemm_params p = {0};
+        p.m = m; p.n = n; p.k = k; p.alpha = -2.5; p.beta = 0.5;
+        tu_gemm_random(hd, OZBLAS_MODE_DOUBLE, p, phis[f], &r, "crt accurate double");
+    }
+    ozblas_destroy(hd);
+    free(A); free(B); free(C); free(Cf); free(R); free(O); free(A2); free(C2);
+    ozblas_destroy(h);
+    ozblas_destroy(hf);
+}
+END_TEST
+
 static Suite *crt_suite(void)
 {
     Suite *s = suite_create("crt");
@@ -312,6 +375,7 @@ static Suite *crt_suite(void)
     tcase_add_test(tc, crt_pow2_rescaling);
     tcase_add_test(tc, crt_special_values);
     tcase_add_test(tc, crt_correctly_rounded);
+    tcase_add_test(tc, crt_accurate_scaling);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -106,3 +106,17 @@ ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine)
     *engine = h->engine;
     return OZBLAS_STATUS_SUCCESS;
 }
+
+ozblas_status_t ozblas_set_crt_scaling(ozblas_handle_t h, ozblas_crt_scaling_t scaling)
+{
+    if (!h || (scaling != OZBLAS_CRT_SCALING_FAST && scaling != OZBLAS_CRT_SCALING_ACCURATE)) return OZBLAS_STATUS_INVALID_VALUE;
+    h->crt_scaling = scaling;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_crt_scaling(ozblas_handle_t h, ozblas_crt_scaling_t *scaling)
+{
+    if (!h || !scaling) return OZBLAS_STATUS_INVALID_VALUE;
+    *scaling = h->crt_scaling;
+    return OZBLAS_STATUS_SUCCESS;
+}

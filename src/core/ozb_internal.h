@@ -26,6 +26,7 @@ struct ozblas_context {
     ozblas_summation_t summation;     /* FIXED mode */
     ozblas_engine_t    engine;
     ozblas_engine_t    run_engine;    /* the slice format the current call computes with (ozb_run) */
+    ozblas_crt_scaling_t crt_scaling; /* CRT_INT8 FIXED/DOUBLE scaling */
     int                threads;       /* 0 = all cores */
     size_t             ws_limit;      /* 0 = default */
     int                slice_hint_a, slice_hint_b; /* capacities learnt from earlier calls */

@@ -50,7 +50,13 @@
 
 /* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
  * ||x||_1 2^-e (rounded up), and the two factors f1 f2 = 2^ka of its scaling (set later). */
-typedef struct { int32_t e, c; double l1; double f1, f2; } rowscale_t;
+typedef struct {
+    int32_t e, c;       /* max < 2^e, 2^c >= ||x||_2                                       */
+    int32_t cz;         /* ACCURATE (op(A) rows): ceil(log2 Z_i), INT32_MIN when unused     */
+    int32_t ka;         /* the scaling exponent used: x' = trunc(x 2^ka)                     */
+    double l1;          /* ||x||_1 2^-e, rounded up                                         */
+    double f1, f2;      /* f1 f2 = 2^ka                                                     */
+} rowscale_t;
 
 /* 2^p * x for integer p, exact when the result is a normal double or when x * 2^p is
  * below 1 in magnitude (only its truncation, 0, is used); p may be far outside [-1022, 1023]. */
@@ -73,6 +79,7 @@ static void pow2_pair(int p, double g[2])
  * x 2^-e by scale2, then s2 += x*x and s1 += |x| with l ascending). */
 static void finish_scale(rowscale_t *r, int64_t mx, double s2, double s1)
 {
+    r->cz = INT32_MIN;
     const int e = r->e;
     (void)mx;
     /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30 */
@@ -131,7 +138,7 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
             }
             for (int64_t i = i0; i < i1; i++) {
                 if (usable(rs[i].e)) finish_scale(&rs[i], mx[i - i0], s2[i - i0], s1[i - i0]);
-                else { rs[i].c = 0; rs[i].l1 = 0.0; }
+                else { rs[i].c = 0; rs[i].l1 = 0.0; rs[i].cz = INT32_MIN; }
             }
         }
         return;
@@ -144,7 +151,7 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
             mx = b > mx ? b : mx;
         }
         rs[i].e = exp_of(mx);
-        if (!usable(rs[i].e)) { rs[i].c = 0; rs[i].l1 = 0.0; continue; }
+        if (!usable(rs[i].e)) { rs[i].c = 0; rs[i].l1 = 0.0; rs[i].cz = INT32_MIN; continue; }
         double s2 = 0.0, s1 = 0.0, g[2];
         pow2_pair(-rs[i].e, g);
         for (int64_t l = 0; l < k; l++) {            /* |x 2^-e| < 1: no overflow, order fixed */
@@ -201,12 +208,27 @@ OZB_CLONES static void residues(const double *src, const double *f1, const doubl
     }
 }
 
-/* The scaling factors of every usable row: f1 f2 = 2^(alpha - c) exactly (see scale2) */
-static void set_factors(rowscale_t *rs, int64_t rows, int alpha)
+/* The scaling exponent of a row for s moduli: FAST ka = alpha - c (||x'||_2 <= 2^alpha);
+ * ACCURATE rows of op(A) may take more, ka = log2M - 1 - alpha - cz - e + 13 (crt_accurate),
+ * whichever is larger: each alone keeps every |C'| below M/2.  Capped so that |x'| < 2^61. */
+static int32_t row_ka(const rowscale_t *r, const ozb_crt_consts *cs)
+{
+    int32_t ka = cs->alpha - r->c;
+    if (r->cz != INT32_MIN) {
+        const int32_t acc = cs->log2M - 1 - cs->alpha - r->cz - r->e + 13;
+        if (acc > ka) ka = acc;
+        if (ka > 61 - r->e) ka = 61 - r->e;
+    }
+    return ka;
+}
+
+/* The scaling factors of every usable row: f1 f2 = 2^ka exactly (see scale2) */
+static void set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs)
 {
     for (int64_t i = 0; i < rows; i++) {
-        if (!usable(rs[i].e)) { rs[i].f1 = rs[i].f2 = 0.0; continue; }
-        int p = alpha - rs[i].c, p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
+        if (!usable(rs[i].e)) { rs[i].f1 = rs[i].f2 = 0.0; rs[i].ka = 0; continue; }
+        const int p = row_ka(&rs[i], cs), p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
+        rs[i].ka = p;
         rs[i].f1 = ozb_pow2(p1);
         rs[i].f2 = ozb_pow2(p - p1);
     }
@@ -244,6 +266,83 @@ static int make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, in
     return 0;
 }
 
+/* ACCURATE scaling (seed 002's second strategy): one extra exact GEMM bounds |A||B|.
+ * Ahat = ceil(|a| 2^(6 - e_i)) <= 64 (int8), Bhat = ceil(|b| 2^(7 - e_j)) <= 128 (uint8; a nonzero
+ * entry whose scaled copy underflows counts 1), so U'_ij = sum_l Bhat_jl Ahat_il >=
+ * 2^(13 - e_i - e_j) (|A||B|)_ij, exact in int32 per 2^16-block (products <= 2^13).  With
+ * kb_j = alpha - c_j: |C'_ij| <= 2^(ka_i + e_i - 13 + alpha) Z_i, Z_i = max_j U'_ij 2^(e_j - c_j),
+ * so ka_i = log2M - 1 - alpha - ceil(log2 Z_i) - e_i + 13 keeps every |C'| below M/2 (row_ka).
+ * Sets ra[i].cz (tiled under the workspace limit; the maxima do not depend on the tiling);
+ * returns 0 on allocation failure. */
+static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb, int nt)
+{
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < KBLOCK ? k : KBLOCK, nkb = (k + kb - 1) / kb;
+    /* tiles under the workspace limit (the bound is the same whatever the tiling) */
+    int64_t mb = m, nb = n;
+    for (;;) {
+        const double bytes = (double)(mb + nb) * (double)kb + 12.0 * (double)mb * (double)nb;
+        if (bytes <= (double)ozb_workspace_limit(h) || (mb == 1 && nb == 1)) break;
+        if (mb >= nb) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
+    }
+    int8_t *Ah = ozb_buf_get(h, OZB_BUF_SA, (size_t)mb * (size_t)kb + 64);
+    uint8_t *Bh = ozb_buf_get(h, OZB_BUF_SB, (size_t)nb * (size_t)kb + 64);
+    int32_t *U = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * (size_t)mb * (size_t)nb + 64);
+    double *Ud = ozb_buf_get(h, OZB_BUF_TERMS, sizeof(double) * (size_t)mb * (size_t)nb + 64);
+    double *Z = ozb_buf_get(h, OZB_BUF_LAZY, sizeof(double) * (size_t)m + 64);
+    if (!Ah || !Bh || !U || !Ud || !Z) return 0;
+    for (int64_t i = 0; i < m; i++) Z[i] = 0.0;
+    const int saved = omp_get_max_threads();
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0;
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && (mbb + nbb) * kbb >= 65536)
+                for (int64_t r = 0; r < mbb + nbb; r++) {
+                    const int isA = r < mbb;
+                    const int64_t row = isA ? i0 + r : j0 + (r - mbb);
+                    const rowscale_t *sc = isA ? &ra[row] : &rb[row];
+                    const ozb_view *v = isA ? &pr->a : &pr->b;
+                    double g[2] = {0.0, 0.0};
+                    if (usable(sc->e)) pow2_pair((isA ? 6 : 7) - sc->e, g);
+                    for (int64_t l = 0; l < kbb; l++) {
+                        const double a = fabs(ozb_view_at(v, row, l0 + l));
+                        double q = usable(sc->e) ? ceil(a * g[0] * g[1]) : 0.0;
+                        q = (a != 0.0 && q == 0.0 && usable(sc->e)) ? 1.0 : q;
+                        if (isA) Ah[(row - i0) * kbb + l] = (int8_t)(int32_t)q;
+                        else Bh[(row - j0) * kbb + l] = (uint8_t)(int32_t)q;
+                    }
+                }
+                const int32_t co = 0;
+                omp_set_num_threads(nt);
+                dnnl_gemm_u8s8s32('N', 'T', 'F', nbb, mbb, kbb, 1.0f, Bh, kbb, 0, Ah, kbb, 0, 0.0f, U, mbb, &co);
+                omp_set_num_threads(saved);
+                for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
+            }
+            #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && mbb * nbb >= 65536)
+            for (int64_t il = 0; il < mbb; il++) {
+                double z = Z[i0 + il];
+                for (int64_t jl = 0; jl < nbb; jl++) {
+                    const rowscale_t *rj = &rb[j0 + jl];
+                    if (!usable(rj->e)) continue;
+                    const double x = Ud[jl * mbb + il] * ozb_pow2(rj->e - rj->c);   /* exact: e_j - c_j in [-6, 0] */
+                    z = x > z ? x : z;
+                }
+                Z[i0 + il] = z;                        /* a max: the tiling does not matter */
+            }
+        }
+    }
+    for (int64_t i = 0; i < m; i++) {
+        ra[i].cz = INT32_MIN;
+        if (!usable(ra[i].e) || Z[i] == 0.0) continue;
+        int c = ozb_ilogb(Z[i]);
+        if (Z[i] != ozb_pow2(c)) c++;
+        ra[i].cz = c;
+    }
+    return 1;
+}
+
 /* DOUBLE mode: the fewest moduli whose truncation and reconstruction errors, summed over
  * each row, stay below Algorithm 3's row bound; 0 when even OZB_CRT_MAXMOD do not. */
 static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rowscale_t *rb, int nt, double *v)
@@ -279,10 +378,10 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
             }
     }
     double a2s[OZB_CRT_MAXMOD + 1];                 /* 2^-alpha for s moduli */
+    ozb_crt_consts css[OZB_CRT_MAXMOD + 1];
     for (int q = 2; q <= OZB_CRT_MAXMOD; q++) {
-        ozb_crt_consts cs;
-        ozb_crt_consts_init(q, &cs);
-        a2s[q] = ozb_pow2(-cs.alpha);
+        ozb_crt_consts_init(q, &css[q]);
+        a2s[q] = ozb_pow2(-css[q].alpha);
     }
     /* dot_i = (|A||B|e)_i 2^-(e_i + EB), l ascending for each row (both loop orders) */
     double *dot = v + k;
@@ -322,11 +421,11 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
          * below 2 sqrt(k) u |A||B|; at a quarter the chosen count gives max errors below
          * OpenBLAS's on the phi generator (measured: n = 512..2048, phi = 0..1, 15 moduli). */
         const double rhs = 0.5 * sqrt((double)k) * 0x1p-53 * dot[i] * (1.0 - 0x1p-40);
-        const double twoc = scale2(1.0, r->c - r->e);
         int s = 2;
         for (; s <= OZB_CRT_MAXMOD; s++) {
             const double a2 = a2s[s];
-            const double trunc_err = a2 * (r->l1 * SB1 + twoc * SBl1) + (double)k * a2 * a2 * twoc * SB1;
+            const double qa = scale2(1.0, -row_ka(r, &css[s]) - r->e);   /* 2^-ka_i, row units */
+            const double trunc_err = a2 * r->l1 * SB1 + qa * SBl1 + (double)k * a2 * qa * SB1;
             /* the one rounding of C' (a value known to ~2^-100) is the counterpart of DGEMM's own
              * rounding of its result, as alpha and beta are: only the truncation is charged */
             if (trunc_err <= rhs) break;
@@ -405,6 +504,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     if (!ra || !rb) return OZBLAS_STATUS_ALLOC_FAILED;
     row_scales(&pr->a, m, k, ra, nt);
     row_scales(&pr->b, n, k, rb, nt);
+    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE && !crt_accurate(h, pr, ra, rb, nt)) return OZBLAS_STATUS_ALLOC_FAILED;
     int s;
     if (h->run_mode == OZBLAS_MODE_FIXED) {
         s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
@@ -423,8 +523,8 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     ozb_crt_consts_init(s, &cs);
     resconst_t rc;
     resconst_init(s, &rc);
-    set_factors(ra, m, cs.alpha);
-    set_factors(rb, n, cs.alpha);
+    set_factors(ra, m, &cs);
+    set_factors(rb, n, &cs);
     const double t1 = ozb_now();
 
     /* tiles mb x nb under the workspace limit: residues s (mb + nb) kb bytes, the int32
@@ -510,7 +610,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                     }
                     double x = 0.0;
                     if (usable(ri->e) && usable(rj->e)) {
-                        const int p = ri->c + rj->c - 2 * cs.alpha - 88;
+                        const int p = -(ri->ka + rj->ka) - 88;
                         x = (p >= -1022 && p <= 1023) ? vcol[il] * ozb_pow2(p) : scale2(vcol[il], p);
                     }
                     double r;
