@@ -28,14 +28,12 @@
  * Compiled with -ffp-contract=off; fma() is used explicitly where exact. */
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
+#include "crt/crt_gemm.h"
 #include "core/special.h"
 #include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
-#ifdef OZBLAS_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.h>
-#endif
 
 /* AVX-512 clones of the hot loops where the CPU has it (same IEEE operations, same bits) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -291,7 +289,6 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
     double *Z = ozb_buf_get(h, OZB_BUF_LAZY, sizeof(double) * (size_t)m + 64);
     if (!Ah || !Bh || !U || !Ud || !Z) return 0;
     for (int64_t i = 0; i < m; i++) Z[i] = 0.0;
-    const int saved = omp_get_max_threads();
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
@@ -314,10 +311,7 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
                         else Bh[(row - j0) * kbb + l] = (uint8_t)(int32_t)q;
                     }
                 }
-                const int32_t co = 0;
-                omp_set_num_threads(nt);
-                dnnl_gemm_u8s8s32('N', 'T', 'F', nbb, mbb, kbb, 1.0f, Bh, kbb, 0, Ah, kbb, 0, 0.0f, U, mbb, &co);
-                omp_set_num_threads(saved);
+                ozb_crt_gemm(Bh, 0, Ah, 0, mbb, nbb, kbb, U, nt);
                 for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
             }
             #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && mbb * nbb >= 65536)
@@ -546,7 +540,6 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     if (!resA || !resB || !C32 || !val || !tmp) return OZBLAS_STATUS_ALLOC_FAILED;
     double tres = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t calls = 0;
-    const int saved = omp_get_max_threads();
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
@@ -561,28 +554,9 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 tres += tb - ta;
                 for (int t = 0; t < s; t++) {
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
-                    const int32_t co = 0;
-                    /* row-major C^T (nbb x mbb) = RB RA^T, which is column-major mbb x nbb; RB is
-                     * nbb x kbb row-major in the row layout ('N') or kbb x nbb in the column
-                     * layout ('T'); RA^T likewise ('T' / 'N'). */
-                    omp_set_num_threads(nt);
-                    /* u8 x s8 (op(B)'s residues in [0, m), op(A)'s in [-128, 127]): the VNNI
-                     * instruction's own operand types, no compensation pass; |products| <= 255 * 128,
-                     * 2^16 of them stay below 2^31 */
-                    dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f,
-                                      (const uint8_t *)resB + (size_t)t * nbb * kbb, colB ? nbb : kbb, 0,
-                                      resA + (size_t)t * mbb * kbb, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
-                    omp_set_num_threads(saved);
+                    ozb_crt_gemm((const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA, mbb, nbb, kbb, dst, nt);
                     calls++;
-                    if (kk > 0) {                      /* fold this block in modulo m_t: stays below 2^9 */
-                        const int32_t mt = ozb_crt_moduli[t];
-                        int32_t *acc = C32 + (int64_t)t * ne;
-                        for (int64_t e = 0; e < ne; e++) {
-                            int32_t a = acc[e] % mt, b = dst[e] % mt;
-                            a += a < 0 ? mt : 0; b += b < 0 ? mt : 0;
-                            acc[e] = a + b;
-                        }
-                    }
+                    if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }
                 tmul += ozb_now() - tb;
             }

@@ -15,15 +15,13 @@
  * slices (the same bits).  Compiled with -ffp-contract=off. */
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
+#include "crt/crt_gemm.h"
 #include "core/special.h"
 #include "sum/sum.h"
 #include "sum/longacc.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
-#ifdef OZBLAS_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.h>
-#endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define OZB_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
@@ -306,7 +304,6 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     }
     double tres = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t calls = 0, slow = 0;
-    const int saved = omp_get_max_threads();
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
@@ -321,22 +318,9 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 tres += tb - ta;
                 for (int t = 0; t < s; t++) {
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
-                    const int32_t co = 0;
-                    omp_set_num_threads(nt);
-                    dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f,
-                                      resB + (size_t)t * nbb * kbb, colB ? nbb : kbb, 0,
-                                      resA + (size_t)t * mbb * kbb, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
-                    omp_set_num_threads(saved);
+                    ozb_crt_gemm(resB + (size_t)t * nbb * kbb, colB, (const int8_t *)resA + (size_t)t * mbb * kbb, colA, mbb, nbb, kbb, dst, nt);
                     calls++;
-                    if (kk > 0) {
-                        const int32_t mt = ozb_crt_moduli[t];
-                        int32_t *acc = C32 + (int64_t)t * ne;
-                        for (int64_t e = 0; e < ne; e++) {
-                            int32_t a = acc[e] % mt, b = dst[e] % mt;
-                            a += a < 0 ? mt : 0; b += b < 0 ? mt : 0;
-                            acc[e] = a + b;
-                        }
-                    }
+                    if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }
                 tmul += ozb_now() - tb;
             }

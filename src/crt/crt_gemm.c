@@ -1,0 +1,33 @@
+/* The CRT format's exact INT8 product (crt_gemm.h). */
+#include "crt/crt_gemm.h"
+#include <omp.h>
+#ifdef OZBLAS_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+void ozb_crt_gemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb, int64_t kbb,
+                  int32_t *dst, int nt)
+{
+#ifdef OZBLAS_HAVE_DNNL
+    const int saved = omp_get_max_threads();
+    const int32_t co = 0;
+    omp_set_num_threads(nt);
+    /* row-major C^T (nbb x mbb) = RB RA^T, which is column-major mbb x nbb; u8 x s8 is the
+     * VNNI instruction's own operand pair (no compensation pass) */
+    dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f, RB, colB ? nbb : kbb, 0,
+                      RA, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
+    omp_set_num_threads(saved);
+#else
+    (void)RB; (void)colB; (void)RA; (void)colA; (void)mbb; (void)nbb; (void)kbb; (void)dst; (void)nt;
+#endif
+}
+
+void ozb_crt_fold(int32_t *acc, const int32_t *dst, int64_t ne, int32_t m)
+{
+    for (int64_t e = 0; e < ne; e++) {
+        int32_t a = acc[e] % m, b = dst[e] % m;
+        a += a < 0 ? m : 0;
+        b += b < 0 ? m : 0;
+        acc[e] = a + b;
+    }
+}

@@ -1,0 +1,18 @@
+/* The exact product engine of the CRT format: one oneDNN u8 x s8 -> s32 GEMM per modulus,
+ * shared by FIXED/DOUBLE (crt.c), CORRECTLY_ROUNDED (crt_cr.c) and the ACCURATE bound. */
+#ifndef OZB_CRT_GEMM_H
+#define OZB_CRT_GEMM_H
+#include <stdint.h>
+
+/* dst (mbb x nbb, column-major, leading dimension mbb) = RB RA^T over kbb, exactly:
+ * RB holds op(B)'s values in [0, 255] (nbb x kbb row-major, or kbb x nbb when colB),
+ * RA op(A)'s in [-128, 127] (mbb x kbb row-major, or kbb x mbb when colA).  Every product is
+ * at most 255 * 128 < 2^15, so kbb <= 2^16 keeps every sum below 2^31.  oneDNN runs on nt
+ * OpenMP threads; the caller's OpenMP default is put back. */
+void ozb_crt_gemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb, int64_t kbb,
+                  int32_t *dst, int nt);
+
+/* acc := (acc mod m) + (dst mod m), both in [0, m): folds a later k-block into the first
+ * (the sum stays below 2^9, so any number of blocks fits int32 after the next fold). */
+void ozb_crt_fold(int32_t *acc, const int32_t *dst, int64_t ne, int32_t m);
+#endif
