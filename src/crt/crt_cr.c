@@ -238,6 +238,31 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
     return col;
 }
 
+/* Garner's mixed-radix digits of w elements (AVX-512 clone where the CPU has it):
+ * V[t*ld + q] = ((c_t - sum_{u<t} v_u P[u][t]) inv_t) mod m_t with c_t = C[t*ne + q] mod m_t;
+ * small integers throughout (the sum stays below 48 * 2^16), exact in any vector width. */
+OZB_CLONES static void garner_digits(const int32_t *C, int64_t ne, int64_t w, const garner_t *G, int32_t *V,
+                                     int32_t *acc, int64_t ld)
+{
+    for (int t = 0; t < G->s; t++) {
+        const double mt = (double)ozb_crt_moduli[t], inv = 1.0 / mt, iv = (double)G->inv[t];
+        for (int64_t q = 0; q < w; q++) acc[q] = 0;
+        for (int u = 0; u < t; u++) {
+            const int32_t P = G->P[u][t], *vu = V + (int64_t)u * ld;
+            for (int64_t q = 0; q < w; q++) acc[q] += vu[q] * P;
+        }
+        const int32_t *ct = C + (int64_t)t * ne;
+        int32_t *vt = V + (int64_t)t * ld;
+        for (int64_t q = 0; q < w; q++) {
+            const int32_t c = mod_small(fabs((double)ct[q]), mt, inv);
+            const int32_t cs = ct[q] < 0 && c ? (int32_t)mt - c : c;
+            const int32_t a = mod_small((double)acc[q], mt, inv);
+            const int32_t d = cs - a < 0 ? cs - a + (int32_t)mt : cs - a;
+            vt[q] = mod_small((double)d * iv, mt, inv);
+        }
+    }
+}
+
 ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
 {
 #ifndef OZBLAS_HAVE_DNNL
@@ -302,6 +327,9 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
         for (int c = 0; c < 7 && t >= 0; c++, t--) gM[ngroups] *= (uint64_t)ozb_crt_moduli[t];
         glo[ngroups] = t + 1;
     }
+    /* limbs in use after group g: X < product of the groups so far < 2^(56 (g+1)) */
+    int glimbs[OZB_CRT_NMOD];
+    for (int g = 0; g < ngroups; g++) glimbs[g] = (56 * (g + 1)) / 64 + 1 < L ? (56 * (g + 1)) / 64 + 1 : L;
     double tres = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t calls = 0, slow = 0;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
@@ -341,23 +369,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 #pragma omp for schedule(static)
                 for (int64_t ch = 0; ch < nch; ch++) {
                     const int64_t e0 = ch * CH, w = e0 + CH < ne ? CH : ne - e0;
-                    for (int t = 0; t < s; t++) {
-                        const double mt = (double)ozb_crt_moduli[t], inv = 1.0 / mt, iv = (double)G->inv[t];
-                        for (int64_t q = 0; q < w; q++) acc[q] = 0;
-                        for (int u = 0; u < t; u++) {
-                            const int32_t P = G->P[u][t], *vu = V + (int64_t)u * CH;
-                            for (int64_t q = 0; q < w; q++) acc[q] += vu[q] * P;
-                        }
-                        const int32_t *ct = C32 + (int64_t)t * ne + e0;
-                        int32_t *vt = V + (int64_t)t * CH;
-                        for (int64_t q = 0; q < w; q++) {
-                            const int32_t c = mod_small(fabs((double)ct[q]), mt, inv);
-                            const int32_t cs = ct[q] < 0 && c ? (int32_t)mt - c : c;
-                            const int32_t a = mod_small((double)acc[q], mt, inv);
-                            const int32_t d = cs - a < 0 ? cs - a + (int32_t)mt : cs - a;
-                            vt[q] = mod_small((double)d * iv, mt, inv);
-                        }
-                    }
+                    garner_digits(C32 + e0, ne, w, G, V, acc, CH);
                     for (int64_t q = 0; q < w; q++) {
                         const int64_t e = e0 + q;
                         const int64_t il = e % mbb, jl = e / mbb, gi = i0 + il, gj = j0 + jl;
@@ -374,7 +386,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                             uint64_t W = 0;
                             for (int t = ghi[g]; t >= glo[g]; t--) W = W * (uint64_t)ozb_crt_moduli[t] + (uint64_t)V[(int64_t)t * CH + q];
                             ozb_u128 carry = W;
-                            for (int l = 0; l < L; l++) {
+                            for (int l = 0; l < glimbs[g]; l++) {
                                 const ozb_u128 v = (ozb_u128)X[l] * gM[g] + carry;
                                 X[l] = (uint64_t)v; carry = v >> 64;
                             }
