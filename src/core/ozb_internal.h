@@ -50,6 +50,23 @@ static inline double ozb_pow2(int e) {
     uint64_t b = (uint64_t)(e + 1023) << 52;
     double d; memcpy(&d, &b, sizeof d); return d;
 }
+/* 2^p as two normal factors for any p with |p| <= 2023: x * g[0] * g[1] is x 2^p, exact
+ * when the result is normal or when only its truncation below 1 (0) is used. */
+static inline void ozb_pow2_pair(int p, double g[2])
+{
+    const int p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
+    g[0] = ozb_pow2(p1);
+    g[1] = ozb_pow2(p - p1);
+}
+
+/* Hot loops also get an AVX-512 clone, picked at load time where the CPU has it.  Results do
+ * not change: every operation in them is exact or canonically ordered, whatever the width. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OZB_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#else
+#define OZB_CLONES
+#endif
+
 static inline uint64_t ozb_bits(double x) { uint64_t b; memcpy(&b, &x, sizeof b); return b; }
 /* floor(log2|x|) for finite nonzero x, subnormals included. */
 int ozb_ilogb(double x);

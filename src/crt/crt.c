@@ -35,16 +35,8 @@
 #include <omp.h>
 #include <stdlib.h>
 
-/* AVX-512 clones of the hot loops where the CPU has it (same IEEE operations, same bits) */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OZB_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#else
-#define OZB_CLONES
-#endif
-
 #define E_ZERO INT32_MIN
 #define E_BAD  INT32_MAX
-#define KBLOCK ((int64_t)1 << 16)     /* k per exact int32 GEMM: 2^16 * 255 * 128 < 2^31 */
 
 /* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
  * ||x||_1 2^-e (rounded up), and the two factors f1 f2 = 2^ka of its scaling (set later). */
@@ -63,14 +55,6 @@ static double scale2(double x, int p)
     while (p > 1000) { x *= 0x1p1000; p -= 1000; }
     while (p < -1000) { x *= 0x1p-1000; p += 1000; }
     return x * ozb_pow2(p);
-}
-
-/* 2^p as two normal factors, x * g[0] * g[1] = scale2(x, p) bit for bit (the same products) */
-static void pow2_pair(int p, double g[2])
-{
-    const int p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
-    g[0] = ozb_pow2(p1);
-    g[1] = ozb_pow2(p - p1);
 }
 
 /* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
@@ -123,7 +107,7 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
             for (int64_t i = i0; i < i1; i++) {
                 rs[i].e = exp_of(mx[i - i0]);
                 double g[2] = {0.0, 0.0};
-                if (usable(rs[i].e)) pow2_pair(-rs[i].e, g);
+                if (usable(rs[i].e)) ozb_pow2_pair(-rs[i].e, g);
                 sc[i - i0] = g[0]; g2[i - i0] = g[1];      /* 0 for unusable rows: sums unused */
             }
             for (int64_t l = 0; l < k; l++) {
@@ -151,7 +135,7 @@ static void row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *r
         rs[i].e = exp_of(mx);
         if (!usable(rs[i].e)) { rs[i].c = 0; rs[i].l1 = 0.0; rs[i].cz = INT32_MIN; continue; }
         double s2 = 0.0, s1 = 0.0, g[2];
-        pow2_pair(-rs[i].e, g);
+        ozb_pow2_pair(-rs[i].e, g);
         for (int64_t l = 0; l < k; l++) {            /* |x 2^-e| < 1: no overflow, order fixed */
             const double x = ozb_view_at(v, i, l) * g[0] * g[1];
             s2 += x * x;
@@ -225,10 +209,11 @@ static void set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs)
 {
     for (int64_t i = 0; i < rows; i++) {
         if (!usable(rs[i].e)) { rs[i].f1 = rs[i].f2 = 0.0; rs[i].ka = 0; continue; }
-        const int p = row_ka(&rs[i], cs), p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
-        rs[i].ka = p;
-        rs[i].f1 = ozb_pow2(p1);
-        rs[i].f2 = ozb_pow2(p - p1);
+        double g[2];
+        rs[i].ka = row_ka(&rs[i], cs);
+        ozb_pow2_pair(rs[i].ka, g);
+        rs[i].f1 = g[0];
+        rs[i].f2 = g[1];
     }
 }
 
@@ -274,7 +259,7 @@ static int make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, in
  * returns 0 on allocation failure. */
 static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb, int nt)
 {
-    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < KBLOCK ? k : KBLOCK, nkb = (k + kb - 1) / kb;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     /* tiles under the workspace limit (the bound is the same whatever the tiling) */
     int64_t mb = m, nb = n;
     for (;;) {
@@ -302,7 +287,7 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
                     const rowscale_t *sc = isA ? &ra[row] : &rb[row];
                     const ozb_view *v = isA ? &pr->a : &pr->b;
                     double g[2] = {0.0, 0.0};
-                    if (usable(sc->e)) pow2_pair((isA ? 6 : 7) - sc->e, g);
+                    if (usable(sc->e)) ozb_pow2_pair((isA ? 6 : 7) - sc->e, g);
                     for (int64_t l = 0; l < kbb; l++) {
                         const double a = fabs(ozb_view_at(v, row, l0 + l));
                         double q = usable(sc->e) ? ceil(a * g[0] * g[1]) : 0.0;
@@ -356,7 +341,7 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
     SBl1 += (double)n * 0x1p-1000;
     /* v_l = sum_j |b_jl| 2^-EB (the weights of Algorithm 3), fixed order */
     double gB[2];
-    pow2_pair(-EB, gB);
+    ozb_pow2_pair(-EB, gB);
     for (int64_t l = 0; l < k; l++) v[l] = 0.0;
     if (pr->b.cs == 1 || n == 1) {
         for (int64_t j = 0; j < n; j++)
@@ -387,7 +372,7 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
             double g1[256], g2[256];
             for (int64_t i = i0; i < i1; i++) {
                 double g[2] = {0.0, 0.0};
-                if (usable(ra[i].e)) pow2_pair(-ra[i].e, g);
+                if (usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
                 g1[i - i0] = g[0]; g2[i - i0] = g[1];
                 dot[i] = 0.0;
             }
@@ -400,7 +385,7 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
         #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && m * k >= 65536)
         for (int64_t i = 0; i < m; i++) {
             double g[2] = {0.0, 0.0}, d = 0.0;
-            if (usable(ra[i].e)) pow2_pair(-ra[i].e, g);
+            if (usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
             for (int64_t l = 0; l < k; l++) d += fabs(ozb_view_at(&pr->a, i, l) * g[0] * g[1]) * v[l];
             dot[i] = d;
         }
@@ -429,14 +414,6 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
     return need > OZB_CRT_MAXMOD ? 0 : need;
 }
 
-/* c = x mod m in [0, m) for |x| < 2^31, in binary64 (the quotient from x*inv is within one) */
-static inline double mod_pos(double x, double m, double inv)
-{
-    double c = x - m * floor(x * inv);
-    c = c < 0.0 ? c + m : c;
-    return c >= m ? c - m : c;
-}
-
 /* Reconstruction of ne elements from their residue products C32[t*ne + e] (t < s):
  * out[e] = C'_e * 2^-88 (C' = the product of the scaled integers), see the header comment.
  * Accumulators per element, all exact integers in binary64: with F = Fh 2^22 + Fl,
@@ -460,7 +437,7 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
             const int32_t *src = C32 + t * ne + e0;
             const double m = md[t], inv = iv[t], f1h = F1h[t], f1l = F1l[t], f2h = F2h[t], f2l = F2l[t], f3 = cs->f3[t];
             for (int64_t q = 0; q < w; q++) {
-                const double c = mod_pos((double)src[q], m, inv);
+                const double c = ozb_crt_mod((double)src[q], m, inv);
                 a1h[q] += c * f1h; a1l[q] += c * f1l;
                 a2h[q] += c * f2h; a2l[q] += c * f2l;
                 a3[q] += c * f3;
@@ -523,7 +500,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
 
     /* tiles mb x nb under the workspace limit: residues s (mb + nb) kb bytes, the int32
      * products of every modulus (4 s bytes per element), the reconstructed values (8) */
-    const int64_t kb = k < KBLOCK ? k : KBLOCK, nkb = (k + kb - 1) / kb;
+    const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
     int64_t mb = m, nb = n;
     for (;;) {

@@ -10,8 +10,7 @@ const int ozb_crt_moduli[OZB_CRT_NMOD] = {256, 255, 253, 251, 247, 241, 239, 233
                                           109, 107, 103, 101, 97, 89, 83, 79, 73, 71,
                                           67, 61, 59, 53, 47, 43, 41, 37};
 
-/* x^-1 mod m for gcd(x, m) = 1 (extended Euclid in small integers) */
-static int64_t inverse_mod(int64_t x, int64_t m)
+int64_t ozb_crt_inverse_mod(int64_t x, int64_t m)
 {
     int64_t r0 = m, r1 = ((x % m) + m) % m, t0 = 0, t1 = 1;
     while (r1) {
@@ -32,7 +31,7 @@ void ozb_crt_consts_init(int s, ozb_crt_consts *c)
         int64_t Mt = 1;
         for (int u = 0; u < s; u++)
             if (u != t) Mt = (Mt * ozb_crt_moduli[u]) % m;
-        const int64_t y = inverse_mod(Mt, m);
+        const int64_t y = ozb_crt_inverse_mod(Mt, m);
         /* f = y/m: y 2^44 < 2^52, so the divisions below are exact integer operations */
         const int64_t n1 = y << 44;
         c->F1[t] = n1 / m;

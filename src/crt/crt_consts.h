@@ -1,6 +1,7 @@
 /* Moduli and reconstruction constants of Ozaki scheme II with INT8 residues (seed 002). */
 #ifndef OZB_CRT_CONSTS_H
 #define OZB_CRT_CONSTS_H
+#include <math.h>
 #include <stdint.h>
 
 #define OZB_CRT_MAXMOD 20      /* FIXED and DOUBLE mode (the fraction tables below)   */
@@ -30,6 +31,19 @@ typedef struct {
     double  f3[OZB_CRT_MAXMOD];
     double  Mh, Ml;         /* M = Mh + Ml to ~2^-106 relative (double-double) */
 } ozb_crt_consts;
+
+/* x^-1 mod m for gcd(x, m) = 1 (extended Euclid in small integers) */
+int64_t ozb_crt_inverse_mod(int64_t x, int64_t m);
+
+/* x mod m in [0, m) for an integer-valued 0 <= |x| < 2^40 in binary64: the quotient from
+ * x * inv (inv = RN(1/m)) is within one of floor(x/m), and the two corrections absorb it;
+ * every step is an exact integer operation. */
+static inline double ozb_crt_mod(double x, double m, double inv)
+{
+    double c = x - m * floor(x * inv);
+    c = c < 0.0 ? c + m : c;
+    return c >= m ? c - m : c;
+}
 
 /* Fills c for 2 <= s <= OZB_CRT_MAXMOD (exact integer arithmetic, see crt_consts.c). */
 void ozb_crt_consts_init(int s, ozb_crt_consts *c);

@@ -23,13 +23,6 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OZB_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#else
-#define OZB_CLONES
-#endif
-
-#define KBLOCK ((int64_t)1 << 16)   /* 2^16 products of |u8 x s8| <= 255 * 128 stay below 2^31 */
 #define SPAN_MAX 400                /* bits per row beyond which the table cannot cover it */
 #define OZB_CRT_SPANLIMBS 16        /* 26-bit limbs of a scaled entry (16 * 26 = 416 > SPAN_MAX) */
 #define LIMBS 6                     /* 64-bit limbs of C' (M < 2^337 < 2^384) */
@@ -66,8 +59,9 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
         const int e = ozb_ilogb(m) + 1;               /* max < 2^e */
         if (e - lo > SPAN_MAX) { rs[i].ok = 0; continue; }
         double s2 = 0.0;
-        const double g = ozb_pow2(-e > 1000 ? 1000 : -e < -1000 ? -1000 : -e), g2 = ozb_pow2(-e - (-e > 1000 ? 1000 : -e < -1000 ? -1000 : -e));
-        for (int64_t l = 0; l < k; l++) { const double x = ozb_view_at(v, i, l) * g * g2; s2 += x * x; }
+        double g[2];
+        ozb_pow2_pair(-e, g);
+        for (int64_t l = 0; l < k; l++) { const double x = ozb_view_at(v, i, l) * g[0] * g[1]; s2 += x * x; }
         const double n2 = sqrt(s2) * (1.0 + 0x1p-40);  /* >= ||x 2^-e||_2 */
         int c = ozb_ilogb(n2);
         if (n2 != ozb_pow2(c)) c++;
@@ -81,13 +75,6 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
  * P[u][t] = (m_0 ... m_{u-1}) mod m_t (u < t); M and floor(M/2) in 64-bit limbs. */
 typedef struct { int s; int32_t inv[OZB_CRT_NMOD]; int32_t P[OZB_CRT_NMOD][OZB_CRT_NMOD]; uint64_t M[LIMBS], H[LIMBS]; } garner_t;
 
-static int64_t inv_mod(int64_t x, int64_t m)
-{
-    int64_t r0 = m, r1 = ((x % m) + m) % m, t0 = 0, t1 = 1;
-    while (r1) { int64_t q = r0 / r1, tmp = r0 - q * r1; r0 = r1; r1 = tmp; tmp = t0 - q * t1; t0 = t1; t1 = tmp; }
-    return ((t0 % m) + m) % m;
-}
-
 static void garner_init(int s, garner_t *g)
 {
     g->s = s;
@@ -95,7 +82,7 @@ static void garner_init(int s, garner_t *g)
         const int64_t m = ozb_crt_moduli[t];
         int64_t pr = 1 % m;
         for (int u = 0; u < t; u++) { g->P[u][t] = (int32_t)pr; pr = pr * ozb_crt_moduli[u] % m; }
-        g->inv[t] = (int32_t)inv_mod(pr, m);
+        g->inv[t] = (int32_t)ozb_crt_inverse_mod(pr, m);
     }
     memset(g->M, 0, sizeof g->M);
     g->M[0] = 1;
@@ -152,14 +139,7 @@ static double round_limbs(const uint64_t *X, int L, int E, int *ok)
     return ldexp((double)mant, sh + E);               /* exact: 53 bits, normal exponent */
 }
 
-/* x mod m in [0, m) for 0 <= x < 2^40 (binary64: the quotient from x*inv is within one) */
-static inline int32_t mod_small(double x, double m, double inv)
-{
-    double r = x - m * floor(x * inv);
-    r = r < 0.0 ? r + m : r;
-    r = r >= m ? r - m : r;
-    return (int32_t)r;
-}
+static inline int32_t mod_small(double x, double m, double inv) { return (int32_t)ozb_crt_mod(x, m, inv); }
 
 /* Residues of the exactly scaled rows r0..r0+rows-1 over l0..l0+kb-1 (crt.c's layouts:
  * row layout out[(t*rows + i)*kb + l], column layout (v->rs == 1) out[(t*kb + l)*rows + i]).
@@ -191,9 +171,7 @@ OZB_CLONES static void limb_residues(const double *x, int64_t n, int nl, int s, 
         }
         const double top = uns ? 1e300 : 127.0;          /* centring threshold (none for uint8) */
         for (int64_t i = 0; i < n; i++) {
-            double q = y[i] - mt * floor(y[i] * inv);
-            q = q < 0.0 ? q + mt : q;
-            q = q >= mt ? q - mt : q;
+            double q = ozb_crt_mod(y[i], mt, inv);
             q = (x[i] < 0.0 && q != 0.0) ? mt - q : q;   /* x mod m for negative x */
             q = q > top ? q - mt : q;
             o[i] = (uint8_t)(int32_t)q;
@@ -213,9 +191,10 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
         if (col) {
             for (int64_t i = 0; i < rows; i++) {
                 const crscale_t *sc = &rs[r0 + i];
-                const int k1 = sc->ka > 1000 ? 1000 : sc->ka < -1000 ? -1000 : sc->ka;
-                g1[i] = sc->zero ? 0.0 : ozb_pow2(k1);
-                g2[i] = sc->zero ? 0.0 : ozb_pow2(sc->ka - k1);
+                double g[2] = {0.0, 0.0};
+                if (!sc->zero) ozb_pow2_pair(sc->ka, g);
+                g1[i] = g[0];
+                g2[i] = g[1];
             }
             #pragma omp for schedule(static)
             for (int64_t l = 0; l < kb; l++) {
@@ -227,8 +206,9 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
             #pragma omp for schedule(static)
             for (int64_t i = 0; i < rows; i++) {
                 const crscale_t *sc = &rs[r0 + i];
-                const int k1 = sc->ka > 1000 ? 1000 : sc->ka < -1000 ? -1000 : sc->ka;
-                const double f1 = sc->zero ? 0.0 : ozb_pow2(k1), f2 = sc->zero ? 0.0 : ozb_pow2(sc->ka - k1);
+                double f[2] = {0.0, 0.0};
+                if (!sc->zero) ozb_pow2_pair(sc->ka, f);
+                const double f1 = f[0], f2 = f[1];
                 const double *src = v->p + (r0 + i) * v->rs + l0 * v->cs;
                 for (int64_t l = 0; l < kb; l++) x[l] = src[l * v->cs] * f1 * f2;
                 limb_residues(x, kb, nl, s, F, uns, out + i * kb, rows * kb, D);
@@ -291,7 +271,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     garner_init(s, G);
     const double t1 = ozb_now();
 
-    const int64_t kb = k < KBLOCK ? k : KBLOCK, nkb = (k + kb - 1) / kb;
+    const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
     int64_t mb = m, nb = n;
     for (;;) {

@@ -4,6 +4,9 @@
 #define OZB_CRT_GEMM_H
 #include <stdint.h>
 
+/* k per exact int32 GEMM: 2^16 products of |u8 x s8| <= 255 * 128 stay below 2^31 */
+#define OZB_CRT_KBLOCK ((int64_t)1 << 16)
+
 /* dst (mbb x nbb, column-major, leading dimension mbb) = RB RA^T over kbb, exactly:
  * RB holds op(B)'s values in [0, 255] (nbb x kbb row-major, or kbb x nbb when colB),
  * RA op(A)'s in [-128, 127] (mbb x kbb row-major, or kbb x mbb when colA).  Every product is
