@@ -261,12 +261,8 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
 {
     const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     /* tiles under the workspace limit (the bound is the same whatever the tiling) */
-    int64_t mb = m, nb = n;
-    for (;;) {
-        const double bytes = (double)(mb + nb) * (double)kb + 12.0 * (double)mb * (double)nb;
-        if (bytes <= (double)ozb_workspace_limit(h) || (mb == 1 && nb == 1)) break;
-        if (mb >= nb) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
-    }
+    int64_t mb, nb;
+    ozb_crt_tiles(ozb_workspace_limit(h), m, n, (double)kb, 12.0, 0.0, 0.0, &mb, &nb);
     int8_t *Ah = ozb_buf_get(h, OZB_BUF_SA, (size_t)mb * (size_t)kb + 64);
     uint8_t *Bh = ozb_buf_get(h, OZB_BUF_SB, (size_t)nb * (size_t)kb + 64);
     int32_t *U = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * (size_t)mb * (size_t)nb + 64);
@@ -502,13 +498,8 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
      * products of every modulus (4 s bytes per element), the reconstructed values (8) */
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
-    int64_t mb = m, nb = n;
-    for (;;) {
-        double bytes = (double)s * (double)(mb + nb) * (double)kb + (4.0 * s + 12.0) * (double)mb * (double)nb
-                     + 8.0 * (3.0 * (double)kb + 4.0 * (double)(mb > nb ? mb : nb)) * (nt + 1);
-        if (bytes <= (double)limit || (mb == 1 && nb == 1)) break;
-        if (mb >= nb) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
-    }
+    int64_t mb, nb;
+    ozb_crt_tiles(limit, m, n, (double)s * (double)kb, 4.0 * s + 12.0, 32.0 * (nt + 1), 24.0 * (double)kb * (nt + 1), &mb, &nb);
     int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
     int8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
     int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);

@@ -273,12 +273,8 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
 
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
-    int64_t mb = m, nb = n;
-    for (;;) {
-        double bytes = (double)s * (double)(mb + nb) * (double)kb + (4.0 * s + 8.0) * (double)mb * (double)nb;
-        if (bytes <= (double)limit || (mb == 1 && nb == 1)) break;
-        if (mb >= nb) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
-    }
+    int64_t mb, nb;
+    ozb_crt_tiles(limit, m, n, (double)s * (double)kb, 4.0 * s + 8.0, 0.0, 0.0, &mb, &nb);
     int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
     uint8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
     int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);

@@ -2,6 +2,7 @@
  * shared by FIXED/DOUBLE (crt.c), CORRECTLY_ROUNDED (crt_cr.c) and the ACCURATE bound. */
 #ifndef OZB_CRT_GEMM_H
 #define OZB_CRT_GEMM_H
+#include <stddef.h>
 #include <stdint.h>
 
 /* k per exact int32 GEMM: 2^16 products of |u8 x s8| <= 255 * 128 stay below 2^31 */
@@ -14,6 +15,13 @@
  * OpenMP threads; the caller's OpenMP default is put back. */
 void ozb_crt_gemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb, int64_t kbb,
                   int32_t *dst, int nt);
+
+/* Tile sizes mb x nb (starting from m x n, halving the larger side) whose workspace
+ *   per_side (mb + nb) + per_elem mb nb + per_max max(mb, nb) + fixed
+ * fits the limit (or 1 x 1).  Tiling never changes a bit: every output element is computed
+ * from its row and column alone. */
+void ozb_crt_tiles(size_t limit, int64_t m, int64_t n, double per_side, double per_elem, double per_max, double fixed,
+                   int64_t *mb, int64_t *nb);
 
 /* acc := (acc mod m) + (dst mod m), both in [0, m): folds a later k-block into the first
  * (the sum stays below 2^9, so any number of blocks fits int32 after the next fold). */
