@@ -75,6 +75,20 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
  * P[u][t] = (m_0 ... m_{u-1}) mod m_t (u < t); M and floor(M/2) in 64-bit limbs. */
 typedef struct { int s; int32_t inv[OZB_CRT_NMOD]; int32_t P[OZB_CRT_NMOD][OZB_CRT_NMOD]; uint64_t M[LIMBS], H[LIMBS]; } garner_t;
 
+/* M = m_0 ... m_{s-1} in 64-bit limbs */
+static void m_limbs(int s, uint64_t M[LIMBS])
+{
+    memset(M, 0, sizeof(uint64_t) * LIMBS);
+    M[0] = 1;
+    for (int t = 0; t < s; t++) {
+        ozb_u128 carry = 0;
+        for (int q = 0; q < LIMBS; q++) {
+            const ozb_u128 v = (ozb_u128)M[q] * (uint64_t)ozb_crt_moduli[t] + carry;
+            M[q] = (uint64_t)v; carry = v >> 64;
+        }
+    }
+}
+
 static void garner_init(int s, garner_t *g)
 {
     g->s = s;
@@ -84,26 +98,17 @@ static void garner_init(int s, garner_t *g)
         for (int u = 0; u < t; u++) { g->P[u][t] = (int32_t)pr; pr = pr * ozb_crt_moduli[u] % m; }
         g->inv[t] = (int32_t)ozb_crt_inverse_mod(pr, m);
     }
-    memset(g->M, 0, sizeof g->M);
-    g->M[0] = 1;
-    for (int t = 0; t < s; t++) {
-        ozb_u128 carry = 0;
-        for (int q = 0; q < LIMBS; q++) {
-            const ozb_u128 v = (ozb_u128)g->M[q] * (uint64_t)ozb_crt_moduli[t] + carry;
-            g->M[q] = (uint64_t)v; carry = v >> 64;
-        }
-    }
+    m_limbs(s, g->M);
     uint64_t c = 0;
     for (int q = LIMBS - 1; q >= 0; q--) { g->H[q] = (g->M[q] >> 1) | (c << 63); c = g->M[q] & 1; }
 }
 
-/* floor(log2 M) for s moduli */
 static int log2M_of(int s)
 {
-    garner_t g;
-    garner_init(s, &g);
+    uint64_t M[LIMBS];
+    m_limbs(s, M);
     for (int q = LIMBS - 1; q >= 0; q--)
-        if (g.M[q]) return 64 * q + 63 - __builtin_clzll(g.M[q]);
+        if (M[q]) return 64 * q + 63 - __builtin_clzll(M[q]);
     return 0;
 }
 
@@ -291,7 +296,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
         for (int j = 0; j < 16; j++) { F[t * 16 + j] = (double)f; f = (f << 26) % ozb_crt_moduli[t]; }
     }
     if (!resA || !resB || !C32 || !dec) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
-    const int L = log2M_of(s) / 64 + 2 < LIMBS ? log2M_of(s) / 64 + 2 : LIMBS;   /* limbs of C' and M */
+    const int lm = log2M_of(s), L = lm / 64 + 2 < LIMBS ? lm / 64 + 2 : LIMBS;   /* limbs of C' and M */
     int32_t *vbuf = ozb_buf_get(h, OZB_BUF_TERMS, sizeof(int32_t) * (size_t)(s + 1) * 256 * (size_t)nt + 64);
     if (!vbuf) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
     /* Horner groups of up to seven moduli, from the top: t = ghi[g] .. glo[g], product gM[g] < 2^56 */
