@@ -85,10 +85,24 @@ typedef struct {
     int      fused;             /* 1: DOT/GEMV done by the fused split-and-accumulate kernel    */
 } ozblas_info_t;
 
-/* Handle management (CPU backend). */
+/* Handle management.  ozblas_create: CPU backend. */
 ozblas_status_t ozblas_create(ozblas_handle_t *handle);
 ozblas_status_t ozblas_destroy(ozblas_handle_t handle);
 const char     *ozblas_status_string(ozblas_status_t status);
+
+/* CUDA backend on GPU `device`: matrix and vector arguments are device pointers (as in cuBLAS);
+ * ozblas_ddot's result is written to host memory.  The results are the CPU handle's, bit for bit,
+ * for the same configuration.  OZBLAS_STATUS_NOT_SUPPORTED where this build has no CUDA or no
+ * such device is present (ozblas_cuda_unavailable_reason says which). */
+ozblas_status_t ozblas_create_cuda(ozblas_handle_t *handle, int device);
+/* cudaStream_t for a CUDA handle's work (NULL = default stream); NOT_SUPPORTED on a CPU handle.
+ * Every routine has finished with its operands when it returns. */
+ozblas_status_t ozblas_set_stream(ozblas_handle_t h, void *cuda_stream);
+/* NULL when ozblas_create_cuda(.., device) would succeed, else why not (static text). */
+const char     *ozblas_cuda_unavailable_reason(int device);
+
+typedef enum { OZBLAS_BACKEND_CPU = 0, OZBLAS_BACKEND_CUDA = 1 } ozblas_backend_t;
+ozblas_status_t ozblas_get_backend(ozblas_handle_t h, ozblas_backend_t *backend);
 
 /* Configuration.  Split count, fast mode and summation are used in FIXED mode;
  * DOUBLE and CORRECTLY_ROUNDED choose them themselves. */
@@ -101,6 +115,10 @@ ozblas_status_t ozblas_set_num_threads(ozblas_handle_t h, int threads);         
 ozblas_status_t ozblas_set_workspace_limit(ozblas_handle_t h, size_t bytes);    /* 0 = default */
 ozblas_status_t ozblas_get_workspace_limit(ozblas_handle_t h, size_t *bytes);
 ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info);
+ozblas_status_t ozblas_get_split_count(ozblas_handle_t h, int *slices);
+ozblas_status_t ozblas_get_fast_mode(ozblas_handle_t h, int *enabled);
+ozblas_status_t ozblas_get_summation(ozblas_handle_t h, ozblas_summation_t *s);
+ozblas_status_t ozblas_get_num_threads(ozblas_handle_t h, int *threads);      /* as set: 0 = default */
 /* Slice format; NOT_SUPPORTED when this build lacks it (INT8 needs oneDNN). Default FP64. */
 ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine);
 ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine);

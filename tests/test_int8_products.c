@@ -1,15 +1,22 @@
+#define _POSIX_C_SOURCE 200809L
 /* The INT8 product engine (oneDNN s8s8s32) against an exact int64 GEMM: random digits,
  * the extremes +-127 in every position, and k at the bit budget's edge (2^17 terms of
- * 127*127 sum to 2^31 - 2^17 - ..., the largest the format allows). */
+ * 127*127 sum to 2^31 - 2^17 - ..., the largest the format allows).
+ * The CUDA backend's product engines (FP64, FP16, INT8: src/cuda/products_cuda.c) and its
+ * CRT product likewise, on the emulated device (OZBLAS_CUDA_EMULATE=1: the same calls and
+ * layouts, host loops for cuBLAS) and, where one is present, on the GPU. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/format.h"
+#include "crt/crt_gemm.h"
+#include "cuda/dev.h"
 #include "tu.h"
 
-static void check_products(int64_t mr, int64_t nr, int64_t kb, int sa, int sb, int dmax, int pattern, uint64_t seed)
+static void check_with(const ozb_format *f, struct ozb_dev *dev, int64_t mr, int64_t nr, int64_t kb, int sa, int sb,
+                       int dmax, int pattern, uint64_t seed)
 {
-    const ozb_format *f = ozb_format_of(OZBLAS_ENGINE_INT8);
     ck_assert_ptr_nonnull(f);
     ozb_slices A = {0}, B = {0};
     A.rows = mr; A.kb = kb; A.s = sa; A.cap = sa;
@@ -27,7 +34,7 @@ static void check_products(int64_t mr, int64_t nr, int64_t kb, int sa, int sb, i
     for (int64_t i = 0; i < ldp * nr * sb; i++) P[i] = -1e300;
     void *scr = malloc(f->scratch_bytes(mr, nr, kb, sa, sb));
     ozb_prod_stats st = {0, 0, 0.0};
-    f->products(&A, &B, dmax, P, ldp, scr, 2, &st);
+    ck_assert_int_eq(f->products(dev, &A, &B, dmax, P, ldp, scr, 2, &st), 0);
     for (int t = 0; t < sa; t++)
         for (int u = 0; u < sb; u++) {
             if (dmax > 0 && t + u > dmax - 1) continue;
@@ -43,6 +50,74 @@ static void check_products(int64_t mr, int64_t nr, int64_t kb, int sa, int sb, i
         }
     free(A.slice); free(B.slice); free(P); free(scr);
 }
+
+static void check_products(int64_t mr, int64_t nr, int64_t kb, int sa, int sb, int dmax, int pattern, uint64_t seed)
+{
+    check_with(ozb_format_of(OZBLAS_ENGINE_INT8), NULL, mr, nr, kb, sa, sb, dmax, pattern, seed);
+}
+
+/* a CUDA handle on the emulated device (emulate) or the GPU; NULL when there is none */
+static ozblas_handle_t cuda_handle(int emulate)
+{
+    if (emulate) setenv("OZBLAS_CUDA_EMULATE", "1", 1); else unsetenv("OZBLAS_CUDA_EMULATE");
+    ozblas_handle_t h = NULL;
+    ozblas_status_t st = ozblas_create_cuda(&h, 0);
+    unsetenv("OZBLAS_CUDA_EMULATE");
+    if (emulate) ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+    if (st != OZBLAS_STATUS_SUCCESS) {
+        printf("test_int8_products: GPU cases skipped: %s\n", ozblas_cuda_unavailable_reason(0));
+        return NULL;
+    }
+    return h;
+}
+
+static void cuda_products(int emulate)
+{
+    ozblas_handle_t h = cuda_handle(emulate);
+    if (!h) return;
+    const ozblas_engine_t engines[3] = {OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8};
+    for (int e = 0; e < 3; e++) {
+        const ozb_format *f = ozb_format_for(h, engines[e]);
+        /* digits up to 127: every format's budget holds for kb <= 512 (FP16: 127^2 2^9 < 2^24) */
+        check_with(f, h->dev, 7, 5, 333, 3, 2, 0, 0, tu_seed + 10 + e);
+        check_with(f, h->dev, 16, 3, 500, 4, 4, 4, 0, tu_seed + 20 + e);   /* fast mode: per-slice GEMMs */
+        check_with(f, h->dev, 1, 1, 512, 5, 5, 0, 1, 0);
+        check_with(f, h->dev, 3, 2, 17, 2, 3, 0, 2, 0);                     /* k not a multiple of 16 */
+    }
+    /* the CRT product: exact (mod 0) for values in [0, 255] x [-128, 127], and congruent
+     * modulo m otherwise, against int64 sums, both operand layouts */
+    ozref_rng r;
+    tu_rng(&r, "crt_cuda");
+    const int64_t mb = 9, nb = 6, kb = 301;
+    uint8_t *RB = malloc((size_t)nb * kb);
+    int8_t *RA = malloc((size_t)mb * kb);
+    int32_t *dst = malloc(sizeof(int32_t) * mb * nb);
+    for (int trial = 0; trial < 8; trial++) {
+        const int colA = trial & 1, colB = (trial >> 1) & 1, exact = trial >> 2;
+        const int32_t m = exact ? 0 : 251;
+        for (int64_t i = 0; i < nb * kb; i++) RB[i] = (uint8_t)(ozref_uniform(&r) * (exact ? 129.0 : 251.0));
+        for (int64_t i = 0; i < mb * kb; i++) RA[i] = (int8_t)((int)(ozref_uniform(&r) * 256.0) - 128);
+        ck_assert_int_eq(ozb_crt_gemm(h->dev, RB, colB, RA, colA, mb, nb, kb, dst, m, 1), 0);
+        for (int64_t j = 0; j < nb; j++)
+            for (int64_t i = 0; i < mb; i++) {
+                int64_t ex = 0;
+                for (int64_t l = 0; l < kb; l++)
+                    ex += (int64_t)RA[colA ? i + l * mb : i * kb + l] * (int64_t)RB[colB ? j + l * nb : j * kb + l];
+                const int64_t got = dst[i + j * mb];
+                if (exact) ck_assert_msg(got == ex, "crt exact (%lld,%lld): %lld vs %lld", (long long)i, (long long)j, (long long)got, (long long)ex);
+                else ck_assert_msg(((got - ex) % m) == 0, "crt mod %d (%lld,%lld): %lld vs %lld", m, (long long)i, (long long)j,
+                                   (long long)got, (long long)ex);
+            }
+    }
+    free(RB); free(RA); free(dst);
+    ozblas_destroy(h);
+}
+
+START_TEST(cuda_emulated_products) { cuda_products(1); }
+END_TEST
+
+START_TEST(cuda_gpu_products) { cuda_products(0); }
+END_TEST
 
 START_TEST(int8_random)
 {
@@ -68,6 +143,8 @@ static Suite *suite(void)
     tcase_set_timeout(tc, tu_timeout(120));
     tcase_add_test(tc, int8_random);
     tcase_add_test(tc, int8_extremes_at_budget);
+    tcase_add_test(tc, cuda_emulated_products);
+    tcase_add_test(tc, cuda_gpu_products);
     suite_add_tcase(s, tc);
     return s;
 }

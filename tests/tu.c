@@ -1,4 +1,5 @@
 /* Shared helpers of the ozblas Check test suite (see tu.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "tu.h"
 
 #include <float.h>
@@ -9,8 +10,64 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef OZBLAS_TEST_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 uint64_t tu_seed = 0;
+
+/* ---- the CUDA twin: OZBLAS_TEST_CUDA=1 (the GPU) or =emulate (the emulated device, host
+ * memory) makes every runner below repeat its call on a CUDA handle configured like the
+ * test's handle, with the operands in device memory, and assert the same bits as the CPU
+ * handle's, padding and gaps included (CONTRACT §3: one result per configuration). */
+static int twin_mode = 0;            /* 0 off, 1 GPU, 2 emulated */
+static ozblas_handle_t twin_h = NULL;
+
+static void *dev_alloc_copy(const double *host, size_t n)
+{
+    void *p = NULL;
+    if (twin_mode == 2) { p = malloc(n * 8); ck_assert_ptr_nonnull(p); memcpy(p, host, n * 8); return p; }
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    ck_assert_int_eq(cudaMalloc(&p, n * 8), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(p, host, n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+#endif
+    return p;
+}
+
+static void dev_fetch_free(double *host, void *dev, size_t n)
+{
+    if (twin_mode == 2) { if (host) memcpy(host, dev, n * 8); free(dev); return; }
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    if (host) ck_assert_int_eq(cudaMemcpy(host, dev, n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_int_eq(cudaFree(dev), cudaSuccess);
+#else
+    (void)host; (void)dev; (void)n;
+#endif
+}
+
+/* the twin of h (created once per test process), configured like h */
+static ozblas_handle_t twin_of(ozblas_handle_t h)
+{
+    if (!twin_h) ck_assert_int_eq(ozblas_create_cuda(&twin_h, 0), OZBLAS_STATUS_SUCCESS);
+    ozblas_mode_t mode; int sc, fast, thr; ozblas_summation_t sum; ozblas_engine_t eng; ozblas_crt_scaling_t crs; size_t ws;
+    ck_assert_int_eq(ozblas_get_mode(h, &mode), 0);
+    ck_assert_int_eq(ozblas_get_split_count(h, &sc), 0);
+    ck_assert_int_eq(ozblas_get_fast_mode(h, &fast), 0);
+    ck_assert_int_eq(ozblas_get_summation(h, &sum), 0);
+    ck_assert_int_eq(ozblas_get_engine(h, &eng), 0);
+    ck_assert_int_eq(ozblas_get_crt_scaling(h, &crs), 0);
+    ck_assert_int_eq(ozblas_get_num_threads(h, &thr), 0);
+    ck_assert_int_eq(ozblas_get_workspace_limit(h, &ws), 0);
+    ozblas_set_mode(twin_h, mode);
+    ozblas_set_split_count(twin_h, sc);
+    ozblas_set_fast_mode(twin_h, fast);
+    ozblas_set_summation(twin_h, sum);
+    ck_assert_int_eq(ozblas_set_engine(twin_h, eng), OZBLAS_STATUS_SUCCESS);
+    ozblas_set_crt_scaling(twin_h, crs);
+    ozblas_set_num_threads(twin_h, thr);
+    ozblas_set_workspace_limit(twin_h, ws);
+    return twin_h;
+}
 
 double tu_timeout(double seconds)
 {
@@ -39,6 +96,23 @@ int tu_main(const char *name, Suite *s)
     }
     printf("%s: seed %" PRIu64 " (reproduce with OZBLAS_TEST_SEED=%" PRIu64 ")\n",
            name, tu_seed, tu_seed);
+    const char *tw = getenv("OZBLAS_TEST_CUDA");
+    if (tw && strcmp(tw, "emulate") == 0) {
+        twin_mode = 2;
+        setenv("OZBLAS_CUDA_EMULATE", "1", 1);
+        printf("%s: every call is repeated on a CUDA handle (emulated device) and compared bit for bit\n", name);
+    } else if (tw && strcmp(tw, "1") == 0) {
+        const char *why = ozblas_cuda_unavailable_reason(0);
+#ifndef OZBLAS_TEST_HAVE_CUDA
+        if (!why) why = "the tests were built without the CUDA runtime";
+#endif
+        if (why) {
+            printf("SKIP %s on the GPU: %s\n", name, why);
+            return 77;                    /* ctest: SKIP_RETURN_CODE */
+        }
+        twin_mode = 1;
+        printf("%s: every call is repeated on a CUDA handle (GPU 0) and compared bit for bit\n", name);
+    }
     fflush(stdout);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
@@ -267,6 +341,17 @@ void tu_gemm_run(ozblas_handle_t h, ozblas_mode_t mode, const tu_gemm_params *p,
     char msg2[600];
     snprintf(msg2, sizeof msg2, "%s [%s] repeated call", msg, tu_mode_name(mode));
     tu_check_bits(C1, C, nc, 0, msg2);
+    if (twin_mode) {                      /* the same call on the CUDA twin: the same bits */
+        void *dA = dev_alloc_copy(A, na), *dB = dev_alloc_copy(B, nb), *dC = dev_alloc_copy(C0, nc);
+        st = ozblas_dgemm(twin_of(h), p->ta ? OZBLAS_OP_T : OZBLAS_OP_N, p->tb ? OZBLAS_OP_T : OZBLAS_OP_N,
+                          p->m, p->n, p->k, p->alpha, dA, lda, dB, ldb, p->beta, dC, ldc);
+        ck_assert_msg(st == OZBLAS_STATUS_SUCCESS, "%s [%s] CUDA: status %d", msg, tu_mode_name(mode), (int)st);
+        dev_fetch_free(C1, dC, nc);
+        dev_fetch_free(NULL, dA, na);
+        dev_fetch_free(NULL, dB, nb);
+        snprintf(msg2, sizeof msg2, "%s [%s] CUDA handle against CPU handle", msg, tu_mode_name(mode));
+        tu_check_bits(C1, C, nc, 0, msg2);
+    }
     free(A0); free(B0); free(C0); free(C1);
 }
 
@@ -366,6 +451,17 @@ void tu_gemv_run(ozblas_handle_t h, ozblas_mode_t mode, const tu_gemv_params *p,
     char msg2[600];
     snprintf(msg2, sizeof msg2, "%s [%s] repeated call", msg, tu_mode_name(mode));
     tu_check_bits(y1, y, ny, 0, msg2);
+    if (twin_mode) {
+        void *dA = dev_alloc_copy(A, na), *dx = dev_alloc_copy(x, nx), *dy = dev_alloc_copy(y0, ny);
+        st = ozblas_dgemv(twin_of(h), p->trans ? OZBLAS_OP_T : OZBLAS_OP_N, p->m, p->n, p->alpha, dA, lda,
+                          dx, p->incx, p->beta, dy, p->incy);
+        ck_assert_msg(st == OZBLAS_STATUS_SUCCESS, "%s [%s] CUDA: status %d", msg, tu_mode_name(mode), (int)st);
+        dev_fetch_free(y1, dy, ny);
+        dev_fetch_free(NULL, dA, na);
+        dev_fetch_free(NULL, dx, nx);
+        snprintf(msg2, sizeof msg2, "%s [%s] CUDA handle against CPU handle", msg, tu_mode_name(mode));
+        tu_check_bits(y1, y, ny, 0, msg2);
+    }
     free(A0); free(x0); free(y0); free(yr); free(y1);
 }
 
@@ -414,6 +510,16 @@ double tu_dot_run(ozblas_handle_t h, ozblas_mode_t mode, int64_t n, const double
     ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
     ck_assert_msg(tu_bits(res2) == tu_bits(res), "%s [%s]: repeated call gave %a, first %a [seed %" PRIu64 "]",
                   msg, tu_mode_name(mode), res2, res, tu_seed);
+    if (twin_mode) {
+        void *dx = dev_alloc_copy(x, nx), *dy = dev_alloc_copy(y, ny);
+        double res3 = 0;
+        st = ozblas_ddot(twin_of(h), n, dx, incx, dy, incy, &res3);
+        ck_assert_msg(st == OZBLAS_STATUS_SUCCESS, "%s [%s] CUDA: status %d", msg, tu_mode_name(mode), (int)st);
+        dev_fetch_free(NULL, dx, nx);
+        dev_fetch_free(NULL, dy, ny);
+        ck_assert_msg(tu_bits(res3) == tu_bits(res), "%s [%s]: CUDA handle gave %a, CPU handle %a [seed %" PRIu64 "]",
+                      msg, tu_mode_name(mode), res3, res, tu_seed);
+    }
     free(x0); free(y0);
     return res;
 }

@@ -1,5 +1,6 @@
 /* The slice formats and their bit budgets (CONTRACT §3). */
 #include "core/format.h"
+#include "cuda/products_cuda.h"
 
 static int ceil_log2(int64_t k) { int lg = 0; while (((int64_t)1 << lg) < k) lg++; return lg; }
 
@@ -30,10 +31,28 @@ static const ozb_format formats[] = {
 #endif
 };
 
+/* The same formats on the CUDA device: same bit budgets and blocks (so the same slices and
+ * the same results), products by cuBLAS (src/cuda/products_cuda.c). */
+static const ozb_format cuda_formats[] = {
+    { OZBLAS_ENGINE_FP64, "fp64", (int64_t)1 << 20, 0, bits_fp64, no_scratch, ozb_products_cuda_fp64 },
+    { OZBLAS_ENGINE_FP16, "fp16", (int64_t)1 << 9, 1, bits_fp16, ozb_scratch_cuda, ozb_products_cuda_fp16 },
+    { OZBLAS_ENGINE_INT8, "int8", (int64_t)1 << 17, 1, bits_int8, ozb_scratch_cuda, ozb_products_cuda_int8 },
+};
+
+static const ozb_format *find(const ozb_format *t, size_t n, ozblas_engine_t engine)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id == engine) return &t[i];
+    return NULL;
+}
+
 const ozb_format *ozb_format_of(ozblas_engine_t engine)
 {
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (formats[i].id == engine) return &formats[i];
-    (void)bits_int8;
-    return NULL;
+    return find(formats, sizeof formats / sizeof formats[0], engine);
+}
+
+const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine)
+{
+    if (h->dev) return find(cuda_formats, sizeof cuda_formats / sizeof cuda_formats[0], engine);
+    return ozb_format_of(engine);
 }

@@ -18,22 +18,25 @@ typedef struct ozb_format {
     size_t        (*scratch_bytes)(int64_t rows_a, int64_t rows_b, int64_t kb, int cap_a, int cap_b);
     /* P(t,i,u,j) = sum_l A(t,i,l) B(u,j,l) exactly, stored at P[(t*A.rows+i) + (u*B.rows+j)*ldp];
      * pairs t + u <= dmax - 1 guaranteed when dmax > 0, all pairs when dmax == 0 */
-    void          (*products)(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
-                              void *scratch, int threads, ozb_prod_stats *st);
+    /* returns 0, or nonzero when a device failed (the CPU engines cannot fail) */
+    int           (*products)(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P,
+                              int64_t ldp, void *scratch, int threads, ozb_prod_stats *st);
 } ozb_format;
 
-/* NULL when the engine is unknown or not built in. */
+/* The CPU formats; NULL when the engine is unknown or not built in. */
 const ozb_format *ozb_format_of(ozblas_engine_t engine);
+/* The handle's backend's formats (the CPU's, or the CUDA device's); NULL when not available. */
+const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine);
 
 /* Makes the BLAS use `threads` threads (process-wide setting of OpenBLAS). */
 void ozb_blas_set_threads(int threads);
 int  ozb_blas_get_threads(void);
 
-void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
-                       void *scratch, int threads, ozb_prod_stats *st);
+int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                      void *scratch, int threads, ozb_prod_stats *st);
 #ifdef OZBLAS_HAVE_DNNL
-void ozb_products_int8(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
-                       void *scratch, int threads, ozb_prod_stats *st);
+int ozb_products_int8(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                      void *scratch, int threads, ozb_prod_stats *st);
 size_t ozb_scratch_int8(int64_t rows_a, int64_t rows_b, int64_t kb, int cap_a, int cap_b);
 #endif
 #endif

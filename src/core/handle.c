@@ -1,6 +1,7 @@
 /* Handle life cycle and configuration. */
 #include "core/ozb_internal.h"
 #include "core/format.h"
+#include "cuda/dev.h"
 #include <stdlib.h>
 
 ozblas_status_t ozblas_create(ozblas_handle_t *handle)
@@ -22,6 +23,7 @@ ozblas_status_t ozblas_create(ozblas_handle_t *handle)
 ozblas_status_t ozblas_destroy(ozblas_handle_t h)
 {
     if (!h) return OZBLAS_STATUS_INVALID_VALUE;
+    ozb_dev_close(h->dev);
     ozb_buf_free_all(h);
     free(h);
     return OZBLAS_STATUS_SUCCESS;
@@ -95,7 +97,7 @@ ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine)
 {
     if (!h || engine < OZBLAS_ENGINE_FP64 || engine > OZBLAS_ENGINE_CRT_INT8) return OZBLAS_STATUS_INVALID_VALUE;
     /* CRT_INT8 needs the exact int8 GEMM of the INT8 format (oneDNN) */
-    if (!ozb_format_of(engine == OZBLAS_ENGINE_CRT_INT8 ? OZBLAS_ENGINE_INT8 : engine)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!ozb_format_for(h, engine == OZBLAS_ENGINE_CRT_INT8 ? OZBLAS_ENGINE_INT8 : engine)) return OZBLAS_STATUS_NOT_SUPPORTED;
     h->engine = engine;
     return OZBLAS_STATUS_SUCCESS;
 }
@@ -118,5 +120,33 @@ ozblas_status_t ozblas_get_crt_scaling(ozblas_handle_t h, ozblas_crt_scaling_t *
 {
     if (!h || !scaling) return OZBLAS_STATUS_INVALID_VALUE;
     *scaling = h->crt_scaling;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_split_count(ozblas_handle_t h, int *slices)
+{
+    if (!h || !slices) return OZBLAS_STATUS_INVALID_VALUE;
+    *slices = h->split_count;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_fast_mode(ozblas_handle_t h, int *enabled)
+{
+    if (!h || !enabled) return OZBLAS_STATUS_INVALID_VALUE;
+    *enabled = h->fast_mode;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_summation(ozblas_handle_t h, ozblas_summation_t *s)
+{
+    if (!h || !s) return OZBLAS_STATUS_INVALID_VALUE;
+    *s = h->summation;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_num_threads(ozblas_handle_t h, int *threads)
+{
+    if (!h || !threads) return OZBLAS_STATUS_INVALID_VALUE;
+    *threads = h->threads;
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -17,8 +17,11 @@ static inline double ozb_view_at(const ozb_view *v, int64_t i, int64_t l) { retu
 /* Handle-owned growable buffer: allocated on first need, reused afterwards. */
 typedef struct { void *p; size_t bytes; } ozb_buf;
 
-#define OZB_NBUF 15
+struct ozb_dev;   /* the CUDA device of a CUDA handle (src/cuda/dev.h) */
+
+#define OZB_NBUF 18
 struct ozblas_context {
+    struct ozb_dev    *dev;           /* NULL: CPU backend; else pointers are device pointers */
     ozblas_mode_t      mode;
     ozblas_mode_t      run_mode;      /* the mode the current call computes (ozb_run) */
     int                split_count;   /* FIXED mode */
@@ -37,7 +40,8 @@ struct ozblas_context {
 /* Buffer slots of the workspace. */
 enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_NB, OZB_BUF_P,
        OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
-       OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD };
+       OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD,
+       OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC /* host copies of a device handle's operands */ };
 
 void  *ozb_buf_get(ozblas_handle_t h, int slot, size_t bytes);   /* NULL on allocation failure */
 void   ozb_buf_free_all(ozblas_handle_t h);

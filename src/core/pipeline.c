@@ -14,6 +14,8 @@
 #include "core/special.h"
 #include "fused/fused.h"
 #include "crt/crt.h"
+#include "cuda/dev.h"
+#include "cuda/stage.h"
 #include "split/split.h"
 #include "sum/sum.h"
 #include <float.h>
@@ -143,6 +145,8 @@ typedef struct {
     ozb_prod_stats pst;
     int smaxA, smaxB;
     int64_t fallbacks;
+    int dev_err;                   /* a device product failed (CUDA handles) */
+    void *lazy_scratch;            /* the format's scratch of the tile being finished lazily */
 } ctx_t;
 
 static int meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap)
@@ -435,7 +439,8 @@ static int lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
             ozb_slices At = *SA, Bu = *SB;
             At.slice = SA->slice + (int64_t)t * mbb * kb; At.s = 1;
             Bu.slice = SB->slice + (int64_t)u0 * nbb * kb; Bu.s = sb - u0;
-            c->fmt->products(&At, &Bu, 0, P + t * mbb + (int64_t)u0 * nbb * ldp, ldp, NULL, nt, &c->pst);
+            if (c->fmt->products(c->h->dev, &At, &Bu, 0, P + t * mbb + (int64_t)u0 * nbb * ldp, ldp, c->lazy_scratch, nt, &c->pst))
+                c->dev_err = 1;
         }
     } else {
         #pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if(nt > 1 && nfail > 16)
@@ -529,8 +534,10 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
                 if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
                 lazy_D = (c->lazy && nkb == 1 && c->dcr < SA.s + SB.s - 1) ? c->dcr : 0;
-                c->fmt->products(&SA, &SB, lazy_D ? lazy_D : block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
-                                 scr, c->nt, &c->pst);
+                c->lazy_scratch = scr;
+                if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
+                                     scr, c->nt, &c->pst))
+                    return OZBLAS_STATUS_EXECUTION_FAILED;
                 info->seconds_multiply += ozb_now() - t0;
                 info->blocks++;
             }
@@ -538,6 +545,7 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
             ploc_t pl = {P, pblock, ldp, mbb, nbb};
             if (lazy_D) {
                 if (!lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0)) return OZBLAS_STATUS_ALLOC_FAILED;
+                if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
             } else if (!sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
             info->seconds_sum += ozb_now() - t0;
         }
@@ -626,8 +634,11 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
                 sa_max = SA.s > sa_max ? SA.s : sa_max;
                 sb_max = SB.s > sb_max ? SB.s : sb_max;
-                c->fmt->products(&SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
-                                 scratch ? scratch + scr_bytes * (size_t)tid : NULL, 1, &st);
+                if (c->fmt->products(h->dev, &SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
+                                     scratch ? scratch + scr_bytes * (size_t)tid : NULL, 1, &st)) {
+                    #pragma omp atomic write
+                    c->dev_err = 1;
+                }
                 tmul += ozb_now() - tm;
             }
             #pragma omp critical
@@ -638,6 +649,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
             }
         }
         if (par_units) ozb_blas_set_threads(nt);
+        if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
         info->seconds_split += tsplit / nt;
         info->seconds_multiply += tmul / nt;
         if (needA > capA || needB > capB) {
@@ -668,15 +680,15 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     /* small problems: thread start-up costs more than it saves (never changes a bit) */
     if ((double)m * (double)n * (double)k < 65536.0) c.nt = 1;
-    c.fmt = ozb_format_of(h->run_engine);
+    c.fmt = ozb_format_for(h, h->run_engine);
     if (!c.fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
     const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;
     c.kb = kblock < k ? kblock : k;
     c.nkb = (k + c.kb - 1) / c.kb;
     c.beta_bits = c.fmt->bits(c.kb);
     c.dhyp = hypothetical_d(c.beta_bits, c.kb);
-    c.lazy = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->products == ozb_products_fp64 &&
-             !c.fmt->exact_level_sums && !getenv("OZBLAS_NO_LAZY");
+    c.lazy = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
+             !getenv("OZBLAS_NO_LAZY");
     c.dcr = lazy_levels(c.beta_bits, c.kb);
     if (getenv("OZBLAS_LAZY_LEVELS")) c.dcr = atoi(getenv("OZBLAS_LAZY_LEVELS"));
     c.level_sum = c.fmt->exact_level_sums;
@@ -770,7 +782,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
      * oneDNN is built in: the result is unique, and from 64^3 on it is faster than the lazy
      * FP64 slices (measured: 300^3 9.2 against 20.6 ms, 2048^3 0.80 against 2.34 s).
      * OZBLAS_NO_CRT=1 keeps the slices (a test knob: both paths must give the same bits). */
-    const int crt_default_cr = crt_cr && h->engine == OZBLAS_ENGINE_FP64 && ozb_format_of(OZBLAS_ENGINE_INT8) &&
+    const int crt_default_cr = crt_cr && h->engine == OZBLAS_ENGINE_FP64 && ozb_format_for(h, OZBLAS_ENGINE_INT8) &&
                                (double)pr->m * (double)pr->n * (double)pr->k >= 262144.0 && !getenv("OZBLAS_NO_CRT");
     if ((h->engine == OZBLAS_ENGINE_CRT_INT8 && (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || crt_cr)) || crt_default_cr) {
         int nt = ozb_threads(h);
@@ -841,7 +853,7 @@ static ozblas_engine_t effective_engine(ozblas_handle_t h)
     return h->engine;
 }
 
-ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
+static ozblas_status_t run_host(ozblas_handle_t h, const ozb_problem *pr)
 {
     const int omp_saved = omp_get_max_threads(), blas_saved = ozb_blas_get_threads();
     h->run_mode = effective_mode(h, pr);
@@ -852,14 +864,28 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     return st;
 }
 
-void ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
+/* A device handle's operands are brought to the host around the same computation
+ * (src/cuda/stage.c); its products run on the device. */
+ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
+{
+    return h->dev ? ozb_stage_run(h, pr, run_host) : run_host(h, pr);
+}
+
+void ozb_info_reset(ozblas_handle_t h)
 {
     memset(&h->info, 0, sizeof h->info);
     h->info.mode = h->mode;
-    if (beta == 1.0) return;
+}
+
+ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
+{
+    ozb_info_reset(h);
+    if (h->dev) return ozb_dev_scale(h->dev, c, crs, ccs, m, n, beta) ? OZBLAS_STATUS_EXECUTION_FAILED : OZBLAS_STATUS_SUCCESS;
+    if (beta == 1.0) return OZBLAS_STATUS_SUCCESS;
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             double *p = c + i * crs + j * ccs;
             *p = beta == 0.0 ? 0.0 : beta * *p;
         }
+    return OZBLAS_STATUS_SUCCESS;
 }

@@ -12,6 +12,7 @@ typedef struct {
     double  *c;                /* C(i, j) = c[i*crs + j*ccs]                             */
     int64_t  crs, ccs;
     int64_t  kblock;           /* inner block size: depends on the routine and shape only */
+    int      c_host;           /* c is host memory on a device handle too (DOT's result)  */
 } ozb_problem;
 
 /* Computes C = alpha op(A) op(B) + beta C as the handle's mode says. */
@@ -19,8 +20,11 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
 
 
 
+/* Clears the handle's info for a call that computes nothing. */
+void ozb_info_reset(ozblas_handle_t h);
+
 /* C := beta * C (beta == 0: C := +0, not read; beta == 1: untouched), for alpha == 0 or k == 0. */
-void ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
+ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
 
 /* Inner block sizes (shape-only, CONTRACT §3). */
 #define OZB_KBLOCK_DOT  ((int64_t)1 << 15)  /* DOT: 19 bits per FP64 slice, blocks in cache */

@@ -10,13 +10,13 @@ void ozb_blas_set_threads(int threads)
     if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
 }
 
-void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
-                       void *scratch, int threads, ozb_prod_stats *st)
+int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                      void *scratch, int threads, ozb_prod_stats *st)
 {
-    (void)scratch; (void)threads;          /* OpenBLAS threads are set per call by the pipeline */
+    (void)dev; (void)scratch; (void)threads;   /* OpenBLAS threads are set per call by the pipeline */
     const int64_t mr = A->rows, nr = B->rows, kb = A->kb;
     const int sa = A->s, sb = B->s;
-    if (sa == 0 || sb == 0) return;
+    if (sa == 0 || sb == 0) return 0;
     int all_pairs = (dmax <= 0) || (dmax >= sa + sb - 1);
     if (mr * sa <= 64 || (all_pairs && nr * sb > 64)) {
         /* slices of A side by side form a kb x (mr*sa) matrix, likewise B */
@@ -25,7 +25,7 @@ void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, doubl
         st->calls += 1;
         st->pairs += (int64_t)sa * sb;
         st->flops += 2.0 * (double)(mr * sa) * (double)(nr * sb) * (double)kb;
-        return;
+        return 0;
     }
     for (int t = 0; t < sa; t++) {
         int qn = all_pairs ? sb : dmax - t;     /* u <= dmax - 1 - t */
@@ -38,4 +38,5 @@ void ozb_products_fp64(const ozb_slices *A, const ozb_slices *B, int dmax, doubl
         st->pairs += qn;
         st->flops += 2.0 * (double)mr * (double)(nr * qn) * (double)kb;
     }
+    return 0;
 }

@@ -16,12 +16,13 @@ static void to_int8(const double *d, int8_t *o, int64_t n)
     for (int64_t i = 0; i < n; i++) o[i] = (int8_t)d[i];   /* |d| <= 127: exact */
 }
 
-void ozb_products_int8(const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
-                       void *scratch, int threads, ozb_prod_stats *st)
+int ozb_products_int8(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                      void *scratch, int threads, ozb_prod_stats *st)
 {
+    (void)dev;
     const int64_t mr = A->rows, nr = B->rows, kb = A->kb;
     const int sa = A->s, sb = B->s;
-    if (sa == 0 || sb == 0) return;
+    if (sa == 0 || sb == 0) return 0;
     int8_t *a8 = scratch, *b8 = a8 + (size_t)sa * mr * kb;
     int32_t *c32 = (int32_t *)(((uintptr_t)(b8 + (size_t)sb * nr * kb) + 63) & ~(uintptr_t)63);
     to_int8(A->slice, a8, (int64_t)sa * mr * kb);
@@ -51,4 +52,5 @@ void ozb_products_int8(const ozb_slices *A, const ozb_slices *B, int dmax, doubl
         }
     }
     omp_set_num_threads(saved);
+    return 0;
 }

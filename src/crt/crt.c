@@ -292,7 +292,7 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
                         else Bh[(row - j0) * kbb + l] = (uint8_t)(int32_t)q;
                     }
                 }
-                ozb_crt_gemm(Bh, 0, Ah, 0, mbb, nbb, kbb, U, nt);
+                if (ozb_crt_gemm(h->dev, Bh, 0, Ah, 0, mbb, nbb, kbb, U, 0, nt)) return -1;   /* exact (mod 0) */
                 for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
             }
             #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && mbb * nbb >= 65536)
@@ -471,7 +471,10 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     if (!ra || !rb) return OZBLAS_STATUS_ALLOC_FAILED;
     row_scales(&pr->a, m, k, ra, nt);
     row_scales(&pr->b, n, k, rb, nt);
-    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE && !crt_accurate(h, pr, ra, rb, nt)) return OZBLAS_STATUS_ALLOC_FAILED;
+    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE) {
+        const int acc = crt_accurate(h, pr, ra, rb, nt);
+        if (acc <= 0) return acc < 0 ? OZBLAS_STATUS_EXECUTION_FAILED : OZBLAS_STATUS_ALLOC_FAILED;
+    }
     int s;
     if (h->run_mode == OZBLAS_MODE_FIXED) {
         s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
@@ -522,7 +525,8 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 tres += tb - ta;
                 for (int t = 0; t < s; t++) {
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
-                    ozb_crt_gemm((const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA, mbb, nbb, kbb, dst, nt);
+                    if (ozb_crt_gemm(h->dev, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA,
+                                     mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) return OZBLAS_STATUS_EXECUTION_FAILED;
                     calls++;
                     if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }

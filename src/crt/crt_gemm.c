@@ -1,13 +1,16 @@
 /* The CRT format's exact INT8 product (crt_gemm.h). */
 #include "crt/crt_gemm.h"
+#include "cuda/products_cuda.h"
 #include <omp.h>
 #ifdef OZBLAS_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
-void ozb_crt_gemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb, int64_t kbb,
-                  int32_t *dst, int nt)
+int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
+                 int64_t kbb, int32_t *dst, int32_t mod, int nt)
 {
+    if (dev) return ozb_crt_gemm_cuda(dev, RB, colB, RA, colA, mbb, nbb, kbb, dst, mod);
+    (void)mod;
 #ifdef OZBLAS_HAVE_DNNL
     const int saved = omp_get_max_threads();
     const int32_t co = 0;
@@ -17,8 +20,10 @@ void ozb_crt_gemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64
     dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f, RB, colB ? nbb : kbb, 0,
                       RA, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
     omp_set_num_threads(saved);
+    return 0;
 #else
     (void)RB; (void)colB; (void)RA; (void)colA; (void)mbb; (void)nbb; (void)kbb; (void)dst; (void)nt;
+    return -1;
 #endif
 }
 

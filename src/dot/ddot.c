@@ -7,8 +7,9 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
                             const double *y, int64_t incy, double *result)
 {
     if (!h || !result) return OZBLAS_STATUS_INVALID_VALUE;
-    if (n <= 0) {
-        ozb_scale_c(h, result, 0, 0, 1, 1, 0.0);
+    if (n <= 0) {                          /* result is host memory on every handle */
+        ozb_info_reset(h);
+        *result = 0.0;
         return OZBLAS_STATUS_SUCCESS;
     }
     if (!x || !y) return OZBLAS_STATUS_INVALID_VALUE;
@@ -19,6 +20,7 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
         .b = { y + (incy < 0 ? (n - 1) * -incy : 0), 0, incy },
         .alpha = 1.0, .beta = 0.0, .c = &r, .crs = 0, .ccs = 0,
         .kblock = OZB_KBLOCK_DOT,
+        .c_host = 1,
     };
     ozblas_status_t st = ozb_run(h, &pr);
     if (st == OZBLAS_STATUS_SUCCESS) *result = r;

@@ -12,10 +12,7 @@ ozblas_status_t ozblas_dgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbla
         return OZBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!C || (alpha != 0.0 && k > 0 && (!A || !B))) return OZBLAS_STATUS_INVALID_VALUE;
-    if (alpha == 0.0 || k == 0) {
-        ozb_scale_c(h, C, 1, ldc, m, n, beta);
-        return OZBLAS_STATUS_SUCCESS;
-    }
+    if (alpha == 0.0 || k == 0) return ozb_scale_c(h, C, 1, ldc, m, n, beta);
     ozb_problem pr = {
         .m = m, .n = n, .k = k,
         .a = { A, transa == OZBLAS_OP_N ? 1 : lda, transa == OZBLAS_OP_N ? lda : 1 },

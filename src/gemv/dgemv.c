@@ -13,10 +13,7 @@ ozblas_status_t ozblas_dgemv(ozblas_handle_t h, ozblas_operation_t trans, int64_
     const int64_t leny = trans == OZBLAS_OP_N ? m : n;
     if (!y || (alpha != 0.0 && (!A || !x))) return OZBLAS_STATUS_INVALID_VALUE;
     double *ybase = y + (incy < 0 ? (leny - 1) * -incy : 0);
-    if (alpha == 0.0) {
-        ozb_scale_c(h, ybase, incy, 0, leny, 1, beta);
-        return OZBLAS_STATUS_SUCCESS;
-    }
+    if (alpha == 0.0) return ozb_scale_c(h, ybase, incy, 0, leny, 1, beta);
     ozb_problem pr = {
         .m = leny, .n = 1, .k = lenx,
         .a = { A, trans == OZBLAS_OP_N ? 1 : lda, trans == OZBLAS_OP_N ? lda : 1 },

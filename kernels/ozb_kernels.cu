@@ -1,0 +1,77 @@
+/* CUDA kernels of the device backend.  The element operations are ozb_kernel_ops.h, shared
+ * with the host emulation; compiled with --fmad=false (CMakeLists.txt), though nothing here
+ * rounds: integer conversions and one multiplication by beta, as on the CPU. */
+#include "ozb_kernels.h"
+#include "ozb_kernel_ops.h"
+#include <cuda_runtime.h>
+
+namespace {
+
+constexpr int kThreads = 256;
+
+inline unsigned blocks_for(int64_t n)
+{
+    int64_t b = (n + kThreads - 1) / kThreads;
+    return (unsigned)(b < 65535 * 16 ? (b < 1 ? 1 : b) : 65535 * 16);   /* grid-stride loops cover the rest */
+}
+
+__global__ void k_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        dst[i] = ozb_op_u8_to_s8_mod(src[i], m);
+}
+
+__global__ void k_u8_nibbles(const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        hi[i] = ozb_op_u8_hi(src[i]);
+        lo[i] = ozb_op_u8_lo(src[i]);
+    }
+}
+
+__global__ void k_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        dst[i] = ozb_op_hi_lo(hi[i], lo[i]);
+}
+
+__global__ void k_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
+{
+    const int64_t total = m * n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        double *p = c + (e % m) * crs + (e / m) * ccs;
+        *p = ozb_op_scale(beta == 0.0 ? 0.0 : *p, beta);
+    }
+}
+
+inline int launched() { return (int)cudaGetLastError(); }
+
+}  // namespace
+
+extern "C" int ozb_kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
+{
+    if (n <= 0) return 0;
+    k_u8_to_s8_mod<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(src, dst, n, m);
+    return launched();
+}
+
+extern "C" int ozb_kl_u8_nibbles(const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n, void *stream)
+{
+    if (n <= 0) return 0;
+    k_u8_nibbles<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(src, hi, lo, n);
+    return launched();
+}
+
+extern "C" int ozb_kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n, void *stream)
+{
+    if (n <= 0) return 0;
+    k_hi_lo<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(hi, lo, dst, n);
+    return launched();
+}
+
+extern "C" int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream)
+{
+    if (m <= 0 || n <= 0 || beta == 1.0) return 0;
+    k_scale<<<blocks_for(m * n), kThreads, 0, (cudaStream_t)stream>>>(c, crs, ccs, m, n, beta);
+    return launched();
+}

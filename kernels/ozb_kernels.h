@@ -1,0 +1,21 @@
+/* Host-callable launchers of the CUDA kernels (ozb_kernels.cu).  Pointers are device
+ * pointers; every launcher runs on `stream` (a cudaStream_t, NULL = default stream) and
+ * returns 0, or the cudaError_t of the launch. */
+#ifndef OZB_KERNELS_H
+#define OZB_KERNELS_H
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* dst[i] = ozb_op_u8_to_s8_mod(src[i], m), i < n */
+int ozb_kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream);
+/* hi[i] = src[i] >> 4, lo[i] = src[i] & 15 */
+int ozb_kl_u8_nibbles(const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n, void *stream);
+/* dst[i] = 16 hi[i] + lo[i] */
+int ozb_kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n, void *stream);
+/* c[i*crs + j*ccs] = ozb_op_scale(c[...], beta), i < m, j < n (only the window is touched) */
+int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream);
+#ifdef __cplusplus
+}
+#endif
+#endif

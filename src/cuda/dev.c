@@ -1,0 +1,308 @@
+/* The device layer (dev.h): the GPU through the CUDA runtime and cuBLAS, or the emulated
+ * device on the host. */
+#include "cuda/dev.h"
+#include "../../kernels/ozb_kernel_ops.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef OZBLAS_HAVE_CUDA
+#include "../../kernels/ozb_kernels.h"
+#include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <dlfcn.h>
+#endif
+
+struct ozb_dev {
+    int             emulated;
+    int             device;
+    void           *stream;
+    pthread_mutex_t mu;
+    void           *buf[OZB_NDBUF];
+    size_t          bytes[OZB_NDBUF];
+#ifdef OZBLAS_HAVE_CUDA
+    void           *lib;                 /* dlopen'ed cuBLAS */
+    cublasHandle_t  blas;
+    cublasStatus_t (*create)(cublasHandle_t *);
+    cublasStatus_t (*destroy)(cublasHandle_t);
+    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
+    cublasStatus_t (*set_math)(cublasHandle_t, cublasMath_t);
+    cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double *,
+                            const double *, int, const double *, int, const double *, double *, int);
+    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+                              const void *, cudaDataType, int, const void *, cudaDataType, int, const void *, void *,
+                              cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+#endif
+};
+
+int   ozb_dev_emulated(const ozb_dev *d) { return d->emulated; }
+void *ozb_dev_get_stream(const ozb_dev *d) { return d->stream; }
+void  ozb_dev_lock(ozb_dev *d) { pthread_mutex_lock(&d->mu); }
+void  ozb_dev_unlock(ozb_dev *d) { pthread_mutex_unlock(&d->mu); }
+
+/* ---------------------------------------------------------------- GPU */
+#ifdef OZBLAS_HAVE_CUDA
+static int use(ozb_dev *d) { return (int)cudaSetDevice(d->device); }
+
+static ozblas_status_t open_gpu(ozb_dev *d, int device, const char **why)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        *why = "no CUDA device is present (or no driver)";
+        return OZBLAS_STATUS_NOT_SUPPORTED;
+    }
+    if (device >= count) { *why = "the device number is beyond the devices present"; return OZBLAS_STATUS_NOT_SUPPORTED; }
+    d->device = device;
+    if (use(d) != cudaSuccess) { *why = "cudaSetDevice failed"; return OZBLAS_STATUS_NOT_SUPPORTED; }
+    d->lib = dlopen("libcublas.so." OZB_CUBLAS_SOVERSION, RTLD_NOW | RTLD_LOCAL);
+    if (!d->lib) d->lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+    if (!d->lib) { *why = "libcublas.so could not be loaded"; return OZBLAS_STATUS_NOT_SUPPORTED; }
+    /* dlsym returns void *; POSIX guarantees the round trip to a function pointer */
+#define OZB_SYM(field, name) do { void *s_ = dlsym(d->lib, name); if (!s_) { *why = "cuBLAS lacks " name; return OZBLAS_STATUS_NOT_SUPPORTED; } \
+                                  memcpy(&d->field, &s_, sizeof s_); } while (0)
+    OZB_SYM(create, "cublasCreate_v2");
+    OZB_SYM(destroy, "cublasDestroy_v2");
+    OZB_SYM(set_stream, "cublasSetStream_v2");
+    OZB_SYM(set_math, "cublasSetMathMode");
+    OZB_SYM(dgemm, "cublasDgemm_v2");
+    OZB_SYM(gemm_ex, "cublasGemmEx");
+#undef OZB_SYM
+    if (d->create(&d->blas) != CUBLAS_STATUS_SUCCESS) { d->blas = NULL; *why = "cublasCreate failed"; return OZBLAS_STATUS_NOT_SUPPORTED; }
+    /* the default math mode: FP16 inputs may use the tensor cores (FP32 accumulation, the
+     * format's budget), FP64 is IEEE FP64 (no TF32, no fixed-point emulation of FP64) */
+    d->set_math(d->blas, CUBLAS_DEFAULT_MATH);
+    return OZBLAS_STATUS_SUCCESS;
+}
+#endif
+
+/* ---------------------------------------------------------------- common */
+ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why)
+{
+    static const char *none = "";
+    *why = none;
+    if (device < 0) { *why = "negative device number"; return OZBLAS_STATUS_INVALID_VALUE; }
+    ozb_dev *d = calloc(1, sizeof *d);
+    if (!d) return OZBLAS_STATUS_ALLOC_FAILED;
+    pthread_mutex_init(&d->mu, NULL);
+    const char *em = getenv("OZBLAS_CUDA_EMULATE");
+    ozblas_status_t st;
+    if (em && em[0] == '1') {
+        d->emulated = 1;
+        d->device = device;
+        st = OZBLAS_STATUS_SUCCESS;
+    } else {
+#ifdef OZBLAS_HAVE_CUDA
+        st = open_gpu(d, device, why);
+#else
+        *why = "this build of ozblas has no CUDA backend (nvcc was not found at configure time)";
+        st = OZBLAS_STATUS_NOT_SUPPORTED;
+#endif
+    }
+    if (st != OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return st; }
+    *out = d;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+void ozb_dev_close(ozb_dev *d)
+{
+    if (!d) return;
+    for (int i = 0; i < OZB_NDBUF; i++) {
+        if (!d->buf[i]) continue;
+        if (d->emulated) free(d->buf[i]);
+#ifdef OZBLAS_HAVE_CUDA
+        else { use(d); cudaFree(d->buf[i]); }
+#endif
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    if (d->blas) d->destroy(d->blas);
+    if (d->lib) dlclose(d->lib);
+#endif
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+}
+
+void ozb_dev_set_stream(ozb_dev *d, void *stream)
+{
+    d->stream = stream;
+#ifdef OZBLAS_HAVE_CUDA
+    if (!d->emulated) d->set_stream(d->blas, (cudaStream_t)stream);
+#endif
+}
+
+void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
+{
+    if (bytes == 0) bytes = 256;
+    if (d->bytes[slot] >= bytes) return d->buf[slot];
+    const size_t want = (bytes + 255) & ~(size_t)255;   /* cuBLAS likes 256-byte alignment */
+    void *p = NULL;
+    if (d->emulated) {
+        p = aligned_alloc(256, want);
+        if (!p) return NULL;
+        free(d->buf[slot]);
+    } else {
+#ifdef OZBLAS_HAVE_CUDA
+        use(d);
+        if (d->buf[slot]) { cudaStreamSynchronize((cudaStream_t)d->stream); cudaFree(d->buf[slot]); d->buf[slot] = NULL; d->bytes[slot] = 0; }
+        if (cudaMalloc(&p, want) != cudaSuccess) { cudaGetLastError(); return NULL; }
+#endif
+    }
+    d->buf[slot] = p;
+    d->bytes[slot] = want;
+    return p;
+}
+
+static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
+{
+    for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+}
+
+int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
+{
+    if (width == 0 || height == 0) return 0;
+    if (d->emulated) { copy2d(dst, dpitch, src, spitch, width, height); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyHostToDevice, (cudaStream_t)d->stream);
+    return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
+{
+    if (width == 0 || height == 0) return 0;
+    if (d->emulated) { copy2d(dst, dpitch, src, spitch, width, height); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToHost, (cudaStream_t)d->stream);
+    return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_sync(ozb_dev *d)
+{
+    if (d->emulated) return 0;
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return (int)cudaStreamSynchronize((cudaStream_t)d->stream);
+#else
+    return -1;
+#endif
+}
+
+/* ---------------------------------------------------------------- GEMM */
+
+/* binary16 bits -> float, for the emulation (normal and zero values only: the FP16 digits
+ * are integers of at most 11 bits) */
+static float f16_value(uint16_t h)
+{
+    const int e = (h >> 10) & 31;
+    const float mag = e == 0 ? 0.0f : (float)(1024 + (h & 0x3ff)) * (float)ldexp(1.0, e - 25);
+    return (h & 0x8000) ? -mag : mag;
+}
+
+static void emu_gemm(ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                     const void *B, int64_t ldb, void *C, int64_t ldc)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double sd = 0.0; float sf = 0.0f; int64_t si = 0;
+            for (int64_t l = 0; l < k; l++) {
+                const int64_t ia = ta ? l + i * lda : i + l * lda, ib = tb ? j + l * ldb : l + j * ldb;
+                switch (type) {
+                case OZB_DT_F64: sd += ((const double *)A)[ia] * ((const double *)B)[ib]; break;
+                case OZB_DT_F16: sf += f16_value(((const uint16_t *)A)[ia]) * f16_value(((const uint16_t *)B)[ib]); break;
+                case OZB_DT_S8:  si += (int64_t)((const int8_t *)A)[ia] * ((const int8_t *)B)[ib]; break;
+                }
+            }
+            switch (type) {
+            case OZB_DT_F64: ((double *)C)[i + j * ldc] = sd; break;
+            case OZB_DT_F16: ((float *)C)[i + j * ldc] = sf; break;
+            case OZB_DT_S8:  ((int32_t *)C)[i + j * ldc] = (int32_t)si; break;
+            }
+        }
+}
+
+int ozb_dev_gemm(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                 const void *A, int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc)
+{
+    if (m <= 0 || n <= 0) return 0;
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+        return -1;                               /* cuBLAS's 32-bit sizes; the tiles stay far below */
+    if (d->emulated) { emu_gemm(type, ta, tb, m, n, k, A, lda, B, ldb, C, ldc); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasStatus_t s;
+    if (type == OZB_DT_F64) {
+        const double one = 1.0, zero = 0.0;
+        s = d->dgemm(d->blas, oa, ob, (int)m, (int)n, (int)k, &one, A, (int)lda, B, (int)ldb, &zero, C, (int)ldc);
+    } else if (type == OZB_DT_F16) {
+        const float one = 1.0f, zero = 0.0f;      /* FP32 accumulation: never 16F or TF32 compute */
+        s = d->gemm_ex(d->blas, oa, ob, (int)m, (int)n, (int)k, &one, A, CUDA_R_16F, (int)lda, B, CUDA_R_16F, (int)ldb,
+                       &zero, C, CUDA_R_32F, (int)ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    } else {
+        const int32_t one = 1, zero = 0;
+        s = d->gemm_ex(d->blas, oa, ob, (int)m, (int)n, (int)k, &one, A, CUDA_R_8I, (int)lda, B, CUDA_R_8I, (int)ldb,
+                       &zero, C, CUDA_R_32I, (int)ldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    }
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : 1000 + (int)s;
+#else
+    return -1;
+#endif
+}
+
+/* ---------------------------------------------------------------- kernels */
+int ozb_dev_u8_to_s8_mod(ozb_dev *d, const uint8_t *src, int8_t *dst, int64_t n, int32_t m)
+{
+    if (d->emulated) { for (int64_t i = 0; i < n; i++) dst[i] = ozb_op_u8_to_s8_mod(src[i], m); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_u8_to_s8_mod(src, dst, n, m, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_u8_nibbles(ozb_dev *d, const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n)
+{
+    if (d->emulated) { for (int64_t i = 0; i < n; i++) { hi[i] = ozb_op_u8_hi(src[i]); lo[i] = ozb_op_u8_lo(src[i]); } return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_u8_nibbles(src, hi, lo, n, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_hi_lo(ozb_dev *d, const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n)
+{
+    if (d->emulated) { for (int64_t i = 0; i < n; i++) dst[i] = ozb_op_hi_lo(hi[i], lo[i]); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_hi_lo(hi, lo, dst, n, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
+{
+    if (d->emulated) {
+        if (beta == 1.0) return 0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) { double *p = c + i * crs + j * ccs; *p = ozb_op_scale(beta == 0.0 ? 0.0 : *p, beta); }
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    int e = ozb_kl_scale(c, crs, ccs, m, n, beta, d->stream);
+    return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
+#else
+    return -1;
+#endif
+}

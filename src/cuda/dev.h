@@ -1,0 +1,56 @@
+/* The device layer of the CUDA backend: memory, copies, the exact GEMMs (cuBLAS) and the
+ * kernels, behind one small interface that the product engines (products_cuda.c) and the
+ * staging (stage.c) use.
+ *
+ * Two implementations sit behind it: the GPU (CUDA runtime, cuBLAS loaded with dlopen so
+ * that the library does not depend on it where no GPU is used), and an emulated device
+ * (OZBLAS_CUDA_EMULATE=1 when the handle is created): host memory, the same calls with the
+ * same arguments, GEMMs by plain loops in the device's number types and the kernels'
+ * element operations (kernels/ozb_kernel_ops.h).  The emulation lets the host test suite
+ * run every line of the backend except the CUDA calls themselves. */
+#ifndef OZB_DEV_H
+#define OZB_DEV_H
+#include "core/ozb_internal.h"
+
+typedef struct ozb_dev ozb_dev;
+
+/* GEMM operand types: F64 (cublasDgemm), F16 x F16 -> F32 with FP32 accumulation on the
+ * tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F), S8 x S8 -> S32 (CUBLAS_COMPUTE_32I). */
+typedef enum { OZB_DT_F64 = 0, OZB_DT_F16 = 1, OZB_DT_S8 = 2 } ozb_dt;
+
+/* Device buffer slots (grown on demand, kept by the handle). */
+enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE, OZB_NDBUF };
+
+/* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
+ * device number is out of range or cuBLAS cannot be loaded. */
+ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why);
+void            ozb_dev_close(ozb_dev *d);
+int             ozb_dev_emulated(const ozb_dev *d);
+void            ozb_dev_set_stream(ozb_dev *d, void *stream);
+void           *ozb_dev_get_stream(const ozb_dev *d);
+
+/* The device layer is called from the pipeline's OpenMP threads: one caller at a time. */
+void ozb_dev_lock(ozb_dev *d);
+void ozb_dev_unlock(ozb_dev *d);
+
+/* Device memory of at least `bytes` in slot `slot` (NULL on failure). */
+void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes);
+
+/* 2-D copies, rows of `width` bytes, `height` rows (cudaMemcpy2D semantics), completed on return.
+ * Return 0 on success. */
+int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
+int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
+
+/* C (m x n, column-major, ldc; double / float / int32 by type) = op(A) op(B), device
+ * pointers, ta/tb 0 = N, 1 = T.  Only exact products are ever asked for (bit budgets in
+ * core/format.c and crt/crt_gemm.h), so the GEMM's order and blocking do not matter. */
+int ozb_dev_gemm(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                 const void *A, int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc);
+
+/* The kernels (kernels/ozb_kernels.h), on the device's stream. */
+int ozb_dev_u8_to_s8_mod(ozb_dev *d, const uint8_t *src, int8_t *dst, int64_t n, int32_t m);
+int ozb_dev_u8_nibbles(ozb_dev *d, const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n);
+int ozb_dev_hi_lo(ozb_dev *d, const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n);
+int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
+int ozb_dev_sync(ozb_dev *d);
+#endif

@@ -1,0 +1,165 @@
+/* The slice formats' products on the CUDA device (dev.h): the same exact products as the
+ * CPU engines (core/product_*.c), so every later step sees the same numbers and the
+ * results are the CPU's bit for bit.
+ *
+ * Layout: a slice set is (s * rows) x kb row-major on the host, i.e. kb x (s * rows)
+ * column-major, so P = A^T B is the "TN" GEMM (the layout the integer tensor cores take).
+ * FP16 and INT8 digits are converted on the host into the device's number type with the
+ * inner dimension padded to a multiple of 16 by zeros (tensor-core friendly leading
+ * dimensions; zeros add nothing), sent, multiplied, and the float / int32 products are
+ * widened to double on the host (exact: they are integers below 2^24 / 2^31). */
+#include "cuda/products_cuda.h"
+#include "../../kernels/ozb_kernel_ops.h"
+
+static int64_t pad16(int64_t k) { return (k + 15) & ~(int64_t)15; }
+
+static size_t elem_bytes(ozb_dt t) { return t == OZB_DT_F64 ? 8 : t == OZB_DT_F16 ? 2 : 1; }
+
+size_t ozb_scratch_cuda(int64_t ra, int64_t rb, int64_t kb, int ca, int cb)
+{
+    /* narrow copies of both sides (padded k) and 4-byte products for every pair */
+    return (size_t)2 * pad16(kb) * ((size_t)ca * ra + (size_t)cb * rb) + 4 * (size_t)ca * ra * cb * rb + 128;
+}
+
+/* host digits (doubles) -> the device type, rows of length kb into rows of length kp */
+static void narrow(ozb_dt type, const double *src, int64_t rows, int64_t kb, int64_t kp, void *dst)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        const double *s = src + r * kb;
+        if (type == OZB_DT_F16) {
+            uint16_t *o = (uint16_t *)dst + r * kp;
+            for (int64_t l = 0; l < kb; l++) o[l] = ozb_op_f16_of_int(s[l]);    /* |digit| <= 2^11 - 1: exact */
+            for (int64_t l = kb; l < kp; l++) o[l] = 0;
+        } else {
+            int8_t *o = (int8_t *)dst + r * kp;
+            for (int64_t l = 0; l < kb; l++) o[l] = (int8_t)s[l];                /* |digit| <= 127: exact */
+            for (int64_t l = kb; l < kp; l++) o[l] = 0;
+        }
+    }
+}
+
+static int products(ozb_dev *dev, ozb_dt type, const ozb_slices *A, const ozb_slices *B, int dmax, double *P,
+                    int64_t ldp, void *scratch, ozb_prod_stats *st)
+{
+    const int64_t mr = A->rows, nr = B->rows, kb = A->kb;
+    const int sa = A->s, sb = B->s;
+    if (sa == 0 || sb == 0) return 0;
+    const int all_pairs = dmax <= 0 || dmax >= sa + sb - 1;
+    const int64_t M = mr * sa, N = nr * sb;
+    const int64_t kp = type == OZB_DT_F64 ? kb : pad16(kb);
+    const size_t eb = elem_bytes(type), ob = type == OZB_DT_F64 ? 8 : 4;
+    int rc = 0;
+    ozb_dev_lock(dev);
+    void *dA = ozb_dev_buf(dev, OZB_DBUF_A, eb * (size_t)M * kp);
+    void *dB = ozb_dev_buf(dev, OZB_DBUF_B, eb * (size_t)N * kp);
+    void *dC = ozb_dev_buf(dev, OZB_DBUF_C, ob * (size_t)M * N);
+    if (!dA || !dB || !dC) { rc = -2; goto out; }
+    const void *hA = A->slice, *hB = B->slice;
+    void *hC = P;                                    /* FP64: products land in P directly */
+    if (type != OZB_DT_F64) {
+        char *a8 = scratch, *b8 = a8 + eb * (size_t)M * kp;
+        hC = b8 + eb * (size_t)N * kp;
+        hC = (void *)(((uintptr_t)hC + 63) & ~(uintptr_t)63);
+        narrow(type, A->slice, M, kb, kp, a8);
+        narrow(type, B->slice, N, kb, kp, b8);
+        hA = a8; hB = b8;
+    }
+    if ((rc = ozb_dev_put(dev, dA, eb * kp, hA, eb * kp, eb * kp, (size_t)M))) goto out;
+    if ((rc = ozb_dev_put(dev, dB, eb * kp, hB, eb * kp, eb * kp, (size_t)N))) goto out;
+    /* the pairs to multiply: all, or per slice t of A those with u <= dmax - 1 - t (fast mode) */
+    int64_t ncols[1024];
+    const int tmax = sa < 1024 ? sa : 1024;
+    if (all_pairs) {
+        if ((rc = ozb_dev_gemm(dev, type, 1, 0, M, N, kp, dA, kp, dB, kp, dC, M))) goto out;
+        st->calls += 1; st->pairs += (int64_t)sa * sb;
+        st->flops += 2.0 * (double)M * (double)N * (double)kb;
+    } else {
+        for (int t = 0; t < tmax; t++) {
+            int qn = dmax - t;
+            if (qn > sb) qn = sb;
+            ncols[t] = qn > 0 ? nr * qn : 0;
+            if (qn <= 0) continue;
+            if ((rc = ozb_dev_gemm(dev, type, 1, 0, mr, ncols[t], kp, (const char *)dA + eb * (size_t)t * mr * kp, kp,
+                                   dB, kp, (char *)dC + ob * (size_t)t * mr, M))) goto out;
+            st->calls += 1; st->pairs += qn;
+            st->flops += 2.0 * (double)mr * (double)ncols[t] * (double)kb;
+        }
+    }
+    /* back to the host, laid out like P (leading dimension ldp for FP64, M for the rest) */
+    const size_t hld = type == OZB_DT_F64 ? (size_t)ldp : (size_t)M;
+    if (all_pairs) {
+        if ((rc = ozb_dev_get(dev, hC, ob * hld, dC, ob * (size_t)M, ob * (size_t)M, (size_t)N))) goto out;
+    } else {
+        for (int t = 0; t < tmax; t++)
+            if (ncols[t] && (rc = ozb_dev_get(dev, (char *)hC + ob * (size_t)t * mr, ob * hld, (const char *)dC + ob * (size_t)t * mr,
+                                              ob * (size_t)M, ob * (size_t)mr, (size_t)ncols[t]))) goto out;
+    }
+    if (type != OZB_DT_F64) {
+        for (int t = 0; t < sa; t++) {
+            const int64_t cols = all_pairs ? N : (t < tmax ? ncols[t] : 0);
+            for (int64_t j = 0; j < cols; j++)
+                for (int64_t i = t * mr; i < (t + 1) * mr; i++)
+                    P[i + j * ldp] = type == OZB_DT_F16 ? (double)((const float *)hC)[i + j * M]
+                                                        : (double)((const int32_t *)hC)[i + j * M];
+        }
+    }
+out:
+    ozb_dev_unlock(dev);
+    return rc;
+}
+
+int ozb_products_cuda_fp64(ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                           void *scratch, int threads, ozb_prod_stats *st)
+{
+    (void)threads;
+    return products(dev, OZB_DT_F64, A, B, dmax, P, ldp, scratch, st);
+}
+
+int ozb_products_cuda_fp16(ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                           void *scratch, int threads, ozb_prod_stats *st)
+{
+    (void)threads;
+    return products(dev, OZB_DT_F16, A, B, dmax, P, ldp, scratch, st);
+}
+
+int ozb_products_cuda_int8(ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
+                           void *scratch, int threads, ozb_prod_stats *st)
+{
+    (void)threads;
+    return products(dev, OZB_DT_S8, A, B, dmax, P, ldp, scratch, st);
+}
+
+/* The CRT format's product (crt/crt_gemm.h) on the device: dst(i, j) = sum_l RA(i, l) RB(j, l).
+ * RB's uint8 residues become int8 of the same class modulo m (kernels/ozb_kernel_ops.h);
+ * m == 0 asks for the exact integer (values of RB up to 255), by the two-nibble split. */
+int ozb_crt_gemm_cuda(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
+                      int64_t kbb, int32_t *dst, int32_t m)
+{
+    const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
+    const int64_t lda = colA ? mbb : kbb, ldb = colB ? nbb : kbb;
+    const size_t na = (size_t)mbb * kbb, nb = (size_t)nbb * kbb, ne = (size_t)mbb * nbb;
+    int rc = 0;
+    ozb_dev_lock(dev);
+    int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
+    uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
+    int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : 2 * nb);
+    int32_t *dC = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (m ? ne : 3 * ne));
+    if (!dA || !dU || !dB || !dC) { rc = -2; goto out; }
+    if ((rc = ozb_dev_put(dev, dA, na, RA, na, na, 1))) goto out;
+    if ((rc = ozb_dev_put(dev, dU, nb, RB, nb, nb, 1))) goto out;
+    if (m) {
+        if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) goto out;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, dB, ldb, dC, mbb))) goto out;
+    } else {
+        int8_t *hi = dB, *lo = dB + nb;
+        int32_t *chi = dC + ne, *clo = dC + 2 * ne;
+        if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) goto out;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, hi, ldb, chi, mbb))) goto out;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, lo, ldb, clo, mbb))) goto out;
+        if ((rc = ozb_dev_hi_lo(dev, chi, clo, dC, (int64_t)ne))) goto out;
+    }
+    rc = ozb_dev_get(dev, dst, 4 * ne, dC, 4 * ne, 4 * ne, 1);
+out:
+    ozb_dev_unlock(dev);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* Staging of a device handle's operands (stage.h).  Only the elements a routine reads are
+ * copied in, and only the output window goes back: padding beyond m (up to ldc) and the
+ * gaps of strided vectors are never written on the device. */
+#include "cuda/stage.h"
+#include "cuda/dev.h"
+
+typedef struct { const double *dev_base; size_t width, height, pitch; } geom_t;
+
+/* The geometry of rows x cols elements p[i*rs + l*cs] (one of rs, cs is +-1, or the view is
+ * a vector): the 2-D copy that covers them, and the host view of its dense copy. */
+static int geometry(const double *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, geom_t *g,
+                    double *host, ozb_view *hv)
+{
+    if (rows == 1 || cols == 1) {             /* a vector: len elements, stride st */
+        const int64_t len = rows == 1 ? cols : rows, st = rows == 1 ? cs : rs;
+        if (len == 1 || st == 0) {            /* one element (BLAS increment 0 reads x[0] n times) */
+            *g = (geom_t){ p, sizeof(double), 1, sizeof(double) };
+            *hv = (ozb_view){ host, 0, 0 };
+            return 0;
+        }
+        const int64_t ast = st < 0 ? -st : st;
+        *g = (geom_t){ st < 0 ? p + (len - 1) * st : p, sizeof(double), (size_t)len, sizeof(double) * (size_t)ast };
+        const double *hp = st < 0 ? host + (len - 1) : host;
+        const int64_t hst = st < 0 ? -1 : 1;
+        *hv = rows == 1 ? (ozb_view){ hp, 0, hst } : (ozb_view){ hp, hst, 0 };
+        return 0;
+    }
+    if (rs == 1 && cs >= rows) {              /* column-major rows x cols, leading dimension cs */
+        *g = (geom_t){ p, sizeof(double) * (size_t)rows, (size_t)cols, sizeof(double) * (size_t)cs };
+        *hv = (ozb_view){ host, 1, rows };
+        return 0;
+    }
+    if (cs == 1 && rs >= cols) {              /* transposed: cols contiguous, leading dimension rs */
+        *g = (geom_t){ p, sizeof(double) * (size_t)cols, (size_t)rows, sizeof(double) * (size_t)rs };
+        *hv = (ozb_view){ host, cols, 1 };
+        return 0;
+    }
+    return -1;                                /* no driver makes such a view */
+}
+
+static size_t dense_len(const geom_t *g) { return g->width / sizeof(double) * g->height; }
+
+/* host buffer of `slot` holding the rows x cols operand; copied from the device if `fetch` */
+static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, int64_t rows, int64_t cols, int64_t rs,
+                                int64_t cs, int fetch, geom_t *g, ozb_view *hv)
+{
+    geom_t tg;
+    ozb_view tv;
+    if (geometry(p, rows, cols, rs, cs, &tg, NULL, &tv)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    double *host = ozb_buf_get(h, slot, sizeof(double) * dense_len(&tg));
+    if (!host) return OZBLAS_STATUS_ALLOC_FAILED;
+    geometry(p, rows, cols, rs, cs, g, host, hv);
+    if (!fetch) { memset(host, 0, sizeof(double) * dense_len(g)); return OZBLAS_STATUS_SUCCESS; }
+    if (ozb_dev_get(h->dev, host, g->width, g->dev_base, g->pitch, g->width, g->height)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run)
+{
+    const double t0 = ozb_now();
+    ozb_problem hp = *pr;
+    geom_t ga, gb, gc;
+    ozb_view cv;
+    ozblas_status_t st;
+    if ((st = stage_in(h, OZB_BUF_HA, pr->a.p, pr->m, pr->k, pr->a.rs, pr->a.cs, 1, &ga, &hp.a))) return st;
+    if ((st = stage_in(h, OZB_BUF_HB, pr->b.p, pr->n, pr->k, pr->b.rs, pr->b.cs, 1, &gb, &hp.b))) return st;
+    if (!pr->c_host) {
+        /* beta == 0: C is not read (BLAS), so it is not fetched either */
+        if ((st = stage_in(h, OZB_BUF_HC, pr->c, pr->m, pr->n, pr->crs, pr->ccs, pr->beta != 0.0, &gc, &cv))) return st;
+        hp.c = (double *)cv.p; hp.crs = cv.rs; hp.ccs = cv.cs;
+    }
+    const double t1 = ozb_now();
+    st = host_run(h, &hp);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;       /* the device's C is untouched */
+    const double t2 = ozb_now();
+    if (!pr->c_host && ozb_dev_put(h->dev, (void *)gc.dev_base, gc.pitch, h->buf[OZB_BUF_HC].p, gc.width, gc.width, gc.height))
+        return OZBLAS_STATUS_EXECUTION_FAILED;
+    /* transfers count as split (in) and sum (out) time */
+    h->info.seconds_split += t1 - t0;
+    h->info.seconds_sum += ozb_now() - t2;
+    h->info.seconds_total = ozb_now() - t0;
+    return OZBLAS_STATUS_SUCCESS;
+}
