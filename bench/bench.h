@@ -35,6 +35,7 @@ typedef struct {
     int csv;
     double llc_bytes;           /* last-level cache size for the rotation decision */
     double min_sample_s;        /* a timed sample repeats the call until this long */
+    int backend;                /* 0 CPU (vs OpenBLAS), 1 CUDA (vs cuBLAS)          */
 } bench_config_t;
 
 /* One problem instance: inputs (possibly several copies), shapes, references. */
@@ -84,6 +85,9 @@ double bench_median(double *v, int n, int *argmed);
 const char *bench_routine_name(int routine);
 const char *bench_mode_name(int mode);
 const char *bench_sum_name(ozblas_summation_t s);
+
+/* bench_cuda.c: --backend cuda; returns the exit status (4: no CUDA device) */
+int bench_cuda(const bench_config_t *cfg);
 
 /* bench_cases.c */
 int problem_init(problem_t *p, const bench_config_t *cfg, int routine, double phi);

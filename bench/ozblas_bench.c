@@ -59,6 +59,9 @@ static void usage(FILE *f)
             "                 crt = Ozaki scheme II (CRT_INT8)\n"
             "  --split S      split count for fixed mode (default 3)\n"
             "  --crt-scaling fast|accurate  scaling of the crt format (default fast)\n"
+            "  --backend B    cpu (default: against OpenBLAS) or cuda: a CUDA handle on GPU 0\n"
+            "                 against cuBLAS, CUDA-event medians of >= 10 runs, GPU results\n"
+            "                 checked bit for bit against a CPU handle (exit status 4 if no GPU)\n"
             "  --fast 0|1     fast mode for fixed mode (default 1)\n"
             "  --sum S        double|nearsum: summation for fixed mode (default nearsum)\n"
             "  --threads T    threads for ozblas and for OpenBLAS in the timed runs\n"
@@ -74,7 +77,7 @@ static void usage(FILE *f)
             "\n"
             "Exit status: 0 ok; 1 an ozblas call failed, a cr result is not RN(exact) on a\n"
             "sampled element, or a result differs across thread counts; 2 bad options;\n"
-            "3 out of memory.\n",
+            "3 out of memory; 4 --backend cuda without a CUDA device.\n",
             BENCH_MAX_SAMPLES);
 }
 
@@ -201,7 +204,8 @@ static int option_kind(const char *name)
 {
     static const char *const with_value[] = {"--routine", "--mode", "--engine", "--phi",  "--n",      "--m",
                                              "--k",       "--split", "--fast", "--sum",   "--threads",
-                                             "--reps",    "--warmup", "--llc", "--trans", "--crt-scaling"};
+                                             "--reps",    "--warmup", "--llc", "--trans", "--crt-scaling",
+                                             "--backend"};
     static const char *const flags[] = {"--no-check", "--csv", "--help"};
     size_t i;
     for (i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
@@ -284,6 +288,10 @@ static int parse_args(int argc, char **argv, bench_config_t *cfg)
             if (parse_i64(val, 1, INT_MAX, &cfg->k)) return bad_option(name, val, "expected 1..2^31-1");
         } else if (!strcmp(name, "--split")) {
             if (parse_int(val, 1, 64, &cfg->split)) return bad_option(name, val, "expected 1..64");
+        } else if (!strcmp(name, "--backend")) {
+            if (!strcmp(val, "cpu")) cfg->backend = 0;
+            else if (!strcmp(val, "cuda")) cfg->backend = 1;
+            else return bad_option(name, val, "expected cpu or cuda");
         } else if (!strcmp(name, "--crt-scaling")) {
             if (!strcmp(val, "fast")) cfg->crt_accurate = 0;
             else if (!strcmp(val, "accurate")) cfg->crt_accurate = 1;
@@ -675,6 +683,7 @@ int main(int argc, char **argv)
 
     if (rc == 1) return 0;
     if (rc) return rc;
+    if (cfg.backend == 1) return bench_cuda(&cfg);
 
     if (cfg.csv) {
         print_csv_header();
