@@ -1,4 +1,5 @@
 /* Argument validation, status strings, configuration, quick returns, info. */
+#define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -359,6 +360,78 @@ START_TEST(args_threads_no_side_effect)
 }
 END_TEST
 
+/* The CUDA handle API: creation without a device says NOT_SUPPORTED with a reason; on the
+ * emulated device (host memory) the argument rules, quick returns and padding rules are the
+ * CPU handle's. */
+START_TEST(args_cuda_api)
+{
+    EXPECT_ST(ozblas_create_cuda(NULL, 0), INV);
+    ozblas_handle_t h = NULL;
+    EXPECT_ST(ozblas_create_cuda(&h, -1), INV);
+    unsetenv("OZBLAS_CUDA_EMULATE");
+    const char *why = ozblas_cuda_unavailable_reason(0);
+    ozblas_status_t st = ozblas_create_cuda(&h, 0);
+    if (why) {
+        ck_assert_int_eq(st, OZBLAS_STATUS_NOT_SUPPORTED);
+        printf("test_args: no GPU here (%s): ozblas_create_cuda returned NOT_SUPPORTED as documented\n", why);
+    } else {
+        ck_assert_int_eq(st, OK);
+        ozblas_destroy(h);
+    }
+    ck_assert_ptr_nonnull(ozblas_cuda_unavailable_reason(1 << 20));   /* no such device */
+    ozblas_handle_t c;
+    EXPECT_ST(ozblas_create(&c), OK);
+    EXPECT_ST(ozblas_set_stream(c, NULL), OZBLAS_STATUS_NOT_SUPPORTED);
+    EXPECT_ST(ozblas_set_stream(NULL, NULL), INV);
+    ozblas_backend_t be;
+    EXPECT_ST(ozblas_get_backend(c, &be), OK);
+    ck_assert_int_eq(be, OZBLAS_BACKEND_CPU);
+    ozblas_destroy(c);
+
+    setenv("OZBLAS_CUDA_EMULATE", "1", 1);
+    EXPECT_ST(ozblas_create_cuda(&h, 0), OK);
+    unsetenv("OZBLAS_CUDA_EMULATE");
+    EXPECT_ST(ozblas_get_backend(h, &be), OK);
+    ck_assert_int_eq(be, OZBLAS_BACKEND_CUDA);
+    EXPECT_ST(ozblas_set_stream(h, NULL), OK);
+    EXPECT_ST(ozblas_set_engine(h, OZBLAS_ENGINE_INT8), OK);           /* cuBLAS: no oneDNN needed */
+    EXPECT_ST(ozblas_set_engine(h, OZBLAS_ENGINE_CRT_INT8), OK);
+    EXPECT_ST(ozblas_set_engine(h, OZBLAS_ENGINE_FP64), OK);
+    double A[12], B[12], C[12], C0[12];
+    for (int i = 0; i < 12; i++) { A[i] = i + 1; B[i] = 2 * i - 5; C[i] = C0[i] = tu_from_bits(TU_SENTINEL_BITS); }
+    /* invalid: lda < m; nothing written */
+    EXPECT_ST(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, 3, 2, 2, 1.0, A, 2, B, 2, 0.0, C, 4), INV);
+    tu_check_bits(C, C0, 12, 0, "cuda invalid dgemm wrote C");
+    /* alpha == 0, beta == 0: the window becomes +0 (NaN there ignored), padding row 3 untouched */
+    EXPECT_ST(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, 3, 2, 2, 0.0, A, 3, B, 2, 0.0, C, 4), OK);
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 4; i++)
+            ck_assert_uint_eq(tu_bits(C[i + 4 * j]), i < 3 ? 0u : TU_SENTINEL_BITS);
+    /* a real product, padding untouched, the same bits as a CPU handle */
+    double D[8], E[8];
+    for (int i = 0; i < 8; i++) D[i] = E[i] = tu_from_bits(TU_SENTINEL_BITS);
+    EXPECT_ST(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_T, 3, 2, 2, 0.5, A, 3, B, 2, 0.0, D, 4), OK);
+    EXPECT_ST(ozblas_create(&c), OK);
+    EXPECT_ST(ozblas_dgemm(c, OZBLAS_OP_N, OZBLAS_OP_T, 3, 2, 2, 0.5, A, 3, B, 2, 0.0, E, 4), OK);
+    tu_check_bits(D, E, 8, 0, "cuda (emulated) dgemm against cpu");
+    /* DOT: the result is host memory; n <= 0 gives 0 */
+    double r = 7.0, r2 = 0.0;
+    EXPECT_ST(ozblas_ddot(h, 0, A, 1, B, 1, &r), OK);
+    ck_assert_uint_eq(tu_bits(r), 0u);
+    EXPECT_ST(ozblas_ddot(h, 5, A, -2, B, 1, &r), OK);
+    EXPECT_ST(ozblas_ddot(c, 5, A, -2, B, 1, &r2), OK);
+    ck_assert_uint_eq(tu_bits(r), tu_bits(r2));
+    /* GEMV with a negative increment of y: gaps untouched */
+    double y[7], y2[7];
+    for (int i = 0; i < 7; i++) y[i] = y2[i] = tu_from_bits(TU_SENTINEL_BITS);
+    EXPECT_ST(ozblas_dgemv(h, OZBLAS_OP_T, 2, 3, 1.0, A, 2, B, 1, 0.0, y, -3), OK);
+    EXPECT_ST(ozblas_dgemv(c, OZBLAS_OP_T, 2, 3, 1.0, A, 2, B, 1, 0.0, y2, -3), OK);
+    tu_check_bits(y, y2, 7, 0, "cuda (emulated) dgemv against cpu");
+    ozblas_destroy(c);
+    ozblas_destroy(h);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("args");
@@ -366,6 +439,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, tu_timeout(60));
     tcase_add_test(tc, args_handle_and_config);
     tcase_add_test(tc, args_threads_no_side_effect);
+    tcase_add_test(tc, args_cuda_api);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("routines");
     tcase_set_timeout(tr, tu_timeout(60));
