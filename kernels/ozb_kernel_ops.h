@@ -31,6 +31,13 @@ OZB_HD int8_t ozb_op_u8_hi(uint8_t r) { return (int8_t)(r >> 4); }
 OZB_HD int8_t ozb_op_u8_lo(uint8_t r) { return (int8_t)(r & 15); }
 OZB_HD int32_t ozb_op_hi_lo(int32_t hi, int32_t lo) { return hi * 16 + lo; }
 
+/* INT32-packed slices (seed 001 §4.5): an FP64-format digit |d| <= 2^26 - 1 stored as int32
+ * (half the bytes of a double), widened in registers.  Skinny products (DOT: 1 x 1 rows,
+ * GEMV: one column) accumulate d_a * d_x in binary64: every product and every partial sum is
+ * an integer of at most 2b + ceil(log2 kb) <= 53 bits (the format's budget, core/format.c),
+ * so each is exact and the sum is the same in any order, on any thread layout. */
+OZB_HD double ozb_op_i32_times(int32_t a, double x) { return (double)a * x; }
+
 /* C := beta C for one element, BLAS style: beta == 0 writes +0 without reading C. */
 OZB_HD double ozb_op_scale(double c, double beta) { return beta == 0.0 ? 0.0 : beta * c; }
 

@@ -44,6 +44,42 @@ __global__ void k_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t 
     }
 }
 
+/* One block of 128 threads per row i of A: each thread walks l with stride 128 keeping N
+ * sums in registers (N <= 16, unrolled), then a shared-memory tree adds the 128 partial sums.
+ * Every sum is an exact integer (ozb_kernel_ops.h), so this order gives the CPU's bits. */
+constexpr int kSkinnyThreads = 128;
+constexpr int kSkinnyMaxN = 16;
+
+__global__ void k_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int N, int64_t kb, int64_t ldp)
+{
+    __shared__ double red[kSkinnyThreads];
+    for (int64_t i = blockIdx.x; i < M; i += gridDim.x) {
+        const int32_t *a = A + i * kb;
+        double acc[kSkinnyMaxN];
+#pragma unroll
+        for (int j = 0; j < kSkinnyMaxN; j++) acc[j] = 0.0;
+        for (int64_t l = threadIdx.x; l < kb; l += kSkinnyThreads) {
+            const int32_t av = a[l];
+#pragma unroll
+            for (int j = 0; j < kSkinnyMaxN; j++)
+                if (j < N) acc[j] = __dadd_rn(acc[j], ozb_op_i32_times(av, X[j * kb + l]));
+        }
+        for (int j = 0; j < N; j++) {
+            double v = 0.0;
+#pragma unroll
+            for (int q = 0; q < kSkinnyMaxN; q++) v = q == j ? acc[q] : v;   /* constant indices only */
+            red[threadIdx.x] = v;
+            __syncthreads();
+            for (int s = kSkinnyThreads / 2; s > 0; s >>= 1) {
+                if (threadIdx.x < s) red[threadIdx.x] = __dadd_rn(red[threadIdx.x], red[threadIdx.x + s]);
+                __syncthreads();
+            }
+            if (threadIdx.x == 0) P[i + j * ldp] = red[0];
+            __syncthreads();
+        }
+    }
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 }  // namespace
@@ -66,6 +102,16 @@ extern "C" int ozb_kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, 
 {
     if (n <= 0) return 0;
     k_hi_lo<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(hi, lo, dst, n);
+    return launched();
+}
+
+extern "C" int ozb_kl_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp,
+                                 void *stream)
+{
+    if (M <= 0 || N <= 0) return 0;
+    if (N > kSkinnyMaxN) return (int)cudaErrorInvalidValue;
+    const int64_t g = M < 65535 * 8 ? M : 65535 * 8;
+    k_skinny_i32<<<(unsigned)g, kSkinnyThreads, 0, (cudaStream_t)stream>>>(A, X, P, M, (int)N, kb, ldp);
     return launched();
 }
 

@@ -13,6 +13,10 @@ int ozb_kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, v
 int ozb_kl_u8_nibbles(const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n, void *stream);
 /* dst[i] = 16 hi[i] + lo[i] */
 int ozb_kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n, void *stream);
+/* P[i + j*ldp] = sum_l A[i*kb + l] X[j*kb + l] for i < M, j < N (N <= 16): the skinny
+ * product of INT32-packed digits A with double digits X, exact (ozb_op_i32_times) */
+int ozb_kl_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp,
+                      void *stream);
 /* c[i*crs + j*ccs] = ozb_op_scale(c[...], beta), i < m, j < n (only the window is touched) */
 int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream);
 #ifdef __cplusplus

@@ -26,9 +26,9 @@ static void check_with(const ozb_format *f, struct ozb_dev *dev, int64_t mr, int
     ozref_rng r;
     ozref_rng_seed(&r, seed);
     for (int64_t i = 0; i < sa * mr * kb; i++)
-        A.slice[i] = pattern == 0 ? (double)((int)(ozref_uniform(&r) * 255.0) - 127) : (pattern == 1 ? 127.0 : ((i % 2) ? -127.0 : 127.0));
+        A.slice[i] = pattern == 3 ? (double)((int64_t)(ozref_uniform(&r) * 2097151.0) - 1048575) : pattern == 0 ? (double)((int)(ozref_uniform(&r) * 255.0) - 127) : (pattern == 1 ? 127.0 : ((i % 2) ? -127.0 : 127.0));
     for (int64_t i = 0; i < sb * nr * kb; i++)
-        B.slice[i] = pattern == 0 ? (double)((int)(ozref_uniform(&r) * 255.0) - 127) : (pattern == 1 ? 127.0 : -127.0);
+        B.slice[i] = pattern == 3 ? (double)((int64_t)(ozref_uniform(&r) * 2097151.0) - 1048575) : pattern == 0 ? (double)((int)(ozref_uniform(&r) * 255.0) - 127) : (pattern == 1 ? 127.0 : -127.0);
     const int64_t ldp = mr * sa;
     double *P = malloc(sizeof(double) * ldp * nr * sb);
     for (int64_t i = 0; i < ldp * nr * sb; i++) P[i] = -1e300;
@@ -83,7 +83,14 @@ static void cuda_products(int emulate)
         check_with(f, h->dev, 16, 3, 500, 4, 4, 4, 0, tu_seed + 20 + e);   /* fast mode: per-slice GEMMs */
         check_with(f, h->dev, 1, 1, 512, 5, 5, 0, 1, 0);
         check_with(f, h->dev, 3, 2, 17, 2, 3, 0, 2, 0);                     /* k not a multiple of 16 */
+        check_with(f, h->dev, 5, 9, 200, 2, 2, 0, 0, tu_seed + 30 + e);     /* 18 columns: not skinny */
     }
+    /* FP64 digits of 21 bits at k = 2^11 (2 * 21 + 11 = 53: the budget's edge), the skinny
+     * INT32-packed kernel (1 and 3 columns) and cuBLAS (17 columns) */
+    const ozb_format *f64 = ozb_format_for(h, OZBLAS_ENGINE_FP64);
+    check_with(f64, h->dev, 40, 1, 2048, 3, 1, 0, 3, tu_seed + 40);
+    check_with(f64, h->dev, 1, 1, 2048, 3, 3, 0, 3, tu_seed + 41);
+    check_with(f64, h->dev, 4, 17, 2048, 2, 1, 0, 3, tu_seed + 42);
     /* the CRT product: exact (mod 0) for values in [0, 255] x [-128, 127], and congruent
      * modulo m otherwise, against int64 sums, both operand layouts */
     ozref_rng r;

@@ -34,7 +34,7 @@ static const ozb_format formats[] = {
 /* The same formats on the CUDA device: same bit budgets and blocks (so the same slices and
  * the same results), products by cuBLAS (src/cuda/products_cuda.c). */
 static const ozb_format cuda_formats[] = {
-    { OZBLAS_ENGINE_FP64, "fp64", (int64_t)1 << 20, 0, bits_fp64, no_scratch, ozb_products_cuda_fp64 },
+    { OZBLAS_ENGINE_FP64, "fp64", (int64_t)1 << 20, 0, bits_fp64, ozb_scratch_cuda, ozb_products_cuda_fp64 },
     { OZBLAS_ENGINE_FP16, "fp16", (int64_t)1 << 9, 1, bits_fp16, ozb_scratch_cuda, ozb_products_cuda_fp16 },
     { OZBLAS_ENGINE_INT8, "int8", (int64_t)1 << 17, 1, bits_int8, ozb_scratch_cuda, ozb_products_cuda_int8 },
 };

@@ -290,6 +290,26 @@ int ozb_dev_hi_lo(ozb_dev *d, const int32_t *hi, const int32_t *lo, int32_t *dst
 #endif
 }
 
+int ozb_dev_skinny_i32(ozb_dev *d, const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp)
+{
+    if (N > OZB_SKINNY_MAX_N) return -1;
+    if (d->emulated) {
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                double s = 0.0;
+                for (int64_t l = 0; l < kb; l++) s += ozb_op_i32_times(A[i * kb + l], X[j * kb + l]);
+                P[i + j * ldp] = s;
+            }
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_skinny_i32(A, X, P, M, N, kb, ldp, d->stream);
+#else
+    return -1;
+#endif
+}
+
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
 {
     if (d->emulated) {

@@ -51,6 +51,9 @@ int ozb_dev_gemm(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, 
 int ozb_dev_u8_to_s8_mod(ozb_dev *d, const uint8_t *src, int8_t *dst, int64_t n, int32_t m);
 int ozb_dev_u8_nibbles(ozb_dev *d, const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n);
 int ozb_dev_hi_lo(ozb_dev *d, const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n);
+/* INT32-packed skinny product (N <= OZB_SKINNY_MAX_N), see kernels/ozb_kernels.h */
+#define OZB_SKINNY_MAX_N 16
+int ozb_dev_skinny_i32(ozb_dev *d, const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp);
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
 int ozb_dev_sync(ozb_dev *d);
 #endif

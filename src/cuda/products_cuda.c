@@ -17,8 +17,9 @@ static size_t elem_bytes(ozb_dt t) { return t == OZB_DT_F64 ? 8 : t == OZB_DT_F1
 
 size_t ozb_scratch_cuda(int64_t ra, int64_t rb, int64_t kb, int ca, int cb)
 {
-    /* narrow copies of both sides (padded k) and 4-byte products for every pair */
-    return (size_t)2 * pad16(kb) * ((size_t)ca * ra + (size_t)cb * rb) + 4 * (size_t)ca * ra * cb * rb + 128;
+    /* narrow copies of both sides (padded k; int32 for the INT32-packed skinny path) and
+     * 4-byte products for every pair */
+    return (size_t)4 * pad16(kb) * ((size_t)ca * ra + (size_t)cb * rb) + 4 * (size_t)ca * ra * cb * rb + 128;
 }
 
 /* host digits (doubles) -> the device type, rows of length kb into rows of length kp */
@@ -38,6 +39,30 @@ static void narrow(ozb_dt type, const double *src, int64_t rows, int64_t kb, int
     }
 }
 
+/* DOT and GEMV shapes with FP64 digits (op(B) has at most 16 slice columns): op(A)'s digits
+ * INT32-packed (half the bytes of doubles to send and to read), the custom skinny kernel
+ * (cuBLAS is slow at this shape, seed 001 §6).  All pairs are computed; the pipeline reads
+ * the ones it asked for. */
+static int skinny_i32(ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, double *P, int64_t ldp, void *scratch,
+                      ozb_prod_stats *st)
+{
+    const int64_t kb = A->kb, M = A->rows * A->s, N = B->rows * B->s;
+    int32_t *a32 = scratch;
+    for (int64_t e = 0; e < M * kb; e++) a32[e] = (int32_t)A->slice[e];    /* |digit| <= 2^26 - 1: exact */
+    int rc;
+    int32_t *dA = ozb_dev_buf(dev, OZB_DBUF_A, 4 * (size_t)M * kb);
+    double *dB = ozb_dev_buf(dev, OZB_DBUF_B, 8 * (size_t)N * kb), *dC = ozb_dev_buf(dev, OZB_DBUF_C, 8 * (size_t)M * N);
+    if (!dA || !dB || !dC) return -2;
+    if ((rc = ozb_dev_put(dev, dA, 4 * (size_t)kb, a32, 4 * (size_t)kb, 4 * (size_t)kb, (size_t)M))) return rc;
+    if ((rc = ozb_dev_put(dev, dB, 8 * (size_t)kb, B->slice, 8 * (size_t)kb, 8 * (size_t)kb, (size_t)N))) return rc;
+    if ((rc = ozb_dev_skinny_i32(dev, dA, dB, dC, M, N, kb, M))) return rc;
+    if ((rc = ozb_dev_get(dev, P, 8 * (size_t)ldp, dC, 8 * (size_t)M, 8 * (size_t)M, (size_t)N))) return rc;
+    st->calls += 1;
+    st->pairs += (int64_t)A->s * B->s;
+    st->flops += 2.0 * (double)M * (double)N * (double)kb;
+    return 0;
+}
+
 static int products(ozb_dev *dev, ozb_dt type, const ozb_slices *A, const ozb_slices *B, int dmax, double *P,
                     int64_t ldp, void *scratch, ozb_prod_stats *st)
 {
@@ -50,6 +75,10 @@ static int products(ozb_dev *dev, ozb_dt type, const ozb_slices *A, const ozb_sl
     const size_t eb = elem_bytes(type), ob = type == OZB_DT_F64 ? 8 : 4;
     int rc = 0;
     ozb_dev_lock(dev);
+    if (type == OZB_DT_F64 && N <= OZB_SKINNY_MAX_N && scratch) {
+        rc = skinny_i32(dev, A, B, P, ldp, scratch, st);
+        goto out;
+    }
     void *dA = ozb_dev_buf(dev, OZB_DBUF_A, eb * (size_t)M * kp);
     void *dB = ozb_dev_buf(dev, OZB_DBUF_B, eb * (size_t)N * kp);
     void *dC = ozb_dev_buf(dev, OZB_DBUF_C, ob * (size_t)M * N);
