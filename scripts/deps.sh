@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ozblas needs to build, test and benchmark (only what is missing).
 set -euo pipefail
-PKGS="build-essential cmake pkg-config libopenblas-dev libopenblas-openmp-dev libmpfr-dev libgmp-dev check libdnnl-dev"
+PKGS="build-essential cmake pkg-config libopenblas-dev libopenblas-openmp-dev libmpfr-dev libgmp-dev check libdnnl-dev python3-numpy gfortran"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

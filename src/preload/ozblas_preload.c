@@ -1,0 +1,537 @@
+/* libozblas_preload.so: the drop-in interposer (LD_PRELOAD=libozblas_preload.so).
+ *
+ * Serves cblas_ddot, cblas_dgemv, cblas_dgemm (both layouts, every transpose; ConjTrans is
+ * Trans for real data) and the Fortran ddot_, dgemv_, dgemm_ through ozblas.  Every other
+ * BLAS symbol is left to the real BLAS: this library defines no other.
+ *
+ * The ozblas library inside this .so is libozblas.a with its BLAS references renamed by
+ * objcopy (redefine.syms: cblas_dgemm -> ozb_preload_inner_cblas_dgemm, ...); the renamed
+ * functions below call the OpenBLAS that ozblas's thread control (openblas_set_num_threads)
+ * talks to, resolved with dlsym on that very library.  So no call made by ozblas — from the
+ * calling thread or from an OpenMP worker — can reach the exported interposers: there is no
+ * recursion to guard against (tests/preload/check_no_recursion.sh checks the relocations, and
+ * test_preload counts the calls).  A thread-local flag still sends an unexpected re-entry to
+ * the real BLAS.
+ *
+ * Invalid arguments (bad layout or transpose, negative sizes, too small leading dimensions,
+ * zero GEMV increments) and every status other than SUCCESS are handed to the real BLAS
+ * (dlsym(RTLD_NEXT, ...)) with the caller's original arguments: the real BLAS's xerbla
+ * behaviour for the former, a correct (non-ozblas) answer for the latter.  Before a call
+ * whose output is read (beta != 0) the output is saved, and restored before the fallback, so
+ * that a failure midway never leaves a partly scaled C or y.
+ *
+ * One ozblas handle per thread, created on the thread's first intercepted call and
+ * destroyed when the thread exits (pthread key destructor) or, for the thread that calls
+ * exit(), by an atexit handler.  Configuration: OZBLAS_PRELOAD_* environment variables, read
+ * once (README "Use it without changing your code").
+ */
+#define _GNU_SOURCE
+#include "ozblas.h"
+#include <cblas.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+_Static_assert(sizeof(blasint) == sizeof(int), "the interposer assumes 32-bit BLAS integers (LP64)");
+
+/* ---- the functions this library exports (prototypes for the C and Fortran ABIs) ---- */
+double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
+void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A,
+            const int *lda, const double *x, const int *incx, const double *beta, double *y, const int *incy);
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
+            const double *beta, double *C, const int *ldc);
+
+typedef double (*cddot_fn)(blasint, const double *, blasint, const double *, blasint);
+typedef void (*cdgemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *,
+                          blasint, const double *, blasint, double, double *, blasint);
+typedef void (*cdgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                          double, const double *, blasint, const double *, blasint, double, double *, blasint);
+/* Fortran: the hidden CHARACTER lengths go last; these are CHARACTER*1, so 1 is passed on */
+typedef double (*fddot_fn)(const int *, const double *, const int *, const double *, const int *);
+typedef void (*fdgemv_fn)(const char *, const int *, const int *, const double *, const double *, const int *,
+                          const double *, const int *, const double *, double *, const int *, size_t);
+typedef void (*fdgemm_fn)(const char *, const char *, const int *, const int *, const int *, const double *,
+                          const double *, const int *, const double *, const int *, const double *, double *,
+                          const int *, size_t, size_t);
+
+typedef struct {
+    cddot_fn cddot; cdgemv_fn cdgemv; cdgemm_fn cdgemm;
+    fddot_fn fddot; fdgemv_fn fdgemv; fdgemm_fn fdgemm;
+} blas_table;
+
+static blas_table next_blas;    /* dlsym(RTLD_NEXT): the caller's real BLAS, for fallbacks      */
+static blas_table inner_blas;   /* the OpenBLAS behind openblas_set_num_threads: ozblas's own  */
+
+/* ---- configuration (read once) ---- */
+enum { FMT_FP64, FMT_FP16, FMT_INT8, FMT_CRT };
+static struct {
+    ozblas_mode_t mode;
+    int split, fast, format, threads, verbose, test_fail;
+    long long min_size;
+} cfg;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_key_t handle_key;
+static int key_ok;
+static atomic_int shutting_down;
+static _Thread_local int in_ozblas;   /* re-entry guard (belt and braces; see the header) */
+
+static const char *const mode_names[] = { "double", "correctly_rounded", "fixed" };
+static const char *const format_names[] = { "fp64", "fp16", "int8", "crt" };
+
+static void warn_default(const char *var, const char *val, const char *allowed, const char *def)
+{
+    fprintf(stderr, "ozblas_preload: warning: %s='%s' is invalid (expected %s); using %s\n", var, val, allowed, def);
+}
+
+/* an enumerated variable: index into names, or def (with a warning) when set but unknown */
+static int env_choice(const char *var, const char *const *names, int count, int def, const char *allowed)
+{
+    const char *v = getenv(var);
+    if (!v || !*v) return def;
+    for (int i = 0; i < count; i++)
+        if (strcasecmp(v, names[i]) == 0) return i;
+    warn_default(var, v, allowed, names[def]);
+    return def;
+}
+
+static long long env_int(const char *var, long long lo, long long hi, long long def)
+{
+    const char *v = getenv(var);
+    if (!v || !*v) return def;
+    char *end = NULL;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end != '\0' || x < lo || x > hi) {
+        char allowed[96], d[32];
+        snprintf(allowed, sizeof allowed, "an integer in [%lld, %lld]", lo, hi);
+        snprintf(d, sizeof d, "%lld", def);
+        warn_default(var, v, allowed, d);
+        return def;
+    }
+    return x;
+}
+
+static void configure(ozblas_handle_t h)
+{
+    ozblas_set_mode(h, cfg.mode);
+    ozblas_set_split_count(h, cfg.split);
+    ozblas_set_fast_mode(h, cfg.fast);
+    ozblas_set_num_threads(h, cfg.threads);
+}
+
+static ozblas_status_t set_format(ozblas_handle_t h, int fmt)
+{
+    static const ozblas_engine_t eng[] = { OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8,
+                                           OZBLAS_ENGINE_CRT_INT8 };
+    return ozblas_set_engine(h, eng[fmt]);
+}
+
+static void destroy_handle(void *p) { ozblas_destroy((ozblas_handle_t)p); }
+
+static void at_exit_cleanup(void)
+{
+    atomic_store(&shutting_down, 1);
+    if (!key_ok) return;
+    ozblas_handle_t h = pthread_getspecific(handle_key);
+    if (h) {
+        pthread_setspecific(handle_key, NULL);
+        ozblas_destroy(h);
+    }
+}
+
+#define RESOLVE(tab, src, field, type, name) ((tab).field = (type)dlsym((src), (name)))
+static void resolve(blas_table *t, void *src)
+{
+    RESOLVE(*t, src, cddot, cddot_fn, "cblas_ddot");
+    RESOLVE(*t, src, cdgemv, cdgemv_fn, "cblas_dgemv");
+    RESOLVE(*t, src, cdgemm, cdgemm_fn, "cblas_dgemm");
+    RESOLVE(*t, src, fddot, fddot_fn, "ddot_");
+    RESOLVE(*t, src, fdgemv, fdgemv_fn, "dgemv_");
+    RESOLVE(*t, src, fdgemm, fdgemm_fn, "dgemm_");
+}
+
+static void init(void)
+{
+    resolve(&next_blas, RTLD_NEXT);
+    /* ozblas's BLAS: the library whose openblas_set_num_threads ozblas calls (global lookup),
+     * looked up in that library alone, so that it can never be this one */
+    Dl_info di;
+    void *lib = NULL;
+    memset(&inner_blas, 0, sizeof inner_blas);
+    if (dladdr((void *)&openblas_set_num_threads, &di) && di.dli_fname)
+        lib = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (lib) resolve(&inner_blas, lib);   /* the handle is kept: the library stays loaded */
+    void **in = (void **)&inner_blas, **nx = (void **)&next_blas;
+    for (size_t i = 0; i < sizeof inner_blas / sizeof(void *); i++)
+        if (!in[i]) in[i] = nx[i];
+
+    cfg.mode = (ozblas_mode_t)env_choice("OZBLAS_PRELOAD_MODE", mode_names, 3, OZBLAS_MODE_CORRECTLY_ROUNDED,
+                                         "double|correctly_rounded|fixed");
+    cfg.split = (int)env_int("OZBLAS_PRELOAD_SPLIT", 1, 1000, 3);
+    cfg.fast = (int)env_int("OZBLAS_PRELOAD_FAST", 0, 1, 0);
+    cfg.format = env_choice("OZBLAS_PRELOAD_FORMAT", format_names, 4, FMT_FP64, "fp64|fp16|int8|crt");
+    cfg.threads = (int)env_int("OZBLAS_PRELOAD_THREADS", 0, 4096, 0);
+    cfg.min_size = env_int("OZBLAS_PRELOAD_MIN_SIZE", 0, INT64_MAX, 0);
+    cfg.verbose = (int)env_int("OZBLAS_PRELOAD_VERBOSE", 0, 1, 0);
+    cfg.test_fail = (int)env_int("OZBLAS_PRELOAD_TEST_FAIL", 0, 1, 0);   /* test knob, see below */
+
+    ozblas_handle_t probe;
+    if (ozblas_create(&probe) == OZBLAS_STATUS_SUCCESS) {
+        if (cfg.format != FMT_FP64 && set_format(probe, cfg.format) != OZBLAS_STATUS_SUCCESS) {
+            fprintf(stderr, "ozblas_preload: warning: OZBLAS_PRELOAD_FORMAT=%s is not supported by this build; using fp64\n",
+                    format_names[cfg.format]);
+            cfg.format = FMT_FP64;
+        }
+        ozblas_destroy(probe);
+    }
+    key_ok = pthread_key_create(&handle_key, destroy_handle) == 0;
+    atexit(at_exit_cleanup);
+}
+
+static void ensure_init(void) { pthread_once(&init_once, init); }
+
+/* A program that links libozblas.so itself and runs under the preload: that library's own
+ * DGEMMs resolve to these exported functions too.  They are recognised by their return
+ * address and passed straight to the real BLAS (not through ozblas a second time, not
+ * reported). */
+static int from_libozblas(const void *ret)
+{
+    Dl_info di;
+    if (!ret || !dladdr(ret, &di) || !di.dli_fname) return 0;
+    const char *base = strrchr(di.dli_fname, '/');
+    base = base ? base + 1 : di.dli_fname;
+    return strncmp(base, "libozblas.so", 12) == 0;
+}
+
+/* the calling thread's handle, created on first use; NULL: use the real BLAS */
+static ozblas_handle_t thread_handle(void)
+{
+    if (!key_ok || atomic_load(&shutting_down)) return NULL;
+    ozblas_handle_t h = pthread_getspecific(handle_key);
+    if (h) return h;
+    if (ozblas_create(&h) != OZBLAS_STATUS_SUCCESS) return NULL;
+    configure(h);
+    if (cfg.format != FMT_FP64) set_format(h, cfg.format);
+    if (pthread_setspecific(handle_key, h) != 0) {
+        ozblas_destroy(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* ---- the renamed BLAS references of the ozblas objects (see redefine.syms) ---- */
+double ozb_preload_inner_cblas_ddot(blasint n, const double *x, blasint incx, const double *y, blasint incy);
+void ozb_preload_inner_cblas_dgemv(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha,
+                                   const double *A, blasint lda, const double *x, blasint incx, double beta,
+                                   double *y, blasint incy);
+void ozb_preload_inner_cblas_dgemm(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, blasint m,
+                                   blasint n, blasint k, double alpha, const double *A, blasint lda, const double *B,
+                                   blasint ldb, double beta, double *C, blasint ldc);
+double ozb_preload_inner_ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
+void ozb_preload_inner_dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A,
+                              const int *lda, const double *x, const int *incx, const double *beta, double *y,
+                              const int *incy);
+void ozb_preload_inner_dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                              const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
+                              const double *beta, double *C, const int *ldc);
+
+double ozb_preload_inner_cblas_ddot(blasint n, const double *x, blasint incx, const double *y, blasint incy)
+{
+    ensure_init();
+    return inner_blas.cddot ? inner_blas.cddot(n, x, incx, y, incy) : 0.0;
+}
+void ozb_preload_inner_cblas_dgemv(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha,
+                                   const double *A, blasint lda, const double *x, blasint incx, double beta,
+                                   double *y, blasint incy)
+{
+    ensure_init();
+    if (inner_blas.cdgemv) inner_blas.cdgemv(o, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+void ozb_preload_inner_cblas_dgemm(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, blasint m,
+                                   blasint n, blasint k, double alpha, const double *A, blasint lda, const double *B,
+                                   blasint ldb, double beta, double *C, blasint ldc)
+{
+    ensure_init();
+    if (inner_blas.cdgemm) inner_blas.cdgemm(o, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+double ozb_preload_inner_ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy)
+{
+    ensure_init();
+    return inner_blas.fddot ? inner_blas.fddot(n, x, incx, y, incy) : 0.0;
+}
+void ozb_preload_inner_dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A,
+                              const int *lda, const double *x, const int *incx, const double *beta, double *y,
+                              const int *incy)
+{
+    ensure_init();
+    if (inner_blas.fdgemv) inner_blas.fdgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy, 1);
+}
+void ozb_preload_inner_dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                              const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
+                              const double *beta, double *C, const int *ldc)
+{
+    ensure_init();
+    if (inner_blas.fdgemm) inner_blas.fdgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 1, 1);
+}
+
+/* ---- the shared path: decide, run ozblas, say what happened ---- */
+typedef struct {
+    const char *name;     /* routine as called */
+    const char *layout;   /* "" for Fortran and DOT */
+    char ta, tb;          /* 0: not applicable */
+    long long m, n, k;    /* as the caller passed them (-1: not applicable) */
+} call_desc;
+
+static const char *status_name(ozblas_status_t st)
+{
+    switch (st) {
+    case OZBLAS_STATUS_SUCCESS:          return "SUCCESS";
+    case OZBLAS_STATUS_INVALID_VALUE:    return "INVALID_VALUE";
+    case OZBLAS_STATUS_ALLOC_FAILED:     return "ALLOC_FAILED";
+    case OZBLAS_STATUS_NOT_SUPPORTED:    return "NOT_SUPPORTED";
+    case OZBLAS_STATUS_EXECUTION_FAILED: return "EXECUTION_FAILED";
+    }
+    return "unknown status";
+}
+
+static void say(const call_desc *c, const char *where, const char *why)
+{
+    if (!cfg.verbose) return;
+    char tr[16] = "";
+    if (c->ta && c->tb) snprintf(tr, sizeof tr, " %c%c", c->ta, c->tb);
+    else if (c->ta) snprintf(tr, sizeof tr, " %c", c->ta);
+    char sz[96];
+    if (c->k >= 0) snprintf(sz, sizeof sz, "m=%lld n=%lld k=%lld", c->m, c->n, c->k);
+    else if (c->m >= 0) snprintf(sz, sizeof sz, "m=%lld n=%lld", c->m, c->n);
+    else snprintf(sz, sizeof sz, "n=%lld", c->n);
+    fprintf(stderr, "ozblas_preload: %s%s%s%s %s mode=%s format=%s -> %s%s%s%s\n", c->name, *c->layout ? " " : "",
+            c->layout, tr, sz, mode_names[cfg.mode], format_names[cfg.format], where, why ? " (" : "", why ? why : "",
+            why ? ")" : "");
+}
+
+/* size used against OZBLAS_PRELOAD_MIN_SIZE (saturating) */
+static int below_threshold(long long a, long long b, long long c)
+{
+    if (cfg.min_size <= 0) return 0;
+    long long p;
+    if (__builtin_mul_overflow(a, b, &p) || __builtin_mul_overflow(p, c, &p)) return 0;
+    return p < cfg.min_size;
+}
+
+/* Outputs saved before ozblas runs when they are read (beta != 0), restored on failure. */
+typedef struct { double *buf; } saved_out;
+
+static int save_strided(saved_out *s, const double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    s->buf = NULL;
+    if (rows <= 0 || cols <= 0) return 1;
+    s->buf = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
+    if (!s->buf) return 0;
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) s->buf[j * rows + i] = v[i * rs + j * cs];
+    return 1;
+}
+
+static void restore_strided(const saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    if (!s->buf) return;
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) v[i * rs + j * cs] = s->buf[j * rows + i];
+}
+
+/* 1: done by ozblas; 0: the caller runs the real BLAS with its original arguments */
+static int oz_dgemm(const call_desc *c, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
+{
+    const int64_t rowa = ta ? k : m, rowb = tb ? n : k;
+    if (ta < 0 || tb < 0 || m < 0 || n < 0 || k < 0 || lda < (rowa > 1 ? rowa : 1) ||
+        ldb < (rowb > 1 ? rowb : 1) || ldc < (m > 1 ? m : 1)) {
+        say(c, "real BLAS", "invalid arguments");
+        return 0;
+    }
+    if (below_threshold(m, n, k)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return 0; }
+    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return 0; }
+    ozblas_handle_t h = thread_handle();
+    if (!h) { say(c, "real BLAS", "no ozblas handle"); return 0; }
+    saved_out sv = { NULL };
+    const int reads_c = beta != 0.0;
+    if (reads_c && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
+    in_ozblas = 1;
+    ozblas_status_t st = ozblas_dgemm(h, ta ? OZBLAS_OP_T : OZBLAS_OP_N, tb ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, k,
+                                      alpha, A, lda, B, ldb, beta, C, ldc);
+    in_ozblas = 0;
+    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
+    if (st != OZBLAS_STATUS_SUCCESS) {
+        if (reads_c) restore_strided(&sv, C, m, n, 1, ldc);
+        free(sv.buf);
+        say(c, "real BLAS", status_name(st));
+        return 0;
+    }
+    free(sv.buf);
+    say(c, "ozblas", NULL);
+    return 1;
+}
+
+static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                    const double *x, int64_t incx, double beta, double *y, int64_t incy)
+{
+    if (t < 0 || m < 0 || n < 0 || lda < (m > 1 ? m : 1) || incx == 0 || incy == 0) {
+        say(c, "real BLAS", "invalid arguments");
+        return 0;
+    }
+    if (below_threshold(m, n, 1)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return 0; }
+    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return 0; }
+    ozblas_handle_t h = thread_handle();
+    if (!h) { say(c, "real BLAS", "no ozblas handle"); return 0; }
+    const int64_t ylen = (m == 0 || n == 0) ? 0 : (t ? n : m);
+    double *y0 = y + (incy < 0 ? (ylen - 1) * -incy : 0);   /* first element in memory order */
+    saved_out sv = { NULL };
+    const int reads_y = beta != 0.0 && ylen > 0;
+    if (reads_y && !save_strided(&sv, y0, ylen, 1, incy, 0)) { say(c, "real BLAS", "cannot save y"); return 0; }
+    in_ozblas = 1;
+    ozblas_status_t st = ozblas_dgemv(h, t ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    in_ozblas = 0;
+    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
+    if (st != OZBLAS_STATUS_SUCCESS) {
+        if (reads_y) restore_strided(&sv, y0, ylen, 1, incy, 0);
+        free(sv.buf);
+        say(c, "real BLAS", status_name(st));
+        return 0;
+    }
+    free(sv.buf);
+    say(c, "ozblas", NULL);
+    return 1;
+}
+
+static int oz_ddot(const call_desc *c, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
+                   double *r)
+{
+    if (below_threshold(n, 1, 1)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return 0; }
+    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return 0; }
+    ozblas_handle_t h = thread_handle();
+    if (!h) { say(c, "real BLAS", "no ozblas handle"); return 0; }
+    in_ozblas = 1;
+    ozblas_status_t st = ozblas_ddot(h, n, x, incx, y, incy, r);
+    in_ozblas = 0;
+    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
+    if (st != OZBLAS_STATUS_SUCCESS) { say(c, "real BLAS", status_name(st)); return 0; }
+    say(c, "ozblas", NULL);
+    return 1;
+}
+
+/* transpose codes: 0 N, 1 T, -1 invalid */
+static int cblas_trans(enum CBLAS_TRANSPOSE t)
+{
+    switch (t) {
+    case CblasNoTrans: case CblasConjNoTrans: return 0;   /* ConjNoTrans: OpenBLAS's extension */
+    case CblasTrans: case CblasConjTrans:     return 1;   /* real data: conjugation is nothing */
+    }
+    return -1;
+}
+static char trans_char(int t) { return t == 0 ? 'N' : t == 1 ? 'T' : '?'; }
+static int fortran_trans(const char *t)
+{
+    if (!t) return -1;
+    switch (*t) {
+    case 'N': case 'n': return 0;
+    case 'T': case 't': case 'C': case 'c': return 1;
+    }
+    return -1;
+}
+
+/* ---- exported: CBLAS ---- */
+double cblas_ddot(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
+                  OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy)
+{
+    ensure_init();
+    if (from_libozblas(__builtin_return_address(0)))
+        return next_blas.cddot ? next_blas.cddot(n, x, incx, y, incy) : 0.0;
+    call_desc c = { "cblas_ddot", "", 0, 0, -1, n, -1 };
+    double r = 0.0;
+    if (oz_ddot(&c, n, x, incx, y, incy, &r)) return r;
+    return next_blas.cddot ? next_blas.cddot(n, x, incx, y, incy) : 0.0;
+}
+
+void cblas_dgemv(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE trans,
+                 OPENBLAS_CONST blasint m, OPENBLAS_CONST blasint n, OPENBLAS_CONST double alpha,
+                 OPENBLAS_CONST double *a, OPENBLAS_CONST blasint lda, OPENBLAS_CONST double *x,
+                 OPENBLAS_CONST blasint incx, OPENBLAS_CONST double beta, double *y, OPENBLAS_CONST blasint incy)
+{
+    ensure_init();
+    int t = cblas_trans(trans);
+    int row = order == CblasRowMajor;
+    if (from_libozblas(__builtin_return_address(0))) {
+        if (next_blas.cdgemv) next_blas.cdgemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+        return;
+    }
+    call_desc c = { "cblas_dgemv", row ? "RowMajor" : order == CblasColMajor ? "ColMajor" : "?Major",
+                    trans_char(t), 0, m, n, -1 };
+    int done;
+    if (order != CblasRowMajor && order != CblasColMajor) { say(&c, "real BLAS", "invalid arguments"); done = 0; }
+    else if (row)   /* row-major m x n A is the column-major n x m A^T */
+        done = oz_dgemv(&c, t < 0 ? -1 : !t, n, m, alpha, a, lda, x, incx, beta, y, incy);
+    else
+        done = oz_dgemv(&c, t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+    if (!done && next_blas.cdgemv) next_blas.cdgemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+void cblas_dgemm(OPENBLAS_CONST enum CBLAS_ORDER Order, OPENBLAS_CONST enum CBLAS_TRANSPOSE TransA,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE TransB, OPENBLAS_CONST blasint M, OPENBLAS_CONST blasint N,
+                 OPENBLAS_CONST blasint K, OPENBLAS_CONST double alpha, OPENBLAS_CONST double *A,
+                 OPENBLAS_CONST blasint lda, OPENBLAS_CONST double *B, OPENBLAS_CONST blasint ldb,
+                 OPENBLAS_CONST double beta, double *C, OPENBLAS_CONST blasint ldc)
+{
+    ensure_init();
+    int ta = cblas_trans(TransA), tb = cblas_trans(TransB);
+    int row = Order == CblasRowMajor;
+    if (from_libozblas(__builtin_return_address(0))) {
+        if (next_blas.cdgemm) next_blas.cdgemm(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    call_desc c = { "cblas_dgemm", row ? "RowMajor" : Order == CblasColMajor ? "ColMajor" : "?Major",
+                    trans_char(ta), trans_char(tb), M, N, K };
+    int done;
+    if (Order != CblasRowMajor && Order != CblasColMajor) { say(&c, "real BLAS", "invalid arguments"); done = 0; }
+    else if (row)   /* C^T = op(B)^T op(A)^T: row-major X is column-major X^T */
+        done = oz_dgemm(&c, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
+    else
+        done = oz_dgemm(&c, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (!done && next_blas.cdgemm) next_blas.cdgemm(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* ---- exported: Fortran 77 ---- */
+double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy)
+{
+    ensure_init();
+    call_desc c = { "ddot_", "", 0, 0, -1, *n, -1 };
+    double r = 0.0;
+    if (oz_ddot(&c, *n, x, *incx, y, *incy, &r)) return r;
+    return next_blas.fddot ? next_blas.fddot(n, x, incx, y, incy) : 0.0;
+}
+
+void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A, const int *lda,
+            const double *x, const int *incx, const double *beta, double *y, const int *incy)
+{
+    ensure_init();
+    int t = fortran_trans(trans);
+    call_desc c = { "dgemv_", "", trans_char(t), 0, *m, *n, -1 };
+    if (!oz_dgemv(&c, t, *m, *n, *alpha, A, *lda, x, *incx, *beta, y, *incy) && next_blas.fdgemv)
+        next_blas.fdgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy, 1);
+}
+
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const double *alpha,
+            const double *A, const int *lda, const double *B, const int *ldb, const double *beta, double *C,
+            const int *ldc)
+{
+    ensure_init();
+    int ta = fortran_trans(transa), tb = fortran_trans(transb);
+    call_desc c = { "dgemm_", "", trans_char(ta), trans_char(tb), *m, *n, *k };
+    if (!oz_dgemm(&c, ta, tb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc) && next_blas.fdgemm)
+        next_blas.fdgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 1, 1);
+}
