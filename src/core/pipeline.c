@@ -880,7 +880,12 @@ void ozb_info_reset(ozblas_handle_t h)
 ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
 {
     ozb_info_reset(h);
-    if (h->dev) return ozb_dev_scale(h->dev, c, crs, ccs, m, n, beta) ? OZBLAS_STATUS_EXECUTION_FAILED : OZBLAS_STATUS_SUCCESS;
+    if (h->dev) {
+        const int tok = ozb_dev_enter(h->dev);
+        const int rc = ozb_dev_scale(h->dev, c, crs, ccs, m, n, beta);
+        ozb_dev_leave(h->dev, tok);
+        return rc ? OZBLAS_STATUS_EXECUTION_FAILED : OZBLAS_STATUS_SUCCESS;
+    }
     if (beta == 1.0) return OZBLAS_STATUS_SUCCESS;
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {

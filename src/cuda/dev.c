@@ -37,8 +37,29 @@ struct ozb_dev {
 
 int   ozb_dev_emulated(const ozb_dev *d) { return d->emulated; }
 void *ozb_dev_get_stream(const ozb_dev *d) { return d->stream; }
-void  ozb_dev_lock(ozb_dev *d) { pthread_mutex_lock(&d->mu); }
-void  ozb_dev_unlock(ozb_dev *d) { pthread_mutex_unlock(&d->mu); }
+
+int ozb_dev_enter(ozb_dev *d)
+{
+    int prev = -1;
+#ifdef OZBLAS_HAVE_CUDA
+    if (!d->emulated && cudaGetDevice(&prev) != cudaSuccess) { cudaGetLastError(); prev = -1; }
+#else
+    (void)d;
+#endif
+    return prev;
+}
+
+void ozb_dev_leave(ozb_dev *d, int token)
+{
+#ifdef OZBLAS_HAVE_CUDA
+    if (!d->emulated && token >= 0 && token != d->device) cudaSetDevice(token);
+#else
+    (void)d; (void)token;
+#endif
+}
+
+int  ozb_dev_lock(ozb_dev *d) { pthread_mutex_lock(&d->mu); return ozb_dev_enter(d); }
+void ozb_dev_unlock(ozb_dev *d, int token) { ozb_dev_leave(d, token); pthread_mutex_unlock(&d->mu); }
 
 /* ---------------------------------------------------------------- GPU */
 #ifdef OZBLAS_HAVE_CUDA
@@ -93,7 +114,10 @@ ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why)
         st = OZBLAS_STATUS_SUCCESS;
     } else {
 #ifdef OZBLAS_HAVE_CUDA
+        int prev = -1;
+        if (cudaGetDevice(&prev) != cudaSuccess) { cudaGetLastError(); prev = -1; }
         st = open_gpu(d, device, why);
+        if (prev >= 0) cudaSetDevice(prev);                /* the caller's current device stays */
 #else
         *why = "this build of ozblas has no CUDA backend (nvcc was not found at configure time)";
         st = OZBLAS_STATUS_NOT_SUPPORTED;
@@ -107,6 +131,7 @@ ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why)
 void ozb_dev_close(ozb_dev *d)
 {
     if (!d) return;
+    const int tok = ozb_dev_enter(d);
     for (int i = 0; i < OZB_NDBUF; i++) {
         if (!d->buf[i]) continue;
         if (d->emulated) free(d->buf[i]);
@@ -118,6 +143,7 @@ void ozb_dev_close(ozb_dev *d)
     if (d->blas) d->destroy(d->blas);
     if (d->lib) dlclose(d->lib);
 #endif
+    ozb_dev_leave(d, tok);
     pthread_mutex_destroy(&d->mu);
     free(d);
 }

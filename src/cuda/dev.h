@@ -29,9 +29,14 @@ int             ozb_dev_emulated(const ozb_dev *d);
 void            ozb_dev_set_stream(ozb_dev *d, void *stream);
 void           *ozb_dev_get_stream(const ozb_dev *d);
 
-/* The device layer is called from the pipeline's OpenMP threads: one caller at a time. */
-void ozb_dev_lock(ozb_dev *d);
-void ozb_dev_unlock(ozb_dev *d);
+/* The device layer is called from the pipeline's OpenMP threads: one caller at a time.
+ * Every operation makes the handle's GPU current on the calling thread; enter/leave (and
+ * lock/unlock, which include them) put the thread's previous current device back, so that
+ * no thread of the program, the pipeline's OpenMP workers included, is left on our device. */
+int  ozb_dev_enter(ozb_dev *d);               /* returns the token for ozb_dev_leave */
+void ozb_dev_leave(ozb_dev *d, int token);
+int  ozb_dev_lock(ozb_dev *d);
+void ozb_dev_unlock(ozb_dev *d, int token);
 
 /* Device memory of at least `bytes` in slot `slot` (NULL on failure). */
 void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes);

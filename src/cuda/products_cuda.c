@@ -74,7 +74,7 @@ static int products(ozb_dev *dev, ozb_dt type, const ozb_slices *A, const ozb_sl
     const int64_t kp = type == OZB_DT_F64 ? kb : pad16(kb);
     const size_t eb = elem_bytes(type), ob = type == OZB_DT_F64 ? 8 : 4;
     int rc = 0;
-    ozb_dev_lock(dev);
+    const int tok = ozb_dev_lock(dev);
     if (type == OZB_DT_F64 && N <= OZB_SKINNY_MAX_N && scratch) {
         rc = skinny_i32(dev, A, B, P, ldp, scratch, st);
         goto out;
@@ -133,7 +133,7 @@ static int products(ozb_dev *dev, ozb_dt type, const ozb_slices *A, const ozb_sl
         }
     }
 out:
-    ozb_dev_unlock(dev);
+    ozb_dev_unlock(dev, tok);
     return rc;
 }
 
@@ -168,7 +168,7 @@ int ozb_crt_gemm_cuda(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *R
     const int64_t lda = colA ? mbb : kbb, ldb = colB ? nbb : kbb;
     const size_t na = (size_t)mbb * kbb, nb = (size_t)nbb * kbb, ne = (size_t)mbb * nbb;
     int rc = 0;
-    ozb_dev_lock(dev);
+    const int tok = ozb_dev_lock(dev);
     int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
     uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
     int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : 2 * nb);
@@ -189,6 +189,6 @@ int ozb_crt_gemm_cuda(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *R
     }
     rc = ozb_dev_get(dev, dst, 4 * ne, dC, 4 * ne, 4 * ne, 1);
 out:
-    ozb_dev_unlock(dev);
+    ozb_dev_unlock(dev, tok);
     return rc;
 }

@@ -55,7 +55,17 @@ static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, in
     return OZBLAS_STATUS_SUCCESS;
 }
 
+static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run);
+
 ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run)
+{
+    const int tok = ozb_dev_enter(h->dev);
+    ozblas_status_t st = stage_run(h, pr, host_run);
+    ozb_dev_leave(h->dev, tok);
+    return st;
+}
+
+static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run)
 {
     const double t0 = ozb_now();
     ozb_problem hp = *pr;
