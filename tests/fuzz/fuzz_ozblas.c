@@ -168,12 +168,12 @@ static double *dup(const double *p, size_t n)
 
 /* ------------------------------------------------------------------ decoding helpers */
 
-static int64_t dec_size(src_t *s, int64_t maxv)
+static int64_t size_of_byte(unsigned b, int64_t maxv)
 {
-    unsigned b = u8(s);
     if (b >= 250) return -(int64_t)(b - 249);            /* negative: invalid */
     return (int64_t)(b % (unsigned)(maxv + 1));
 }
+static int64_t dec_size(src_t *s, int64_t maxv) { return size_of_byte(u8(s), maxv); }
 
 static int64_t dec_ld(src_t *s, int64_t rows, int *invalid)
 {
@@ -361,13 +361,17 @@ static void check_setters(src_t *s)
 {
     ozblas_handle_t h = NULL;
     if (ozblas_create(&h) != OZBLAS_STATUS_SUCCESS) fail("ozblas_create");
-    static const int bad[] = {3, -1, 4, 0x7fffffff, 1000, (int)0x80000000};
+    /* invalid for every enum setter (all have at most 4 values) and for fast mode */
+    static const int bad[] = {-1, 4, 5, 0x7fffffff, 1000, -0x7fffffff - 1};
     int v = bad[u8(s) % 6];
     if (ozblas_set_mode(h, (ozblas_mode_t)v) != OZBLAS_STATUS_INVALID_VALUE) fail("set_mode(%d) accepted", v);
+    if (ozblas_set_mode(h, (ozblas_mode_t)3) != OZBLAS_STATUS_INVALID_VALUE) fail("set_mode(3) accepted");
     if (ozblas_set_engine(h, (ozblas_engine_t)v) != OZBLAS_STATUS_INVALID_VALUE) fail("set_engine(%d) accepted", v);
-    if (ozblas_set_summation(h, (ozblas_summation_t)(v == 4 ? 2 : v)) != OZBLAS_STATUS_INVALID_VALUE) fail("set_summation(%d) accepted", v);
-    if (ozblas_set_crt_scaling(h, (ozblas_crt_scaling_t)(v == 4 ? 2 : v)) != OZBLAS_STATUS_INVALID_VALUE) fail("set_crt_scaling accepted");
-    if (ozblas_set_fast_mode(h, v == 4 ? 2 : v) != OZBLAS_STATUS_INVALID_VALUE) fail("set_fast_mode(%d) accepted", v);
+    if (ozblas_set_summation(h, (ozblas_summation_t)v) != OZBLAS_STATUS_INVALID_VALUE) fail("set_summation(%d) accepted", v);
+    if (ozblas_set_summation(h, (ozblas_summation_t)2) != OZBLAS_STATUS_INVALID_VALUE) fail("set_summation(2) accepted");
+    if (ozblas_set_crt_scaling(h, (ozblas_crt_scaling_t)v) != OZBLAS_STATUS_INVALID_VALUE) fail("set_crt_scaling(%d) accepted", v);
+    if (ozblas_set_fast_mode(h, v) != OZBLAS_STATUS_INVALID_VALUE) fail("set_fast_mode(%d) accepted", v);
+    if (ozblas_set_fast_mode(h, 2) != OZBLAS_STATUS_INVALID_VALUE) fail("set_fast_mode(2) accepted");
     if (ozblas_set_split_count(h, 0) != OZBLAS_STATUS_INVALID_VALUE) fail("set_split_count(0) accepted");
     if (ozblas_set_split_count(h, -1) != OZBLAS_STATUS_INVALID_VALUE) fail("set_split_count(-1) accepted");
     ozblas_mode_t m; ozblas_engine_t e;
@@ -387,8 +391,8 @@ static void run_ddot(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
 {
     int64_t n;
     unsigned b = u8(s);
-    if (b >= 235) n = 100 + (int64_t)(u16(s) % 4000);   /* long: several blocks of the fused and GEMM-ized paths */
-    else n = dec_size(s, 40);
+    if (b >= 235 && b < 250) n = 100 + (int64_t)(u16(s) % 4000);   /* long: several blocks of the fused and GEMM-ized paths */
+    else n = size_of_byte(b, 40);
     int64_t incx = dec_inc(s), incy = dec_inc(s);
     size_t nx = vec_len(n, incx), ny = vec_len(n, incy);
     double *x = alloc_fill(s, g, nx), *y = alloc_fill(s, g, ny);
