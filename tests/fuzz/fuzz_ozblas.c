@@ -274,11 +274,9 @@ static void check_elem(int mode, double got, double ref, long double absb, int64
     const long double margin = 4 * (long double)(k + 1) * u * absb;
     if (isinf(got) && absb + margin < (long double)DBL_MAX)
         fail("%s %" PRId64 ": spurious Inf from finite inputs (RN(exact) %a, |terms| sum %Lg)", what, idx, ref, absb);
-    if (mode == OZBLAS_MODE_DOUBLE && isinf(ref)) {
-        /* the exact result overflows: DOUBLE may stop at the threshold, with the right sign */
-        if (signbit(got) != signbit(ref) || fabsl((long double)got) + margin < (long double)DBL_MAX)
-            fail("%s %" PRId64 ": exact result overflows to %a, got %a", what, idx, ref, got);
-    }
+    /* DOUBLE where the exact result overflows or got does: the error's lower bound counts in
+     * the row's Algorithm 3 bound (grp_add); with heavy cancellation that bound allows even an
+     * Inf of the other sign, as a conventional DGEMM may give. */
 }
 
 /* DOUBLE mode error bound (Algorithm 3, seed 000) over a group (one row of C, or one element):
@@ -286,10 +284,16 @@ static void check_elem(int mode, double got, double ref, long double absb, int64
 typedef struct { long double err, b, ulps; } grp_t;
 static void grp_add(grp_t *g, double got, double ref, long double absb)
 {
-    if (!isfinite(absb) || !isfinite(got) || !isfinite(ref)) return;
-    g->err += fabsl((long double)got - (long double)ref);
+    if (!isfinite(absb) || isnan(got)) return;
+    const long double M = (long double)DBL_MAX;
+    long double e;
+    if (isfinite(got) && isfinite(ref)) e = fabsl((long double)got - (long double)ref);
+    else if (isinf(ref) && isfinite(got)) e = M - (signbit(ref) ? -(long double)got : (long double)got);  /* |exact| >= DBL_MAX */
+    else if (isinf(ref)) e = signbit(ref) == signbit(got) ? 0 : 2 * M;                                     /* both Inf */
+    else e = M - (signbit(got) ? -(long double)ref : (long double)ref);                                    /* got Inf: computed beyond DBL_MAX */
+    g->err += e > 0 ? e : 0;
     g->b += absb;
-    g->ulps += ulp_of(ref);
+    g->ulps += ulp_of(isfinite(ref) ? ref : DBL_MAX);
 }
 static void grp_check(const grp_t *g, int64_t k, const char *what, int64_t idx)
 {
