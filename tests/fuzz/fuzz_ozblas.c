@@ -243,6 +243,18 @@ static long double absb_elem(int64_t k, const double *a, int64_t sa, const doubl
     return s;
 }
 
+/* The finite part of absb_elem: |alpha| sum |a_l||b_l| over pairs of finite entries (alpha
+ * finite), which Algorithm 3's weights still count where an element's result is NaN/Inf
+ * (e.g. from beta*C): it belongs to the row's error bound (run_dgemm). */
+static long double absb_finite_part(int64_t k, const double *a, int64_t sa, const double *b, int64_t sb, double alpha)
+{
+    if (k <= 0 || alpha == 0 || !isfinite(alpha)) return 0;
+    long double t = 0;
+    for (int64_t l = 0; l < k; l++)
+        if (isfinite(a[l * sa]) && isfinite(b[l * sb])) t += fabsl((long double)a[l * sa]) * fabsl((long double)b[l * sb]);
+    return fabsl((long double)alpha) * t;
+}
+
 static const char *mode_name(int m)
 {
     return m == OZBLAS_MODE_DOUBLE ? "DOUBLE" : m == OZBLAS_MODE_CORRECTLY_ROUNDED ? "CR" : m == OZBLAS_MODE_FIXED ? "FIXED" : "?";
@@ -614,6 +626,8 @@ static void run_dgemm(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
             for (int64_t j = 0; j < n; j++) {
                 check_elem(c->mode, C[i + j * ldc], Cref[i + j * ldc], ab[i + j * m], k, what, i + j * m);
                 grp_add(&gr, C[i + j * ldc], Cref[i + j * ldc], ab[i + j * m]);
+                if (!isfinite(ab[i + j * m]))
+                    gr.b += absb_finite_part(k, tA ? A + i * lda : A + i, tA ? 1 : lda, tB ? B + j : B + j * ldb, tB ? ldb : 1, alpha);
             }
             if (c->mode == OZBLAS_MODE_DOUBLE) grp_check(&gr, k, "dgemm row", i);
         }
