@@ -264,7 +264,9 @@ static double element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
     }
     if (nonfinite || !isfinite(pr->alpha) || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
         int sclass = nonfinite ? ozb_dot_class(&pr->a, gi, &pr->b, gj, pr->k) : OZB_CLASS_FINITE;
-        int ssign = (sclass == OZB_CLASS_FINITE && isinf(pr->alpha)) ? ozb_sum_sign(TP, TE, nterm) : 0;
+        /* alpha = +-Inf: the exact sign of S (the slices' sum is exact only in
+         * CORRECTLY_ROUNDED; FIXED gave NaN for S != 0, found by tests/fuzz) */
+        int ssign = (sclass == OZB_CLASS_FINITE && isinf(pr->alpha)) ? ozb_dot_sign(&pr->a, gi, &pr->b, gj, pr->k) : 0;
         int fin;
         double r = ozb_special_combine(pr->alpha, sclass, ssign, pr->beta, cval, use_c, &fin);
         return fin ? ozb_sum_exact(TP, TE, nterm, pr->alpha, pr->beta, cval, use_c) : r;

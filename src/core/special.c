@@ -1,4 +1,5 @@
 #include "core/special.h"
+#include "sum/longacc.h"
 #include <math.h>
 
 int ozb_dot_class(const ozb_view *a, int64_t i, const ozb_view *b, int64_t j, int64_t k)
@@ -39,4 +40,17 @@ double ozb_special_combine(double alpha, int sclass, int ssign, double beta, dou
     if (ninf) return -INFINITY;
     *finite = 1;
     return 0.0;
+}
+
+int ozb_dot_sign(const ozb_view *a, int64_t i, const ozb_view *b, int64_t j, int64_t k)
+{
+    ozb_longacc acc;
+    ozb_la_init(&acc);
+    for (int64_t l = 0; l < k; l++) {
+        const double x = ozb_view_at(a, i, l), y = ozb_view_at(b, j, l);
+        if (x != 0.0 && y != 0.0) ozb_la_add_product(&acc, x, y);
+    }
+    int sign;
+    (void)ozb_la_round(&acc, &sign);
+    return sign;
 }

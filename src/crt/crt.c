@@ -57,6 +57,19 @@ static double scale2(double x, int p)
     return x * ozb_pow2(p);
 }
 
+/* alpha xv 2^p + beta c (the second term if use_c) for finite operands, without a spurious
+ * overflow or underflow in an intermediate term (see its caller in ozb_crt_run). */
+static double axpbc_scaled(double alpha, double xv, int p, double beta, double c, int use_c)
+{
+    int ea, eb, ec;
+    const double a = frexp(alpha, &ea) * xv;          /* the first term is a 2^Fa */
+    const int Fa = p + ea;
+    if (!use_c || c == 0.0) return scale2(a, Fa);
+    const double bc = frexp(beta, &eb) * frexp(c, &ec); /* the second bc 2^Gc */
+    const int Gc = eb + ec, X = Fa > Gc ? Fa : Gc;     /* common frame, as ozb_sum_double */
+    return scale2(scale2(a, Fa - X) + scale2(bc, Gc - X), X);
+}
+
 /* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
  * x 2^-e by scale2, then s2 += x*x and s1 += |x| with l ascending). */
 static void finish_scale(rowscale_t *r, int64_t mx, double s2, double s1)
@@ -169,7 +182,10 @@ OZB_CLONES static void residues(const double *src, const double *f1, const doubl
 {
     for (int64_t i = 0; i < n; i++) {
         const double a = uniform ? src[i] * f1[0] * f2[0] : src[i] * f1[i] * f2[i];
-        const double x = trunc(a);
+        /* Rows with Inf/NaN (E_BAD) have f1 = f2 = 0, so a is NaN there: 0 instead (those
+         * outputs come from ozb_special_combine), else the (int32_t) below converts NaN,
+         * which is undefined behaviour (found by tests/fuzz).  |a| < 2^62 otherwise. */
+        const double x = fabs(a) < 0x1p62 ? trunc(a) : 0.0;
         const double h = trunc(x * 0x1p-26);
         xh[i] = h;
         xl[i] = x - h * 0x1p26;
@@ -554,16 +570,28 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                         const double r = ozb_special_combine(pr->alpha, sclass, 0, pr->beta, cval, use_c, &fin);
                         if (!fin || sclass != OZB_CLASS_FINITE) { *cij = r; continue; }
                     }
-                    double x = 0.0;
+                    double x = 0.0, xv = 0.0;
+                    int p = 0;
                     if (usable(ri->e) && usable(rj->e)) {
-                        const int p = -(ri->ka + rj->ka) - 88;
-                        x = (p >= -1022 && p <= 1023) ? vcol[il] * ozb_pow2(p) : scale2(vcol[il], p);
+                        p = -(ri->ka + rj->ka) - 88;
+                        xv = vcol[il];
+                        x = (p >= -1022 && p <= 1023) ? xv * ozb_pow2(p) : scale2(xv, p);
                     }
                     double r;
-                    if (x == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
+                    if (xv == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
                     else {
-                        r = pr->alpha * x;
-                        if (use_c) r = r + pr->beta * cval;
+                        r = NAN;
+                        if (isfinite(x) && fabs(x) >= 0x1p-1022) {
+                            r = pr->alpha * x;
+                            if (use_c) r = r + pr->beta * cval;
+                        }
+                        /* The dot product alone, alpha times it or beta C may overflow or
+                         * underflow where the result does not (tiny alpha with huge products,
+                         * huge alpha with tiny ones, two overflowing terms that cancel: a
+                         * spurious Inf or NaN from finite inputs, found by tests/fuzz).  Then
+                         * both terms are added in a common power-of-two frame (alpha's exponent
+                         * in it).  Elements whose direct evaluation is fine keep its bits. */
+                        if (!isfinite(r)) r = axpbc_scaled(pr->alpha, xv, p, pr->beta, cval, use_c);
                     }
                     *cij = r;
                 }
