@@ -90,6 +90,46 @@ START_TEST(formats_extreme_ranges)
 }
 END_TEST
 
+/* DOUBLE mode where fast mode must not skip pairs: a large entry of op(A) meets a small one of
+ * op(B) and vice versa, so the dot product is far below max|a| max|b| and a deep digit of one
+ * side times a leading digit of the other is large (found by tests/fuzz: x = (-1, -2^80, 10),
+ * y = (-10, 10, -1.7 2^80) lost 2^-12 with INT8 slices).  Every format, FP64 too, random
+ * magnitudes around the pattern; DOT, GEMV and GEMM.  _i = format (FP64, then ENGINES). */
+START_TEST(formats_double_mismatched_magnitudes)
+{
+    const ozblas_engine_t e = _i == 0 ? OZBLAS_ENGINE_FP64 : ENGINES[_i - 1];
+    ozblas_handle_t h = engine_handle(OZBLAS_MODE_DOUBLE, e);
+    ozref_rng r;
+    tu_rng(&r, "formats_mismatched");
+    const double x[3] = {-0x1p+0, -0x1.000348p+80, 0x1.4p+3}, y[3] = {-0x1.4p+3, 0x1.4p+3, -0x1.b01b235d58de7p+80};
+    tu_dot_run(h, OZBLAS_MODE_DOUBLE, 3, x, 1, y, 1, "mismatched dot (fuzz finding)");
+    for (int rep = 0; rep < 4; rep++) {
+        const int64_t m = 5, n = 4, k = 6 + 7 * rep;
+        double *A = tu_alloc(m * k), *B = tu_alloc(k * n), *C = tu_alloc(m * n);
+        tu_fill_mat(&r, A, m, k, m, 1.0);
+        tu_fill_mat(&r, B, k, n, k, 1.0);
+        /* column l of op(A) large where row l of op(B) is small, and the other way round */
+        for (int64_t l = 0; l < k; l++) {
+            const int big = (int)(ozref_uniform(&r) * 80.0) + 20;
+            const int sideA = l % 2;
+            for (int64_t i = 0; i < m; i++) A[i + l * m] = ldexp(A[i + l * m], sideA ? big : 0);
+            for (int64_t j = 0; j < n; j++) B[l + j * k] = ldexp(B[l + j * k], sideA ? 0 : big);
+        }
+        tu_gemm_params p = {0};
+        p.m = m; p.n = n; p.k = k; p.alpha = 1.0; p.beta = 0.0;
+        tu_gemm_run(h, OZBLAS_MODE_DOUBLE, &p, A, B, C, "mismatched gemm");
+        tu_gemv_params q = {0};
+        q.m = m; q.n = k; q.incx = 1; q.incy = 1; q.alpha = 1.0; q.beta = 0.0;
+        double *xv = tu_alloc(k), *yv = tu_alloc(m);
+        for (int64_t l = 0; l < k; l++) xv[l] = B[l];
+        for (int64_t i = 0; i < m; i++) yv[i] = 0.0;
+        tu_gemv_run(h, OZBLAS_MODE_DOUBLE, &q, A, xv, yv, "mismatched gemv");
+        free(A); free(B); free(C); free(xv); free(yv);
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DOUBLE and FIXED per format: identical bits for threads 1..4 and small/large workspaces. */
 START_TEST(formats_repro)
 {
@@ -150,6 +190,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, formats_gemm, 0, 9);
     tcase_add_loop_test(tc, formats_gemv_dot, 0, 9);
     tcase_add_loop_test(tc, formats_extreme_ranges, 0, 3);
+    tcase_add_loop_test(tc, formats_double_mismatched_magnitudes, 0, 4);
     tcase_add_loop_test(tc, formats_repro, 0, 6);
     tcase_add_test(tc, formats_args);
     suite_add_tcase(s, tc);

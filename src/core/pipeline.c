@@ -86,10 +86,12 @@ static double max_of(const double *w, int64_t k)
     return m;
 }
 
-static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
+/* Returns Ev: w[l] = 2^-Ev sum_i |v(i, l)|. */
+static int abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
 {
     const int par = nt > 1 && rows * k >= 65536;
     double m = 0.0;
+    int Ev = 0;
     if (rows == 1) {                       /* DOT: w = |x|, nothing to sum */
         for (int64_t l = 0; l < k; l++) {
             double x = fabs(v->p[l * v->cs]);
@@ -111,18 +113,45 @@ static void abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, 
                 mx = b > mx ? b : mx;
             }
         double e; memcpy(&e, &mx, sizeof e);
-        col_sums_pass(v->p, v->rs, v->cs, rows, k, ldexp(1.0, -(ozb_ilogb(e) + 1)), w, nt, par);
+        Ev = ozb_ilogb(e) + 1;
+        col_sums_pass(v->p, v->rs, v->cs, rows, k, ldexp(1.0, -Ev), w, nt, par);
         m = max_of(w, k);
     }
     if (m >= 1.0) {
         const double sc = ldexp(1.0, -(ozb_ilogb(m) + 1));
+        Ev += ozb_ilogb(m) + 1;
         for (int64_t l = 0; l < k; l++) w[l] *= sc;
+    }
+    return Ev;
+}
+
+/* Fast mode's weights (DOUBLE mode), on the scale of abs_col_sums's w (2^-Ev):
+ *   u[l] = 2^-Ev sum_i [v(i, l) != 0] 2^E_i,  E_i with max_l |v(i, l)| < 2^E_i,
+ * rounded up (a term below the subnormal range counts as 2^-1074): an upper bound that split.c
+ * uses to bound the pairs fast mode skips (ozb_split_params.u).  i in order: canonical. */
+static void exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        uint64_t mx = 0;
+        for (int64_t l = 0; l < k; l++) { uint64_t b = ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull; mx = b > mx ? b : mx; }
+        double d; memcpy(&d, &mx, sizeof d);
+        E[i] = mx == 0 || mx >= 0x7ff0000000000000ull ? INT32_MIN : ozb_ilogb(d) + 1;
+    }
+    for (int64_t l = 0; l < k; l++) u[l] = 0.0;
+    for (int64_t i = 0; i < rows; i++) {
+        if (E[i] == INT32_MIN) continue;
+        const int p = E[i] - Ev;                 /* <= 1: w's scale keeps every column sum below 1 */
+        const double g = p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
+        for (int64_t l = 0; l < k; l++) {
+            const double x = ozb_view_at(v, i, l);
+            u[l] += (x != 0.0 && isfinite(x)) ? g : 0.0;
+        }
     }
 }
 
 /* Exponents, slice counts and flags of one side, for every k-block:
  * w[(kk*(cap+1) + t)*R + i], ns[kk*R + i], flag[kk*R + i]. */
-typedef struct { int32_t *w, *ns; uint8_t *flag; int64_t R; int cap; } meta_t;
+typedef struct { int32_t *w, *ns, *dsafe; uint8_t *flag; int64_t R; int cap; } meta_t;
 
 typedef struct {
     ozblas_handle_t h;
@@ -131,7 +160,7 @@ typedef struct {
     int nt;
     int64_t kb, nkb;
     int beta_bits;
-    const double *vA, *vB;
+    const double *vA, *vB, *uA;   /* uA: fast mode's weights (exp_col_sums), DOUBLE mode */
     double sfac;
     int capA, capB;
     const ozb_format *fmt;
@@ -154,10 +183,11 @@ static int meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int6
     M->R = R;
     M->cap = cap;
     M->w = ozb_buf_get(h, slot_w, sizeof(int32_t) * (size_t)nkk * (size_t)(cap + 1) * (size_t)R);
-    void *nf = ozb_buf_get(h, slot_n, (sizeof(int32_t) + 1) * (size_t)nkk * (size_t)R + 64);
+    void *nf = ozb_buf_get(h, slot_n, (2 * sizeof(int32_t) + 1) * (size_t)nkk * (size_t)R + 64);
     if (!M->w || !nf) return 0;
     M->ns = nf;
-    M->flag = (uint8_t *)(M->ns + nkk * R);
+    M->dsafe = M->ns + nkk * R;
+    M->flag = (uint8_t *)(M->dsafe + nkk * R);
     return 1;
 }
 
@@ -168,13 +198,15 @@ static void bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64
     sl->w = M->w + kk * (int64_t)(M->cap + 1) * M->R + roff;
     sl->wstride = M->R;
     sl->ns = M->ns + kk * M->R + roff;
+    sl->dsafe = M->dsafe + kk * M->R + roff;
     sl->flag = M->flag + kk * M->R + roff;
 }
 
-static ozb_split_params params_of(const ctx_t *c, const double *v, int64_t l0)
+static ozb_split_params params_of(const ctx_t *c, const double *v, const double *u, int64_t l0)
 {
     /* v == NULL in DOUBLE mode: this side is split until exact (see exact_b) */
-    ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion && v, v ? v + l0 : NULL, c->sfac};
+    ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion && v, v ? v + l0 : NULL, c->sfac,
+                          c->cfg.criterion && v && u ? u + l0 : NULL};
     return p;
 }
 
@@ -205,7 +237,10 @@ static int block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)
     if (!c->cfg.fast) return 0;
     if (!c->cfg.criterion) return c->cfg.dfixed;
     int dmax = 1;
-    for (int64_t i = 0; i < A->rows; i++) { int d = row_d(A->ns[i], A->flag[i], c->dhyp); dmax = d > dmax ? d : dmax; }
+    for (int64_t i = 0; i < A->rows; i++) {
+        int d = row_d(A->ns[i], A->flag[i], c->dhyp); dmax = d > dmax ? d : dmax;
+        d = A->dsafe[i]; dmax = d > dmax ? d : dmax;        /* fast mode's own bound (split.c) */
+    }
     for (int64_t j = 0; j < B->rows; j++) { int d = row_d(B->ns[j], B->flag[j], c->dhyp); dmax = d > dmax ? d : dmax; }
     return dmax;
 }
@@ -233,9 +268,10 @@ static double element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
         const uint8_t fa = MA->flag[kk * MA->R + ia], fb2 = MB->flag[kB * MB->R + jb];
         nonfinite |= (fa | fb2) & OZB_ROW_NONFINITE;
         int d = 0;                                   /* pairs t + u <= d - 1; 0: all */
-        if (c->cfg.criterion) {             /* fast mode with d = max(d_i, d_j) */
-            const int da = row_d(nsa, fa, c->dhyp), db = row_d(nsb, fb2, c->dhyp);
+        if (c->cfg.criterion) {             /* fast mode with d = max(d_i, d_j), and safe (split.c) */
+            const int da = row_d(nsa, fa, c->dhyp), db = row_d(nsb, fb2, c->dhyp), ds = MA->dsafe[kk * MA->R + ia];
             d = da > db ? da : db;
+            d = ds > d ? ds : d;
         } else if (c->cfg.fast) d = c->cfg.dfixed;
         const double *Pk = pl->P + (size_t)kk * pl->kkstride + il + jl * pl->ldp;
         if (c->level_sum && nsa > 0 && nsb > 0) {
@@ -506,7 +542,7 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 return OZBLAS_STATUS_ALLOC_FAILED;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                ozb_split_params pa = params_of(c, c->vA, l0), pb = params_of(c, c->vB, l0);
+                ozb_split_params pa = params_of(c, c->vA, c->uA, l0), pb = params_of(c, c->vB, NULL, l0);
                 double t0 = ozb_now();
                 bind(&SB, bufB, &MB, kk, 0);
                 SB.rows = nbb; SB.kb = kbb;
@@ -587,7 +623,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         ozb_slices SBsh;
         double t0 = ozb_now();
         if (bshared) {
-            ozb_split_params pb = params_of(c, c->vB, 0);
+            ozb_split_params pb = params_of(c, c->vB, NULL, 0);
             bind(&SBsh, bufB, &MB, 0, 0);
             ozb_split(&pr->b, 0, n, 0, k, &pb, &SBsh, nt);
             if (SBsh.need > capB) { c->capB = grow(capB, SBsh.need); continue; }
@@ -608,27 +644,28 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 double ts = ozb_now();
-                const double *vA = c->vA, *vB = c->vB;
+                const double *vA = c->vA, *vB = c->vB, *uA = c->uA;
                 if (c->local_weights) {
                     /* x^T y: weights |y| and |x| on this block, scaled by the block's own
                      * power of two (Algorithm 3 compares sums with the same weights, so the
                      * scale cancels); offset by -l0 so params_of can add l0 back. */
                     double *vl = vloc + 2 * kb * (size_t)tid;
-                    ozb_view bv = {pr->b.p + l0 * pr->b.cs, pr->b.rs, pr->b.cs}, av = {pr->a.p + l0 * pr->a.cs, pr->a.rs, pr->a.cs};
-                    abs_col_sums(&bv, n, kbb, vl, 1);
-                    if (!c->exact_b) abs_col_sums(&av, m, kbb, vl + kb, 1);
-                    vA = vl - l0; vB = c->exact_b ? NULL : vl + kb - l0;
+                    ozb_view bv = {pr->b.p + l0 * pr->b.cs, pr->b.rs, pr->b.cs};
+                    const int Ev = abs_col_sums(&bv, n, kbb, vl, 1);
+                    int32_t Ey;                  /* exact_b: vl + kb holds fast mode's weights */
+                    exp_col_sums(&bv, n, kbb, Ev, vl + kb, &Ey);
+                    vA = vl - l0; vB = NULL; uA = vl + kb - l0;
                 }
                 ozb_slices SB;
                 if (bshared) SB = SBsh;
                 else {
-                    ozb_split_params pb = params_of(c, vB, l0);
+                    ozb_split_params pb = params_of(c, vB, NULL, l0);
                     bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
                     ozb_split(&pr->b, 0, n, l0, kbb, &pb, &SB, 1);
                     if (SB.need > capB) { needB = SB.need > needB ? SB.need : needB; continue; }
                 }
                 ozb_slices SA;
-                ozb_split_params pa = params_of(c, vA, l0);
+                ozb_split_params pa = params_of(c, vA, uA, l0);
                 bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
                 ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
                 double tm = ozb_now();
@@ -715,12 +752,12 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
      * passes over the data (DOT 2^24: 52 -> 45 ms). */
     c.exact_b = c.cfg.criterion;
     if (c.cfg.criterion && !c.local_weights) {
-        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k);
+        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k + sizeof(int32_t) * (size_t)n);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
         double t0 = ozb_now();
-        abs_col_sums(&pr->b, n, k, v, c.nt);
-        if (!c.exact_b) abs_col_sums(&pr->a, m, k, v + k, c.nt);
-        c.vA = v; c.vB = c.exact_b ? NULL : v + k;
+        const int Ev = abs_col_sums(&pr->b, n, k, v, c.nt);
+        exp_col_sums(&pr->b, n, k, Ev, v + k, (int32_t *)(v + 2 * k));   /* exact_b: v + k is free */
+        c.vA = v; c.vB = NULL; c.uA = v + k;
         info->seconds_split += ozb_now() - t0;
     }
     c.capA = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_a;

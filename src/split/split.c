@@ -130,6 +130,29 @@ static int64_t pass_generic(const double *r, double *dig, double *rem, int64_t n
 
 static double bits_to_double(int64_t b) { double d; memcpy(&d, &b, sizeof d); return d; }
 
+/* DOUBLE mode: the smallest D from which fast mode may skip the pairs t + u >= D of this row
+ * (row i of op(A); op(B) is split until exact).  Digits satisfy |a_t,l| < 2^(e_a - t beta) and
+ * |b_u,jl| < 2^(E_j - u beta), and the pairs of level s number s + 1, so for each l and
+ * column j where both entries are nonzero (elsewhere every slice is zero)
+ *   sum_{t+u>=D} |a_t,l b_u,jl| <= 2 (D+1) 2^(e_a + E_j - D beta),
+ * summed over the row: 2 (D+1) 2^(e_a - D beta) 2^Ev U with U = sum_l [a_l != 0] u_l
+ * (ozb_split_params.u).  D is taken so that this stays below a quarter of the row's
+ * Algorithm 3 bound sfac 2^Ev sum_l |a_l| v_l = 2^(Ev + esc) s_bound (a margin covers the
+ * roundings of the two sums).  Algorithm 3's d alone does not ensure it: x = (-1, -2^80, 10),
+ * y = (-10, 10, -1.7 2^80) lost 2^-12 of the result with INT8 slices and 2^-27 with FP64
+ * ones (found by tests/fuzz).  e_rel = e_a - esc. */
+static int fast_safe_d(const double *a, const ozb_split_params *prm, int64_t kb, int e_rel, double s_bound)
+{
+    double U = 0.0;
+    for (int64_t l = 0; l < kb; l++) U += a[l] != 0.0 ? prm->u[l] : 0.0;
+    if (U == 0.0) return 1;                       /* nothing can be skipped */
+    if (!(s_bound > 0.0)) return 4096;            /* all pairs */
+    const double rhs = log2(s_bound) - 2.05 - log2(U) - 1.0 - (double)e_rel;
+    int D = 1;
+    while (D < 4096 && log2((double)(D + 1)) - (double)D * prm->beta > rhs) D++;
+    return D;
+}
+
 /* Splits one row; returns the slices it would need if cap were unlimited is unknown,
  * so it returns cap + 1 when it ran out of room, else the slices produced. */
 OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, int64_t i, int64_t rows,
@@ -152,6 +175,7 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
             int64_t b = (int64_t)(ozb_bits(x) & ABS_MASK); mx = b > mx ? b : mx;
         }
     }
+    out->dsafe[i] = 0;
     out->flag[i] = 0;
     if ((uint64_t)mx >= 0x7ff0000000000000ull) {  /* Inf or NaN: handled by the special-value path */
         out->flag[i] = OZB_ROW_NONFINITE;
@@ -166,6 +190,7 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
     }
     int t = 0, ran_out = 0;
     const int e = mx ? ozb_ilogb(bits_to_double(mx)) + 1 : 0;   /* row maximum < 2^e */
+    if (prm->criterion && prm->u && mx != 0) out->dsafe[i] = fast_safe_d(first, prm, kb, e - esc, s_bound);
     while (mx != 0) {
         if (prm->limit > 0 && t == prm->limit) break;
         if (t == out->cap) { ran_out = 1; break; }

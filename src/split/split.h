@@ -18,6 +18,7 @@ typedef struct {
     int32_t *w;           /* w[t*wstride + i]: slice t of row i is digit * 2^w          */
     int64_t  wstride;     /* >= rows                                                     */
     int32_t *ns;          /* ns[i]: slices of row i (0 for a zero or non-finite row)     */
+    int32_t *dsafe;       /* DOUBLE mode: fast mode may skip pairs t + u >= dsafe[i] of row i */
     uint8_t *flag;        /* OZB_ROW_* bits                                              */
 } ozb_slices;
 
@@ -27,6 +28,7 @@ typedef struct {
     int           criterion;  /* DOUBLE mode: stop at Algorithm 3's d                     */
     const double *v;          /* Algorithm 3 weights over the k-block (|B|e or e^T|A|)     */
     double        sfac;       /* 2 sqrt(kb) u                                              */
+    const double *u;          /* DOUBLE mode: sum_j [b_jl != 0] 2^E_j on v's scale (dsafe), or NULL */
 } ozb_split_params;
 
 /* Split rows r0..r0+rows-1 of `src` over l0..l0+kb-1 into `out` (whose buffers hold

@@ -418,6 +418,10 @@ static void run_ddot(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
     snprintf(g_ctx, sizeof g_ctx, "ddot %s split=%d fast=%d sum=%d engine=%d/%d scaling=%d n=%" PRId64 " incx=%" PRId64 " incy=%" PRId64 " null=%u",
              mode_name(c->mode), c->split, c->fast, c->sum, c->engine, c->engine2, c->scaling, n, incx, incy, nullmask & 7);
     show_ctx();
+    if (g_verbose && px && py)
+        for (int64_t i = 0; i < n && i < 16; i++)
+            fprintf(stderr, "  x[%lld] = %a, y[%lld] = %a\n", (long long)i, px[i * (incx < 0 ? -incx : incx)],
+                    (long long)i, py[i * (incy < 0 ? -incy : incy)]);
 
     int expect = EXP_OK;
     if (null_res) expect = EXP_INVALID;
