@@ -108,6 +108,7 @@ int tu_main(const char *name, Suite *s)
 #endif
         if (why) {
             printf("SKIP %s on the GPU: %s\n", name, why);
+            srunner_free(srunner_create(s));   /* frees the suite (LeakSanitizer) */
             return 77;                    /* ctest: SKIP_RETURN_CODE */
         }
         twin_mode = 1;
