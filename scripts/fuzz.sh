@@ -10,16 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
-bash scripts/deps.sh
-PKGS="clang libclang-rt-14-dev libomp-dev libopenblas-pthread-dev"
-missing=""
-for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  echo "ozblas fuzz: installing$missing"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
-fi
+bash scripts/deps.sh clang libclang-rt-14-dev libomp-dev libopenblas-pthread-dev
 dir=${OZBLAS_FUZZ_DIR:-build-fuzz}
 CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOZBLAS_WERROR=ON -DOZBLAS_FUZZ=ON \
   -DOZBLAS_BUILD_TESTS=OFF -DOZBLAS_BUILD_BENCH=OFF >/dev/null

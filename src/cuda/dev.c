@@ -178,35 +178,34 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
     return p;
 }
 
-static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
+/* One 2-D copy, to the device (to_dev) or from it, completed on return. */
+static int copy2d(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                  size_t height)
 {
-    for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    if (width == 0 || height == 0) return 0;
+    if (d->emulated) {
+        for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
+                                   to_dev ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, (cudaStream_t)d->stream);
+    return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
+#else
+    (void)to_dev;
+    return -1;
+#endif
 }
 
 int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
 {
-    if (width == 0 || height == 0) return 0;
-    if (d->emulated) { copy2d(dst, dpitch, src, spitch, width, height); return 0; }
-#ifdef OZBLAS_HAVE_CUDA
-    use(d);
-    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyHostToDevice, (cudaStream_t)d->stream);
-    return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
-#else
-    return -1;
-#endif
+    return copy2d(d, 1, dst, dpitch, src, spitch, width, height);
 }
 
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
 {
-    if (width == 0 || height == 0) return 0;
-    if (d->emulated) { copy2d(dst, dpitch, src, spitch, width, height); return 0; }
-#ifdef OZBLAS_HAVE_CUDA
-    use(d);
-    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToHost, (cudaStream_t)d->stream);
-    return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
-#else
-    return -1;
-#endif
+    return copy2d(d, 0, dst, dpitch, src, spitch, width, height);
 }
 
 int ozb_dev_sync(ozb_dev *d)
