@@ -27,7 +27,10 @@ cmake -S "$src" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Re
 cmake --build "$tmp/cm" -j2 >/dev/null
 "$tmp/cm/consumer_shared"
 "$tmp/cm/consumer_static"
-ldd "$tmp/cm/consumer_shared" | grep -q "$lib/libozblas.so" || { echo "FAIL: consumer_shared does not use the installed libozblas.so"; exit 1; }
+# (ldd's output is captured first: with pipefail, grep -q closing the pipe early made ldd
+# fail with SIGPIPE now and then, and the check with it)
+deps=$(ldd "$tmp/cm/consumer_shared")
+grep -q "$lib/libozblas.so" <<<"$deps" || { echo "FAIL: consumer_shared does not use the installed libozblas.so"; exit 1; }
 
 echo "== pkg-config =="
 export PKG_CONFIG_PATH=$lib/pkgconfig
@@ -36,13 +39,15 @@ cc=${CC:-cc}
 # shellcheck disable=SC2046
 $cc -O2 -o "$tmp/pc_shared" "$src/main.c" $(pkg-config --cflags --libs ozblas) -Wl,-rpath,"$lib"
 "$tmp/pc_shared"
-ldd "$tmp/pc_shared" | grep -q "$lib/libozblas.so" || { echo "FAIL: pc_shared does not use the installed libozblas.so"; exit 1; }
+deps=$(ldd "$tmp/pc_shared")
+grep -q "$lib/libozblas.so" <<<"$deps" || { echo "FAIL: pc_shared does not use the installed libozblas.so"; exit 1; }
 # static: the archive itself, then everything pkg-config --static lists after -lozblas
 # shellcheck disable=SC2046
 $cc -O2 -o "$tmp/pc_static" "$src/main.c" $(pkg-config --cflags ozblas) "$lib/libozblas.a" \
     $(pkg-config --static --libs ozblas | sed 's/-lozblas\b//')
 "$tmp/pc_static"
-if ldd "$tmp/pc_static" | grep -q libozblas.so; then echo "FAIL: pc_static uses libozblas.so"; exit 1; fi
+deps=$(ldd "$tmp/pc_static")
+if grep -q libozblas.so <<<"$deps"; then echo "FAIL: pc_static uses libozblas.so"; exit 1; fi
 
 if [ "$preload" = 1 ]; then
   echo "== the installed interposer =="
@@ -62,6 +67,6 @@ C
   if "$tmp/client" >/dev/null; then echo "FAIL: the plain BLAS gave the exact answer (the test case is wrong)"; exit 1; fi
   out=$(OZBLAS_PRELOAD_VERBOSE=1 LD_PRELOAD="$lib/libozblas_preload.so" "$tmp/client" 2>&1)
   echo "$out"
-  echo "$out" | grep -q "ozblas_preload: ddot_ n=3 mode=correctly_rounded format=fp64 -> ozblas" || { echo "FAIL: not intercepted"; exit 1; }
+  grep -q "ozblas_preload: ddot_ n=3 mode=correctly_rounded format=fp64 -> ozblas" <<<"$out" || { echo "FAIL: not intercepted"; exit 1; }
 fi
 echo "install_package: all passed"
