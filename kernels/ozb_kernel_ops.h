@@ -4,6 +4,7 @@
  * very arithmetic the GPU runs.  Integer and exact operations only: no rounding anywhere. */
 #ifndef OZB_KERNEL_OPS_H
 #define OZB_KERNEL_OPS_H
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -37,6 +38,63 @@ OZB_HD int32_t ozb_op_hi_lo(int32_t hi, int32_t lo) { return hi * 16 + lo; }
  * an integer of at most 2b + ceil(log2 kb) <= 53 bits (the format's budget, core/format.c),
  * so each is exact and the sum is the same in any order, on any thread layout. */
 OZB_HD double ozb_op_i32_times(int32_t a, double x) { return (double)a * x; }
+
+/* ---- Ozaki scheme II reconstruction (crt/crt.c, FIXED and DOUBLE mode), per element ---- */
+#define OZB_OP_CRT_MAXMOD 20
+
+/* x mod m in [0, m) for an integer-valued 0 <= |x| < 2^40 in binary64: the quotient from
+ * x * inv (inv = RN(1/m)) is within one of floor(x/m), and the two corrections absorb it;
+ * every step is an exact integer operation. */
+OZB_HD double ozb_op_crt_mod(double x, double m, double inv)
+{
+    double c = x - m * floor(x * inv);
+    c = c < 0.0 ? c + m : c;
+    return c >= m ? c - m : c;
+}
+
+/* acc := (acc mod m) + (b mod m): a later k-block folded into the first (below 2^9). */
+OZB_HD int32_t ozb_op_crt_fold(int32_t a, int32_t b, int32_t m)
+{
+    a %= m; b %= m;
+    a += a < 0 ? m : 0;
+    b += b < 0 ? m : 0;
+    return a + b;
+}
+
+/* The constants of s moduli as the reconstruction uses them (crt_consts.h: F1 and F2 split
+ * into 22-bit halves, so that every product c_t * F stays below 2^30 and every sum of at
+ * most 20 of them is exact in binary64). */
+typedef struct {
+    int    s;
+    double md[OZB_OP_CRT_MAXMOD], iv[OZB_OP_CRT_MAXMOD];
+    double F1h[OZB_OP_CRT_MAXMOD], F1l[OZB_OP_CRT_MAXMOD], F2h[OZB_OP_CRT_MAXMOD], F2l[OZB_OP_CRT_MAXMOD];
+    double f3[OZB_OP_CRT_MAXMOD];
+    double Mh, Ml;
+} ozb_op_crt_consts;
+
+/* C' of one element from its s products C[t*ne] (any integers congruent to C' modulo m_t):
+ * X1 = sum c_t F1_t, X2 = sum c_t F2_t (exact int64), X3 = sum c_t f3_t; the fraction
+ * ((X1 mod 2^44) 2^44 + X2 + X3) 2^-88 mod 1, centred, times M in double-double, rounded
+ * once.  The same operations in the same order as the CPU's vectorized loop (crt.c). */
+OZB_HD double ozb_op_crt_recon(const int32_t *C, int64_t ne, const ozb_op_crt_consts *k)
+{
+    double a1h = 0.0, a1l = 0.0, a2h = 0.0, a2l = 0.0, a3 = 0.0;
+    for (int t = 0; t < k->s; t++) {
+        const double c = ozb_op_crt_mod((double)C[t * ne], k->md[t], k->iv[t]);
+        a1h += c * k->F1h[t]; a1l += c * k->F1l[t];
+        a2h += c * k->F2h[t]; a2l += c * k->F2l[t];
+        a3 += c * k->f3[t];
+    }
+    const int64_t X1 = ((int64_t)a1h << 22) + (int64_t)a1l;
+    const int64_t X2 = ((int64_t)a2h << 22) + (int64_t)a2l;
+    const int64_t M44 = ((int64_t)1 << 44) - 1;
+    int64_t hi = ((X1 & M44) + (X2 >> 44)) & M44;
+    const int64_t lo = X2 & M44;
+    if (hi >= ((int64_t)1 << 43)) hi -= (int64_t)1 << 44;     /* centred: C' in (-M/2, M/2) */
+    const double vh = (double)hi * 0x1p44, vl = (double)lo + a3;
+    const double ph = vh * k->Mh, pe = fma(vh, k->Mh, -ph);
+    return ph + (pe + (vh * k->Ml + vl * k->Mh));
+}
 
 /* C := beta C for one element, BLAS style: beta == 0 writes +0 without reading C. */
 OZB_HD double ozb_op_scale(double c, double beta) { return beta == 0.0 ? 0.0 : beta * c; }

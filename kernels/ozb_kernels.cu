@@ -80,6 +80,19 @@ __global__ void k_skinny_i32(const int32_t *A, const double *X, double *P, int64
     }
 }
 
+__global__ void k_crt_fold(int32_t *acc, const int32_t *src, int64_t ne, int32_t m)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        acc[e] = ozb_op_crt_fold(acc[e], src[e], m);
+}
+
+/* one thread per element; the constants (about 1.1 KB) travel as the kernel's parameter */
+__global__ void k_crt_recon(const int32_t *C, int64_t ne, const ozb_op_crt_consts k, double *out)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        out[e] = ozb_op_crt_recon(C + e, ne, &k);
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 }  // namespace
@@ -112,6 +125,20 @@ extern "C" int ozb_kl_skinny_i32(const int32_t *A, const double *X, double *P, i
     if (N > kSkinnyMaxN) return (int)cudaErrorInvalidValue;
     const int64_t g = M < 65535 * 8 ? M : 65535 * 8;
     k_skinny_i32<<<(unsigned)g, kSkinnyThreads, 0, (cudaStream_t)stream>>>(A, X, P, M, (int)N, kb, ldp);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_fold(int32_t *acc, const int32_t *src, int64_t ne, int32_t m, void *stream)
+{
+    if (ne <= 0) return 0;
+    k_crt_fold<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(acc, src, ne, m);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_recon(const int32_t *C, int64_t ne, const void *k, double *out, void *stream)
+{
+    if (ne <= 0) return 0;
+    k_crt_recon<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(C, ne, *(const ozb_op_crt_consts *)k, out);
     return launched();
 }
 

@@ -17,6 +17,10 @@ int ozb_kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n, 
  * product of INT32-packed digits A with double digits X, exact (ozb_op_i32_times) */
 int ozb_kl_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp,
                       void *stream);
+/* acc[e] = ozb_op_crt_fold(acc[e], src[e], m), e < ne */
+int ozb_kl_crt_fold(int32_t *acc, const int32_t *src, int64_t ne, int32_t m, void *stream);
+/* out[e] = ozb_op_crt_recon(C + e, ne, k), e < ne (k: a struct ozb_op_crt_consts, by value) */
+int ozb_kl_crt_recon(const int32_t *C, int64_t ne, const void *k, double *out, void *stream);
 /* c[i*crs + j*ccs] = ozb_op_scale(c[...], beta), i < m, j < n (only the window is touched) */
 int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream);
 #ifdef __cplusplus

@@ -29,6 +29,7 @@
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_gemm.h"
+#include "cuda/products_cuda.h"
 #include "core/special.h"
 #include <float.h>
 #include <math.h>
@@ -430,15 +431,27 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
  * out[e] = C'_e * 2^-88 (C' = the product of the scaled integers), see the header comment.
  * Accumulators per element, all exact integers in binary64: with F = Fh 2^22 + Fl,
  * sum_t c_t Fh and sum_t c_t Fl are below 20 * 2^8 * 2^22 < 2^35. */
+/* The reconstruction's constants (kernels/ozb_kernel_ops.h), for this loop and the device's. */
+static void recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k)
+{
+    k->s = cs->s;
+    for (int t = 0; t < cs->s; t++) {
+        k->F1h[t] = (double)(cs->F1[t] >> 22); k->F1l[t] = (double)(cs->F1[t] & ((1 << 22) - 1));
+        k->F2h[t] = (double)(cs->F2[t] >> 22); k->F2l[t] = (double)(cs->F2[t] & ((1 << 22) - 1));
+        k->f3[t] = cs->f3[t];
+        k->md[t] = (double)ozb_crt_moduli[t]; k->iv[t] = 1.0 / k->md[t];
+    }
+    k->Mh = cs->Mh; k->Ml = cs->Ml;
+}
+
+/* out[e] = C' of element e: ozb_op_crt_recon, vectorized in chunks (the same operations in
+ * the same order per element, so the device's kernel gives the same bits). */
 OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt_consts *cs, double *out, int nt)
 {
-    double F1h[OZB_CRT_MAXMOD], F1l[OZB_CRT_MAXMOD], F2h[OZB_CRT_MAXMOD], F2l[OZB_CRT_MAXMOD], md[OZB_CRT_MAXMOD], iv[OZB_CRT_MAXMOD];
-    for (int t = 0; t < cs->s; t++) {
-        F1h[t] = (double)(cs->F1[t] >> 22); F1l[t] = (double)(cs->F1[t] & ((1 << 22) - 1));
-        F2h[t] = (double)(cs->F2[t] >> 22); F2l[t] = (double)(cs->F2[t] & ((1 << 22) - 1));
-        md[t] = (double)ozb_crt_moduli[t]; iv[t] = 1.0 / md[t];
-    }
-    const double Mh = cs->Mh, Ml = cs->Ml;
+    ozb_op_crt_consts kc;
+    recon_consts(cs, &kc);
+    const double *F1h = kc.F1h, *F1l = kc.F1l, *F2h = kc.F2h, *F2l = kc.F2l, *md = kc.md, *iv = kc.iv;
+    const double Mh = kc.Mh, Ml = kc.Ml;
     const int64_t chunk = 512, nch = (ne + chunk - 1) / chunk;
     #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)
     for (int64_t ch = 0; ch < nch; ch++) {
@@ -447,7 +460,7 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
         for (int64_t q = 0; q < w; q++) { a1h[q] = a1l[q] = a2h[q] = a2l[q] = a3[q] = 0.0; }
         for (int t = 0; t < cs->s; t++) {
             const int32_t *src = C32 + t * ne + e0;
-            const double m = md[t], inv = iv[t], f1h = F1h[t], f1l = F1l[t], f2h = F2h[t], f2l = F2l[t], f3 = cs->f3[t];
+            const double m = md[t], inv = iv[t], f1h = F1h[t], f1l = F1l[t], f2h = F2h[t], f2l = F2l[t], f3 = kc.f3[t];
             for (int64_t q = 0; q < w; q++) {
                 const double c = ozb_crt_mod((double)src[q], m, inv);
                 a1h[q] += c * f1h; a1l[q] += c * f1l;
@@ -540,8 +553,15 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 double tb = ozb_now();
                 tres += tb - ta;
                 for (int t = 0; t < s; t++) {
+                    if (h->dev) {                /* products, folds and C' stay on the device */
+                        if (ozb_crt_gemm_cuda_acc(h->dev, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB,
+                                                  resA + (size_t)t * mbb * kbb, colA, mbb, nbb, kbb, s, t, kk > 0,
+                                                  ozb_crt_moduli[t])) return OZBLAS_STATUS_EXECUTION_FAILED;
+                        calls++;
+                        continue;
+                    }
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
-                    if (ozb_crt_gemm(h->dev, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA,
+                    if (ozb_crt_gemm(NULL, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA,
                                      mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) return OZBLAS_STATUS_EXECUTION_FAILED;
                     calls++;
                     if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
@@ -549,7 +569,13 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 tmul += ozb_now() - tb;
             }
             double te = ozb_now();
-            reconstruct(C32, ne, &cs, val, nt);
+            if (h->dev) {
+                ozb_op_crt_consts kc;
+                recon_consts(&cs, &kc);
+                if (ozb_crt_recon_cuda(h->dev, &kc, ne, val)) return OZBLAS_STATUS_EXECUTION_FAILED;
+            } else {
+                reconstruct(C32, ne, &cs, val, nt);
+            }
             /* the output: C = alpha 2^-(ka_i + kb_j + 88) C' + beta C, column by column */
             const int use_c = pr->beta != 0.0;
             #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)

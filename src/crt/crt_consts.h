@@ -3,6 +3,7 @@
 #define OZB_CRT_CONSTS_H
 #include <math.h>
 #include <stdint.h>
+#include "../../kernels/ozb_kernel_ops.h"   /* ozb_op_crt_mod: one definition for host and device */
 
 #define OZB_CRT_MAXMOD 20      /* FIXED and DOUBLE mode (the fraction tables below)   */
 #define OZB_CRT_NMOD   48      /* the whole table: correctly rounded mode (crt_cr.c)    */
@@ -38,12 +39,7 @@ int64_t ozb_crt_inverse_mod(int64_t x, int64_t m);
 /* x mod m in [0, m) for an integer-valued 0 <= |x| < 2^40 in binary64: the quotient from
  * x * inv (inv = RN(1/m)) is within one of floor(x/m), and the two corrections absorb it;
  * every step is an exact integer operation. */
-static inline double ozb_crt_mod(double x, double m, double inv)
-{
-    double c = x - m * floor(x * inv);
-    c = c < 0.0 ? c + m : c;
-    return c >= m ? c - m : c;
-}
+static inline double ozb_crt_mod(double x, double m, double inv) { return ozb_op_crt_mod(x, m, inv); }
 
 /* Fills c for 2 <= s <= OZB_CRT_MAXMOD (exact integer arithmetic, see crt_consts.c). */
 void ozb_crt_consts_init(int s, ozb_crt_consts *c);

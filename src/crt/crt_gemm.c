@@ -1,6 +1,7 @@
 /* The CRT format's exact INT8 product (crt_gemm.h). */
 #include "crt/crt_gemm.h"
 #include "cuda/products_cuda.h"
+#include "../../kernels/ozb_kernel_ops.h"
 #include <omp.h>
 #ifdef OZBLAS_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -43,10 +44,5 @@ void ozb_crt_tiles(size_t limit, int64_t m, int64_t n, double per_side, double p
 
 void ozb_crt_fold(int32_t *acc, const int32_t *dst, int64_t ne, int32_t m)
 {
-    for (int64_t e = 0; e < ne; e++) {
-        int32_t a = acc[e] % m, b = dst[e] % m;
-        a += a < 0 ? m : 0;
-        b += b < 0 ? m : 0;
-        acc[e] = a + b;
-    }
+    for (int64_t e = 0; e < ne; e++) acc[e] = ozb_op_crt_fold(acc[e], dst[e], m);
 }

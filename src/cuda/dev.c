@@ -335,6 +335,31 @@ int ozb_dev_skinny_i32(ozb_dev *d, const int32_t *A, const double *X, double *P,
 #endif
 }
 
+int ozb_dev_crt_fold(ozb_dev *d, int32_t *acc, const int32_t *src, int64_t ne, int32_t m)
+{
+    if (d->emulated) { for (int64_t e = 0; e < ne; e++) acc[e] = ozb_op_crt_fold(acc[e], src[e], m); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_fold(acc, src, ne, m, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *consts, double *out)
+{
+    if (d->emulated) {
+        for (int64_t e = 0; e < ne; e++) out[e] = ozb_op_crt_recon(C + e, ne, (const ozb_op_crt_consts *)consts);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_recon(C, ne, consts, out, d->stream);
+#else
+    return -1;
+#endif
+}
+
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
 {
     if (d->emulated) {

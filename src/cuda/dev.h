@@ -59,6 +59,9 @@ int ozb_dev_hi_lo(ozb_dev *d, const int32_t *hi, const int32_t *lo, int32_t *dst
 /* INT32-packed skinny product (N <= OZB_SKINNY_MAX_N), see kernels/ozb_kernels.h */
 #define OZB_SKINNY_MAX_N 16
 int ozb_dev_skinny_i32(ozb_dev *d, const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp);
+/* The CRT format's reconstruction on the device (kernels/ozb_kernel_ops.h) */
+int ozb_dev_crt_fold(ozb_dev *d, int32_t *acc, const int32_t *src, int64_t ne, int32_t m);
+int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *consts, double *out);
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
 int ozb_dev_sync(ozb_dev *d);
 #endif

@@ -192,3 +192,41 @@ out:
     ozb_dev_unlock(dev, tok);
     return rc;
 }
+
+int ozb_crt_gemm_cuda_acc(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
+                          int64_t kbb, int s, int t, int fold, int32_t m)
+{
+    const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
+    const int64_t lda = colA ? mbb : kbb, ldb = colB ? nbb : kbb;
+    const size_t na = (size_t)mbb * kbb, nb = (size_t)nbb * kbb, ne = (size_t)mbb * nbb;
+    int rc = 0;
+    const int tok = ozb_dev_lock(dev);
+    int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
+    uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
+    int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, nb);
+    int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C2, 4 * ((size_t)s + 1) * ne);   /* the same size for every t: kept */
+    if (!dA || !dU || !dB || !acc) { rc = -2; goto out; }
+    int32_t *dst = acc + (fold ? (size_t)s : (size_t)t) * ne;
+    if ((rc = ozb_dev_put(dev, dA, na, RA, na, na, 1))) goto out;
+    if ((rc = ozb_dev_put(dev, dU, nb, RB, nb, nb, 1))) goto out;
+    if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) goto out;
+    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, dB, ldb, dst, mbb))) goto out;
+    if (fold) rc = ozb_dev_crt_fold(dev, acc + (size_t)t * ne, dst, (int64_t)ne, m);
+out:
+    ozb_dev_unlock(dev, tok);
+    return rc;
+}
+
+int ozb_crt_recon_cuda(ozb_dev *dev, const ozb_op_crt_consts *k, int64_t ne, double *val)
+{
+    int rc = 0;
+    const int tok = ozb_dev_lock(dev);
+    int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C2, 4 * ((size_t)k->s + 1) * (size_t)ne);
+    double *dval = ozb_dev_buf(dev, OZB_DBUF_STAGE, 8 * (size_t)ne);
+    if (!acc || !dval) { rc = -2; goto out; }
+    if ((rc = ozb_dev_crt_recon(dev, acc, ne, k, dval))) goto out;
+    rc = ozb_dev_get(dev, val, 8 * (size_t)ne, dval, 8 * (size_t)ne, 8 * (size_t)ne, 1);
+out:
+    ozb_dev_unlock(dev, tok);
+    return rc;
+}
