@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /*
  * Differential fuzzer of ozblas_ddot / ozblas_dgemv / ozblas_dgemm against the exact MPFR
  * references (tests/ref/ozref.h), checking the guarantees of CONTRACT.md §2-§4:
@@ -354,6 +355,27 @@ static ozblas_handle_t make_handle(const cfg_t *c, int run)
     return h;
 }
 
+/* The CUDA backend's twin: a CUDA handle on the emulated device (host memory, the backend's
+ * own staging, products and kernels' element operations; src/cuda/dev.h) configured as the
+ * first call's handle.  It must return the same status and write the same bits, padding and
+ * gaps included (CONTRACT §3: one result per configuration, whatever the backend). */
+static ozblas_handle_t make_twin(const cfg_t *c)
+{
+    setenv("OZBLAS_CUDA_EMULATE", "1", 1);
+    ozblas_handle_t h = NULL;
+    ozblas_status_t st = ozblas_create_cuda(&h, 0);
+    if (st != OZBLAS_STATUS_SUCCESS || !h) fail("ozblas_create_cuda (emulated): %d", (int)st);
+    if (ozblas_set_mode(h, (ozblas_mode_t)c->mode) != OZBLAS_STATUS_SUCCESS) fail("twin set_mode");
+    if (ozblas_set_split_count(h, c->split) != OZBLAS_STATUS_SUCCESS) fail("twin set_split_count");
+    if (ozblas_set_fast_mode(h, c->fast) != OZBLAS_STATUS_SUCCESS) fail("twin set_fast_mode");
+    if (ozblas_set_summation(h, (ozblas_summation_t)c->sum) != OZBLAS_STATUS_SUCCESS) fail("twin set_summation");
+    if (ozblas_set_crt_scaling(h, (ozblas_crt_scaling_t)c->scaling) != OZBLAS_STATUS_SUCCESS) fail("twin set_crt_scaling");
+    if (ozblas_set_engine(h, (ozblas_engine_t)c->engine) != OZBLAS_STATUS_SUCCESS) fail("twin set_engine");
+    if (ozblas_set_num_threads(h, c->threads[0]) != OZBLAS_STATUS_SUCCESS) fail("twin set_num_threads");
+    if (ozblas_set_workspace_limit(h, c->ws[0]) != OZBLAS_STATUS_SUCCESS) fail("twin set_workspace_limit");
+    return h;
+}
+
 static void set_run(ozblas_handle_t h, const cfg_t *c, int run)
 {
     if (ozblas_set_engine(h, (ozblas_engine_t)(run ? c->engine2 : c->engine)) != OZBLAS_STATUS_SUCCESS) fail("set_engine");
@@ -429,10 +451,12 @@ static void run_ddot(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
 
     const double sentinel = from_bits(0x7ff8deadbeefcafeULL);
     double res[2] = {sentinel, sentinel};
+    ozblas_status_t st0 = OZBLAS_STATUS_SUCCESS;
     ozblas_handle_t h = make_handle(c, 0);
     for (int run = 0; run < 2; run++) {
         if (run) set_run(h, c, 1);
         ozblas_status_t st = ozblas_ddot(h, n, px, incx, py, incy, null_res ? NULL : &res[run]);
+        if (run == 0) st0 = st;
         check_status(st, "ddot");
         check_same(x, x0, nx, 0, "ddot: x modified");
         check_same(y, y0, ny, 0, "ddot: y modified");
@@ -459,6 +483,14 @@ static void run_ddot(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
     if (expect == EXP_OK && bits_of(res[0]) != bits_of(res[1]))
         fail("ddot: not reproducible: %a (threads %d, ws %zu) vs %a (threads %d, ws %zu)",
              res[0], c->threads[0], c->ws[0], res[1], c->threads[1], c->ws[1]);
+    {
+        ozblas_handle_t g = make_twin(c);
+        double rt = sentinel;
+        ozblas_status_t st = ozblas_ddot(g, n, px, incx, py, incy, null_res ? NULL : &rt);
+        if (st != st0) fail("ddot: CUDA (emulated) status %d, CPU %d", (int)st, (int)st0);
+        if (!null_res && bits_of(rt) != bits_of(res[0])) fail("ddot: CUDA (emulated) %a, CPU %a", rt, res[0]);
+        ozblas_destroy(g);
+    }
     if (ozblas_ddot(NULL, n, px, incx, py, incy, &res[0]) != OZBLAS_STATUS_INVALID_VALUE) fail("ddot: NULL handle accepted");
     ozblas_destroy(h);
     free(x); free(y); free(x0); free(y0);
@@ -514,11 +546,13 @@ static void run_dgemv(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
             ab[i] = tn ? absb_elem(lenx, A + i, lda, xs, incx, alpha, beta, ys[i * incy])
                        : absb_elem(lenx, A + i * lda, 1, xs, incx, alpha, beta, ys[i * incy]);
     }
-    double *yout[2] = {NULL, NULL};
+    double *yout[2] = {NULL, NULL}, *yfirst = NULL;
+    ozblas_status_t st0 = OZBLAS_STATUS_SUCCESS;
     ozblas_handle_t h = make_handle(c, 0);
     for (int run = 0; run < 2; run++) {
         if (run) { set_run(h, c, 1); memcpy(y, y0, sizeof(double) * ny); }
         ozblas_status_t st = ozblas_dgemv(h, tr, m, n, alpha, pA, lda, px, incx, beta, py, incy);
+        if (run == 0) { st0 = st; yfirst = dup(y, ny); }
         check_status(st, "dgemv");
         check_same(A, A0, na, 0, "dgemv: A modified");
         check_same(x, x0, nx, 0, "dgemv: x modified");
@@ -548,6 +582,15 @@ static void run_dgemv(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
         yout[run] = dup(y, ny);
     }
     if (yout[0] && yout[1]) check_same(yout[1], yout[0], ny, 0, "dgemv: not reproducible across threads/workspace/engine");
+    {
+        ozblas_handle_t g = make_twin(c);
+        memcpy(y, y0, sizeof(double) * ny);
+        ozblas_status_t st = ozblas_dgemv(g, tr, m, n, alpha, pA, lda, px, incx, beta, py, incy);
+        if (st != st0) fail("dgemv: CUDA (emulated) status %d, CPU %d", (int)st, (int)st0);
+        check_same(y, yfirst, ny, 0, "dgemv: CUDA (emulated) differs from CPU");
+        ozblas_destroy(g);
+    }
+    free(yfirst);
     if (!invalid && !empty && ozblas_dgemv(NULL, tr, m, n, alpha, pA, lda, px, incx, beta, py, incy) != OZBLAS_STATUS_INVALID_VALUE)
         fail("dgemv: NULL handle accepted");
     ozblas_destroy(h);
@@ -609,11 +652,13 @@ static void run_dgemm(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
                 ab[i + j * m] = absb_elem(k, a, tA ? 1 : lda, bb, tB ? ldb : 1, alpha, beta, C[i + j * ldc]);
             }
     }
-    double *Cout[2] = {NULL, NULL};
+    double *Cout[2] = {NULL, NULL}, *Cfirst = NULL;
+    ozblas_status_t st0 = OZBLAS_STATUS_SUCCESS;
     ozblas_handle_t h = make_handle(c, 0);
     for (int run = 0; run < 2; run++) {
         if (run) { set_run(h, c, 1); memcpy(C, C0, sizeof(double) * nc); }
         ozblas_status_t st = ozblas_dgemm(h, ta, tb, m, n, k, alpha, pA, lda, pB, ldb, beta, pC, ldc);
+        if (run == 0) { st0 = st; Cfirst = dup(C, nc); }
         check_status(st, "dgemm");
         check_same(A, A0, na, 0, "dgemm: A modified");
         check_same(B, B0, nb, 0, "dgemm: B modified");
@@ -643,6 +688,15 @@ static void run_dgemm(src_t *s, const cfg_t *c, valgen_t *g, unsigned nullmask)
         Cout[run] = dup(C, nc);
     }
     if (Cout[0] && Cout[1]) check_same(Cout[1], Cout[0], nc, 0, "dgemm: not reproducible across threads/workspace/engine");
+    {
+        ozblas_handle_t g = make_twin(c);
+        memcpy(C, C0, sizeof(double) * nc);
+        ozblas_status_t st = ozblas_dgemm(g, ta, tb, m, n, k, alpha, pA, lda, pB, ldb, beta, pC, ldc);
+        if (st != st0) fail("dgemm: CUDA (emulated) status %d, CPU %d", (int)st, (int)st0);
+        check_same(C, Cfirst, nc, 0, "dgemm: CUDA (emulated) differs from CPU");
+        ozblas_destroy(g);
+    }
+    free(Cfirst);
     if (!invalid && !empty && ozblas_dgemm(NULL, ta, tb, m, n, k, alpha, pA, lda, pB, ldb, beta, pC, ldc) != OZBLAS_STATUS_INVALID_VALUE)
         fail("dgemm: NULL handle accepted");
     ozblas_destroy(h);
