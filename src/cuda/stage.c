@@ -20,7 +20,7 @@ static int geometry(const double *p, int64_t rows, int64_t cols, int64_t rs, int
         }
         const int64_t ast = st < 0 ? -st : st;
         *g = (geom_t){ st < 0 ? p + (len - 1) * st : p, sizeof(double), (size_t)len, sizeof(double) * (size_t)ast };
-        const double *hp = st < 0 ? host + (len - 1) : host;
+        const double *hp = host && st < 0 ? host + (len - 1) : host;   /* host == NULL: sizing only */
         const int64_t hst = st < 0 ? -1 : 1;
         *hv = rows == 1 ? (ozb_view){ hp, 0, hst } : (ozb_view){ hp, hst, 0 };
         return 0;
