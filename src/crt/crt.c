@@ -29,6 +29,7 @@
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_gemm.h"
+#include "core/format.h"
 #include "cuda/products_cuda.h"
 #include "core/special.h"
 #include <float.h>
@@ -488,10 +489,8 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
 
 ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
 {
-#ifndef OZBLAS_HAVE_DNNL
-    (void)h; (void)pr; (void)nt;
-    return OZBLAS_STATUS_NOT_SUPPORTED;
-#else
+    /* the residue GEMMs need an exact INT8 product: oneDNN on the CPU, cuBLAS on a device */
+    if (!ozb_format_for(h, OZBLAS_ENGINE_INT8)) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha)) return OZBLAS_STATUS_NOT_SUPPORTED;   /* needs the exact sign */
     const double t0 = ozb_now();
     const int64_t m = pr->m, n = pr->n, k = pr->k;
@@ -641,5 +640,4 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     info->seconds_multiply = tmul;
     info->seconds_sum = tsum;
     return OZBLAS_STATUS_SUCCESS;
-#endif
 }
