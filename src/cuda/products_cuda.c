@@ -158,37 +158,46 @@ int ozb_products_cuda_int8(ozb_dev *dev, const ozb_slices *A, const ozb_slices *
     return products(dev, OZB_DT_S8, A, B, dmax, P, ldp, scratch, st);
 }
 
-/* The CRT format's product (crt/crt_gemm.h) on the device: dst(i, j) = sum_l RA(i, l) RB(j, l).
- * RB's uint8 residues become int8 of the same class modulo m (kernels/ozb_kernel_ops.h);
- * m == 0 asks for the exact integer (values of RB up to 255), by the two-nibble split. */
-int ozb_crt_gemm_cuda(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
-                      int64_t kbb, int32_t *dst, int32_t m)
+/* The CRT format's product on the device, into device memory dst (mbb x nbb, leading
+ * dimension mbb): dst(i, j) = sum_l RA(i, l) RB(j, l).  RB's uint8 residues become int8 of the
+ * same class modulo m (kernels/ozb_kernel_ops.h); m == 0 asks for the exact integer (values of
+ * RB up to 255), by the two-nibble split, whose partial products use OZB_DBUF_C.  The caller
+ * holds the device lock; dst is not in OZB_DBUF_A, B, B2 or C. */
+static int crt_product(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
+                       int64_t kbb, int32_t m, int32_t *dst)
 {
     const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
     const int64_t lda = colA ? mbb : kbb, ldb = colB ? nbb : kbb;
     const size_t na = (size_t)mbb * kbb, nb = (size_t)nbb * kbb, ne = (size_t)mbb * nbb;
-    int rc = 0;
-    const int tok = ozb_dev_lock(dev);
+    int rc;
     int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
     uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
     int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : 2 * nb);
-    int32_t *dC = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (m ? ne : 3 * ne));
-    if (!dA || !dU || !dB || !dC) { rc = -2; goto out; }
-    if ((rc = ozb_dev_put(dev, dA, na, RA, na, na, 1))) goto out;
-    if ((rc = ozb_dev_put(dev, dU, nb, RB, nb, nb, 1))) goto out;
+    int32_t *dC = m ? NULL : ozb_dev_buf(dev, OZB_DBUF_C, 4 * 2 * ne);
+    if (!dA || !dU || !dB || (!m && !dC)) return -2;
+    if ((rc = ozb_dev_put(dev, dA, na, RA, na, na, 1))) return rc;
+    if ((rc = ozb_dev_put(dev, dU, nb, RB, nb, nb, 1))) return rc;
     if (m) {
-        if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) goto out;
-        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, dB, ldb, dC, mbb))) goto out;
-    } else {
-        int8_t *hi = dB, *lo = dB + nb;
-        int32_t *chi = dC + ne, *clo = dC + 2 * ne;
-        if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) goto out;
-        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, hi, ldb, chi, mbb))) goto out;
-        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, lo, ldb, clo, mbb))) goto out;
-        if ((rc = ozb_dev_hi_lo(dev, chi, clo, dC, (int64_t)ne))) goto out;
+        if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) return rc;
+        return ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, dB, ldb, dst, mbb);
     }
-    rc = ozb_dev_get(dev, dst, 4 * ne, dC, 4 * ne, 4 * ne, 1);
-out:
+    int8_t *hi = dB, *lo = dB + nb;
+    int32_t *chi = dC, *clo = dC + ne;
+    if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) return rc;
+    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, hi, ldb, chi, mbb))) return rc;
+    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, lo, ldb, clo, mbb))) return rc;
+    return ozb_dev_hi_lo(dev, chi, clo, dst, (int64_t)ne);
+}
+
+/* crt/crt_gemm.h's product on the device, the result brought back to the host (dst) */
+int ozb_crt_gemm_cuda(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
+                      int64_t kbb, int32_t *dst, int32_t m)
+{
+    const size_t ne = (size_t)mbb * nbb;
+    const int tok = ozb_dev_lock(dev);
+    int32_t *dR = ozb_dev_buf(dev, OZB_DBUF_C2, 4 * ne);
+    int rc = dR ? crt_product(dev, RB, colB, RA, colA, mbb, nbb, kbb, m, dR) : -2;
+    if (!rc) rc = ozb_dev_get(dev, dst, 4 * ne, dR, 4 * ne, 4 * ne, 1);
     ozb_dev_unlock(dev, tok);
     return rc;
 }
@@ -196,23 +205,15 @@ out:
 int ozb_crt_gemm_cuda_acc(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
                           int64_t kbb, int s, int t, int fold, int32_t m)
 {
-    const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
-    const int64_t lda = colA ? mbb : kbb, ldb = colB ? nbb : kbb;
-    const size_t na = (size_t)mbb * kbb, nb = (size_t)nbb * kbb, ne = (size_t)mbb * nbb;
-    int rc = 0;
+    const size_t ne = (size_t)mbb * nbb;
     const int tok = ozb_dev_lock(dev);
-    int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
-    uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
-    int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, nb);
     int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C2, 4 * ((size_t)s + 1) * ne);   /* the same size for every t: kept */
-    if (!dA || !dU || !dB || !acc) { rc = -2; goto out; }
-    int32_t *dst = acc + (fold ? (size_t)s : (size_t)t) * ne;
-    if ((rc = ozb_dev_put(dev, dA, na, RA, na, na, 1))) goto out;
-    if ((rc = ozb_dev_put(dev, dU, nb, RB, nb, nb, 1))) goto out;
-    if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) goto out;
-    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, dB, ldb, dst, mbb))) goto out;
-    if (fold) rc = ozb_dev_crt_fold(dev, acc + (size_t)t * ne, dst, (int64_t)ne, m);
-out:
+    int rc = -2;
+    if (acc) {
+        int32_t *dst = acc + (fold ? (size_t)s : (size_t)t) * ne;
+        rc = crt_product(dev, RB, colB, RA, colA, mbb, nbb, kbb, m, dst);
+        if (!rc && fold) rc = ozb_dev_crt_fold(dev, acc + (size_t)t * ne, dst, (int64_t)ne, m);
+    }
     ozb_dev_unlock(dev, tok);
     return rc;
 }
