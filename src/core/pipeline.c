@@ -175,7 +175,6 @@ typedef struct {
     int smaxA, smaxB;
     int64_t fallbacks;
     int dev_err;                   /* a device product failed (CUDA handles) */
-    void *lazy_scratch;            /* the format's scratch of the tile being finished lazily */
 } ctx_t;
 
 static int meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap)
@@ -409,7 +408,7 @@ static void slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
 }
 
 static int lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB,
-                     double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0)
+                     double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0, void *scr)
 {
     const ozb_problem *pr = c->pr;
     const int64_t mbb = SA->rows, nbb = SB->rows, kb = SA->kb, ntile = mbb * nbb;
@@ -477,7 +476,7 @@ static int lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
             ozb_slices At = *SA, Bu = *SB;
             At.slice = SA->slice + (int64_t)t * mbb * kb; At.s = 1;
             Bu.slice = SB->slice + (int64_t)u0 * nbb * kb; Bu.s = sb - u0;
-            if (c->fmt->products(c->h->dev, &At, &Bu, 0, P + t * mbb + (int64_t)u0 * nbb * ldp, ldp, c->lazy_scratch, nt, &c->pst))
+            if (c->fmt->products(c->h->dev, &At, &Bu, 0, P + t * mbb + (int64_t)u0 * nbb * ldp, ldp, scr, nt, &c->pst))
                 c->dev_err = 1;
         }
     } else {
@@ -525,6 +524,7 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
     int64_t b_ready_j0 = -1;
     int b_ready_cap = 0;
     int lazy_D = 0;
+    void *scr = NULL;                      /* the format's scratch (the lazy finish reuses it) */
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
@@ -568,11 +568,10 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                     if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
                 }
                 t0 = ozb_now();
-                void *scr = NULL;
+                scr = NULL;
                 size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
                 if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
                 lazy_D = (c->lazy && nkb == 1 && c->dcr < SA.s + SB.s - 1) ? c->dcr : 0;
-                c->lazy_scratch = scr;
                 if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
                                      scr, c->nt, &c->pst))
                     return OZBLAS_STATUS_EXECUTION_FAILED;
@@ -582,7 +581,7 @@ static ozblas_status_t run_tiles(ctx_t *c, int64_t mb, int64_t nb)
             double t0 = ozb_now();
             ploc_t pl = {P, pblock, ldp, mbb, nbb};
             if (lazy_D) {
-                if (!lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0)) return OZBLAS_STATUS_ALLOC_FAILED;
+                if (!lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0, scr)) return OZBLAS_STATUS_ALLOC_FAILED;
                 if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
             } else if (!sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
             info->seconds_sum += ozb_now() - t0;

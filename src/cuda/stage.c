@@ -4,53 +4,46 @@
 #include "cuda/stage.h"
 #include "cuda/dev.h"
 
-typedef struct { const double *dev_base; size_t width, height, pitch; } geom_t;
+/* The 2-D copy of an operand (cudaMemcpy2D terms) and the host view of its dense copy:
+ * element (i, l) is host[off + i*rs + l*cs]. */
+typedef struct { const double *dev_base; size_t width, height, pitch; int64_t off, rs, cs; } geom_t;
 
 /* The geometry of rows x cols elements p[i*rs + l*cs] (one of rs, cs is +-1, or the view is
- * a vector): the 2-D copy that covers them, and the host view of its dense copy. */
-static int geometry(const double *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, geom_t *g,
-                    double *host, ozb_view *hv)
+ * a vector). */
+static int geometry(const double *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, geom_t *g)
 {
     if (rows == 1 || cols == 1) {             /* a vector: len elements, stride st */
         const int64_t len = rows == 1 ? cols : rows, st = rows == 1 ? cs : rs;
         if (len == 1 || st == 0) {            /* one element (BLAS increment 0 reads x[0] n times) */
-            *g = (geom_t){ p, sizeof(double), 1, sizeof(double) };
-            *hv = (ozb_view){ host, 0, 0 };
+            *g = (geom_t){ p, sizeof(double), 1, sizeof(double), 0, 0, 0 };
             return 0;
         }
-        const int64_t ast = st < 0 ? -st : st;
-        *g = (geom_t){ st < 0 ? p + (len - 1) * st : p, sizeof(double), (size_t)len, sizeof(double) * (size_t)ast };
-        const double *hp = host && st < 0 ? host + (len - 1) : host;   /* host == NULL: sizing only */
-        const int64_t hst = st < 0 ? -1 : 1;
-        *hv = rows == 1 ? (ozb_view){ hp, 0, hst } : (ozb_view){ hp, hst, 0 };
+        const int64_t ast = st < 0 ? -st : st, hst = st < 0 ? -1 : 1;
+        *g = (geom_t){ st < 0 ? p + (len - 1) * st : p, sizeof(double), (size_t)len, sizeof(double) * (size_t)ast,
+                       st < 0 ? len - 1 : 0, rows == 1 ? 0 : hst, rows == 1 ? hst : 0 };
         return 0;
     }
     if (rs == 1 && cs >= rows) {              /* column-major rows x cols, leading dimension cs */
-        *g = (geom_t){ p, sizeof(double) * (size_t)rows, (size_t)cols, sizeof(double) * (size_t)cs };
-        *hv = (ozb_view){ host, 1, rows };
+        *g = (geom_t){ p, sizeof(double) * (size_t)rows, (size_t)cols, sizeof(double) * (size_t)cs, 0, 1, rows };
         return 0;
     }
     if (cs == 1 && rs >= cols) {              /* transposed: cols contiguous, leading dimension rs */
-        *g = (geom_t){ p, sizeof(double) * (size_t)cols, (size_t)rows, sizeof(double) * (size_t)rs };
-        *hv = (ozb_view){ host, cols, 1 };
+        *g = (geom_t){ p, sizeof(double) * (size_t)cols, (size_t)rows, sizeof(double) * (size_t)rs, 0, cols, 1 };
         return 0;
     }
     return -1;                                /* no driver makes such a view */
 }
 
-static size_t dense_len(const geom_t *g) { return g->width / sizeof(double) * g->height; }
-
 /* host buffer of `slot` holding the rows x cols operand; copied from the device if `fetch` */
 static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, int64_t rows, int64_t cols, int64_t rs,
                                 int64_t cs, int fetch, geom_t *g, ozb_view *hv)
 {
-    geom_t tg;
-    ozb_view tv;
-    if (geometry(p, rows, cols, rs, cs, &tg, NULL, &tv)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    double *host = ozb_buf_get(h, slot, sizeof(double) * dense_len(&tg));
+    if (geometry(p, rows, cols, rs, cs, g)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const size_t len = g->width / sizeof(double) * g->height;
+    double *host = ozb_buf_get(h, slot, sizeof(double) * len);
     if (!host) return OZBLAS_STATUS_ALLOC_FAILED;
-    geometry(p, rows, cols, rs, cs, g, host, hv);
-    if (!fetch) { memset(host, 0, sizeof(double) * dense_len(g)); return OZBLAS_STATUS_SUCCESS; }
+    *hv = (ozb_view){ host + g->off, g->rs, g->cs };
+    if (!fetch) { memset(host, 0, sizeof(double) * len); return OZBLAS_STATUS_SUCCESS; }
     if (ozb_dev_get(h->dev, host, g->width, g->dev_base, g->pitch, g->width, g->height)) return OZBLAS_STATUS_EXECUTION_FAILED;
     return OZBLAS_STATUS_SUCCESS;
 }
@@ -69,7 +62,7 @@ static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_h
 {
     const double t0 = ozb_now();
     ozb_problem hp = *pr;
-    geom_t ga, gb, gc;
+    geom_t ga, gb, gc = { NULL, 0, 0, 0, 0, 0, 0 };
     ozb_view cv;
     ozblas_status_t st;
     if ((st = stage_in(h, OZB_BUF_HA, pr->a.p, pr->m, pr->k, pr->a.rs, pr->a.cs, 1, &ga, &hp.a))) return st;
