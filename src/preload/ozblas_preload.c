@@ -40,12 +40,7 @@
 _Static_assert(sizeof(blasint) == sizeof(int), "the interposer assumes 32-bit BLAS integers (LP64)");
 
 /* ---- the functions this library exports (prototypes for the C and Fortran ABIs) ---- */
-double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
-void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A,
-            const int *lda, const double *x, const int *incx, const double *beta, double *y, const int *incy);
-void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
-            const double *beta, double *C, const int *ldc);
+#include "fortran_blas.h"
 
 typedef double (*cddot_fn)(blasint, const double *, blasint, const double *, blasint);
 typedef void (*cdgemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *,
@@ -324,12 +319,13 @@ static int below_threshold(long long a, long long b, long long c)
     return p < cfg.min_size;
 }
 
-/* Outputs saved before ozblas runs when they are read (beta != 0), restored on failure. */
-typedef struct { double *buf; } saved_out;
+/* Outputs saved before ozblas runs when they are read (beta != 0), restored on failure:
+ * the rows x cols elements v[i*rs + j*cs]. */
+typedef struct { double *buf, *v; int64_t rows, cols, rs, cs; } saved_out;
 
-static int save_strided(saved_out *s, const double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+static int save_strided(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
 {
-    s->buf = NULL;
+    *s = (saved_out){ NULL, v, rows, cols, rs, cs };
     if (rows <= 0 || cols <= 0) return 1;
     s->buf = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
     if (!s->buf) return 0;
@@ -338,11 +334,32 @@ static int save_strided(saved_out *s, const double *v, int64_t rows, int64_t col
     return 1;
 }
 
-static void restore_strided(const saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+static void restore_strided(const saved_out *s)
 {
     if (!s->buf) return;
-    for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) v[i * rs + j * cs] = s->buf[j * rows + i];
+    for (int64_t j = 0; j < s->cols; j++)
+        for (int64_t i = 0; i < s->rows; i++) s->v[i * s->rs + j * s->cs] = s->buf[j * s->rows + i];
+}
+
+/* The checks every intercepted call makes before ozblas: the size threshold (a x b x d), a call
+ * from inside ozblas, this thread's handle.  NULL (the reason said) sends it to the real BLAS. */
+static ozblas_handle_t enter_call(const call_desc *c, int64_t a, int64_t b, int64_t d)
+{
+    if (below_threshold(a, b, d)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return NULL; }
+    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return NULL; }
+    ozblas_handle_t h = thread_handle();
+    if (!h) say(c, "real BLAS", "no ozblas handle");
+    return h;
+}
+
+/* After ozblas: 1 done; 0 failed (the saved output, if any, put back for the real BLAS). */
+static int finish_call(const call_desc *c, ozblas_status_t st, saved_out *sv)
+{
+    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
+    if (st != OZBLAS_STATUS_SUCCESS && sv) restore_strided(sv);
+    if (sv) free(sv->buf);
+    say(c, st == OZBLAS_STATUS_SUCCESS ? "ozblas" : "real BLAS", st == OZBLAS_STATUS_SUCCESS ? NULL : status_name(st));
+    return st == OZBLAS_STATUS_SUCCESS;
 }
 
 /* 1: done by ozblas; 0: the caller runs the real BLAS with its original arguments */
@@ -355,27 +372,15 @@ static int oz_dgemm(const call_desc *c, int ta, int tb, int64_t m, int64_t n, in
         say(c, "real BLAS", "invalid arguments");
         return 0;
     }
-    if (below_threshold(m, n, k)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return 0; }
-    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return 0; }
-    ozblas_handle_t h = thread_handle();
-    if (!h) { say(c, "real BLAS", "no ozblas handle"); return 0; }
-    saved_out sv = { NULL };
-    const int reads_c = beta != 0.0;
-    if (reads_c && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
+    ozblas_handle_t h = enter_call(c, m, n, k);
+    if (!h) return 0;
+    saved_out sv = { NULL, NULL, 0, 0, 0, 0 };
+    if (beta != 0.0 && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
     in_ozblas = 1;
     ozblas_status_t st = ozblas_dgemm(h, ta ? OZBLAS_OP_T : OZBLAS_OP_N, tb ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, k,
                                       alpha, A, lda, B, ldb, beta, C, ldc);
     in_ozblas = 0;
-    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
-    if (st != OZBLAS_STATUS_SUCCESS) {
-        if (reads_c) restore_strided(&sv, C, m, n, 1, ldc);
-        free(sv.buf);
-        say(c, "real BLAS", status_name(st));
-        return 0;
-    }
-    free(sv.buf);
-    say(c, "ozblas", NULL);
-    return 1;
+    return finish_call(c, st, &sv);
 }
 
 static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
@@ -385,44 +390,27 @@ static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alph
         say(c, "real BLAS", "invalid arguments");
         return 0;
     }
-    if (below_threshold(m, n, 1)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return 0; }
-    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return 0; }
-    ozblas_handle_t h = thread_handle();
-    if (!h) { say(c, "real BLAS", "no ozblas handle"); return 0; }
+    ozblas_handle_t h = enter_call(c, m, n, 1);
+    if (!h) return 0;
     const int64_t ylen = (m == 0 || n == 0) ? 0 : (t ? n : m);
     double *y0 = y + (incy < 0 ? (ylen - 1) * -incy : 0);   /* first element in memory order */
-    saved_out sv = { NULL };
-    const int reads_y = beta != 0.0 && ylen > 0;
-    if (reads_y && !save_strided(&sv, y0, ylen, 1, incy, 0)) { say(c, "real BLAS", "cannot save y"); return 0; }
+    saved_out sv = { NULL, NULL, 0, 0, 0, 0 };
+    if (beta != 0.0 && ylen > 0 && !save_strided(&sv, y0, ylen, 1, incy, 0)) { say(c, "real BLAS", "cannot save y"); return 0; }
     in_ozblas = 1;
     ozblas_status_t st = ozblas_dgemv(h, t ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, incx, beta, y, incy);
     in_ozblas = 0;
-    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
-    if (st != OZBLAS_STATUS_SUCCESS) {
-        if (reads_y) restore_strided(&sv, y0, ylen, 1, incy, 0);
-        free(sv.buf);
-        say(c, "real BLAS", status_name(st));
-        return 0;
-    }
-    free(sv.buf);
-    say(c, "ozblas", NULL);
-    return 1;
+    return finish_call(c, st, &sv);
 }
 
 static int oz_ddot(const call_desc *c, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                    double *r)
 {
-    if (below_threshold(n, 1, 1)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return 0; }
-    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return 0; }
-    ozblas_handle_t h = thread_handle();
-    if (!h) { say(c, "real BLAS", "no ozblas handle"); return 0; }
+    ozblas_handle_t h = enter_call(c, n, 1, 1);
+    if (!h) return 0;
     in_ozblas = 1;
     ozblas_status_t st = ozblas_ddot(h, n, x, incx, y, incy, r);
     in_ozblas = 0;
-    if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
-    if (st != OZBLAS_STATUS_SUCCESS) { say(c, "real BLAS", status_name(st)); return 0; }
-    say(c, "ozblas", NULL);
-    return 1;
+    return finish_call(c, st, NULL);
 }
 
 /* transpose codes: 0 N, 1 T, -1 invalid */

@@ -23,12 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
-void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A,
-            const int *lda, const double *x, const int *incx, const double *beta, double *y, const int *incy);
-void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
-            const double *beta, double *C, const int *ldc);
+#include "fortran_blas.h"
 
 static int failures, checks;
 #define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; fprintf(stdout, "FAIL %s:%d: ", __FILE__, __LINE__); \
