@@ -56,3 +56,13 @@ const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine)
     if (h->dev) return find(cuda_formats, sizeof cuda_formats / sizeof cuda_formats[0], engine);
     return ozb_format_of(engine);
 }
+
+int ozb_int8_fast(ozblas_handle_t h)
+{
+    if (h->dev) return 1;                         /* cuBLAS's INT8 GEMM on the tensor cores */
+#ifdef OZBLAS_HAVE_DNNL
+    return ozb_dnnl_exact();
+#else
+    return 0;
+#endif
+}

@@ -28,6 +28,11 @@ const ozb_format *ozb_format_of(ozblas_engine_t engine);
 /* The handle's backend's formats (the CPU's, or the CUDA device's); NULL when not available. */
 const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine);
 
+/* 1 when the handle's backend has a fast exact INT8 GEMM (a CUDA device, or oneDNN where it
+ * is exact on this CPU): where it has not, the INT8 and CRT formats still give their bits,
+ * through DGEMM, but nothing picks them by default. */
+int ozb_int8_fast(ozblas_handle_t h);
+
 /* Makes the BLAS use `threads` threads (process-wide setting of OpenBLAS). */
 void ozb_blas_set_threads(int threads);
 int  ozb_blas_get_threads(void);
@@ -38,5 +43,8 @@ int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices
 int ozb_products_int8(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
                       void *scratch, int threads, ozb_prod_stats *st);
 size_t ozb_scratch_int8(int64_t rows_a, int64_t rows_b, int64_t kb, int cap_a, int cap_b);
+/* 1 when oneDNN's int8 GEMMs are exact on this CPU (product_int8.c); else the INT8 and CRT
+ * products are computed by DGEMM on the same integers (same bits, slower) */
+int ozb_dnnl_exact(void);
 #endif
 #endif

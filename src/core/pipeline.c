@@ -820,7 +820,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
      * oneDNN is built in: the result is unique, and from 64^3 on it is faster than the lazy
      * FP64 slices (measured: 300^3 9.2 against 20.6 ms, 2048^3 0.80 against 2.34 s).
      * OZBLAS_NO_CRT=1 keeps the slices (a test knob: both paths must give the same bits). */
-    const int crt_default_cr = crt_cr && h->engine == OZBLAS_ENGINE_FP64 && ozb_format_for(h, OZBLAS_ENGINE_INT8) &&
+    const int crt_default_cr = crt_cr && h->engine == OZBLAS_ENGINE_FP64 && ozb_format_for(h, OZBLAS_ENGINE_INT8) && ozb_int8_fast(h) &&
                                (double)pr->m * (double)pr->n * (double)pr->k >= 262144.0 && !getenv("OZBLAS_NO_CRT");
     if ((h->engine == OZBLAS_ENGINE_CRT_INT8 && (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || crt_cr)) || crt_default_cr) {
         int nt = ozb_threads(h);

@@ -2,10 +2,38 @@
 #include "crt/crt_gemm.h"
 #include "cuda/products_cuda.h"
 #include "../../kernels/ozb_kernel_ops.h"
+#include "core/format.h"
+#include <cblas.h>
 #include <omp.h>
+#include <stdlib.h>
 #ifdef OZBLAS_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #endif
+
+/* Where oneDNN's int8 GEMM is not exact on this CPU (core/product_int8.c): the same product
+ * by DGEMM on the integers, exact because every product is at most 255 * 128 < 2^15 and
+ * kbb <= 2^16, so every sum stays below 2^31 < 2^53.  Returns -2 when memory is short. */
+static int crt_gemm_dgemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
+                          int64_t kbb, int32_t *dst, int nt)
+{
+    const size_t nb = (size_t)nbb * (size_t)kbb, na = (size_t)mbb * (size_t)kbb, ne = (size_t)mbb * (size_t)nbb;
+    double *b = malloc(sizeof(double) * (nb + na + ne));
+    if (!b) return -2;
+    double *a = b + nb, *c = a + na;
+    for (size_t e = 0; e < nb; e++) b[e] = (double)RB[e];
+    for (size_t e = 0; e < na; e++) a[e] = (double)RA[e];
+    const int saved = ozb_blas_get_threads();
+    ozb_blas_set_threads(nt);
+    /* column-major C (mbb x nbb) = op(RA) op(RB)^T: RA is mbb x kbb row-major (kbb x mbb
+     * column-major, so transposed) unless colA; RB likewise */
+    cblas_dgemm(CblasColMajor, colA ? CblasNoTrans : CblasTrans, colB ? CblasTrans : CblasNoTrans,
+                (blasint)mbb, (blasint)nbb, (blasint)kbb, 1.0, a, (blasint)(colA ? mbb : kbb), b,
+                (blasint)(colB ? nbb : kbb), 0.0, c, (blasint)mbb);
+    ozb_blas_set_threads(saved);
+    for (size_t e = 0; e < ne; e++) dst[e] = (int32_t)c[e];
+    free(b);
+    return 0;
+}
 
 int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
                  int64_t kbb, int32_t *dst, int32_t mod, int nt)
@@ -13,6 +41,7 @@ int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t 
     if (dev) return ozb_crt_gemm_cuda(dev, RB, colB, RA, colA, mbb, nbb, kbb, dst, mod);
     (void)mod;
 #ifdef OZBLAS_HAVE_DNNL
+    if (!ozb_dnnl_exact()) return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
     const int saved = omp_get_max_threads();
     const int32_t co = 0;
     omp_set_num_threads(nt);
@@ -23,8 +52,7 @@ int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t 
     omp_set_num_threads(saved);
     return 0;
 #else
-    (void)RB; (void)colB; (void)RA; (void)colA; (void)mbb; (void)nbb; (void)kbb; (void)dst; (void)nt;
-    return -1;
+    return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
 #endif
 }
 
