@@ -37,6 +37,11 @@ int ozb_int8_fast(ozblas_handle_t h);
 void ozb_blas_set_threads(int threads);
 int  ozb_blas_get_threads(void);
 
+/* C = op(A) op(B) (column-major, ta/tb: 1 = transposed) by OpenBLAS DGEMM, for exact
+ * products only; safe to call from concurrent threads (product_fp64.c). */
+void ozb_dgemm_tn(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, const double *B,
+                  int64_t ldb, double *C, int64_t ldc);
+
 int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
                       void *scratch, int threads, ozb_prod_stats *st);
 #ifdef OZBLAS_HAVE_DNNL

@@ -3,7 +3,6 @@
 #include "cuda/products_cuda.h"
 #include "../../kernels/ozb_kernel_ops.h"
 #include "core/format.h"
-#include <cblas.h>
 #include <omp.h>
 #include <stdlib.h>
 #ifdef OZBLAS_HAVE_DNNL
@@ -26,9 +25,7 @@ static int crt_gemm_dgemm(const uint8_t *RB, int colB, const int8_t *RA, int col
     ozb_blas_set_threads(nt);
     /* column-major C (mbb x nbb) = op(RA) op(RB)^T: RA is mbb x kbb row-major (kbb x mbb
      * column-major, so transposed) unless colA; RB likewise */
-    cblas_dgemm(CblasColMajor, colA ? CblasNoTrans : CblasTrans, colB ? CblasTrans : CblasNoTrans,
-                (blasint)mbb, (blasint)nbb, (blasint)kbb, 1.0, a, (blasint)(colA ? mbb : kbb), b,
-                (blasint)(colB ? nbb : kbb), 0.0, c, (blasint)mbb);
+    ozb_dgemm_tn(!colA, colB, mbb, nbb, kbb, a, colA ? mbb : kbb, b, colB ? nbb : kbb, c, mbb);
     ozb_blas_set_threads(saved);
     for (size_t e = 0; e < ne; e++) dst[e] = (int32_t)c[e];
     free(b);
