@@ -4,14 +4,7 @@
  * very arithmetic the GPU runs.  Integer and exact operations only: no rounding anywhere. */
 #ifndef OZB_KERNEL_OPS_H
 #define OZB_KERNEL_OPS_H
-#include <math.h>
-#include <stdint.h>
-
-#ifdef __CUDACC__
-#define OZB_HD __host__ __device__ static inline
-#else
-#define OZB_HD static inline
-#endif
+#include "ozb_bits_ops.h"
 
 /* A uint8 residue r in [0, m) of the CRT format as an int8 of the same class modulo m
  * (cuBLAS's integer GEMM multiplies s8 x s8; the CPU's oneDNN takes u8 x s8).
@@ -111,5 +104,88 @@ OZB_HD uint16_t ozb_op_f16_of_int(double d)
     while ((a >> (e + 1)) != 0) e++;
     uint32_t frac = (a << (10 - e)) & 0x3ffu;            /* the bits below the leading one */
     return (uint16_t)(s | (uint16_t)((e + 15) << 10) | (uint16_t)frac);
+}
+
+/* ---- splitting on the device (src/cuda/resident.c), the same digits as src/split ---- */
+
+/* One digit of x on the grid 2^w: d = x truncated toward zero to a multiple of 2^w, over
+ * 2^w, and the remainder r = x - d 2^w (x with its bits at and above 2^w cleared; exact).
+ * For -1022 <= w <= 1022, 2^w and 2^-w are normal: x 2^-w is exact or underflows below 1
+ * (trunc gives 0 either way), |d| < 2^beta <= 2^26 fits int32, d 2^w is exact.  Outside,
+ * the same digit in integer arithmetic.  Bit for bit split.c's pass_fast/pass_generic. */
+OZB_HD void ozb_op_digit(double x, int w, double *dig, double *rem)
+{
+    if (w >= -1022 && w <= 1022) {
+        const double d = (double)(int32_t)(x * ozb_op_pow2(-w));
+        *dig = d;
+        *rem = x - d * ozb_op_pow2(w);
+        return;
+    }
+    const uint64_t bits = ozb_op_bits(x), mag = bits & OZB_OP_ABS;
+    if (mag == 0) { *dig = 0.0; *rem = 0.0; return; }
+    const int neg = (int)(bits >> 63), ef = (int)(mag >> 52);
+    const uint64_t M = ef ? ((mag & 0xfffffffffffffull) | (1ull << 52)) : mag;
+    const int ex = ef ? ef - 1075 : -1074;               /* |x| = M * 2^ex */
+    uint64_t Q;
+    int64_t R;                                           /* |x| - Q*2^w = R * 2^ex, 0 <= R */
+    if (ex >= w) { Q = M << (ex - w); R = 0; }           /* a multiple of 2^w: ex - w < beta */
+    else if (w - ex >= 60) { Q = 0; R = (int64_t)M; }    /* |x| < 2^(ex+53) <= 2^(w-7) */
+    else { const int sh = w - ex; Q = M >> sh; R = (int64_t)(M - (Q << sh)); }
+    const double d = (double)Q, r = ldexp((double)R, ex);
+    *dig = neg ? -d : d;
+    *rem = neg ? -r : r;
+}
+
+/* Row metadata of a k-block, order-free (maxima and minima): the largest |x| as bits and the
+ * exponent of the lowest set bit of any nonzero x. */
+typedef struct { uint64_t mx; int low; } ozb_op_rowmeta;
+#define OZB_OP_LOW_NONE 0x7fffffff
+
+OZB_HD void ozb_op_meta_add(ozb_op_rowmeta *m, double x)
+{
+    const uint64_t b = ozb_op_bits(x) & OZB_OP_ABS;
+    if (b > m->mx) m->mx = b;
+    if (b == 0 || b >= OZB_OP_INF_BITS) return;
+    const int ef = (int)(b >> 52);
+    const uint64_t M = ef ? ((b & 0xfffffffffffffull) | (1ull << 52)) : b;
+    const int low = (ef ? ef - 1075 : -1074) + ozb_op_ctz64(M);
+    if (low < m->low) m->low = low;
+}
+
+/* The row's grid exponent e (max |x| < 2^e) and slice count: split until the remainder is
+ * zero, i.e. until the grid 2^(e - ns beta) reaches the lowest set bit L,
+ * ns = ceil((e - L)/beta) (split.c stops at the same slice), at most `limit` (FIXED; 0: no
+ * limit).  ns = 0 for a zero row, -1 for a row holding Inf or NaN. */
+OZB_HD void ozb_op_meta_finish(ozb_op_rowmeta m, int beta, int limit, int32_t *e, int32_t *ns)
+{
+    if (m.mx >= OZB_OP_INF_BITS) { *e = 0; *ns = -1; return; }
+    if (m.mx == 0) { *e = 0; *ns = 0; return; }
+    const int E = ozb_op_ilogb(ozb_op_from_bits(m.mx)) + 1;
+    int n = (E - m.low + beta - 1) / beta;               /* E > L: n >= 1 */
+    if (limit > 0 && n > limit) n = limit;
+    *e = E;
+    *ns = n;
+}
+
+/* The fused DOT/GEMV product (resident.c): at most this many slices per side stay in registers */
+#define OZB_OP_FUSED_MAXS 8
+
+/* acc[t][u] += digit t of a times x's digit u (xd[u * xs]), t < nsa, u < nsb.  Exact: each
+ * digit product is an integer below 2^(2 beta) and a block's kb of them stay below
+ * 2^(2 beta + ceil(log2 kb)) <= 2^53 (the format's budget, core/format.c), so every partial
+ * sum, in any order and on any thread layout, is the same integer. */
+OZB_HD void ozb_op_fused_acc(double a, int ea, int nsa, int beta, const double *xd, int64_t xs, int nsb,
+                             double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS])
+{
+    double r = a;
+    for (int t = 0; t < OZB_OP_FUSED_MAXS; t++) {
+        if (t >= nsa) break;
+        double d;
+        ozb_op_digit(r, ea - (t + 1) * beta, &d, &r);
+        for (int u = 0; u < OZB_OP_FUSED_MAXS; u++) {
+            if (u >= nsb) break;
+            acc[t][u] += d * xd[u * xs];
+        }
+    }
 }
 #endif

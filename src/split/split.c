@@ -14,6 +14,7 @@
  *
  * Compiled with -ffp-contract=off. */
 #include "split/split.h"
+#include "../../kernels/ozb_kernel_ops.h"
 
 /* The hot loops carry OZB_CLONES (ozb_internal.h): about 15-20 % faster splitting here. */
 #include <math.h>
@@ -86,33 +87,9 @@ static int64_t pass_fast(const double *r, double *dig, double *rem, int64_t n, i
 }
 
 /* The same digit in integer arithmetic, for grids outside the normal range (inputs
- * near overflow or subnormal).  Bit-identical to pass_fast. */
-static void digit_generic(double x, int w, double *dig, double *rem)
-{
-    uint64_t bits = ozb_bits(x);
-    uint64_t mag = bits & ABS_MASK;
-    if (mag == 0) { *dig = 0.0; *rem = 0.0; return; }
-    int neg = (int)(bits >> 63);
-    int ef = (int)(mag >> 52);
-    uint64_t M = ef ? ((mag & 0xfffffffffffffull) | (1ull << 52)) : mag;
-    int ex = ef ? ef - 1075 : -1074;          /* |x| = M * 2^ex */
-    uint64_t Q;
-    int64_t R;                                /* |x| - Q*2^w = R * 2^ex, 0 <= R */
-    if (ex >= w) {                            /* a multiple of 2^w: ex - w < beta */
-        Q = M << (ex - w);
-        R = 0;
-    } else if (w - ex >= 60) {                /* |x| < 2^(ex+53) <= 2^(w-7) */
-        Q = 0;
-        R = (int64_t)M;
-    } else {
-        int sh = w - ex;
-        Q = M >> sh;
-        R = (int64_t)(M - (Q << sh));
-    }
-    double d = (double)Q, r = ldexp((double)R, ex);
-    *dig = neg ? -d : d;
-    *rem = neg ? -r : r;
-}
+ * near overflow or subnormal): kernels/ozb_kernel_ops.h, which the CUDA device engine
+ * runs too.  Bit-identical to pass_fast. */
+static void digit_generic(double x, int w, double *dig, double *rem) { ozb_op_digit(x, w, dig, rem); }
 
 static int64_t pass_generic(const double *r, double *dig, double *rem, int64_t n, int w)
 {

@@ -1,20 +1,9 @@
-/* Exact fixed-point accumulator covering every value alpha*P*2^E and beta*c can take. */
+/* Exact fixed-point accumulator covering every value alpha*P*2^E and beta*c can take.
+ * The arithmetic is kernels/ozb_sum_ops.h, shared with the CUDA device engine. */
 #ifndef OZB_LONGACC_H
 #define OZB_LONGACC_H
 #include <stdint.h>
-
-__extension__ typedef unsigned __int128 ozb_u128;
-
-/* Bit position 0 is 2^OZB_LA_EMIN.  Range needed: lowest bit of alpha*P*2^E is
- * >= 2^(-1074) * 2^(2*(-1074-26)) = 2^-3274; the highest below 2^(1024+53+2*1023+64).
- * 232 digits of 32 bits cover 2^-3500 .. 2^3924. */
-#define OZB_LA_EMIN  (-3500)
-#define OZB_LA_DIGITS 232
-
-typedef struct {
-    int64_t d[OZB_LA_DIGITS];   /* signed digits, carries resolved lazily (each add adds < 2^33) */
-    int lo, hi;                 /* touched digit range */
-} ozb_longacc;
+#include "../../kernels/ozb_sum_ops.h"
 
 void   ozb_la_init(ozb_longacc *a);
 /* a += (neg ? -1 : 1) * mag * 2^exp, with OZB_LA_EMIN <= exp and mag < 2^128 */

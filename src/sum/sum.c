@@ -6,21 +6,8 @@
 #include <limits.h>
 #include <math.h>
 
-/* |x| = M 2^e, M < 2^53 integer */
-static uint64_t mant_exp(double x, int *e, int *neg)
-{
-    uint64_t b = ozb_bits(x);
-    *neg = (int)(b >> 63);
-    int ef = (int)((b >> 52) & 0x7ff);
-    uint64_t m = b & 0xfffffffffffffull;
-    if (ef) { m |= 1ull << 52; *e = ef - 1075; } else *e = -1074;
-    return m;
-}
-
-static double scale_pow2(double x, int e)
-{
-    return (e >= -1022 && e <= 1023) ? x * ozb_pow2(e) : ldexp(x, e);
-}
+static uint64_t mant_exp(double x, int *e, int *neg) { return ozb_op_mant_exp(x, e, neg); }
+static double scale_pow2(double x, int e) { return ozb_op_scale_pow2(x, e); }
 
 double ozb_sum_exact(const double *P, const int32_t *E, int64_t n, double alpha,
                      double beta, double c, int use_c)
@@ -134,17 +121,6 @@ int ozb_sum_nearest_bounded(const double *P, const int32_t *E, int64_t n, double
     return 0;
 }
 
-/* frexp for finite x without a libm call on the common (normal) path */
-static inline double split_pow2(double x, int *e)
-{
-    uint64_t b = ozb_bits(x);
-    int ef = (int)((b >> 52) & 0x7ff);
-    if (ef == 0 || ef == 0x7ff) return frexp(x, e);
-    *e = ef - 1022;
-    b = (b & 0x800fffffffffffffull) | (1022ull << 52);   /* mantissa in [0.5, 1) */
-    double m; memcpy(&m, &b, sizeof m); return m;
-}
-
 double ozb_sum_double(const double *P, const int32_t *E, int64_t n, double alpha,
                       double beta, double c, int use_c)
 {
@@ -154,19 +130,5 @@ double ozb_sum_double(const double *P, const int32_t *E, int64_t n, double alpha
     if (F != INT_MIN)
         for (int64_t t = n - 1; t >= 0; t--)         /* small pairs first */
             if (P[t] != 0.0) s += scale_pow2(P[t], E[t] - F);
-    if (F == INT_MIN || s == 0.0) {
-        if (!use_c) return 0.0;
-        double r = beta * c;
-        return (c == 0.0) ? 0.0 : r;
-    }
-    int ea;
-    double a = s * split_pow2(alpha, &ea);
-    int Fa = F + ea;
-    if (!use_c || c == 0.0) return scale_pow2(a, Fa);
-    int eb, ec;
-    double bc = split_pow2(beta, &eb) * split_pow2(c, &ec);
-    int Gc = eb + ec;
-    int X = Fa > Gc ? Fa : Gc;                        /* common frame: nothing overflows early */
-    double r = scale_pow2(a, Fa - X) + scale_pow2(bc, Gc - X);
-    return scale_pow2(r, X);
+    return ozb_op_sum_double_finish(s, F, alpha, beta, c, use_c);   /* kernels/ozb_sum_ops.h */
 }
