@@ -3,6 +3,8 @@
  * rounds: integer conversions and one multiplication by beta, as on the CPU. */
 #include "ozb_kernels.h"
 #include "ozb_kernel_ops.h"
+#include "ozb_engine_ops.h"
+#include "ozb_sum_ops.h"
 #include <cuda_runtime.h>
 
 namespace {
@@ -93,6 +95,77 @@ __global__ void k_crt_recon(const int32_t *C, int64_t ne, const ozb_op_crt_const
         out[e] = ozb_op_crt_recon(C + e, ne, &k);
 }
 
+/* ---- the device-resident engine: one item per thread (grid-stride), ozb_engine_ops.h ---- */
+
+__global__ void k_meta_init(unsigned long long *mx, int *low, int64_t n)
+{
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n; q += (int64_t)gridDim.x * blockDim.x) {
+        mx[q] = 0ull;
+        low[q] = OZB_OP_LOW_NONE;
+    }
+}
+
+/* maxima and minima: atomics in any order give the same entry */
+__global__ void k_meta_acc(const ozb_op_side sd, unsigned long long *mx, int *low)
+{
+    const int64_t items = ozb_op_items(&sd);
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
+        int64_t q;
+        const ozb_op_rowmeta m = ozb_op_meta_item(&sd, w, &q);
+        if (m.mx) atomicMax(mx + q, (unsigned long long)m.mx);
+        if (m.low != OZB_OP_LOW_NONE) atomicMin(low + q, m.low);
+    }
+}
+
+__global__ void k_meta_finish(const unsigned long long *mx, const int *low, int64_t n, int beta, int limit, int32_t *e,
+                              int32_t *ns)
+{
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < n; q += (int64_t)gridDim.x * blockDim.x) {
+        const ozb_op_rowmeta m = { (uint64_t)mx[q], low[q] };
+        ozb_op_meta_finish(m, beta, limit, e + q, ns + q);
+    }
+}
+
+__global__ void k_split(const ozb_op_side sd, int type, int beta, const int32_t *e, const int32_t *ns, int s,
+                        int64_t kbp, void *S, int64_t items)
+{
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_split_item(&sd, type, beta, e, ns, s, kbp, S, w);
+}
+
+/* every partial sum is an integer below 2^53 (ozb_kernel_ops.h), so the atomic additions
+ * are exact and their order does not matter */
+__global__ void k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const int32_t *nsA, int sa,
+                        const double *SX, int sb, int64_t kbp, double *P)
+{
+    const int64_t items = ozb_op_items(&sd), M = (int64_t)sa * sd.rows;
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
+        double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS];
+        int nsa;
+        int64_t kk, r;
+        ozb_op_fused_item(&sd, beta, eA, nsA, SX, sb, kbp, w, acc, &nsa, &kk, &r);
+#pragma unroll
+        for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+#pragma unroll
+            for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
+                if (t < nsa && u < sb && acc[t][u] != 0.0) atomicAdd(P + kk * M * sb + t * sd.rows + r + u * M, acc[t][u]);
+    }
+}
+
+/* one thread per output element, its long accumulator in local memory, cleaned by each
+ * rounding so that it is set up once per thread */
+__global__ void k_sum(const ozb_op_sum_args g)
+{
+    ozb_longacc acc;
+    ozb_op_la_init(&acc);
+    const int64_t total = g.mb * g.nb;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = e % g.mb, j = e / g.mb;
+        const double v = ozb_op_sum_elem(&g, i, j, &acc);
+        g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = v;
+    }
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 }  // namespace
@@ -146,5 +219,48 @@ extern "C" int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int6
 {
     if (m <= 0 || n <= 0 || beta == 1.0) return 0;
     k_scale<<<blocks_for(m * n), kThreads, 0, (cudaStream_t)stream>>>(c, crs, ccs, m, n, beta);
+    return launched();
+}
+
+extern "C" int ozb_kl_meta(const void *side, int beta, int limit, uint64_t *mx, int32_t *low, int32_t *e, int32_t *ns,
+                           void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    const int64_t n = sd.nkb * sd.rows, items = ozb_op_items(&sd);
+    if (n <= 0) return 0;
+    cudaStream_t st = (cudaStream_t)stream;
+    k_meta_init<<<blocks_for(n), kThreads, 0, st>>>((unsigned long long *)mx, (int *)low, n);
+    if (items > 0) k_meta_acc<<<blocks_for(items), kThreads, 0, st>>>(sd, (unsigned long long *)mx, (int *)low);
+    k_meta_finish<<<blocks_for(n), kThreads, 0, st>>>((const unsigned long long *)mx, (const int *)low, n, beta, limit, e, ns);
+    return launched();
+}
+
+extern "C" int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp,
+                            void *S, int64_t items, void *stream)
+{
+    if (items <= 0) return 0;
+    k_split<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, type, beta, e, ns, s,
+                                                                      kbp, S, items);
+    return launched();
+}
+
+extern "C" int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX,
+                            int sb, int64_t kbp, double *P, void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    const int64_t items = ozb_op_items(&sd);
+    if (items <= 0) return 0;
+    k_fused<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(sd, beta, eA, nsA, sa, SX, sb, kbp, P);
+    return launched();
+}
+
+extern "C" int ozb_kl_sum(const void *g, void *stream)
+{
+    const ozb_op_sum_args a = *(const ozb_op_sum_args *)g;
+    const int64_t total = a.mb * a.nb;
+    if (total <= 0) return 0;
+    /* 128 threads a block: each carries a 1.9 KB accumulator in local memory */
+    const int64_t b = (total + 127) / 128;
+    k_sum<<<(unsigned)(b < 65535 * 16 ? b : 65535 * 16), 128, 0, (cudaStream_t)stream>>>(a);
     return launched();
 }

@@ -23,6 +23,18 @@ int ozb_kl_crt_fold(int32_t *acc, const int32_t *src, int64_t ne, int32_t m, voi
 int ozb_kl_crt_recon(const int32_t *C, int64_t ne, const void *k, double *out, void *stream);
 /* c[i*crs + j*ccs] = ozb_op_scale(c[...], beta), i < m, j < n (only the window is touched) */
 int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream);
+
+/* The device-resident engine (src/cuda/resident.c); work items in ozb_engine_ops.h */
+/* row metadata: e, ns (ozb_op_meta_finish) of every row and k-block of the side */
+int ozb_kl_meta(const void *side, int beta, int limit, uint64_t *mx, int32_t *low, int32_t *e, int32_t *ns, void *stream);
+/* slices: ozb_op_split_item for every item w < items */
+int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, void *S,
+                 int64_t items, void *stream);
+/* fused products: ozb_op_fused_item, added into P (zeroed by the caller) */
+int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb,
+                 int64_t kbp, double *P, void *stream);
+/* sums: C(i0 + i, j0 + j) = ozb_op_sum_elem (g: an ozb_op_sum_args) */
+int ozb_kl_sum(const void *g, void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,13 @@ static void dev_fetch_free(double *host, void *dev, size_t n)
 #endif
 }
 
+int tu_twin_info(ozblas_info_t *info)
+{
+    if (!twin_h) return 0;
+    ck_assert_int_eq(ozblas_get_info(twin_h, info), OZBLAS_STATUS_SUCCESS);
+    return 1;
+}
+
 /* the twin of h (created once per test process), configured like h */
 static ozblas_handle_t twin_of(ozblas_handle_t h)
 {

@@ -91,6 +91,9 @@ double tu_dot_run(ozblas_handle_t h, ozblas_mode_t mode, int64_t n, const double
 void tu_dot_random(ozblas_handle_t h, ozblas_mode_t mode, int64_t n, int64_t incx, int64_t incy,
                    double phi, ozref_rng *r, const char *tag);
 
+/* The CUDA twin's info after its last call (OZBLAS_TEST_CUDA set); 0 where there is no twin. */
+int tu_twin_info(ozblas_info_t *info);
+
 #define TU_MAIN(name, builder) int main(void) { return tu_main(name, builder()); }
 
 #define TU_MODES {OZBLAS_MODE_DOUBLE, OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_MODE_FIXED}

@@ -16,6 +16,7 @@
 #include "crt/crt.h"
 #include "cuda/dev.h"
 #include "cuda/stage.h"
+#include "cuda/resident.h"
 #include "split/split.h"
 #include "sum/sum.h"
 #include <float.h>
@@ -902,11 +903,17 @@ static ozblas_status_t run_host(ozblas_handle_t h, const ozb_problem *pr)
     return st;
 }
 
-/* A device handle's operands are brought to the host around the same computation
- * (src/cuda/stage.c); its products run on the device. */
+/* A device handle computes on the device where the resident engine can (src/cuda/resident.c);
+ * elsewhere its operands are brought to the host around the same computation as a CPU
+ * handle's (src/cuda/stage.c), with the products on the device. */
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 {
-    return h->dev ? ozb_stage_run(h, pr, run_host) : run_host(h, pr);
+    if (!h->dev) return run_host(h, pr);
+    /* the device-resident engine first (cuda/resident.c); what it does not take is staged */
+    h->run_mode = effective_mode(h, pr);
+    h->run_engine = effective_engine(h);
+    const ozblas_status_t st = ozb_resident_run(h, pr);
+    return st == OZBLAS_STATUS_NOT_SUPPORTED ? ozb_stage_run(h, pr, run_host) : st;
 }
 
 void ozb_info_reset(ozblas_handle_t h)

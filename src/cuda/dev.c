@@ -1,7 +1,7 @@
 /* The device layer (dev.h): the GPU through the CUDA runtime and cuBLAS, or the emulated
  * device on the host. */
 #include "cuda/dev.h"
-#include "../../kernels/ozb_kernel_ops.h"
+#include "../../kernels/ozb_engine_ops.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,6 +32,10 @@ struct ozb_dev {
     cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
                               const void *, cudaDataType, int, const void *, cudaDataType, int, const void *, void *,
                               cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+    cublasStatus_t (*gemm_sb_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+                                 const void *, cudaDataType, int, long long, const void *, cudaDataType, int, long long,
+                                 const void *, void *, cudaDataType, int, long long, int, cublasComputeType_t,
+                                 cublasGemmAlgo_t);
 #endif
 };
 
@@ -88,6 +92,7 @@ static ozblas_status_t open_gpu(ozb_dev *d, int device, const char **why)
     OZB_SYM(set_math, "cublasSetMathMode");
     OZB_SYM(dgemm, "cublasDgemm_v2");
     OZB_SYM(gemm_ex, "cublasGemmEx");
+    OZB_SYM(gemm_sb_ex, "cublasGemmStridedBatchedEx");
 #undef OZB_SYM
     if (d->create(&d->blas) != CUBLAS_STATUS_SUCCESS) { d->blas = NULL; *why = "cublasCreate failed"; return OZBLAS_STATUS_NOT_SUPPORTED; }
     /* the default math mode: FP16 inputs may use the tensor cores (FP32 accumulation, the
@@ -372,6 +377,157 @@ int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, in
     use(d);
     int e = ozb_kl_scale(c, crs, ccs, m, n, beta, d->stream);
     return e ? e : (int)cudaStreamSynchronize((cudaStream_t)d->stream);
+#else
+    return -1;
+#endif
+}
+
+/* ---------------------------------------------------------------- the device-resident engine */
+int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes)
+{
+    if (bytes == 0) return 0;
+    if (d->emulated) { memset(p, 0, bytes); return 0; }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return (int)cudaMemsetAsync(p, 0, bytes, (cudaStream_t)d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_gemm_batched(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *A,
+                         int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc,
+                         int64_t sc, int64_t batch)
+{
+    if (m <= 0 || n <= 0 || batch <= 0) return 0;
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
+        batch > INT32_MAX)
+        return -1;
+    const size_t eb = type == OZB_DT_F64 ? 8 : type == OZB_DT_F16 ? 2 : 1, ob = type == OZB_DT_F64 ? 8 : 4;
+    if (d->emulated) {
+        for (int64_t b = 0; b < batch; b++)
+            emu_gemm(type, ta, tb, m, n, k, (const char *)A + eb * (size_t)(b * sa), lda,
+                     (const char *)B + eb * (size_t)(b * sb), ldb, (char *)C + ob * (size_t)(b * sc), ldc);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, obp = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasStatus_t s;
+    if (type == OZB_DT_F64) {                    /* IEEE FP64 (DMMA on Hopper: exact products, our budget) */
+        const double one = 1.0, zero = 0.0;
+        s = d->gemm_sb_ex(d->blas, oa, obp, (int)m, (int)n, (int)k, &one, A, CUDA_R_64F, (int)lda, sa, B, CUDA_R_64F,
+                          (int)ldb, sb, &zero, C, CUDA_R_64F, (int)ldc, sc, (int)batch, CUBLAS_COMPUTE_64F,
+                          CUBLAS_GEMM_DEFAULT);
+    } else if (type == OZB_DT_F16) {             /* FP32 accumulation on the tensor cores */
+        const float one = 1.0f, zero = 0.0f;
+        s = d->gemm_sb_ex(d->blas, oa, obp, (int)m, (int)n, (int)k, &one, A, CUDA_R_16F, (int)lda, sa, B, CUDA_R_16F,
+                          (int)ldb, sb, &zero, C, CUDA_R_32F, (int)ldc, sc, (int)batch, CUBLAS_COMPUTE_32F,
+                          CUBLAS_GEMM_DEFAULT);
+    } else {
+        const int32_t one = 1, zero = 0;
+        s = d->gemm_sb_ex(d->blas, oa, obp, (int)m, (int)n, (int)k, &one, A, CUDA_R_8I, (int)lda, sa, B, CUDA_R_8I,
+                          (int)ldb, sb, &zero, C, CUDA_R_32I, (int)ldc, sc, (int)batch, CUBLAS_COMPUTE_32I,
+                          CUBLAS_GEMM_DEFAULT);
+    }
+    return s == CUBLAS_STATUS_SUCCESS ? 0 : 1000 + (int)s;
+#else
+    return -1;
+#endif
+}
+
+static ozb_op_side side_of(const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb)
+{
+    const int64_t nkb = (k + kb - 1) / kb;
+    ozb_op_side sd = { v->p, v->rs, v->cs, r0, rows, R, k, kb, nkb, (kb + OZB_OP_CHUNK - 1) / OZB_OP_CHUNK };
+    return sd;
+}
+
+int ozb_dev_meta(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, int64_t kb, int beta, int limit, uint64_t *mx,
+                 int32_t *low, int32_t *e, int32_t *ns)
+{
+    const ozb_op_side sd = side_of(v, 0, rows, rows, k, kb);
+    const int64_t nslot = sd.nkb * rows;
+    if (d->emulated) {
+        for (int64_t q = 0; q < nslot; q++) { mx[q] = 0; low[q] = OZB_OP_LOW_NONE; }
+        for (int64_t w = 0; w < ozb_op_items(&sd); w++) {
+            int64_t q;
+            const ozb_op_rowmeta m = ozb_op_meta_item(&sd, w, &q);
+            if (m.mx > mx[q]) mx[q] = m.mx;
+            if (m.low < low[q]) low[q] = m.low;
+        }
+        for (int64_t q = 0; q < nslot; q++) {
+            const ozb_op_rowmeta m = { mx[q], low[q] };
+            ozb_op_meta_finish(m, beta, limit, &e[q], &ns[q]);
+        }
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_meta(&sd, beta, limit, mx, low, e, ns, d->stream);
+#else
+    (void)beta; (void)limit; (void)mx; (void)low; (void)e; (void)ns; (void)nslot;
+    return -1;
+#endif
+}
+
+int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k,
+                  int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, void *S)
+{
+    const ozb_op_side sd = side_of(v, r0, rows, R, k, kb);
+    const int64_t items = sd.nkb * rows * kbp;
+    if (d->emulated) {
+        for (int64_t w = 0; w < items; w++) ozb_op_split_item(&sd, (int)type, beta, e, ns, s, kbp, S, w);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_split(&sd, (int)type, beta, e, ns, s, kbp, S, items, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb, int beta,
+                  const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb, int64_t kbp, double *P)
+{
+    if (sa > OZB_OP_FUSED_MAXS || sb > OZB_OP_FUSED_MAXS) return -1;
+    const ozb_op_side sd = side_of(a, r0, rows, R, k, kb);
+    if (d->emulated) {
+        double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS];
+        const int64_t M = (int64_t)sa * rows;
+        for (int64_t w = 0; w < ozb_op_items(&sd); w++) {
+            int nsa;
+            int64_t kk, r;
+            ozb_op_fused_item(&sd, beta, eA, nsA, SX, sb, kbp, w, acc, &nsa, &kk, &r);
+            for (int t = 0; t < nsa; t++)
+                for (int u = 0; u < sb; u++) P[kk * M * sb + t * rows + r + u * M] += acc[t][u];   /* exact integers */
+        }
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_fused(&sd, beta, eA, nsA, sa, SX, sb, kbp, P, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g)
+{
+    if (d->emulated) {
+        ozb_longacc *acc = malloc(sizeof *acc);
+        if (!acc) return -2;
+        ozb_op_la_init(acc);
+        for (int64_t j = 0; j < g->nb; j++)
+            for (int64_t i = 0; i < g->mb; i++)
+                g->c[(g->i0 + i) * g->crs + (g->j0 + j) * g->ccs] = ozb_op_sum_elem(g, i, j, acc);
+        free(acc);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_sum(g, d->stream);
 #else
     return -1;
 #endif

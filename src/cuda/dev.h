@@ -11,6 +11,7 @@
 #ifndef OZB_DEV_H
 #define OZB_DEV_H
 #include "core/ozb_internal.h"
+#include "../../kernels/ozb_sum_ops.h"
 
 typedef struct ozb_dev ozb_dev;
 
@@ -64,4 +65,32 @@ int ozb_dev_crt_fold(ozb_dev *d, int32_t *acc, const int32_t *src, int64_t ne, i
 int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *consts, double *out);
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
 int ozb_dev_sync(ozb_dev *d);
+
+/* ---- the device-resident engine's operations (cuda/resident.c; element operations in
+ * kernels/ozb_kernel_ops.h and ozb_sum_ops.h) ---- */
+/* Sets `bytes` bytes of device memory to zero. */
+int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes);
+/* C_b = op(A_b) op(B_b) for b < batch, A_b = A + b*sa elements (likewise B, C): one strided
+ * batched GEMM (cublasGemmStridedBatchedEx), the types and exactness of ozb_dev_gemm. */
+int ozb_dev_gemm_batched(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *A,
+                         int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc,
+                         int64_t sc, int64_t batch);
+/* Row metadata of `rows` rows of the device view v over k, per k-block of kb:
+ * e[kk*rows + r], ns[kk*rows + r] (ozb_op_meta_finish); mx and low are scratch of
+ * nkb*rows entries each.  Device arrays. */
+int ozb_dev_meta(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, int64_t kb, int beta, int limit, uint64_t *mx,
+                 int32_t *low, int32_t *e, int32_t *ns);
+/* Slices of rows r0..r0+rows-1 of v (a side of R rows, metadata e, ns) for every k-block:
+ * S[((kk*s + t)*rows + r)*kbp + l], digit t of element (r0 + r, kk*kb + l) in the type's
+ * format (F64: double, F16: binary16 bits, S8: int8); 0 for t >= ns and l >= the block. */
+int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k,
+                  int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, void *S);
+/* The fused split-and-accumulate product of DOT/GEMV (op(B) one row, its F64 slices SX from
+ * ozb_dev_split with s = sb): P[kk*M*sb + (t*rows + r) + u*M] += sum_l digit t of
+ * a(r0 + r, l) times SX digit u, M = sa*rows; P zeroed by the caller.  A's slices are
+ * never stored. */
+int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb, int beta,
+                  const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb, int64_t kbp, double *P);
+/* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
+int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 #endif

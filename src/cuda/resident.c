@@ -1,0 +1,212 @@
+/* The device-resident engine of CUDA handles (resident.h): the operands stay on the GPU.
+ *
+ *   metadata   per row and k-block: grid exponent and slice count (kernels, order-free
+ *              maxima and minima; ozb_op_meta_finish stops where split.c stops);
+ *   split      op(B)'s slices, and op(A)'s for GEMM shapes, written in the format's number
+ *              type (double, binary16, int8) with k padded for the tensor cores;
+ *   products   one strided batched GEMM over the k-blocks per slice group (cuBLAS), or for
+ *              DOT/GEMV the fused kernel, which splits op(A) in registers and never stores
+ *              its slices;
+ *   sum        one thread per output element walks its partial products in the CPU
+ *              pipeline's order: RN(exact) by the long accumulator, or the fixed-order
+ *              binary64 sum (kernels/ozb_sum_ops.h), alpha and beta C on the device.
+ *
+ * The slices are the CPU's (same grid, same count, same digits), every product is exact, and
+ * the sum runs the CPU's code on the same terms, so each element has the CPU handle's bits.
+ * What this engine does not take (DOUBLE mode's Algorithm 3 split counts, the CRT format,
+ * Inf/NaN anywhere, rows needing more slices than OZB_RES_MAXS, a workspace limit too small
+ * for one output element) goes, before anything is written, to the staged path (stage.c),
+ * which computes on the host with the CPU's code. */
+#include "cuda/resident.h"
+#include "cuda/dev.h"
+#include "core/format.h"
+#include "../../kernels/ozb_kernel_ops.h"
+#include <math.h>
+#include <stdlib.h>
+
+#define OZB_RES_MAXS 40    /* slices per row beyond which the staged path is used */
+
+static int64_t pad16(int64_t k) { return (k + 15) & ~(int64_t)15; }
+
+static ozb_dt dtype_of(ozblas_engine_t e) { return e == OZBLAS_ENGINE_FP16 ? OZB_DT_F16 : e == OZBLAS_ENGINE_INT8 ? OZB_DT_S8 : OZB_DT_F64; }
+
+static size_t ebytes(ozb_dt t) { return t == OZB_DT_F64 ? 8 : t == OZB_DT_F16 ? 2 : 1; }
+
+static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* The device buffers of one call: metadata, then the per-tile slices, products and output. */
+typedef struct {
+    int32_t *eA, *nsA, *eB, *nsB, *eC, *nsC;
+    uint64_t *mx;
+    int32_t *low;
+} meta_t;
+
+static int max_ns(const int32_t *ns, int64_t n, int *bad)
+{
+    int s = 0;
+    for (int64_t q = 0; q < n; q++) {
+        if (ns[q] < 0) *bad = 1;
+        s = ns[q] > s ? ns[q] : s;
+    }
+    return s;
+}
+
+ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
+{
+    if (getenv("OZBLAS_CUDA_STAGED")) return OZBLAS_STATUS_NOT_SUPPORTED;   /* a test knob: both paths, same bits */
+    const ozblas_mode_t mode = h->run_mode;
+    const ozblas_engine_t eng = h->run_engine;
+    if (mode != OZBLAS_MODE_FIXED && mode != OZBLAS_MODE_CORRECTLY_ROUNDED) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (eng != OZBLAS_ENGINE_FP64 && eng != OZBLAS_ENGINE_FP16 && eng != OZBLAS_ENGINE_INT8) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const ozb_format *fmt = ozb_format_for(h, eng);
+    if (!fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
+
+    const double t0 = ozb_now();
+    ozb_dev *dev = h->dev;
+    const int64_t m = pr->m, n = pr->n, k = pr->k;
+    const int64_t kblock = pr->kblock < fmt->kblock_max ? pr->kblock : fmt->kblock_max;
+    const int64_t kb = kblock < k ? kblock : k, nkb = (k + kb - 1) / kb;
+    const int beta = fmt->bits(kb);
+    const int fixed = mode == OZBLAS_MODE_FIXED;
+    const int limit = fixed ? h->split_count : 0;
+    const int use_c = pr->beta != 0.0 && !pr->c_host;
+    const int64_t mn = m > n ? m : n;
+
+    /* metadata of op(A), op(B)^T and, where it is read, C (Inf/NaN check) */
+    const size_t nA = (size_t)(nkb * m), nB = (size_t)(nkb * n), nC = use_c ? (size_t)m : 0;
+    const size_t nmx = (size_t)(nkb * mn) > nC ? (size_t)(nkb * mn) : nC;
+    const size_t mbytes = al256(8 * nmx) + al256(4 * nmx) + 2 * al256(4 * nA) + 2 * al256(4 * nB) + 2 * al256(4 * nC + 4);
+    char *mb0 = ozb_dev_buf(dev, OZB_DBUF_A2, mbytes);
+    int32_t *hns = ozb_buf_get(h, OZB_BUF_HA, 4 * (nA + nB + nC) + 64);
+    if (!mb0 || !hns) return OZBLAS_STATUS_ALLOC_FAILED;
+    meta_t M;
+    char *q = mb0;
+    M.mx = (uint64_t *)q; q += al256(8 * nmx);
+    M.low = (int32_t *)q; q += al256(4 * nmx);
+    M.eA = (int32_t *)q; q += al256(4 * nA);
+    M.nsA = (int32_t *)q; q += al256(4 * nA);
+    M.eB = (int32_t *)q; q += al256(4 * nB);
+    M.nsB = (int32_t *)q; q += al256(4 * nB);
+    M.eC = (int32_t *)q; q += al256(4 * nC + 4);
+    M.nsC = (int32_t *)q;
+    const int tok = ozb_dev_lock(dev);
+    ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
+#define DEV(call) do { if ((call) != 0) goto out; } while (0)
+    DEV(ozb_dev_meta(dev, &pr->a, m, k, kb, beta, limit, M.mx, M.low, M.eA, M.nsA));
+    DEV(ozb_dev_meta(dev, &pr->b, n, k, kb, beta, limit, M.mx, M.low, M.eB, M.nsB));
+    if (use_c) {
+        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
+        DEV(ozb_dev_meta(dev, &cv, m, n, n, beta, 0, M.mx, M.low, M.eC, M.nsC));
+    }
+    DEV(ozb_dev_get(dev, hns, 4 * nA, M.nsA, 4 * nA, 4 * nA, 1));
+    DEV(ozb_dev_get(dev, hns + nA, 4 * nB, M.nsB, 4 * nB, 4 * nB, 1));
+    if (use_c) DEV(ozb_dev_get(dev, hns + nA + nB, 4 * nC, M.nsC, 4 * nC, 4 * nC, 1));
+    int bad = 0;
+    const int sa = max_ns(hns, (int64_t)nA, &bad), sb = max_ns(hns + nA, (int64_t)nB, &bad);
+    (void)max_ns(hns + nA + nB, (int64_t)nC, &bad);
+    const int fused = n == 1 && sa <= OZB_OP_FUSED_MAXS && sb <= OZB_OP_FUSED_MAXS && !getenv("OZBLAS_CUDA_NO_FUSED");
+    if (bad || sa > OZB_RES_MAXS || sb > OZB_RES_MAXS) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
+
+    /* tiles of mb x nb outputs whose slices and products fit the workspace limit
+     * (tiling never changes a bit: an element depends on its row and column alone) */
+    const ozb_dt type = fused ? OZB_DT_F64 : dtype_of(eng);
+    const int64_t kbp = type == OZB_DT_F64 ? kb : pad16(kb);
+    const size_t eb = ebytes(type), ob = fused || type == OZB_DT_F64 ? 8 : 4;
+    const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
+    const double pe = (double)nkb * sa * sb * ob;
+    int64_t mb = m, nb = n;
+    for (;;) {
+        const double bytes = sA * mb + sB * nb + pe * (double)mb * (double)nb + 8.0;
+        if (bytes <= (double)ozb_workspace_limit(h)) break;
+        if (mb == 1 && nb == 1) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* the host blocks finer */
+        if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
+    }
+    void *SA = sa && !fused ? ozb_dev_buf(dev, OZB_DBUF_A, (size_t)(sA * (double)mb)) : NULL;
+    void *SB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)(sB * (double)nb) + 8);
+    void *P = ozb_dev_buf(dev, OZB_DBUF_C, (size_t)(pe * (double)mb * (double)nb) + 8);
+    double *dres = pr->c_host ? ozb_dev_buf(dev, OZB_DBUF_STAGE, 8) : NULL;
+    if ((sa && !fused && !SA) || !SB || !P || (pr->c_host && !dres)) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+
+    ozb_prod_stats ps = {0, 0, 0.0};
+    const int dfast = fixed && h->fast_mode ? h->split_count : 0;
+    const int all_pairs = dfast <= 0 || dfast >= sa + sb - 1;
+    double tsplit = 0.0, tmul = 0.0, tsum = 0.0;
+    int64_t tiles = 0;
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0;
+            const int64_t Mt = (int64_t)sa * mbb, Nt = (int64_t)sb * nbb;
+            double ta = ozb_now();
+            if (sa && sb) {
+                DEV(ozb_dev_split(dev, type, &pr->b, j0, nbb, n, k, kb, beta, M.eB, M.nsB, sb, kbp, SB));
+                if (fused) {
+                    DEV(ozb_dev_zero(dev, P, 8 * (size_t)(nkb * Mt * Nt)));
+                    DEV(ozb_dev_fused(dev, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, SB, sb, kbp, P));
+                    ps.calls += 1; ps.pairs += (int64_t)sa * sb * nkb;
+                    ps.flops += 2.0 * (double)Mt * (double)Nt * (double)k;
+                } else {
+                    DEV(ozb_dev_split(dev, type, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, kbp, SA));
+                    const double tb = ozb_now();
+                    tsplit += tb - ta; ta = tb;
+                    /* P_kk = A_kk^T B_kk for every k-block in one batched call: all pairs, or
+                     * per slice t of op(A) the pairs u <= dfast - 1 - t (fast mode) */
+                    const int64_t strA = (int64_t)sa * mbb * kbp, strB = (int64_t)sb * nbb * kbp, strP = Mt * Nt;
+                    for (int t = 0; t < (all_pairs ? 1 : sa); t++) {
+                        const int qn = all_pairs ? sb : (dfast - t < sb ? dfast - t : sb);
+                        if (qn <= 0) break;
+                        const int64_t rows = all_pairs ? Mt : mbb;
+                        DEV(ozb_dev_gemm_batched(dev, type, 1, 0, rows, (int64_t)qn * nbb, kbp,
+                                                 (const char *)SA + eb * (size_t)(t * mbb * kbp), kbp, strA, SB, kbp, strB,
+                                                 (char *)P + ob * (size_t)(t * mbb), Mt, strP, nkb));
+                        ps.calls += 1;
+                        ps.pairs += (all_pairs ? (int64_t)sa * sb : qn) * nkb;
+                        ps.flops += 2.0 * (double)rows * (double)(qn * nbb) * (double)k;
+                    }
+                }
+            }
+            const double tb = ozb_now();
+            tmul += tb - ta;
+            ozb_op_sum_args g = {
+                P, fused || type == OZB_DT_F64 ? 0 : type == OZB_DT_F16 ? 1 : 2,
+                Mt > 0 ? Mt : 1, Nt > 0 ? Nt : 1, mbb, nbb, i0, j0, m, n, (int)nkb, beta,
+                M.eA, M.nsA, M.eB, M.nsB,
+                !fixed || h->summation == OZBLAS_SUM_NEARSUM, fmt->exact_level_sums, dfast,
+                pr->alpha, pr->beta, pr->c_host ? dres : pr->c, pr->c_host ? 0 : pr->crs, pr->c_host ? 0 : pr->ccs, use_c,
+            };
+            if (!sa || !sb) g.nkb = 0;                   /* no slices: every element is beta C (or 0) */
+            DEV(ozb_dev_sum(dev, &g));
+            tsum += ozb_now() - tb;
+            tiles++;
+        }
+    }
+    if (pr->c_host) DEV(ozb_dev_get(dev, pr->c, 8, dres, 8, 8, 1));
+    else DEV(ozb_dev_sync(dev));
+    st = OZBLAS_STATUS_SUCCESS;
+
+    ozblas_info_t *info = &h->info;
+    memset(info, 0, sizeof *info);
+    info->mode = h->mode;
+    info->summation = fixed ? h->summation : OZBLAS_SUM_NEARSUM;
+    info->engine = h->engine;
+    info->bits_per_slice = beta;
+    info->slices_a = sa;
+    info->slices_b = sb;
+    info->fast_mode = dfast > 0;
+    info->split_count = fixed ? h->split_count : 0;
+    info->gemm_calls = ps.calls;
+    info->slice_products = ps.pairs;
+    info->gemm_flops = ps.flops;
+    info->blocks = tiles;
+    info->fused = fused;
+    info->block_m = mb; info->block_n = nb; info->block_k = kb;
+    info->seconds_split = tsplit;
+    info->seconds_multiply = tmul;
+    info->seconds_sum = tsum;
+    info->seconds_total = ozb_now() - t0;
+out:
+#undef DEV
+    ozb_dev_unlock(dev, tok);
+    return st;
+}

@@ -1,0 +1,11 @@
+/* The device-resident engine of CUDA handles: split, products and sums on the device, with
+ * the CPU handle's bits (resident.c). */
+#ifndef OZB_RESIDENT_H
+#define OZB_RESIDENT_H
+#include "core/pipeline.h"
+
+/* Computes pr (device pointers) on the device for FIXED and CORRECTLY_ROUNDED (h->run_mode,
+ * h->run_engine) with the FP64, FP16 and INT8 formats.  OZBLAS_STATUS_NOT_SUPPORTED, with
+ * every output untouched, where the staged path (stage.c) must compute it instead. */
+ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr);
+#endif

@@ -1,0 +1,163 @@
+/* The CUDA backend's device-resident engine (src/cuda/resident.c) against the CPU handle,
+ * bit for bit, in the configurations the routine tests leave to their defaults: FIXED mode
+ * with every split count, fast mode on and off, both summations, the three Scheme-I formats
+ * (level sums of FP16/INT8, several k-blocks), the fused DOT/GEMV kernel and the batched
+ * GEMM path, tiling under a small workspace, alpha/beta/C, strides and transposes.
+ *
+ * Run plainly it checks the CPU handle (CORRECTLY_ROUNDED against MPFR); the comparison with
+ * the device is the runners' CUDA twin: ctest runs it with OZBLAS_TEST_CUDA=emulate (the
+ * emulated device, in CI), =emulate plus OZBLAS_CUDA_STAGED=1 (the staged path), and =1
+ * (the GPU, skipped without one). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "tu.h"
+
+typedef struct { ozblas_mode_t mode; int split, fast; ozblas_summation_t sum; } cfg_t;
+
+static const cfg_t CFGS[] = {
+    {OZBLAS_MODE_FIXED, 1, 0, OZBLAS_SUM_NEARSUM},
+    {OZBLAS_MODE_FIXED, 2, 1, OZBLAS_SUM_DOUBLE},
+    {OZBLAS_MODE_FIXED, 3, 0, OZBLAS_SUM_DOUBLE},
+    {OZBLAS_MODE_FIXED, 3, 1, OZBLAS_SUM_NEARSUM},
+    {OZBLAS_MODE_FIXED, 5, 1, OZBLAS_SUM_DOUBLE},
+    {OZBLAS_MODE_FIXED, 8, 0, OZBLAS_SUM_NEARSUM},
+    {OZBLAS_MODE_CORRECTLY_ROUNDED, 0, 0, OZBLAS_SUM_NEARSUM},
+};
+#define NCFG ((int)(sizeof CFGS / sizeof CFGS[0]))
+static const ozblas_engine_t ENGINES[3] = {OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8};
+
+static ozblas_handle_t cfg_handle(const cfg_t *c, ozblas_engine_t eng, size_t ws)
+{
+    ozblas_handle_t h = tu_handle(c->mode);
+    if (ozblas_set_engine(h, eng) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return NULL; }   /* not built in */
+    if (c->mode == OZBLAS_MODE_FIXED) {
+        ck_assert_int_eq(ozblas_set_split_count(h, c->split), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_set_fast_mode(h, c->fast), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_set_summation(h, c->sum), OZBLAS_STATUS_SUCCESS);
+    }
+    ck_assert_int_eq(ozblas_set_workspace_limit(h, ws), OZBLAS_STATUS_SUCCESS);
+    return h;
+}
+
+static const double PHIS[3] = {0.0, 1.0, 4.0};
+
+START_TEST(engine_gemm)
+{
+    const ozblas_engine_t eng = ENGINES[_i % 3];
+    ozref_rng r;
+    tu_rng(&r, "engine_gemm");
+    /* n > 8 and n <= 8; k beyond the FP16 format's 512-block; transposes; C read and not */
+    const tu_gemm_params shapes[4] = {
+        {0, 0, 37, 21, 1100, 0, 0, 0, 1.5, -0.75, 0},
+        {1, 0, 29, 5, 300, 301, 0, 31, -2.0, 0.0, 0},
+        {0, 1, 17, 33, 70, 19, 40, 0, 0.375, 1.0, 0},
+        {1, 1, 1, 1, 2000, 2000, 1, 1, 1.0, 2.0, 0},
+    };
+    for (int c = 0; c < NCFG; c++) {
+        const tu_gemm_params p = shapes[(c + _i) % 4];
+        ozblas_handle_t h = cfg_handle(&CFGS[c], eng, 0);
+        if (!h) return;
+        char tag[96];
+        snprintf(tag, sizeof tag, "engine_gemm engine=%d cfg=%d", (int)eng, c);
+        tu_gemm_random(h, CFGS[c].mode, p, PHIS[c % 3], &r, tag);
+        ozblas_destroy(h);
+    }
+}
+END_TEST
+
+START_TEST(engine_gemv_dot)
+{
+    const ozblas_engine_t eng = ENGINES[_i % 3];
+    ozref_rng r;
+    tu_rng(&r, "engine_gemv_dot");
+    for (int c = 0; c < NCFG; c++) {
+        ozblas_handle_t h = cfg_handle(&CFGS[c], eng, 0);
+        if (!h) return;
+        char tag[96];
+        snprintf(tag, sizeof tag, "engine_gemv engine=%d cfg=%d", (int)eng, c);
+        /* GEMV-N (rows contiguous) and GEMV-T (columns contiguous), negative increments,
+         * more than one k-block (GEMV blocks 2^12, FP16 2^9) */
+        const tu_gemv_params pn = {0, 203, 4500, 205, -2, 3, 0.75, c % 2 ? 0.0 : -1.25};
+        const tu_gemv_params pt = {1, 700, 57, 0, 1, -1, -1.0, 0.5};
+        tu_gemv_random(h, CFGS[c].mode, (c + _i) % 2 ? pn : pt, PHIS[c % 3], &r, tag);
+        ozblas_info_t ti;
+        if (tu_twin_info(&ti) && CFGS[c].mode == OZBLAS_MODE_FIXED && !getenv("OZBLAS_CUDA_STAGED") && PHIS[c % 3] < 4.0)
+            ck_assert_msg(ti.fused == 1, "%s: the device's fused kernel did not run (info.fused = %d)", tag, ti.fused);
+        snprintf(tag, sizeof tag, "engine_dot engine=%d cfg=%d", (int)eng, c);
+        /* DOT blocks are 2^15: three of them, strides, one backwards */
+        tu_dot_random(h, CFGS[c].mode, 70001, (c % 2) ? -1 : 2, 1, PHIS[c % 3], &r, tag);
+        ozblas_destroy(h);
+    }
+}
+END_TEST
+
+/* A workspace limit of 64 KiB makes the device engine tile its output (the same bits). */
+START_TEST(engine_tiles)
+{
+    const ozblas_engine_t eng = ENGINES[_i % 3];
+    ozref_rng r;
+    tu_rng(&r, "engine_tiles");
+    const tu_gemm_params p = {0, 1, 90, 70, 200, 0, 0, 95, -1.0, 0.5, 0};
+    for (int c = 1; c < NCFG; c += 2) {
+        ozblas_handle_t h = cfg_handle(&CFGS[c], eng, (size_t)64 << 10);
+        if (!h) return;
+        char tag[96];
+        snprintf(tag, sizeof tag, "engine_tiles engine=%d cfg=%d", (int)eng, c);
+        tu_gemm_random(h, CFGS[c].mode, p, 1.0, &r, tag);
+        ozblas_info_t ti;
+        if (tu_twin_info(&ti) && !getenv("OZBLAS_CUDA_STAGED"))
+            ck_assert_msg(ti.blocks > 1, "%s: the device engine should tile under 64 KiB (info.blocks = %lld)", tag,
+                          (long long)ti.blocks);
+        ozblas_destroy(h);
+    }
+}
+END_TEST
+
+/* Inputs the device engine hands to the staged path (Inf/NaN, spans needing more than 40
+ * slices) and extreme ranges it keeps (subnormal results, near overflow): the CPU's bits. */
+START_TEST(engine_edges)
+{
+    const ozblas_engine_t eng = ENGINES[_i % 3];
+    const int64_t m = 6, n = 3, k = 40;
+    double A[6 * 40], B[40 * 3], C[6 * 3];
+    ozref_rng r;
+    tu_rng(&r, "engine_edges");
+    for (int v = 0; v < 5; v++) {
+        ozref_fill_phi(&r, A, m * k, 1.0);
+        ozref_fill_phi(&r, B, k * n, 1.0);
+        ozref_fill_phi(&r, C, m * n, 1.0);
+        if (v == 0) A[7] = NAN;                                      /* a NaN row */
+        if (v == 1) { A[3] = 0x1p-1070; A[3 + 6] = 0x1p900; }        /* a span of 1970 bits */
+        if (v == 2) for (int q = 0; q < m * k; q++) A[q] *= 0x1p-1000;   /* subnormal results */
+        if (v == 3) for (int q = 0; q < k * n; q++) B[q] *= 0x1p1015;    /* near overflow */
+        if (v == 4) C[4] = INFINITY;                                 /* beta C infinite */
+        for (int c = 0; c < NCFG; c++) {
+            ozblas_handle_t h = cfg_handle(&CFGS[c], eng, 0);
+            if (!h) return;
+            const tu_gemm_params p = {0, 0, m, n, k, 0, 0, 0, 0.75, -1.5, 0};
+            char tag[96];
+            snprintf(tag, sizeof tag, "engine_edges v=%d engine=%d cfg=%d", v, (int)eng, c);
+            double Cw[6 * 3];
+            memcpy(Cw, C, sizeof Cw);
+            tu_gemm_run(h, CFGS[c].mode, &p, A, B, Cw, tag);
+            ozblas_destroy(h);
+        }
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("device_engine");
+    TCase *tc = tcase_create("engine");
+    tcase_set_timeout(tc, tu_timeout(600));
+    tcase_add_loop_test(tc, engine_gemm, 0, 3);
+    tcase_add_loop_test(tc, engine_gemv_dot, 0, 3);
+    tcase_add_loop_test(tc, engine_tiles, 0, 3);
+    tcase_add_loop_test(tc, engine_edges, 0, 3);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN("test_device_engine", suite)
