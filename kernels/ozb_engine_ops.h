@@ -87,4 +87,76 @@ OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA,
     const double *xd = SX + kk * sb * kbp;                  /* digit u of x_l at xd[u*kbp + l - kk*kb] */
     for (int64_t l = l0; l < l1; l++) ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, xd + (l - kk * v->kb), kbp, sb, acc);
 }
+
+/* ---- DOUBLE mode (Algorithm 3 of seed 000) on the device: split.c's decisions, same order ---- */
+
+/* One term of split.c's ozb_crit_sum for element x of a row with grid exponent E: T = 0 the
+ * row itself, |x rs| v; T >= 1 digit T-1 and the remainder after it (recomputed from x, the
+ * same chain of exact steps), (|d| ds + |r rs|) v. */
+OZB_HD double ozb_op_crit_term(double x, double vl, int E, int T, int beta, double ds, double rs)
+{
+    if (T == 0) return fabs(x * rs) * vl;
+    double r = x, d = 0.0;
+    for (int t = 0; t < T; t++) ozb_op_digit(r, E - (t + 1) * beta, &d, &r);
+    return (fabs(d) * ds + fabs(r * rs)) * vl;
+}
+
+/* ozb_crit_sum's canonical order: 8 interleaved lanes, a fixed tree, then the tail. */
+OZB_HD double ozb_op_crit_sum(const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta,
+                              double ds, double rs)
+{
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t l = 0;
+    for (; l + 8 <= n; l += 8)
+        for (int j = 0; j < 8; j++) acc[j] += ozb_op_crit_term(row[(l + j) * cs], v[l + j], E, T, beta, ds, rs);
+    double s = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+    for (; l < n; l++) s += ozb_op_crit_term(row[l * cs], v[l], E, T, beta, ds, rs);
+    return s;
+}
+
+/* Crit item w = (kk, r) (rows fastest): DOUBLE mode's slice count of row r of op(A) in block
+ * kk, as split.c's split_row finds it: Algorithm 3 with the whole tail, stopping at T >= 2
+ * slices where sfac sum|a|v > (T+1) sum(|digit T-1| + |remainder|) v, else at the exact
+ * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (core/pipeline.c).  v and u
+ * are the weights over all of k (pipeline.c's abs_col_sums and exp_col_sums); ns holds the
+ * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
+OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double *u, const int32_t *e, int32_t *ns,
+                             int32_t *dA, int beta, double sfac, int dhyp, int64_t w)
+{
+    const int64_t r = w % a->rows, kk = w / a->rows, q = kk * a->rows + r;
+    const int ns_exact = ns[q];
+    if (ns_exact <= 0) { dA[q] = 0; return; }
+    const int64_t l0 = kk * a->kb, n = l0 + a->kb < a->k ? a->kb : a->k - l0;
+    const double *row = a->p + r * a->rs + l0 * a->cs;
+    const int E = e[q], esc = E > 0 ? E : 0;
+    const double rs = ldexp(1.0, -esc);
+    const double s_bound = sfac * ozb_op_crit_sum(row, a->cs, n, v + l0, E, 0, beta, 0.0, rs);
+    double U = 0.0;
+    for (int64_t l = 0; l < n; l++) U += row[l * a->cs] != 0.0 ? u[l0 + l] : 0.0;
+    const int dsafe = ozb_op_fast_safe_d(U, s_bound, beta, E - esc);
+    int T = 1, met = 0;
+    for (;; T++) {
+        if (T >= 2) {
+            const double td = (double)(T + 1) * ozb_op_crit_sum(row, a->cs, n, v + l0, E, T, beta, ldexp(1.0, E - T * beta - esc), rs);
+            if (s_bound > td) { met = 1; break; }
+        }
+        if (T >= ns_exact) break;
+    }
+    ns[q] = T;
+    const int rd = met ? T : (T > dhyp ? T : dhyp);       /* row_d: a row split to its end takes dhyp */
+    dA[q] = rd > dsafe ? rd : dsafe;
+}
+
+/* Column-sum item l of op(B)^T's rows j < rows, j in order (pipeline.c's col_sums_pass and
+ * exp_col_sums): g == NULL: sum_j |x| sc over finite x; else sum_j g[j] over finite nonzero x. */
+OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, int64_t l)
+{
+    double s = 0.0;
+    for (int64_t j = 0; j < b->rows; j++) {
+        const double x = b->p[j * b->rs + l * b->cs];
+        if (g) s += (x != 0.0 && isfinite(x)) ? g[j] : 0.0;
+        else { const double ax = fabs(x); s += ax <= 1.7976931348623157e308 ? ax * sc : 0.0; }
+    }
+    return s;
+}
 #endif

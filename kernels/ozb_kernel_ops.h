@@ -167,6 +167,31 @@ OZB_HD void ozb_op_meta_finish(ozb_op_rowmeta m, int beta, int limit, int32_t *e
     *ns = n;
 }
 
+/* DOUBLE mode's fast-mode bound (split.c's fast_safe_d): the smallest D, from 1, at which
+ *   (D+1) U 2^(3.05 + e_rel - D beta) <= s_bound,
+ * i.e. 2 (D+1) 2^(e_a - D beta) 2^Ev U below a quarter of the row's Algorithm 3 bound with a
+ * margin of 2^0.05 for the roundings of the two sums.  Written with frexp and basic
+ * operations only (no log2, whose last bit differs between libm and CUDA), so that the host
+ * and the device take the same D. */
+#define OZB_OP_2P305 0x1.09071f3e983acp+3          /* 2^3.05 */
+OZB_HD int ozb_op_fast_safe_d(double U, double s_bound, int beta, int e_rel)
+{
+    if (U == 0.0) return 1;                       /* nothing can be skipped */
+    if (!(s_bound > 0.0)) return 4096;            /* all pairs */
+    int eu, es;
+    const double mu = frexp(U, &eu), ms = frexp(s_bound, &es);
+    int D = 1;
+    while (D < 4096) {
+        /* L = (D+1) mu 2^3.05 / ms in [8.28, 67846]; the condition is L > 2^X */
+        const double L = (double)(D + 1) * mu * OZB_OP_2P305 / ms;
+        const int64_t X = (int64_t)es - eu - e_rel + (int64_t)D * beta;
+        const int more = X <= 3 ? 1 : X >= 17 ? 0 : L > ozb_op_pow2((int)X);
+        if (!more) break;
+        D++;
+    }
+    return D;
+}
+
 /* The fused DOT/GEMV product (resident.c): at most this many slices per side stay in registers */
 #define OZB_OP_FUSED_MAXS 8
 

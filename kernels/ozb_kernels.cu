@@ -152,6 +152,29 @@ __global__ void k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const
     }
 }
 
+__global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double *w)
+{
+    for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < sd.k; l += (int64_t)gridDim.x * blockDim.x)
+        w[l] = ozb_op_colsum_item(&sd, g, sc, l);
+}
+
+__global__ void k_vmax(const double *w, int64_t k, unsigned long long *slot)
+{
+    unsigned long long m = 0;
+    for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < k; l += (int64_t)gridDim.x * blockDim.x) {
+        const unsigned long long b = (unsigned long long)__double_as_longlong(w[l]);
+        m = b > m ? b : m;
+    }
+    if (m) atomicMax(slot, m);
+}
+
+__global__ void k_crit(const ozb_op_side sd, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
+                       int beta, double sfac, int dhyp, int64_t items)
+{
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crit_item(&sd, v, u, e, ns, dA, beta, sfac, dhyp, w);
+}
+
 /* one thread per output element, its long accumulator in local memory, cleaned by each
  * rounding so that it is set up once per thread */
 __global__ void k_sum(const ozb_op_sum_args g)
@@ -262,5 +285,31 @@ extern "C" int ozb_kl_sum(const void *g, void *stream)
     /* 128 threads a block: each carries a 1.9 KB accumulator in local memory */
     const int64_t b = (total + 127) / 128;
     k_sum<<<(unsigned)(b < 65535 * 16 ? b : 65535 * 16), 128, 0, (cudaStream_t)stream>>>(a);
+    return launched();
+}
+
+extern "C" int ozb_kl_colsums(const void *side, const double *g, double sc, double *w, void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    if (sd.k <= 0) return 0;
+    k_colsums<<<blocks_for(sd.k), kThreads, 0, (cudaStream_t)stream>>>(sd, g, sc, w);
+    return launched();
+}
+
+extern "C" int ozb_kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    int e = (int)cudaMemsetAsync(slot, 0, 8, st);
+    if (e || k <= 0) return e;
+    k_vmax<<<blocks_for(k), kThreads, 0, st>>>(w, k, (unsigned long long *)slot);
+    return launched();
+}
+
+extern "C" int ozb_kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
+                           int beta, double sfac, int dhyp, int64_t items, void *stream)
+{
+    if (items <= 0) return 0;
+    k_crit<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, v, u, e, ns, dA, beta,
+                                                                     sfac, dhyp, items);
     return launched();
 }

@@ -33,6 +33,12 @@ int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const i
 /* fused products: ozb_op_fused_item, added into P (zeroed by the caller) */
 int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb,
                  int64_t kbp, double *P, void *stream);
+/* DOUBLE mode: column sums (ozb_op_colsum_item), the maximum of a non-negative vector into
+ * *slot as bits, and the criterion's slice counts (ozb_op_crit_item) */
+int ozb_kl_colsums(const void *side, const double *g, double sc, double *w, void *stream);
+int ozb_kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream);
+int ozb_kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA, int beta,
+                double sfac, int dhyp, int64_t items, void *stream);
 /* sums: C(i0 + i, j0 + j) = ozb_op_sum_elem (g: an ozb_op_sum_args) */
 int ozb_kl_sum(const void *g, void *stream);
 #ifdef __cplusplus

@@ -155,6 +155,8 @@ typedef struct {
     int            exact;              /* 1: RN(exact) (CORRECTLY_ROUNDED, FIXED + NearSum)   */
     int            level_sum;          /* format: the pairs of one level add exactly           */
     int            dfast;              /* pairs t + u <= dfast - 1 only (0: all)               */
+    const int32_t *dA;                 /* DOUBLE mode: d = max(dA[kk*m + gi], row_d of op(B)) */
+    int            dhyp;               /* DOUBLE mode: row_d of op(B)'s rows (split to the end) */
     double         alpha, beta;
     double        *c;                  /* C(gi, gj) = c[gi*crs + gj*ccs]; read where use_c     */
     int64_t        crs, ccs;
@@ -174,11 +176,16 @@ OZB_HD double ozb_op_p_at(const ozb_op_sum_args *g, int64_t idx)
 OZB_HD void ozb_op_walk(const ozb_op_sum_args *g, int64_t i, int64_t j, int what, int *F, double *s,
                         ozb_longacc *acc, uint64_t ma, int ea, int na)
 {
-    const int beta = g->beta_bits, d = g->dfast;
+    const int beta = g->beta_bits;
     for (int kk = g->nkb - 1; kk >= 0; kk--) {
         const int64_t ia = (int64_t)kk * g->m + g->i0 + i, jb = (int64_t)kk * g->n + g->j0 + j;
         const int nsa = g->nsA[ia], nsb = g->nsB[jb];
         if (nsa <= 0 || nsb <= 0) continue;
+        int d = g->dfast;                                /* pairs t + u <= d - 1; 0: all */
+        if (g->dA) {                                     /* element(): max(d_i, d_j, dsafe_i) */
+            const int db = nsb > g->dhyp ? nsb : g->dhyp;
+            d = g->dA[ia] > db ? g->dA[ia] : db;
+        }
         const int wa0 = g->eA[ia] - beta, wb0 = g->eB[jb] - beta;
         const int64_t base = (int64_t)kk * g->M * g->N + i + j * g->M, ustep = g->nb * g->M;
         const int levels = g->level_sum;

@@ -1,6 +1,7 @@
 /* The CUDA backend's device-resident engine (src/cuda/resident.c) against the CPU handle,
  * bit for bit, in the configurations the routine tests leave to their defaults: FIXED mode
- * with every split count, fast mode on and off, both summations, the three Scheme-I formats
+ * with every split count, fast mode on and off, both summations, DOUBLE mode (Algorithm 3 and
+ * its fast-mode bound on the device), the three Scheme-I formats
  * (level sums of FP16/INT8, several k-blocks), the fused DOT/GEMV kernel and the batched
  * GEMM path, tiling under a small workspace, alpha/beta/C, strides and transposes.
  *
@@ -23,6 +24,7 @@ static const cfg_t CFGS[] = {
     {OZBLAS_MODE_FIXED, 5, 1, OZBLAS_SUM_DOUBLE},
     {OZBLAS_MODE_FIXED, 8, 0, OZBLAS_SUM_NEARSUM},
     {OZBLAS_MODE_CORRECTLY_ROUNDED, 0, 0, OZBLAS_SUM_NEARSUM},
+    {OZBLAS_MODE_DOUBLE, 0, 0, OZBLAS_SUM_NEARSUM},
 };
 #define NCFG ((int)(sizeof CFGS / sizeof CFGS[0]))
 static const ozblas_engine_t ENGINES[3] = {OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8};

@@ -223,7 +223,7 @@ static int row_d(int ns, uint8_t flag, int dhyp)
     return ns > dhyp ? ns : dhyp;
 }
 
-static int hypothetical_d(int beta, int64_t kb)
+int ozb_hypothetical_d(int beta, int64_t kb)
 {
     const double s = 2.0 * sqrt((double)kb) * 0x1p-53;
     int d = 2;
@@ -725,7 +725,7 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
     c.kb = kblock < k ? kblock : k;
     c.nkb = (k + c.kb - 1) / c.kb;
     c.beta_bits = c.fmt->bits(c.kb);
-    c.dhyp = hypothetical_d(c.beta_bits, c.kb);
+    c.dhyp = ozb_hypothetical_d(c.beta_bits, c.kb);
     c.lazy = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
              !getenv("OZBLAS_NO_LAZY");
     c.dcr = lazy_levels(c.beta_bits, c.kb);

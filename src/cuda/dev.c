@@ -513,6 +513,59 @@ int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64
 #endif
 }
 
+int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double *w)
+{
+    const ozb_op_side sd = side_of(b, 0, n, n, k, k);
+    if (d->emulated) {
+        for (int64_t l = 0; l < k; l++) w[l] = ozb_op_colsum_item(&sd, g, sc, l);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_colsums(&sd, g, sc, w, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max)
+{
+    if (d->emulated) {
+        double mx = 0.0;
+        for (int64_t l = 0; l < k; l++) mx = w[l] > mx ? w[l] : mx;
+        *host_max = mx;
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    int rc = ozb_kl_vmax(w, k, slot, d->stream);
+    uint64_t b = 0;
+    if (!rc) rc = copy2d(d, 0, &b, 8, slot, 8, 8, 1);
+    memcpy(host_max, &b, 8);                     /* non-negative doubles order as their bits */
+    return rc;
+#else
+    (void)slot;
+    return -1;
+#endif
+}
+
+int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb, const double *v, const double *u,
+                 const int32_t *e, int32_t *ns, int32_t *dA, int beta, double sfac, int dhyp)
+{
+    const ozb_op_side sd = side_of(a, 0, m, m, k, kb);
+    const int64_t items = sd.nkb * m;
+    if (d->emulated) {
+        for (int64_t w = 0; w < items; w++) ozb_op_crit_item(&sd, v, u, e, ns, dA, beta, sfac, dhyp, w);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crit(&sd, v, u, e, ns, dA, beta, sfac, dhyp, items, d->stream);
+#else
+    return -1;
+#endif
+}
+
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g)
 {
     if (d->emulated) {

@@ -91,6 +91,13 @@ int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_
  * never stored. */
 int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb, int beta,
                   const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb, int64_t kbp, double *P);
+/* DOUBLE mode: w[l] = ozb_op_colsum_item(b, g, sc, l) for l < k (b: op(B)^T's n rows). */
+int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double *w);
+/* The largest of w[0..k) (non-negative) into *host_max; slot: one device uint64. */
+int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max);
+/* DOUBLE mode: ozb_op_crit_item for every row and k-block of op(A) (ns in/out, dA out). */
+int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb, const double *v, const double *u,
+                 const int32_t *e, int32_t *ns, int32_t *dA, int beta, double sfac, int dhyp);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 #endif

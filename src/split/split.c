@@ -122,12 +122,7 @@ static int fast_safe_d(const double *a, const ozb_split_params *prm, int64_t kb,
 {
     double U = 0.0;
     for (int64_t l = 0; l < kb; l++) U += a[l] != 0.0 ? prm->u[l] : 0.0;
-    if (U == 0.0) return 1;                       /* nothing can be skipped */
-    if (!(s_bound > 0.0)) return 4096;            /* all pairs */
-    const double rhs = log2(s_bound) - 2.05 - log2(U) - 1.0 - (double)e_rel;
-    int D = 1;
-    while (D < 4096 && log2((double)(D + 1)) - (double)D * prm->beta > rhs) D++;
-    return D;
+    return ozb_op_fast_safe_d(U, s_bound, prm->beta, e_rel);   /* kernels/ozb_kernel_ops.h, shared with the device */
 }
 
 /* Splits one row; returns the slices it would need if cap were unlimited is unknown,
