@@ -17,8 +17,13 @@ for t in gpu-bundle/bin/test_*; do
   OZBLAS_TEST_CUDA=1 timeout 1200 "$t" > "$out/$n.log" 2>&1; rc=$?
   echo "$n (OZBLAS_TEST_CUDA=1): rc=$rc $(grep -E '^[0-9]+%: Checks' "$out/$n.log" | tail -1)" | tee -a "$summary"
 done
+# the staged path (operands through the host, products on the GPU), forced: the same bits
+for n in test_formats test_device_engine; do
+  OZBLAS_CUDA_STAGED=1 OZBLAS_TEST_CUDA=1 timeout 1200 "gpu-bundle/bin/$n" > "$out/$n.staged.log" 2>&1; rc=$?
+  echo "$n (OZBLAS_TEST_CUDA=1, OZBLAS_CUDA_STAGED=1): rc=$rc $(grep -E '^[0-9]+%: Checks' "$out/$n.staged.log" | tail -1)" | tee -a "$summary"
+done
 # compute-sanitizer: memcheck of the device code paths (no fork: CK_FORK=no)
-for n in test_int8_products test_dgemm; do
+for n in test_int8_products test_dgemm test_device_engine; do
   CK_FORK=no OZBLAS_TEST_CUDA=1 timeout 1800 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "gpu-bundle/bin/$n" > "$out/$n.memcheck.log" 2>&1; rc=$?
   echo "$n under compute-sanitizer memcheck: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/$n.memcheck.log" | tail -1)" | tee -a "$summary"
