@@ -202,12 +202,16 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
     int64_t tiles = 0;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        if (sa && sb) {                                  /* op(B)'s slices of this column tile, once */
+            const double ts = ozb_now();
+            DEV(ozb_dev_split(dev, type, &pr->b, j0, nbb, n, k, kb, beta, M.eB, M.nsB, sb, kbp, SB));
+            tsplit += ozb_now() - ts;
+        }
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
             const int64_t mbb = mb < m - i0 ? mb : m - i0;
             const int64_t Mt = (int64_t)sa * mbb, Nt = (int64_t)sb * nbb;
             double ta = ozb_now();
             if (sa && sb) {
-                DEV(ozb_dev_split(dev, type, &pr->b, j0, nbb, n, k, kb, beta, M.eB, M.nsB, sb, kbp, SB));
                 if (fused) {
                     DEV(ozb_dev_zero(dev, P, 8 * (size_t)(nkb * Mt * Nt)));
                     DEV(ozb_dev_fused(dev, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, SB, sb, kbp, P));
