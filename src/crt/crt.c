@@ -32,6 +32,7 @@
 #include "core/format.h"
 #include "cuda/products_cuda.h"
 #include "core/special.h"
+#include "../../kernels/ozb_crt_ops.h"
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -50,27 +51,9 @@ typedef struct {
     double f1, f2;      /* f1 f2 = 2^ka                                                     */
 } rowscale_t;
 
-/* 2^p * x for integer p, exact when the result is a normal double or when x * 2^p is
- * below 1 in magnitude (only its truncation, 0, is used); p may be far outside [-1022, 1023]. */
-static double scale2(double x, int p)
-{
-    while (p > 1000) { x *= 0x1p1000; p -= 1000; }
-    while (p < -1000) { x *= 0x1p-1000; p += 1000; }
-    return x * ozb_pow2(p);
-}
-
-/* alpha xv 2^p + beta c (the second term if use_c) for finite operands, without a spurious
- * overflow or underflow in an intermediate term (see its caller in ozb_crt_run). */
-static double axpbc_scaled(double alpha, double xv, int p, double beta, double c, int use_c)
-{
-    int ea, eb, ec;
-    const double a = frexp(alpha, &ea) * xv;          /* the first term is a 2^Fa */
-    const int Fa = p + ea;
-    if (!use_c || c == 0.0) return scale2(a, Fa);
-    const double bc = frexp(beta, &eb) * frexp(c, &ec); /* the second bc 2^Gc */
-    const int Gc = eb + ec, X = Fa > Gc ? Fa : Gc;     /* common frame, as ozb_sum_double */
-    return scale2(scale2(a, Fa - X) + scale2(bc, Gc - X), X);
-}
+/* 2^p x for any integer p, and alpha xv 2^p + beta c without spurious overflow: the shared
+ * element operations (kernels/ozb_crt_ops.h), which the CUDA device engine runs too. */
+static double scale2(double x, int p) { return ozb_op_scale2(x, p); }
 
 /* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
  * x 2^-e by scale2, then s2 += x*x and s1 += |x| with l ascending). */
@@ -185,26 +168,14 @@ OZB_CLONES static void residues(const double *src, const double *f1, const doubl
     for (int64_t i = 0; i < n; i++) {
         const double a = uniform ? src[i] * f1[0] * f2[0] : src[i] * f1[i] * f2[i];
         /* Rows with Inf/NaN (E_BAD) have f1 = f2 = 0, so a is NaN there: 0 instead (those
-         * outputs come from ozb_special_combine), else the (int32_t) below converts NaN,
-         * which is undefined behaviour (found by tests/fuzz).  |a| < 2^62 otherwise. */
-        const double x = fabs(a) < 0x1p62 ? trunc(a) : 0.0;
-        const double h = trunc(x * 0x1p-26);
-        xh[i] = h;
-        xl[i] = x - h * 0x1p26;
+         * outputs come from ozb_special_combine), else the (int32_t) in the residue converts
+         * NaN, which is undefined behaviour (found by tests/fuzz).  |a| < 2^62 otherwise. */
+        ozb_op_crt_hl(a, &xh[i], &xl[i]);
     }
-    const double C = 0x1.8p52;
     for (int t = 0; t < rc->s; t++) {
         const double m = rc->m[t], inv = rc->inv[t], p = rc->p26[t];
         int8_t *o = out + t * tstride;
-        for (int64_t i = 0; i < n; i++) {
-            const double y = fma(xh[i], p, xl[i]);
-            const double q = (y * inv + C) - C;
-            double r = fma(-m, q, y);
-            r = r > 127.0 ? r - m : r;
-            r = r < -128.0 ? r + m : r;
-            if (uns) r = r < 0.0 ? r + m : r;         /* [0, m): stored as uint8 */
-            o[i] = (int8_t)(uint8_t)(int32_t)r;
-        }
+        for (int64_t i = 0; i < n; i++) o[i] = ozb_op_crt_residue(xh[i], xl[i], m, inv, p, uns);   /* uns: [0, m) as uint8 */
     }
 }
 
@@ -595,29 +566,10 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                         const double r = ozb_special_combine(pr->alpha, sclass, 0, pr->beta, cval, use_c, &fin);
                         if (!fin || sclass != OZB_CLASS_FINITE) { *cij = r; continue; }
                     }
-                    double x = 0.0, xv = 0.0;
+                    double xv = 0.0;
                     int p = 0;
-                    if (usable(ri->e) && usable(rj->e)) {
-                        p = -(ri->ka + rj->ka) - 88;
-                        xv = vcol[il];
-                        x = (p >= -1022 && p <= 1023) ? xv * ozb_pow2(p) : scale2(xv, p);
-                    }
-                    double r;
-                    if (xv == 0.0) r = use_c ? (cval == 0.0 ? 0.0 : pr->beta * cval) : 0.0;
-                    else {
-                        r = NAN;
-                        if (isfinite(x) && fabs(x) >= 0x1p-1022) {
-                            r = pr->alpha * x;
-                            if (use_c) r = r + pr->beta * cval;
-                        }
-                        /* The dot product alone, alpha times it or beta C may overflow or
-                         * underflow where the result does not (tiny alpha with huge products,
-                         * huge alpha with tiny ones, two overflowing terms that cancel: a
-                         * spurious Inf or NaN from finite inputs, found by tests/fuzz).  Then
-                         * both terms are added in a common power-of-two frame (alpha's exponent
-                         * in it).  Elements whose direct evaluation is fine keep its bits. */
-                        if (!isfinite(r)) r = axpbc_scaled(pr->alpha, xv, p, pr->beta, cval, use_c);
-                    }
+                    if (usable(ri->e) && usable(rj->e)) { p = -(ri->ka + rj->ka) - 88; xv = vcol[il]; }
+                    const double r = ozb_op_crt_out(xv, p, pr->alpha, pr->beta, cval, use_c);   /* kernels/ozb_crt_ops.h */
                     *cij = r;
                 }
             }

@@ -1,0 +1,145 @@
+/* Ozaki scheme II (src/crt/crt.c) per element and per row, written once for the host and the
+ * device (src/cuda/resident_crt.c): the row scales, the exact residues, and the output
+ * C = alpha 2^p C' + beta C.  The same operations in the same order as crt.c's loops, which
+ * call these functions, so both give the same bits.  fma() is used where it is exact. */
+#ifndef OZB_CRT_OPS_H
+#define OZB_CRT_OPS_H
+#include "ozb_engine_ops.h"
+
+#define OZB_OP_E_ZERO INT32_MIN
+#define OZB_OP_E_BAD  INT32_MAX
+
+OZB_HD int ozb_op_usable(int32_t e) { return e != OZB_OP_E_ZERO && e != OZB_OP_E_BAD; }
+
+/* 2^p as two normal factors for |p| <= 2023 (ozb_pow2_pair) */
+OZB_HD void ozb_op_pow2_pair(int p, double g[2])
+{
+    const int p1 = p > 1000 ? 1000 : p < -1000 ? -1000 : p;
+    g[0] = ozb_op_pow2(p1);
+    g[1] = ozb_op_pow2(p - p1);
+}
+
+/* 2^p x for any integer p, exact where the result is normal or where only its truncation
+ * below 1 (0) is used (crt.c's scale2) */
+OZB_HD double ozb_op_scale2(double x, int p)
+{
+    while (p > 1000) { x *= 0x1p1000; p -= 1000; }
+    while (p < -1000) { x *= 0x1p-1000; p += 1000; }
+    return x * ozb_op_pow2(p);
+}
+
+/* A row's exponent e (max |x| < 2^e; E_ZERO, E_BAD for Inf/NaN), c with 2^c >= ||x||_2 and
+ * ||x||_1 2^-e rounded up: crt.c's row_scales and finish_scale, sums with l ascending. */
+typedef struct { int32_t e, c; double l1; } ozb_op_crt_row;
+
+OZB_HD ozb_op_crt_row ozb_op_crt_rowscale(const double *row, int64_t cs, int64_t k)
+{
+    ozb_op_crt_row r = {OZB_OP_E_ZERO, 0, 0.0};
+    uint64_t mx = 0;
+    for (int64_t l = 0; l < k; l++) { const uint64_t b = ozb_op_bits(row[l * cs]) & OZB_OP_ABS; mx = b > mx ? b : mx; }
+    if (mx == 0) return r;
+    if (mx >= OZB_OP_INF_BITS) { r.e = OZB_OP_E_BAD; return r; }
+    r.e = ozb_op_ilogb(ozb_op_from_bits(mx)) + 1;
+    double g[2], s2 = 0.0, s1 = 0.0;
+    ozb_op_pow2_pair(-r.e, g);
+    for (int64_t l = 0; l < k; l++) {              /* |x 2^-e| < 1: no overflow, order fixed */
+        const double x = row[l * cs] * g[0] * g[1];
+        s2 += x * x;
+        s1 += fabs(x);
+    }
+    /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30 */
+    const double n2 = sqrt(s2) * (1.0 + 0x1p-40);
+    int c = ozb_op_ilogb(n2);
+    if (n2 != ozb_op_pow2(c)) c++;                 /* 2^c >= n2 */
+    r.c = r.e + c;
+    r.l1 = s1 * (1.0 + 0x1p-40);
+    return r;
+}
+
+/* x = trunc(a) (an integer below 2^62, 0 for a NaN from an E_BAD row) = xh 2^26 + xl exactly */
+OZB_HD void ozb_op_crt_hl(double a, double *xh, double *xl)
+{
+    const double x = fabs(a) < 0x1p62 ? trunc(a) : 0.0;
+    const double h = trunc(x * 0x1p-26);
+    *xh = h;
+    *xl = x - h * 0x1p26;
+}
+
+/* x mod m as a residue in [-128, 127] (uns: [0, m), stored as uint8): y = xh (2^26 mod m) + xl
+ * is congruent to x and below 2^44 (one exact FMA), r = y - m RN(y/m) with RN by the 1.5 2^52
+ * trick (|y/m| < 2^51; the quotient from y*inv is off by at most one, which the two
+ * corrections absorb): exact integer steps. */
+OZB_HD int8_t ozb_op_crt_residue(double xh, double xl, double m, double inv, double p26, int uns)
+{
+    const double C = 0x1.8p52;
+    const double y = fma(xh, p26, xl);
+    const double q = (y * inv + C) - C;
+    double r = fma(-m, q, y);
+    r = r > 127.0 ? r - m : r;
+    r = r < -128.0 ? r + m : r;
+    if (uns) r = r < 0.0 ? r + m : r;
+    return (int8_t)(uint8_t)(int32_t)r;
+}
+
+/* alpha xv 2^p + beta c (the second term if use_c) for finite operands, without a spurious
+ * overflow or underflow in an intermediate term (crt.c's axpbc_scaled) */
+OZB_HD double ozb_op_axpbc_scaled(double alpha, double xv, int p, double beta, double c, int use_c)
+{
+    int ea, eb, ec;
+    const double a = frexp(alpha, &ea) * xv;
+    const int Fa = p + ea;
+    if (!use_c || c == 0.0) return ozb_op_scale2(a, Fa);
+    const double bc = frexp(beta, &eb) * frexp(c, &ec);
+    const int Gc = eb + ec, X = Fa > Gc ? Fa : Gc;
+    return ozb_op_scale2(ozb_op_scale2(a, Fa - X) + ozb_op_scale2(bc, Gc - X), X);
+}
+
+/* One output element from C' (xv, in units of 2^-88) for finite alpha, beta, c:
+ * alpha 2^p xv + beta c, p = -(ka_i + kb_j) - 88 (both rows usable; else xv = 0). */
+OZB_HD double ozb_op_crt_out(double xv, int p, double alpha, double beta, double cval, int use_c)
+{
+    if (xv == 0.0) return use_c ? (cval == 0.0 ? 0.0 : beta * cval) : 0.0;
+    const double x = (p >= -1022 && p <= 1023) ? xv * ozb_op_pow2(p) : ozb_op_scale2(xv, p);
+    double r = NAN;
+    if (isfinite(x) && fabs(x) >= 0x1p-1022) {
+        r = alpha * x;
+        if (use_c) r = r + beta * cval;
+    }
+    /* the dot product alone, alpha times it or beta C may overflow or underflow where the
+     * result does not: both terms in a common power-of-two frame (found by tests/fuzz) */
+    if (!isfinite(r)) r = ozb_op_axpbc_scaled(alpha, xv, p, beta, cval, use_c);
+    return r;
+}
+
+/* ---- the device's work items (src/cuda/resident_crt.c) ---- */
+
+/* Moduli constants of the residues (crt.c's resconst_t) */
+typedef struct { double m[OZB_OP_CRT_MAXMOD], inv[OZB_OP_CRT_MAXMOD], p26[OZB_OP_CRT_MAXMOD]; int s; } ozb_op_crt_res;
+
+/* Residue item w = (kk, r, l < kbp) of a tile's rows r0..r0+rows-1 (rows fastest where they
+ * are contiguous): the residues of trunc(x f1 f2) for every modulus,
+ * out[((kk*s + t)*rows + r)*kbp + l] as int8 of the residue class (centred); 0 beyond the block. */
+OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const double *f2, const ozb_op_crt_res *rc,
+                                int64_t kbp, int8_t *out, int64_t w)
+{
+    int64_t r, l, kk;
+    if (v->rs == 1) { r = w % v->rows; l = (w / v->rows) % kbp; kk = w / (v->rows * kbp); }
+    else            { l = w % kbp; r = (w / kbp) % v->rows; kk = w / (v->rows * kbp); }
+    const int64_t gl = kk * v->kb + l, gr = v->r0 + r;
+    double xh = 0.0, xl = 0.0;
+    if (l < v->kb && gl < v->k) ozb_op_crt_hl(v->p[gr * v->rs + gl * v->cs] * f1[gr] * f2[gr], &xh, &xl);
+    for (int t = 0; t < rc->s; t++)
+        out[((kk * rc->s + t) * v->rows + r) * kbp + l] = ozb_op_crt_residue(xh, xl, rc->m[t], rc->inv[t], rc->p26[t], 0);
+}
+
+/* DOUBLE mode's row sums of |A||B|e (crt.c's choose_moduli): item i = sum_l |a_il 2^-e_i| v_l,
+ * l ascending (0 for unusable rows) */
+OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const double *v, int64_t i)
+{
+    double g[2] = {0.0, 0.0}, d = 0.0;
+    if (ozb_op_usable(e[i])) ozb_op_pow2_pair(-e[i], g);
+    const double *row = a->p + i * a->rs;
+    for (int64_t l = 0; l < a->k; l++) d += fabs(row[l * a->cs] * g[0] * g[1]) * v[l];
+    return d;
+}
+#endif
