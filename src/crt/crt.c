@@ -38,18 +38,6 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#define E_ZERO INT32_MIN
-#define E_BAD  INT32_MAX
-
-/* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
- * ||x||_1 2^-e (rounded up), and the two factors f1 f2 = 2^ka of its scaling (set later). */
-typedef struct {
-    int32_t e, c;       /* max < 2^e, 2^c >= ||x||_2                                       */
-    int32_t cz;         /* ACCURATE (op(A) rows): ceil(log2 Z_i), INT32_MIN when unused     */
-    int32_t ka;         /* the scaling exponent used: x' = trunc(x 2^ka)                     */
-    double l1;          /* ||x||_1 2^-e, rounded up                                         */
-    double f1, f2;      /* f1 f2 = 2^ka                                                     */
-} rowscale_t;
 
 /* 2^p x for any integer p, and alpha xv 2^p + beta c without spurious overflow: the shared
  * element operations (kernels/ozb_crt_ops.h), which the CUDA device engine runs too. */
@@ -194,7 +182,7 @@ static int32_t row_ka(const rowscale_t *r, const ozb_crt_consts *cs)
 }
 
 /* The scaling factors of every usable row: f1 f2 = 2^ka exactly (see scale2) */
-static void set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs)
+void ozb_crt_set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs)
 {
     for (int64_t i = 0; i < rows; i++) {
         if (!usable(rs[i].e)) { rs[i].f1 = rs[i].f2 = 0.0; rs[i].ka = 0; continue; }
@@ -309,21 +297,19 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
 
 /* DOUBLE mode: the fewest moduli whose truncation and reconstruction errors, summed over
  * each row, stay below Algorithm 3's row bound; 0 when even OZB_CRT_MAXMOD do not. */
+int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n)
+{
+    int32_t EB = INT32_MIN;
+    for (int64_t j = 0; j < n; j++) if (rb[j].e != E_ZERO && rb[j].e != E_BAD && rb[j].e > EB) EB = rb[j].e;
+    return EB;
+}
+
 static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rowscale_t *rb, int nt, double *v)
 {
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     /* B's quantities relative to 2^EB, EB its largest column exponent */
-    int32_t EB = INT32_MIN;
-    for (int64_t j = 0; j < n; j++) if (rb[j].e != E_ZERO && rb[j].e != E_BAD && rb[j].e > EB) EB = rb[j].e;
+    const int32_t EB = ozb_crt_col_exp(rb, n);
     if (EB == INT32_MIN) return 2;                  /* op(B) is zero: every moduli count is exact */
-    double SB1 = 0.0, SBl1 = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-        if (rb[j].e == E_ZERO || rb[j].e == E_BAD) continue;
-        SB1 += scale2(1.0, rb[j].c - EB);
-        SBl1 += scale2(rb[j].l1, rb[j].e - EB);
-    }
-    SB1 += (double)n * 0x1p-1000;                   /* what underflowed above, rounded up */
-    SBl1 += (double)n * 0x1p-1000;
     /* v_l = sum_j |b_jl| 2^-EB (the weights of Algorithm 3), fixed order */
     double gB[2];
     ozb_pow2_pair(-EB, gB);
@@ -340,12 +326,6 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
                 const double b = fabs(ozb_view_at(&pr->b, j, l));
                 v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
             }
-    }
-    double a2s[OZB_CRT_MAXMOD + 1];                 /* 2^-alpha for s moduli */
-    ozb_crt_consts css[OZB_CRT_MAXMOD + 1];
-    for (int q = 2; q <= OZB_CRT_MAXMOD; q++) {
-        ozb_crt_consts_init(q, &css[q]);
-        a2s[q] = ozb_pow2(-css[q].alpha);
     }
     /* dot_i = (|A||B|e)_i 2^-(e_i + EB), l ascending for each row (both loop orders) */
     double *dot = v + k;
@@ -374,6 +354,26 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
             for (int64_t l = 0; l < k; l++) d += fabs(ozb_view_at(&pr->a, i, l) * g[0] * g[1]) * v[l];
             dot[i] = d;
         }
+    }
+    return ozb_crt_select(m, n, k, ra, rb, EB, dot, nt);
+}
+
+int ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const rowscale_t *rb, int32_t EB,
+                   const double *dot, int nt)
+{
+    double SB1 = 0.0, SBl1 = 0.0;
+    for (int64_t j = 0; j < n; j++) {
+        if (rb[j].e == E_ZERO || rb[j].e == E_BAD) continue;
+        SB1 += scale2(1.0, rb[j].c - EB);
+        SBl1 += scale2(rb[j].l1, rb[j].e - EB);
+    }
+    SB1 += (double)n * 0x1p-1000;                   /* what underflowed above, rounded up */
+    SBl1 += (double)n * 0x1p-1000;
+    double a2s[OZB_CRT_MAXMOD + 1];                 /* 2^-alpha for s moduli */
+    ozb_crt_consts css[OZB_CRT_MAXMOD + 1];
+    for (int q = 2; q <= OZB_CRT_MAXMOD; q++) {
+        ozb_crt_consts_init(q, &css[q]);
+        a2s[q] = ozb_pow2(-css[q].alpha);
     }
     int need = 2;
     #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:need) if(nt > 1 && m >= 1024)
@@ -404,7 +404,7 @@ static int choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rows
  * Accumulators per element, all exact integers in binary64: with F = Fh 2^22 + Fl,
  * sum_t c_t Fh and sum_t c_t Fl are below 20 * 2^8 * 2^22 < 2^35. */
 /* The reconstruction's constants (kernels/ozb_kernel_ops.h), for this loop and the device's. */
-static void recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k)
+void ozb_crt_recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k)
 {
     k->s = cs->s;
     for (int t = 0; t < cs->s; t++) {
@@ -421,7 +421,7 @@ static void recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k)
 OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt_consts *cs, double *out, int nt)
 {
     ozb_op_crt_consts kc;
-    recon_consts(cs, &kc);
+    ozb_crt_recon_consts(cs, &kc);
     const double *F1h = kc.F1h, *F1l = kc.F1l, *F2h = kc.F2h, *F2l = kc.F2l, *md = kc.md, *iv = kc.iv;
     const double Mh = kc.Mh, Ml = kc.Ml;
     const int64_t chunk = 512, nch = (ne + chunk - 1) / chunk;
@@ -492,8 +492,8 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     ozb_crt_consts_init(s, &cs);
     resconst_t rc;
     resconst_init(s, &rc);
-    set_factors(ra, m, &cs);
-    set_factors(rb, n, &cs);
+    ozb_crt_set_factors(ra, m, &cs);
+    ozb_crt_set_factors(rb, n, &cs);
     const double t1 = ozb_now();
 
     /* tiles mb x nb under the workspace limit: residues s (mb + nb) kb bytes, the int32
@@ -541,7 +541,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
             double te = ozb_now();
             if (h->dev) {
                 ozb_op_crt_consts kc;
-                recon_consts(&cs, &kc);
+                ozb_crt_recon_consts(&cs, &kc);
                 if (ozb_crt_recon_cuda(h->dev, &kc, ne, val)) return OZBLAS_STATUS_EXECUTION_FAILED;
             } else {
                 reconstruct(C32, ne, &cs, val, nt);

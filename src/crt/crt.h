@@ -3,6 +3,20 @@
 #ifndef OZB_CRT_H
 #define OZB_CRT_H
 #include "core/pipeline.h"
+#include "crt/crt_consts.h"
+
+/* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
+ * ||x||_1 2^-e (rounded up), and the two factors f1 f2 = 2^ka of its scaling (set later). */
+typedef struct {
+    int32_t e, c;       /* max < 2^e, 2^c >= ||x||_2                                       */
+    int32_t cz;         /* ACCURATE (op(A) rows): ceil(log2 Z_i), INT32_MIN when unused     */
+    int32_t ka;         /* the scaling exponent used: x' = trunc(x 2^ka)                     */
+    double l1;          /* ||x||_1 2^-e, rounded up                                         */
+    double f1, f2;      /* f1 f2 = 2^ka                                                     */
+} rowscale_t;
+
+#define E_ZERO INT32_MIN
+#define E_BAD  INT32_MAX
 
 /* Computes pr in the handle's run mode (FIXED: split count = number of moduli; DOUBLE: the
  * moduli count from the data, see crt.c).  Returns OZBLAS_STATUS_NOT_SUPPORTED, having
@@ -14,4 +28,15 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt);
  * NOT_SUPPORTED, having written nothing, where the rows' bit spans need more moduli than
  * the table holds or an input is Inf/NaN (the caller then uses FP64 slices: same bits). */
 ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt);
+
+/* Pieces of ozb_crt_run that the CUDA device engine (cuda/resident_crt.c) shares:
+ * the largest usable column exponent of op(B) (INT32_MIN: op(B) is zero); DOUBLE mode's
+ * moduli count from the rows' scales and the row sums dot_i = sum_l |a_il 2^-e_i| v_l with
+ * v_l = sum_j |b_jl| 2^-EB (0: beyond the table); the rows' scaling factors for s moduli;
+ * the reconstruction constants. */
+int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n);
+int  ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const rowscale_t *rb, int32_t EB,
+                    const double *dot, int nt);
+void ozb_crt_set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs);
+void ozb_crt_recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k);
 #endif
