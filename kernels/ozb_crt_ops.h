@@ -142,4 +142,26 @@ OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const 
     for (int64_t l = 0; l < a->k; l++) d += fabs(row[l * a->cs] * g[0] * g[1]) * v[l];
     return d;
 }
+
+/* Output item e of a tile (rows fastest): C(i0 + i, j0 + j) from C' (val, mbb x nbb) */
+typedef struct {
+    const double  *val;
+    int64_t        mbb, nbb, i0, j0;
+    const int32_t *eA, *kaA, *eB, *kaB;   /* per row of op(A) / of op(B)^T, whole problem */
+    double         alpha, beta;
+    double        *c;
+    int64_t        crs, ccs;
+    int            use_c;
+} ozb_op_crt_out_args;
+
+OZB_HD void ozb_op_crt_out_item(const ozb_op_crt_out_args *g, int64_t e)
+{
+    const int64_t il = e % g->mbb, jl = e / g->mbb, gi = g->i0 + il, gj = g->j0 + jl;
+    double *cij = g->c + gi * g->crs + gj * g->ccs;
+    const double cval = g->use_c ? *cij : 0.0;
+    double xv = 0.0;
+    int p = 0;
+    if (ozb_op_usable(g->eA[gi]) && ozb_op_usable(g->eB[gj])) { p = -(g->kaA[gi] + g->kaB[gj]) - 88; xv = g->val[e]; }
+    *cij = ozb_op_crt_out(xv, p, g->alpha, g->beta, cval, g->use_c);
+}
 #endif

@@ -148,14 +148,15 @@ OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double
 }
 
 /* Column-sum item l of op(B)^T's rows j < rows, j in order (pipeline.c's col_sums_pass and
- * exp_col_sums): g == NULL: sum_j |x| sc over finite x; else sum_j g[j] over finite nonzero x. */
-OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, int64_t l)
+ * exp_col_sums, and crt.c's v): g == NULL: sum_j |x| sc sc2 over finite x (sc2 = 1: one factor,
+ * exactly as x sc; two normal factors reach 2^-2000); else sum_j g[j] over finite nonzero x. */
+OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, double sc2, int64_t l)
 {
     double s = 0.0;
     for (int64_t j = 0; j < b->rows; j++) {
         const double x = b->p[j * b->rs + l * b->cs];
         if (g) s += (x != 0.0 && isfinite(x)) ? g[j] : 0.0;
-        else { const double ax = fabs(x); s += ax <= 1.7976931348623157e308 ? ax * sc : 0.0; }
+        else { const double ax = fabs(x); s += ax <= 1.7976931348623157e308 ? ax * sc * sc2 : 0.0; }
     }
     return s;
 }

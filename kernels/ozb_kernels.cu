@@ -5,6 +5,7 @@
 #include "ozb_kernel_ops.h"
 #include "ozb_engine_ops.h"
 #include "ozb_sum_ops.h"
+#include "ozb_crt_ops.h"
 #include <cuda_runtime.h>
 
 namespace {
@@ -152,10 +153,37 @@ __global__ void k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const
     }
 }
 
-__global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double *w)
+__global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double sc2, double *w)
 {
     for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < sd.k; l += (int64_t)gridDim.x * blockDim.x)
-        w[l] = ozb_op_colsum_item(&sd, g, sc, l);
+        w[l] = ozb_op_colsum_item(&sd, g, sc, sc2, l);
+}
+
+/* ---- the CRT format ---- */
+__global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
+{
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < sd.rows; r += (int64_t)gridDim.x * blockDim.x)
+        out[r] = ozb_op_crt_rowscale(sd.p + r * sd.rs, sd.cs, sd.k);
+}
+
+__global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double *v, double *dot)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < sd.rows; i += (int64_t)gridDim.x * blockDim.x)
+        dot[i] = ozb_op_crt_dot_item(&sd, e, v, i);
+}
+
+__global__ void k_crt_residues(const ozb_op_side sd, const double *f1, const double *f2, const ozb_op_crt_res rc,
+                               int64_t kbp, int8_t *out, int64_t items)
+{
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crt_res_item(&sd, f1, f2, &rc, kbp, out, w);
+}
+
+__global__ void k_crt_out(const ozb_op_crt_out_args g)
+{
+    const int64_t ne = g.mbb * g.nbb;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crt_out_item(&g, e);
 }
 
 __global__ void k_vmax(const double *w, int64_t k, unsigned long long *slot)
@@ -288,11 +316,45 @@ extern "C" int ozb_kl_sum(const void *g, void *stream)
     return launched();
 }
 
-extern "C" int ozb_kl_colsums(const void *side, const double *g, double sc, double *w, void *stream)
+extern "C" int ozb_kl_colsums(const void *side, const double *g, double sc, double sc2, double *w, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.k <= 0) return 0;
-    k_colsums<<<blocks_for(sd.k), kThreads, 0, (cudaStream_t)stream>>>(sd, g, sc, w);
+    k_colsums<<<blocks_for(sd.k), kThreads, 0, (cudaStream_t)stream>>>(sd, g, sc, sc2, w);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_rows(const void *side, void *out, void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    if (sd.rows <= 0) return 0;
+    k_crt_rows<<<blocks_for(sd.rows), kThreads, 0, (cudaStream_t)stream>>>(sd, (ozb_op_crt_row *)out);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_dots(const void *side, const int32_t *e, const double *v, double *dot, void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    if (sd.rows <= 0) return 0;
+    k_crt_dots<<<blocks_for(sd.rows), kThreads, 0, (cudaStream_t)stream>>>(sd, e, v, dot);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_residues(const void *side, const double *f1, const double *f2, const void *rc, int64_t kbp,
+                                   int8_t *out, int64_t items, void *stream)
+{
+    if (items <= 0) return 0;
+    k_crt_residues<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, f1, f2,
+                                                                             *(const ozb_op_crt_res *)rc, kbp, out, items);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_out(const void *g, void *stream)
+{
+    const ozb_op_crt_out_args a = *(const ozb_op_crt_out_args *)g;
+    const int64_t ne = a.mbb * a.nbb;
+    if (ne <= 0) return 0;
+    k_crt_out<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(a);
     return launched();
 }
 

@@ -35,10 +35,18 @@ int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *n
                  int64_t kbp, double *P, void *stream);
 /* DOUBLE mode: column sums (ozb_op_colsum_item), the maximum of a non-negative vector into
  * *slot as bits, and the criterion's slice counts (ozb_op_crit_item) */
-int ozb_kl_colsums(const void *side, const double *g, double sc, double *w, void *stream);
+int ozb_kl_colsums(const void *side, const double *g, double sc, double sc2, double *w, void *stream);
 int ozb_kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream);
 int ozb_kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA, int beta,
                 double sfac, int dhyp, int64_t items, void *stream);
+/* the CRT format: row scales (ozb_op_crt_rowscale, one row per thread), DOUBLE mode's row
+ * sums, residues (ozb_op_crt_res_item; rc: an ozb_op_crt_res) and the output
+ * (ozb_op_crt_out_item; g: an ozb_op_crt_out_args) */
+int ozb_kl_crt_rows(const void *side, void *out, void *stream);
+int ozb_kl_crt_dots(const void *side, const int32_t *e, const double *v, double *dot, void *stream);
+int ozb_kl_crt_residues(const void *side, const double *f1, const double *f2, const void *rc, int64_t kbp, int8_t *out,
+                        int64_t items, void *stream);
+int ozb_kl_crt_out(const void *g, void *stream);
 /* sums: C(i0 + i, j0 + j) = ozb_op_sum_elem (g: an ozb_op_sum_args) */
 int ozb_kl_sum(const void *g, void *stream);
 #ifdef __cplusplus

@@ -912,7 +912,13 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     /* the device-resident engine first (cuda/resident.c); what it does not take is staged */
     h->run_mode = effective_mode(h, pr);
     h->run_engine = effective_engine(h);
-    const ozblas_status_t st = ozb_resident_run(h, pr);
+    ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
+    if (h->run_engine == OZBLAS_ENGINE_CRT_INT8) {            /* FIXED, DOUBLE (CR runs FP64 slices) */
+        int to_int8 = 0;
+        st = ozb_resident_crt_run(h, pr, &to_int8);
+        if (st == OZBLAS_STATUS_NOT_SUPPORTED && to_int8) h->run_engine = OZBLAS_ENGINE_INT8;   /* as run() */
+    }
+    if (st == OZBLAS_STATUS_NOT_SUPPORTED && h->run_engine != OZBLAS_ENGINE_CRT_INT8) st = ozb_resident_run(h, pr);
     return st == OZBLAS_STATUS_NOT_SUPPORTED ? ozb_stage_run(h, pr, run_host) : st;
 }
 

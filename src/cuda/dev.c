@@ -1,7 +1,7 @@
 /* The device layer (dev.h): the GPU through the CUDA runtime and cuBLAS, or the emulated
  * device on the host. */
 #include "cuda/dev.h"
-#include "../../kernels/ozb_engine_ops.h"
+#include "../../kernels/ozb_crt_ops.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -513,16 +513,16 @@ int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64
 #endif
 }
 
-int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double *w)
+int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w)
 {
     const ozb_op_side sd = side_of(b, 0, n, n, k, k);
     if (d->emulated) {
-        for (int64_t l = 0; l < k; l++) w[l] = ozb_op_colsum_item(&sd, g, sc, l);
+        for (int64_t l = 0; l < k; l++) w[l] = ozb_op_colsum_item(&sd, g, sc, sc2, l);
         return 0;
     }
 #ifdef OZBLAS_HAVE_CUDA
     use(d);
-    return ozb_kl_colsums(&sd, g, sc, w, d->stream);
+    return ozb_kl_colsums(&sd, g, sc, sc2, w, d->stream);
 #else
     return -1;
 #endif
@@ -581,6 +581,71 @@ int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g)
 #ifdef OZBLAS_HAVE_CUDA
     use(d);
     return ozb_kl_sum(g, d->stream);
+#else
+    return -1;
+#endif
+}
+
+/* ---------------------------------------------------------------- the CRT format */
+int ozb_dev_crt_rows(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, ozb_op_crt_row *out)
+{
+    const ozb_op_side sd = side_of(v, 0, rows, rows, k, k);
+    if (d->emulated) {
+        for (int64_t r = 0; r < rows; r++) out[r] = ozb_op_crt_rowscale(v->p + r * v->rs, v->cs, k);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_rows(&sd, out, d->stream);
+#else
+    (void)sd;
+    return -1;
+#endif
+}
+
+int ozb_dev_crt_dots(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, const int32_t *e, const double *v, double *dot)
+{
+    const ozb_op_side sd = side_of(a, 0, m, m, k, k);
+    if (d->emulated) {
+        for (int64_t i = 0; i < m; i++) dot[i] = ozb_op_crt_dot_item(&sd, e, v, i);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_dots(&sd, e, v, dot, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_crt_residues(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb,
+                         const double *f1, const double *f2, const ozb_op_crt_res *rc, int64_t kbp, int8_t *out)
+{
+    const ozb_view vb = { v->p + l0 * v->cs, v->rs, v->cs };
+    const ozb_op_side sd = side_of(&vb, r0, rows, r0 + rows, kbb, kbb);
+    const int64_t items = rows * kbp;
+    if (d->emulated) {
+        for (int64_t w = 0; w < items; w++) ozb_op_crt_res_item(&sd, f1, f2, rc, kbp, out, w);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_residues(&sd, f1, f2, rc, kbp, out, items, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g)
+{
+    const int64_t ne = g->mbb * g->nbb;
+    if (d->emulated) {
+        for (int64_t e = 0; e < ne; e++) ozb_op_crt_out_item(g, e);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_out(g, d->stream);
 #else
     return -1;
 #endif

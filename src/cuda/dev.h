@@ -12,6 +12,7 @@
 #define OZB_DEV_H
 #include "core/ozb_internal.h"
 #include "../../kernels/ozb_sum_ops.h"
+#include "../../kernels/ozb_crt_ops.h"
 
 typedef struct ozb_dev ozb_dev;
 
@@ -92,12 +93,23 @@ int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_
 int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb, int beta,
                   const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb, int64_t kbp, double *P);
 /* DOUBLE mode: w[l] = ozb_op_colsum_item(b, g, sc, l) for l < k (b: op(B)^T's n rows). */
-int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double *w);
+int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w);
 /* The largest of w[0..k) (non-negative) into *host_max; slot: one device uint64. */
 int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max);
 /* DOUBLE mode: ozb_op_crit_item for every row and k-block of op(A) (ns in/out, dA out). */
 int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb, const double *v, const double *u,
                  const int32_t *e, int32_t *ns, int32_t *dA, int beta, double sfac, int dhyp);
+/* ---- the CRT format on the device (cuda/resident_crt.c; kernels/ozb_crt_ops.h) ---- */
+/* out[r] = ozb_op_crt_rowscale of row r of v over k, r < rows (device array) */
+int ozb_dev_crt_rows(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, ozb_op_crt_row *out);
+/* dot[i] = ozb_op_crt_dot_item(a, e, v, i), i < m */
+int ozb_dev_crt_dots(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, const int32_t *e, const double *v, double *dot);
+/* residues of rows r0..r0+rows-1 over l0..l0+kbb-1, scaled by f1 f2 (per global row):
+ * out[(t*rows + r)*kbp + l] (ozb_op_crt_res_item) */
+int ozb_dev_crt_residues(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb,
+                         const double *f1, const double *f2, const ozb_op_crt_res *rc, int64_t kbp, int8_t *out);
+/* the output of a tile: ozb_op_crt_out_item for every element */
+int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 #endif

@@ -71,7 +71,7 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
     *dA = (int32_t *)((char *)slot + 256);
     /* v: column sums of |op(B)|, scaled by 2^-Ev below 1 (abs_col_sums) */
     double mx;
-    if (ozb_dev_colsums(dev, &pr->b, n, k, NULL, 1.0, v) || ozb_dev_vmax(dev, v, k, slot, &mx))
+    if (ozb_dev_colsums(dev, &pr->b, n, k, NULL, 1.0, 1.0, v) || ozb_dev_vmax(dev, v, k, slot, &mx))
         return OZBLAS_STATUS_EXECUTION_FAILED;
     if (!(mx <= DBL_MAX)) return OZBLAS_STATUS_NOT_SUPPORTED;     /* sums overflow: the host pre-scales */
     int Ev = 0;
@@ -93,7 +93,7 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
         hg[j] = E == INT32_MIN ? 0.0 : p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
     }
     if (ozb_dev_put(dev, g, 8 * (size_t)n, hg, 8 * (size_t)n, 8 * (size_t)n, 1) ||
-        ozb_dev_colsums(dev, &pr->b, n, k, g, 0.0, u) ||
+        ozb_dev_colsums(dev, &pr->b, n, k, g, 0.0, 1.0, u) ||
         ozb_dev_crit(dev, &pr->a, m, k, kb, v, u, M->eA, M->nsA, *dA, beta, 2.0 * sqrt((double)kb) * 0x1p-53, dhyp) ||
         ozb_dev_get(dev, hb, 4 * nA, M->nsA, 4 * nA, 4 * nA, 1) || ozb_dev_get(dev, hb + nA, 4 * nA, *dA, 4 * nA, 4 * nA, 1))
         return OZBLAS_STATUS_EXECUTION_FAILED;

@@ -8,4 +8,10 @@
  * h->run_engine) with the FP64, FP16 and INT8 formats.  OZBLAS_STATUS_NOT_SUPPORTED, with
  * every output untouched, where the staged path (stage.c) must compute it instead. */
 ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr);
+
+/* The CRT format in FIXED and DOUBLE mode (FAST scaling) on the device (resident_crt.c).
+ * NOT_SUPPORTED, every output untouched, where the staged path must compute it, or with
+ * *to_int8 = 1 where DOUBLE accuracy is beyond the moduli table (then INT8 slices, as on
+ * the CPU). */
+ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, int *to_int8);
 #endif

@@ -1,0 +1,213 @@
+/* The CRT format (Ozaki scheme II, src/crt/crt.c) on the device, FIXED and DOUBLE mode with
+ * the FAST scaling, operands left on the GPU:
+ *   row scales   e, ||x||_2 and ||x||_1 of every row of op(A) and op(B)^T (one thread per row,
+ *                crt.c's sums in its order), brought to the host (12 bytes a row);
+ *   moduli       FIXED: the split count; DOUBLE: crt.c's selection (ozb_crt_select) from the row
+ *                sums of |A||B|e computed on the device in crt.c's order;
+ *   residues     int8 of each modulus' class, centred, k padded to 16 (one kernel per side);
+ *   products     one cublasGemmStridedBatchedEx per k-block over all moduli (INT8 tensor
+ *                cores, int32 accumulation: |products| <= 128 * 128, 2^16 terms < 2^30);
+ *                later k-blocks folded modulo each modulus;
+ *   C'           the reconstruction kernel (ozb_op_crt_recon), then alpha 2^p C' + beta C per
+ *                element (ozb_op_crt_out), written into the device's C.
+ * The residues are congruent to the CPU's (which keeps op(B)'s in [0, m) for oneDNN's u8 x s8),
+ * and every other step is crt.c's own element operation, so the bits are the CPU's.  The
+ * ACCURATE scaling (one more exact GEMM for the bound), Inf/NaN and non-finite alpha/beta go to
+ * the staged path; a DOUBLE accuracy beyond the moduli table switches to INT8 slices as on the
+ * CPU. */
+#include "cuda/resident.h"
+#include "cuda/dev.h"
+#include "crt/crt.h"
+#include "crt/crt_gemm.h"
+#include "core/format.h"
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+static void to_rowscale(const ozb_op_crt_row *d, int64_t n, rowscale_t *r)
+{
+    for (int64_t i = 0; i < n; i++) {
+        r[i].e = d[i].e; r[i].c = d[i].c; r[i].l1 = d[i].l1; r[i].cz = INT32_MIN; r[i].ka = 0;
+        r[i].f1 = r[i].f2 = 0.0;
+    }
+}
+
+static int any_bad(const rowscale_t *r, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) if (r[i].e == E_BAD) return 1;
+    return 0;
+}
+
+ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, int *to_int8)
+{
+    *to_int8 = 0;
+    if (getenv("OZBLAS_CUDA_STAGED")) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (h->crt_scaling != OZBLAS_CRT_SCALING_FAST) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const double t0 = ozb_now();
+    ozb_dev *dev = h->dev;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, mn = m > n ? m : n;
+    const int use_c = pr->beta != 0.0 && !pr->c_host;
+    /* device: the rows' scales, e and ka, f1 and f2, the weights v (k) and the row sums (m) */
+    const size_t rowb = sizeof(ozb_op_crt_row);
+    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, al256(rowb * (size_t)(m + n)) + 4 * al256(4 * (size_t)mn) +
+                                             4 * al256(8 * (size_t)mn) + al256(8 * (size_t)k) + al256(8 * (size_t)m));
+    rowscale_t *ra = ozb_buf_get(h, OZB_BUF_WA, sizeof(rowscale_t) * (size_t)m + 64);
+    rowscale_t *rb = ozb_buf_get(h, OZB_BUF_WB, sizeof(rowscale_t) * (size_t)n + 64);
+    /* host: the rows' scales, then 4 mn int32 (e, ka; C's check) and 2 mn doubles (f1, f2; the row sums) */
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, rowb * (size_t)(m + n) + 16 * (size_t)mn + 16 * (size_t)mn + 64);
+    if (!b0 || !ra || !rb || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
+    char *q = b0;
+    ozb_op_crt_row *dRow = (ozb_op_crt_row *)q; q += al256(rowb * (size_t)(m + n));
+    int32_t *deA = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *dkA = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *deB = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *dkB = (int32_t *)q; q += al256(4 * (size_t)mn);
+    double *df1A = (double *)q; q += al256(8 * (size_t)mn);
+    double *df2A = (double *)q; q += al256(8 * (size_t)mn);
+    double *df1B = (double *)q; q += al256(8 * (size_t)mn);
+    double *df2B = (double *)q; q += al256(8 * (size_t)mn);
+    double *dv = (double *)q; q += al256(8 * (size_t)k);
+    double *ddot = (double *)q;
+    ozb_op_crt_row *hRow = (ozb_op_crt_row *)hb;
+    int32_t *hi32 = (int32_t *)(hb + rowb * (size_t)(m + n));
+    double *hd = (double *)(hi32 + 4 * (size_t)mn);
+
+    const int tok = ozb_dev_lock(dev);
+    ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
+#define DEV(call) do { if ((call) != 0) goto out; } while (0)
+    DEV(ozb_dev_crt_rows(dev, &pr->a, m, k, dRow));
+    DEV(ozb_dev_crt_rows(dev, &pr->b, n, k, dRow + m));
+    DEV(ozb_dev_get(dev, hRow, rowb * (size_t)(m + n), dRow, rowb * (size_t)(m + n), rowb * (size_t)(m + n), 1));
+    to_rowscale(hRow, m, ra);
+    to_rowscale(hRow + m, n, rb);
+    if (any_bad(ra, m) || any_bad(rb, n)) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
+    if (use_c) {                                     /* Inf/NaN in C, where it is read: staged */
+        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
+        char *cb = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)m));
+        if (!cb) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+        uint64_t *mx = (uint64_t *)cb;                                  /* scratch */
+        int32_t *low = (int32_t *)(cb + al256(8 * (size_t)m));           /* scratch */
+        int32_t *ce = (int32_t *)((char *)low + al256(4 * (size_t)m));  /* exponents, unused */
+        int32_t *cns = (int32_t *)((char *)ce + al256(4 * (size_t)m));  /* -1: the row holds Inf/NaN */
+        DEV(ozb_dev_meta(dev, &cv, m, n, n, 1, 0, mx, low, ce, cns));
+        DEV(ozb_dev_get(dev, hi32, 4 * (size_t)m, cns, 4 * (size_t)m, 4 * (size_t)m, 1));
+        for (int64_t i = 0; i < m; i++) if (hi32[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
+    }
+
+    /* the moduli count, as ozb_crt_run */
+    int s;
+    if (h->run_mode == OZBLAS_MODE_FIXED) {
+        s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
+    } else {
+        const int32_t EB = ozb_crt_col_exp(rb, n);
+        if (EB == INT32_MIN) s = 2;                  /* op(B) is zero: every count is exact */
+        else {
+            double gB[2];
+            ozb_pow2_pair(-EB, gB);
+            for (int64_t i = 0; i < m; i++) hi32[i] = ra[i].e;
+            DEV(ozb_dev_put(dev, deA, 4 * (size_t)m, hi32, 4 * (size_t)m, 4 * (size_t)m, 1));
+            DEV(ozb_dev_colsums(dev, &pr->b, n, k, NULL, gB[0], gB[1], dv));
+            DEV(ozb_dev_crt_dots(dev, &pr->a, m, k, deA, dv, ddot));
+            DEV(ozb_dev_get(dev, hd, 8 * (size_t)m, ddot, 8 * (size_t)m, 8 * (size_t)m, 1));
+            s = ozb_crt_select(m, n, k, ra, rb, EB, hd, 1);
+            if (s == 0) { *to_int8 = 1; st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
+        }
+        if (k < 32 && s < 16) s = 16;                /* crt.c: few entries per row */
+    }
+    ozb_crt_consts cs;
+    ozb_crt_consts_init(s, &cs);
+    ozb_crt_set_factors(ra, m, &cs);
+    ozb_crt_set_factors(rb, n, &cs);
+    {   /* rows' e, ka and factors to the device */
+        int32_t *he = hi32, *hk = hi32 + mn;
+        double *h1 = hd, *h2 = hd + mn;
+        for (int side = 0; side < 2; side++) {
+            const rowscale_t *rr = side ? rb : ra;
+            const int64_t R = side ? n : m;
+            for (int64_t i = 0; i < R; i++) { he[i] = rr[i].e; hk[i] = rr[i].ka; h1[i] = rr[i].f1; h2[i] = rr[i].f2; }
+            DEV(ozb_dev_put(dev, side ? deB : deA, 4 * (size_t)R, he, 4 * (size_t)R, 4 * (size_t)R, 1));
+            DEV(ozb_dev_put(dev, side ? dkB : dkA, 4 * (size_t)R, hk, 4 * (size_t)R, 4 * (size_t)R, 1));
+            DEV(ozb_dev_put(dev, side ? df1B : df1A, 8 * (size_t)R, h1, 8 * (size_t)R, 8 * (size_t)R, 1));
+            DEV(ozb_dev_put(dev, side ? df2B : df2A, 8 * (size_t)R, h2, 8 * (size_t)R, 8 * (size_t)R, 1));
+        }
+    }
+    ozb_op_crt_res rc;
+    rc.s = s;
+    for (int t = 0; t < s; t++) {
+        rc.m[t] = (double)ozb_crt_moduli[t];
+        rc.inv[t] = 1.0 / rc.m[t];
+        rc.p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[t]);
+    }
+    ozb_op_crt_consts kc;
+    ozb_crt_recon_consts(&cs, &kc);
+    const double t1 = ozb_now();
+
+    /* tiles: residues s (mb + nb) kbp bytes, products 2 s ne int32 (a later k-block's beside
+     * the accumulated ones), C' ne doubles */
+    const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
+    int64_t mb, nb;
+    ozb_crt_tiles(ozb_workspace_limit(h), m, n, (double)s * (double)kbp, 8.0 * s + 8.0, 0.0, 0.0, &mb, &nb);
+    int8_t *RA = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)s * (size_t)mb * (size_t)kbp);
+    int8_t *RB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)s * (size_t)nb * (size_t)kbp);
+    int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (size_t)s * (size_t)mb * (size_t)nb * (nkb > 1 ? 2 : 1));
+    double *val = ozb_dev_buf(dev, OZB_DBUF_C2, 8 * (size_t)mb * (size_t)nb);
+    if (!RA || !RB || !acc || !val) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+    double tres = 0.0, tmul = 0.0, tsum = 0.0;
+    int64_t calls = 0;
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
+            int32_t *later = acc + (size_t)s * (size_t)ne;
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                double ta = ozb_now();
+                DEV(ozb_dev_crt_residues(dev, &pr->a, i0, mbb, l0, kbb, df1A, df2A, &rc, kbp, RA));
+                DEV(ozb_dev_crt_residues(dev, &pr->b, j0, nbb, l0, kbb, df1B, df2B, &rc, kbp, RB));
+                double tb = ozb_now();
+                tres += tb - ta;
+                /* C_t (mbb x nbb) = RA_t^T RB_t for every modulus t in one batched call */
+                int32_t *dst = kk ? later : acc;
+                DEV(ozb_dev_gemm_batched(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, RA, kbp, mbb * kbp, RB, kbp, nbb * kbp,
+                                         dst, mbb, ne, s));
+                calls++;
+                if (kk) for (int t = 0; t < s; t++)            /* a later k-block, modulo m_t */
+                    DEV(ozb_dev_crt_fold(dev, acc + (size_t)t * ne, later + (size_t)t * ne, ne, ozb_crt_moduli[t]));
+                tmul += ozb_now() - tb;
+            }
+            const double te = ozb_now();
+            DEV(ozb_dev_crt_recon(dev, acc, ne, &kc, val));
+            const ozb_op_crt_out_args g = { val, mbb, nbb, i0, j0, deA, dkA, deB, dkB, pr->alpha, pr->beta,
+                                            pr->c_host ? val : pr->c, pr->c_host ? 0 : pr->crs, pr->c_host ? 0 : pr->ccs,
+                                            use_c };
+            DEV(ozb_dev_crt_out(dev, &g));               /* DOT: in place, one element */
+            if (pr->c_host) DEV(ozb_dev_get(dev, pr->c, 8, val, 8, 8, 1));
+            tsum += ozb_now() - te;
+        }
+    }
+    DEV(ozb_dev_sync(dev));
+    st = OZBLAS_STATUS_SUCCESS;
+    ozblas_info_t *info = &h->info;
+    memset(info, 0, sizeof *info);
+    info->mode = h->mode;
+    info->summation = OZBLAS_SUM_DOUBLE;
+    info->engine = h->engine;
+    info->bits_per_slice = cs.alpha;
+    info->slices_a = info->slices_b = info->split_count = s;
+    info->gemm_calls = calls;
+    info->slice_products = calls * s;
+    info->gemm_flops = 2.0 * (double)m * (double)n * (double)k * s;
+    info->blocks = ((m + mb - 1) / mb) * ((n + nb - 1) / nb);
+    info->block_m = mb; info->block_n = nb; info->block_k = kb;
+    info->seconds_split = (t1 - t0) + tres;
+    info->seconds_multiply = tmul;
+    info->seconds_sum = tsum;
+    info->seconds_total = ozb_now() - t0;
+out:
+#undef DEV
+    ozb_dev_unlock(dev, tok);
+    return st;
+}
