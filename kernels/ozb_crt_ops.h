@@ -116,15 +116,14 @@ OZB_HD double ozb_op_crt_out(double xv, int p, double alpha, double beta, double
 /* Moduli constants of the residues (crt.c's resconst_t) */
 typedef struct { double m[OZB_OP_CRT_MAXMOD], inv[OZB_OP_CRT_MAXMOD], p26[OZB_OP_CRT_MAXMOD]; int s; } ozb_op_crt_res;
 
-/* Residue item w = (kk, r, l < kbp) of a tile's rows r0..r0+rows-1 (rows fastest where they
- * are contiguous): the residues of trunc(x f1 f2) for every modulus,
+/* Residue item w = (kk, r, l < kbp) of a tile's rows r0..r0+rows-1 (ozb_op_item_elem): the
+ * residues of trunc(x f1 f2) for every modulus,
  * out[((kk*s + t)*rows + r)*kbp + l] as int8 of the residue class (centred); 0 beyond the block. */
 OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const double *f2, const ozb_op_crt_res *rc,
                                 int64_t kbp, int8_t *out, int64_t w)
 {
     int64_t r, l, kk;
-    if (v->rs == 1) { r = w % v->rows; l = (w / v->rows) % kbp; kk = w / (v->rows * kbp); }
-    else            { l = w % kbp; r = (w / kbp) % v->rows; kk = w / (v->rows * kbp); }
+    ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
     const int64_t gl = kk * v->kb + l, gr = v->r0 + r;
     double xh = 0.0, xl = 0.0;
     if (l < v->kb && gl < v->k) ozb_op_crt_hl(v->p[gr * v->rs + gl * v->cs] * f1[gr] * f2[gr], &xh, &xl);

@@ -43,15 +43,22 @@ OZB_HD ozb_op_rowmeta ozb_op_meta_item(const ozb_op_side *v, int64_t w, int64_t 
     return m;
 }
 
-/* Split item w: element (r, l) of k-block kk, every slice t < s:
- * S[((kk*s + t)*rows + r)*kbp + l].  Items run over (kk, r, l < kbp); rows fastest where
- * the rows are contiguous (rs == 1), else l fastest. */
+/* Split item w (ozb_op_item_elem): element (r, l) of k-block kk, every slice t < s:
+ * S[((kk*s + t)*rows + r)*kbp + l]. */
+/* Element item w of (kk, r, l < kbp): rows fastest where the rows are contiguous (rs == 1),
+ * else l fastest, so that neighbouring threads read neighbouring memory. */
+OZB_HD void ozb_op_item_elem(const ozb_op_side *v, int64_t kbp, int64_t w, int64_t *r, int64_t *l, int64_t *kk)
+{
+    if (v->rs == 1) { *r = w % v->rows; *l = (w / v->rows) % kbp; }
+    else            { *l = w % kbp; *r = (w / kbp) % v->rows; }
+    *kk = w / (v->rows * kbp);
+}
+
 OZB_HD void ozb_op_split_item(const ozb_op_side *v, int type, int beta, const int32_t *e, const int32_t *ns, int s,
                               int64_t kbp, void *S, int64_t w)
 {
     int64_t r, l, kk;
-    if (v->rs == 1) { r = w % v->rows; l = (w / v->rows) % kbp; kk = w / (v->rows * kbp); }
-    else            { l = w % kbp; r = (w / kbp) % v->rows; kk = w / (v->rows * kbp); }
+    ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
     const int64_t gl = kk * v->kb + l;
     const int in = l < v->kb && gl < v->k;
     double x = in ? v->p[(v->r0 + r) * v->rs + gl * v->cs] : 0.0;
