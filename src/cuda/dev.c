@@ -383,6 +383,21 @@ int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, in
 }
 
 /* ---------------------------------------------------------------- the device-resident engine */
+size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit)
+{
+    if (d->emulated) return ws_limit;
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    size_t free_b = 0, total = 0, held = 0;
+    if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) { cudaGetLastError(); return ws_limit; }
+    for (int i = 0; i < OZB_NDBUF; i++) held += d->bytes[i];
+    const size_t cap = free_b / 2 + held;
+    return ws_limit < cap ? ws_limit : cap;
+#else
+    return ws_limit;
+#endif
+}
+
 int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes)
 {
     if (bytes == 0) return 0;

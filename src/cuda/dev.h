@@ -69,6 +69,10 @@ int ozb_dev_sync(ozb_dev *d);
 
 /* ---- the device-resident engine's operations (cuda/resident.c; element operations in
  * kernels/ozb_kernel_ops.h and ozb_sum_ops.h) ---- */
+/* The device memory a call may use: the handle's workspace limit, and on a GPU at most half
+ * of the device memory free now plus what the handle's buffers already hold (so that a
+ * limit derived from host memory never asks a GPU for more than it has). */
+size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit);
 /* Sets `bytes` bytes of device memory to zero. */
 int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes);
 /* C_b = op(A_b) op(B_b) for b < batch, A_b = A + b*sa elements (likewise B, C): one strided

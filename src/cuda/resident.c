@@ -182,10 +182,11 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
     const size_t eb = ebytes(type), ob = fused || type == OZB_DT_F64 ? 8 : 4;
     const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
+    const size_t dlimit = ozb_dev_limit(dev, ozb_workspace_limit(h));
     int64_t mb = m, nb = n;
     for (;;) {
         const double bytes = sA * mb + sB * nb + pe * (double)mb * (double)nb + 8.0;
-        if (bytes <= (double)ozb_workspace_limit(h)) break;
+        if (bytes <= (double)dlimit) break;
         if (mb == 1 && nb == 1) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* the host blocks finer */
         if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
     }

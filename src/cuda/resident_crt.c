@@ -149,7 +149,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, i
      * the accumulated ones), C' ne doubles */
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
     int64_t mb, nb;
-    ozb_crt_tiles(ozb_workspace_limit(h), m, n, (double)s * (double)kbp, 8.0 * s + 8.0, 0.0, 0.0, &mb, &nb);
+    ozb_crt_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, (double)s * (double)kbp, 8.0 * s + 8.0, 0.0, 0.0, &mb, &nb);
     int8_t *RA = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)s * (size_t)mb * (size_t)kbp);
     int8_t *RB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)s * (size_t)nb * (size_t)kbp);
     int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (size_t)s * (size_t)mb * (size_t)nb * (nkb > 1 ? 2 : 1));
