@@ -167,4 +167,15 @@ OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double s
     }
     return s;
 }
+
+/* DOUBLE-mode DOT over several k-blocks (pipeline.c's local_weights): Algorithm 3's weights
+ * |y_l| and fast mode's u_l per block, each block scaled by its own power of two:
+ * sg[2 kk] = the block's scale, sg[2 kk + 1] = its 2^(E - Ev) (0 for a zero block). */
+OZB_HD void ozb_op_local_weights_item(const ozb_op_side *b, const double *sg, int64_t l, double *v, double *u)
+{
+    const int64_t kk = l / b->kb;
+    const double x = b->p[l * b->cs], ax = fabs(x);
+    v[l] = (ax <= 1.7976931348623157e308 ? ax : 0.0) * sg[2 * kk];
+    u[l] = (x != 0.0 && isfinite(x)) ? sg[2 * kk + 1] : 0.0;
+}
 #endif

@@ -186,6 +186,12 @@ __global__ void k_crt_out(const ozb_op_crt_out_args g)
         ozb_op_crt_out_item(&g, e);
 }
 
+__global__ void k_local_weights(const ozb_op_side sd, const double *sg, double *v, double *u)
+{
+    for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < sd.k; l += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_local_weights_item(&sd, sg, l, v, u);
+}
+
 __global__ void k_vmax(const double *w, int64_t k, unsigned long long *slot)
 {
     unsigned long long m = 0;
@@ -355,6 +361,14 @@ extern "C" int ozb_kl_crt_out(const void *g, void *stream)
     const int64_t ne = a.mbb * a.nbb;
     if (ne <= 0) return 0;
     k_crt_out<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(a);
+    return launched();
+}
+
+extern "C" int ozb_kl_local_weights(const void *side, const double *sg, double *v, double *u, void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    if (sd.k <= 0) return 0;
+    k_local_weights<<<blocks_for(sd.k), kThreads, 0, (cudaStream_t)stream>>>(sd, sg, v, u);
     return launched();
 }
 

@@ -36,6 +36,7 @@ int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *n
 /* DOUBLE mode: column sums (ozb_op_colsum_item), the maximum of a non-negative vector into
  * *slot as bits, and the criterion's slice counts (ozb_op_crit_item) */
 int ozb_kl_colsums(const void *side, const double *g, double sc, double sc2, double *w, void *stream);
+int ozb_kl_local_weights(const void *side, const double *sg, double *v, double *u, void *stream);
 int ozb_kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream);
 int ozb_kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA, int beta,
                 double sfac, int dhyp, int64_t items, void *stream);

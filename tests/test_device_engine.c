@@ -152,6 +152,50 @@ START_TEST(engine_edges)
 }
 END_TEST
 
+/* DOUBLE-mode DOT over several k-blocks takes Algorithm 3's weights per block (pipeline.c's
+ * local_weights): blocks of y scaled by 2^500, 2^-600 and 1, where weights scaled by the global
+ * maximum would underflow in the small block (and split it to the end), with the large blocks
+ * cancelling so that the small one decides the result; the device's slice counts must be the
+ * CPU's. */
+START_TEST(engine_dot_blocks)
+{
+    const ozblas_engine_t eng = ENGINES[_i % 4];
+    const int64_t n = 3 * 32768 + 78;
+    double *x = tu_alloc((size_t)n), *y = tu_alloc((size_t)n);
+    ozref_rng r;
+    tu_rng(&r, "engine_dot_blocks");
+    ozref_fill_phi(&r, x, n, 1.0);
+    ozref_fill_phi(&r, y, n, 1.0);
+    /* the 2^500 and 1 blocks cancel exactly pair by pair, so the 2^-600 block is the result */
+    for (int64_t l = 0; l < n; l++) {
+        const int64_t g = (l / 32768) % 3;
+        y[l] = ldexp(y[l], g == 0 ? 500 : g == 1 ? -600 : 0);
+        if (g != 1 && (l & 1) && l / 32768 == (l - 1) / 32768) { x[l] = x[l - 1]; y[l] = -y[l - 1]; }
+    }
+    for (int c = 0; c < NCFG; c++) {
+        if (CFGS[c].mode != OZBLAS_MODE_DOUBLE && c % 3) continue;
+        ozblas_handle_t h = cfg_handle(&CFGS[c], eng, 0);
+        if (!h) break;
+        char tag[96];
+        snprintf(tag, sizeof tag, "engine_dot_blocks engine=%d cfg=%d", (int)eng, c);
+        tu_dot_run(h, CFGS[c].mode, n, x, 1, y, 1, tag);
+        /* the same decisions, not only the same bits: global weights would split the 2^-600
+         * block to its end (more slices, the same rounded result).  FP64 DOUBLE DOT is computed
+         * correctly rounded, the CPU's fused kernel reporting its own counts. */
+        ozblas_info_t hi, ti;
+        if (CFGS[c].mode == OZBLAS_MODE_DOUBLE && eng != OZBLAS_ENGINE_FP64 && tu_twin_info(&ti) &&
+            !getenv("OZBLAS_CUDA_STAGED")) {
+            ck_assert_int_eq(ozblas_get_info(h, &hi), OZBLAS_STATUS_SUCCESS);
+            ck_assert_msg(hi.slices_a == ti.slices_a && hi.slices_b == ti.slices_b,
+                          "%s: slices CPU %d/%d, device %d/%d", tag, hi.slices_a, hi.slices_b, ti.slices_a, ti.slices_b);
+        }
+        ozblas_destroy(h);
+    }
+    free(x);
+    free(y);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("device_engine");
@@ -161,6 +205,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, engine_gemv_dot, 0, 4);
     tcase_add_loop_test(tc, engine_tiles, 0, 4);
     tcase_add_loop_test(tc, engine_edges, 0, 4);
+    tcase_add_loop_test(tc, engine_dot_blocks, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

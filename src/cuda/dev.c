@@ -543,6 +543,21 @@ int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const d
 #endif
 }
 
+int ozb_dev_local_weights(ozb_dev *d, const ozb_view *b, int64_t k, int64_t kb, const double *sg, double *v, double *u)
+{
+    const ozb_op_side sd = side_of(b, 0, 1, 1, k, kb);
+    if (d->emulated) {
+        for (int64_t l = 0; l < k; l++) ozb_op_local_weights_item(&sd, sg, l, v, u);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_local_weights(&sd, sg, v, u, d->stream);
+#else
+    return -1;
+#endif
+}
+
 int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max)
 {
     if (d->emulated) {

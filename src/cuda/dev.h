@@ -98,6 +98,8 @@ int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64
                   const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb, int64_t kbp, double *P);
 /* DOUBLE mode: w[l] = ozb_op_colsum_item(b, g, sc, l) for l < k (b: op(B)^T's n rows). */
 int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w);
+/* DOUBLE-mode DOT: ozb_op_local_weights_item for l < k (b: the one row of op(B)^T) */
+int ozb_dev_local_weights(ozb_dev *d, const ozb_view *b, int64_t k, int64_t kb, const double *sg, double *v, double *u);
 /* The largest of w[0..k) (non-negative) into *host_max; slot: one device uint64. */
 int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max);
 /* DOUBLE mode: ozb_op_crit_item for every row and k-block of op(A) (ns in/out, dA out). */

@@ -52,6 +52,26 @@ static int max_ns(const int32_t *ns, int64_t n, int *bad)
     return s;
 }
 
+/* DOUBLE mode, given the weights v and u: op(A)'s counts by the criterion and the rows' d,
+ * then their maxima (hb: host scratch of 2 nA int32). */
+static ozblas_status_t crit_counts(ozblas_handle_t h, const ozb_problem *pr, meta_t *M, int64_t kb, int64_t nkb, int beta,
+                                   int dhyp, const int32_t *hnsB, int32_t *hb, const double *v, const double *u, int32_t *dA,
+                                   int *sa, int *dmax)
+{
+    ozb_dev *dev = h->dev;
+    const size_t nA = (size_t)(nkb * pr->m), nB = (size_t)(nkb * pr->n);
+    if (ozb_dev_crit(dev, &pr->a, pr->m, pr->k, kb, v, u, M->eA, M->nsA, dA, beta, 2.0 * sqrt((double)kb) * 0x1p-53, dhyp) ||
+        ozb_dev_get(dev, hb, 4 * nA, M->nsA, 4 * nA, 4 * nA, 1) || ozb_dev_get(dev, hb + nA, 4 * nA, dA, 4 * nA, 4 * nA, 1))
+        return OZBLAS_STATUS_EXECUTION_FAILED;
+    int bad = 0, d = 1;
+    *sa = max_ns(hb, (int64_t)nA, &bad);
+    for (size_t q = 0; q < nA; q++) d = hb[nA + q] > d ? hb[nA + q] : d;
+    for (size_t q = 0; q < nB; q++)
+        if (hnsB[q] > 0) { const int db = hnsB[q] > dhyp ? hnsB[q] : dhyp; d = db > d ? db : d; }
+    *dmax = d;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 /* DOUBLE mode (pipeline.c's run_pipeline): op(B) is split until exact (its metadata as
  * ozb_dev_meta left it), op(A)'s rows by Algorithm 3 with the weights v = |op(B)| e and
  * fast mode's u, both over all of k in the CPU's order; then each row's d.  On return nsA (on
@@ -63,12 +83,31 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
     ozb_dev *dev = h->dev;
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     const size_t nA = (size_t)(nkb * m), nB = (size_t)(nkb * n);
-    char *b = ozb_dev_buf(dev, OZB_DBUF_B2, 2 * al256(8 * (size_t)k) + al256(8 * (size_t)n) + 256 + al256(4 * nA));
+    const int local = m == 1 && n == 1 && nkb > 1;  /* DOT: weights per k-block (pipeline.c's local_weights) */
+    const size_t ng = local ? 2 * (size_t)nkb : (size_t)n;
+    char *b = ozb_dev_buf(dev, OZB_DBUF_B2, 2 * al256(8 * (size_t)k) + al256(8 * ng) + 256 + al256(4 * nA));
     int32_t *hb = ozb_buf_get(h, OZB_BUF_HB, 4 * (2 * nA + nB) + 64);
-    if (!b || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *hg = ozb_buf_get(h, OZB_BUF_HC, 8 * ng + 64);
+    if (!b || !hb || !hg) return OZBLAS_STATUS_ALLOC_FAILED;
     double *v = (double *)b, *u = (double *)(b + al256(8 * (size_t)k)), *g = (double *)(b + 2 * al256(8 * (size_t)k));
-    uint64_t *slot = (uint64_t *)((char *)g + al256(8 * (size_t)n));
+    uint64_t *slot = (uint64_t *)((char *)g + al256(8 * ng));
     *dA = (int32_t *)((char *)slot + 256);
+    int32_t *heB = hb + 2 * nA;
+    if (ozb_dev_get(dev, heB, 4 * nB, M->eB, 4 * nB, 4 * nB, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    if (local) {
+        /* per block: v = |y| 2^-Ev with 2^(Ev-1) <= max|y| < 2^Ev where that max is >= 1
+         * (abs_col_sums, rows == 1), u = 2^(E - Ev) where y != 0 (exp_col_sums), E the
+         * block's exponent */
+        for (int64_t kk = 0; kk < nkb; kk++) {
+            const int zero = hnsB[kk] == 0, e = heB[kk];
+            const int Ev = !zero && e >= 1 ? e : 0, p = e - Ev;
+            hg[2 * kk] = ldexp(1.0, -Ev);
+            hg[2 * kk + 1] = zero ? 0.0 : p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
+        }
+        if (ozb_dev_put(dev, g, 8 * ng, hg, 8 * ng, 8 * ng, 1) || ozb_dev_local_weights(dev, &pr->b, k, kb, g, v, u))
+            return OZBLAS_STATUS_EXECUTION_FAILED;
+        return crit_counts(h, pr, M, kb, nkb, beta, dhyp, hnsB, hb, v, u, *dA, sa, dmax);
+    }
     /* v: column sums of |op(B)|, scaled by 2^-Ev below 1 (abs_col_sums) */
     double mx;
     if (ozb_dev_colsums(dev, &pr->b, n, k, NULL, 1.0, 1.0, v) || ozb_dev_vmax(dev, v, k, slot, &mx))
@@ -81,10 +120,6 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
     }
     /* u: sum over rows j of op(B)^T of 2^(E_j - Ev) where the entry is nonzero (exp_col_sums);
      * E_j from the row's block exponents */
-    int32_t *heB = hb + 2 * nA;
-    double *hg = ozb_buf_get(h, OZB_BUF_HC, 8 * (size_t)n + 64);
-    if (!hg) return OZBLAS_STATUS_ALLOC_FAILED;
-    if (ozb_dev_get(dev, heB, 4 * nB, M->eB, 4 * nB, 4 * nB, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
     for (int64_t j = 0; j < n; j++) {
         int E = INT32_MIN;
         for (int64_t kk = 0; kk < nkb; kk++)
@@ -93,18 +128,9 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
         hg[j] = E == INT32_MIN ? 0.0 : p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
     }
     if (ozb_dev_put(dev, g, 8 * (size_t)n, hg, 8 * (size_t)n, 8 * (size_t)n, 1) ||
-        ozb_dev_colsums(dev, &pr->b, n, k, g, 0.0, 1.0, u) ||
-        ozb_dev_crit(dev, &pr->a, m, k, kb, v, u, M->eA, M->nsA, *dA, beta, 2.0 * sqrt((double)kb) * 0x1p-53, dhyp) ||
-        ozb_dev_get(dev, hb, 4 * nA, M->nsA, 4 * nA, 4 * nA, 1) || ozb_dev_get(dev, hb + nA, 4 * nA, *dA, 4 * nA, 4 * nA, 1))
+        ozb_dev_colsums(dev, &pr->b, n, k, g, 0.0, 1.0, u))
         return OZBLAS_STATUS_EXECUTION_FAILED;
-    int s = 0, d = 1, bad = 0;
-    s = max_ns(hb, (int64_t)nA, &bad);
-    for (size_t q = 0; q < nA; q++) d = hb[nA + q] > d ? hb[nA + q] : d;
-    for (size_t q = 0; q < nB; q++)
-        if (hnsB[q] > 0) { const int db = hnsB[q] > dhyp ? hnsB[q] : dhyp; d = db > d ? db : d; }
-    *sa = s;
-    *dmax = d;
-    return OZBLAS_STATUS_SUCCESS;
+    return crit_counts(h, pr, M, kb, nkb, beta, dhyp, hnsB, hb, v, u, *dA, sa, dmax);
 }
 
 ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
@@ -125,9 +151,6 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
     const int64_t kb = kblock < k ? kblock : k, nkb = (k + kb - 1) / kb;
     const int beta = fmt->bits(kb);
     const int limit = fixed ? h->split_count : 0;
-    /* DOUBLE-mode DOT over several blocks takes Algorithm 3's weights per block (pipeline.c's
-     * local_weights): left to the staged path */
-    if (dbl && m == 1 && n == 1 && nkb > 1) return OZBLAS_STATUS_NOT_SUPPORTED;
     const int use_c = pr->beta != 0.0 && !pr->c_host;
     const int64_t mn = m > n ? m : n;
 
