@@ -46,6 +46,22 @@ static ozblas_handle_t cfg_handle(const cfg_t *c, ozblas_engine_t eng, size_t ws
 
 static const double PHIS[3] = {0.0, 1.0, 4.0};
 
+/* DOUBLE mode: the device's slice counts (Algorithm 3 on the device) are the CPU handle's.
+ * Where the device engine ran (not forced staged) and the CPU ran Algorithm 3 too (FP64 DOT
+ * and GEMV are computed correctly rounded, with the fused kernel's own counts). */
+static void same_counts(ozblas_handle_t h, ozblas_engine_t eng, int one_column, const char *tag)
+{
+    ozblas_info_t hi, ti;
+    ozblas_mode_t mode;
+    ck_assert_int_eq(ozblas_get_mode(h, &mode), OZBLAS_STATUS_SUCCESS);
+    if (mode != OZBLAS_MODE_DOUBLE || (eng == OZBLAS_ENGINE_FP64 && one_column) || !tu_twin_info(&ti) ||
+        getenv("OZBLAS_CUDA_STAGED"))
+        return;
+    ck_assert_int_eq(ozblas_get_info(h, &hi), OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg(hi.slices_a == ti.slices_a && hi.slices_b == ti.slices_b, "%s: DOUBLE slices CPU %d/%d, device %d/%d", tag,
+                  hi.slices_a, hi.slices_b, ti.slices_a, ti.slices_b);
+}
+
 START_TEST(engine_gemm)
 {
     const ozblas_engine_t eng = ENGINES[_i % 4];
@@ -65,6 +81,7 @@ START_TEST(engine_gemm)
         char tag[96];
         snprintf(tag, sizeof tag, "engine_gemm engine=%d cfg=%d", (int)eng, c);
         tu_gemm_random(h, CFGS[c].mode, p, PHIS[c % 3], &r, tag);
+        same_counts(h, eng, p.n == 1, tag);
         ozblas_destroy(h);
     }
 }
@@ -85,6 +102,7 @@ START_TEST(engine_gemv_dot)
         const tu_gemv_params pn = {0, 203, 4500, 205, -2, 3, 0.75, c % 2 ? 0.0 : -1.25};
         const tu_gemv_params pt = {1, 700, 57, 0, 1, -1, -1.0, 0.5};
         tu_gemv_random(h, CFGS[c].mode, (c + _i) % 2 ? pn : pt, PHIS[c % 3], &r, tag);
+        same_counts(h, eng, 1, tag);
         ozblas_info_t ti;
         if (tu_twin_info(&ti) && CFGS[c].mode == OZBLAS_MODE_FIXED && eng != OZBLAS_ENGINE_CRT_INT8 && !getenv("OZBLAS_CUDA_STAGED")
             && PHIS[c % 3] < 4.0)
@@ -92,6 +110,7 @@ START_TEST(engine_gemv_dot)
         snprintf(tag, sizeof tag, "engine_dot engine=%d cfg=%d", (int)eng, c);
         /* DOT blocks are 2^15: three of them, strides, one backwards */
         tu_dot_random(h, CFGS[c].mode, 70001, (c % 2) ? -1 : 2, 1, PHIS[c % 3], &r, tag);
+        same_counts(h, eng, 1, tag);
         ozblas_destroy(h);
     }
 }
@@ -110,6 +129,7 @@ START_TEST(engine_tiles)
         char tag[96];
         snprintf(tag, sizeof tag, "engine_tiles engine=%d cfg=%d", (int)eng, c);
         tu_gemm_random(h, CFGS[c].mode, p, 1.0, &r, tag);
+        same_counts(h, eng, 0, tag);
         ozblas_info_t ti;
         if (tu_twin_info(&ti) && !getenv("OZBLAS_CUDA_STAGED"))
             ck_assert_msg(ti.blocks > 1, "%s: the device engine should tile under 64 KiB (info.blocks = %lld)", tag,
@@ -180,15 +200,8 @@ START_TEST(engine_dot_blocks)
         snprintf(tag, sizeof tag, "engine_dot_blocks engine=%d cfg=%d", (int)eng, c);
         tu_dot_run(h, CFGS[c].mode, n, x, 1, y, 1, tag);
         /* the same decisions, not only the same bits: global weights would split the 2^-600
-         * block to its end (more slices, the same rounded result).  FP64 DOUBLE DOT is computed
-         * correctly rounded, the CPU's fused kernel reporting its own counts. */
-        ozblas_info_t hi, ti;
-        if (CFGS[c].mode == OZBLAS_MODE_DOUBLE && eng != OZBLAS_ENGINE_FP64 && tu_twin_info(&ti) &&
-            !getenv("OZBLAS_CUDA_STAGED")) {
-            ck_assert_int_eq(ozblas_get_info(h, &hi), OZBLAS_STATUS_SUCCESS);
-            ck_assert_msg(hi.slices_a == ti.slices_a && hi.slices_b == ti.slices_b,
-                          "%s: slices CPU %d/%d, device %d/%d", tag, hi.slices_a, hi.slices_b, ti.slices_a, ti.slices_b);
-        }
+         * block to its end (more slices, the same rounded result) */
+        same_counts(h, eng, 1, tag);
         ozblas_destroy(h);
     }
     free(x);
