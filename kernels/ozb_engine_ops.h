@@ -8,37 +8,60 @@
 #include "ozb_kernel_ops.h"
 
 #define OZB_OP_CHUNK 256              /* elements of one row that one item reads */
+#define OZB_OP_LANES 32               /* items that share a stretch of a row (a warp)    */
 
 /* A side of the product: rows of a strided device view over k, in k-blocks of kb. */
 typedef struct {
     const double *p;
     int64_t rs, cs;                   /* element (r, l) = p[r*rs + l*cs]                 */
     int64_t r0, rows, R;              /* rows r0..r0+rows-1 of a side of R rows          */
-    int64_t k, kb, nkb, nch;          /* nch = ceil(kb / OZB_OP_CHUNK)                   */
+    int64_t k, kb, nkb, nch;          /* items per row and k-block (ozb_op_nch)          */
 } ozb_op_side;
+
+/* Items per row and k-block: chunks of OZB_OP_CHUNK elements, a whole number of lane groups
+ * where the elements of a row are not contiguous across rows (see ozb_op_item_range). */
+OZB_HD int64_t ozb_op_nch(int64_t rs, int64_t kb)
+{
+    if (rs == 1) return (kb + OZB_OP_CHUNK - 1) / OZB_OP_CHUNK;
+    const int64_t span = (int64_t)OZB_OP_LANES * OZB_OP_CHUNK;
+    return OZB_OP_LANES * ((kb + span - 1) / span);
+}
 
 OZB_HD int64_t ozb_op_items(const ozb_op_side *v) { return v->rows * v->nkb * v->nch; }
 
-/* Item w (rows fastest, so that neighbouring threads read neighbouring rows where the rows
- * are contiguous): its row, k-block and element range. */
-OZB_HD void ozb_op_item_range(const ozb_op_side *v, int64_t w, int64_t *r, int64_t *kk, int64_t *l0, int64_t *l1)
+/* Item w: its row, k-block and elements l0, l0 + step, ... below l1.  Rows contiguous
+ * (rs == 1, op(A) = A column-major): rows fastest, so that neighbouring threads read
+ * neighbouring rows, each a contiguous chunk.  Otherwise (a row contiguous, or a vector):
+ * the items of a lane group fastest, each taking every OZB_OP_LANES-th element of the group's
+ * stretch, so that a warp reads consecutive elements.  The items' results combine by maxima,
+ * minima and exact integer sums, so the layout never changes a bit. */
+OZB_HD void ozb_op_item_range(const ozb_op_side *v, int64_t w, int64_t *r, int64_t *kk, int64_t *l0, int64_t *l1,
+                              int64_t *step)
 {
-    *r = w % v->rows;
-    const int64_t rest = w / v->rows, ch = rest % v->nch;
-    *kk = rest / v->nch;
-    const int64_t bend = (*kk + 1) * v->kb < v->k ? (*kk + 1) * v->kb : v->k;
-    *l0 = *kk * v->kb + ch * OZB_OP_CHUNK;
-    *l1 = *l0 + OZB_OP_CHUNK < bend ? *l0 + OZB_OP_CHUNK : bend;
+    int64_t ch;
+    if (v->rs == 1) { *r = w % v->rows; ch = (w / v->rows) % v->nch; *kk = w / (v->rows * v->nch); }
+    else            { ch = w % v->nch; *r = (w / v->nch) % v->rows; *kk = w / (v->rows * v->nch); }
+    const int64_t b0 = *kk * v->kb, bend = b0 + v->kb < v->k ? b0 + v->kb : v->k;
+    if (v->rs == 1) {
+        *l0 = b0 + ch * OZB_OP_CHUNK;
+        *step = 1;
+        *l1 = *l0 + OZB_OP_CHUNK < bend ? *l0 + OZB_OP_CHUNK : bend;
+    } else {
+        const int64_t span = (int64_t)OZB_OP_LANES * OZB_OP_CHUNK, g0 = b0 + (ch / OZB_OP_LANES) * span;
+        *l0 = g0 + ch % OZB_OP_LANES;
+        *step = OZB_OP_LANES;
+        *l1 = g0 + span < bend ? g0 + span : bend;
+    }
 }
 
 /* Row metadata of one item; *slot = kk*rows + r, the entry it combines into. */
 OZB_HD ozb_op_rowmeta ozb_op_meta_item(const ozb_op_side *v, int64_t w, int64_t *slot)
 {
-    int64_t r, kk, l0, l1;
-    ozb_op_item_range(v, w, &r, &kk, &l0, &l1);
+    int64_t r, kk, l0, l1, st;
+    ozb_op_item_range(v, w, &r, &kk, &l0, &l1, &st);
     ozb_op_rowmeta m = {0, OZB_OP_LOW_NONE};
     const double *row = v->p + (v->r0 + r) * v->rs;
-    for (int64_t l = l0; l < l1; l++) ozb_op_meta_add(&m, row[l * v->cs]);
+    for (int64_t l = l0; l < l1; l += st) ozb_op_meta_add(&m, row[l * v->cs]);
     *slot = kk * v->rows + r;
     return m;
 }
@@ -80,8 +103,8 @@ OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA,
                               int sb, int64_t kbp, int64_t w, double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS],
                               int *nsa, int64_t *kkout, int64_t *rout)
 {
-    int64_t r, kk, l0, l1;
-    ozb_op_item_range(v, w, &r, &kk, &l0, &l1);
+    int64_t r, kk, l0, l1, st;
+    ozb_op_item_range(v, w, &r, &kk, &l0, &l1, &st);
     for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
         for (int u = 0; u < OZB_OP_FUSED_MAXS; u++) acc[t][u] = 0.0;
     const int64_t mi = kk * v->R + v->r0 + r;
@@ -92,7 +115,7 @@ OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA,
     if (*nsa <= 0) return;
     const double *row = v->p + (v->r0 + r) * v->rs;
     const double *xd = SX + kk * sb * kbp;                  /* digit u of x_l at xd[u*kbp + l - kk*kb] */
-    for (int64_t l = l0; l < l1; l++) ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, xd + (l - kk * v->kb), kbp, sb, acc);
+    for (int64_t l = l0; l < l1; l += st) ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, xd + (l - kk * v->kb), kbp, sb, acc);
 }
 
 /* ---- DOUBLE mode (Algorithm 3 of seed 000) on the device: split.c's decisions, same order ---- */

@@ -454,7 +454,7 @@ int ozb_dev_gemm_batched(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int
 static ozb_op_side side_of(const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb)
 {
     const int64_t nkb = (k + kb - 1) / kb;
-    ozb_op_side sd = { v->p, v->rs, v->cs, r0, rows, R, k, kb, nkb, (kb + OZB_OP_CHUNK - 1) / OZB_OP_CHUNK };
+    ozb_op_side sd = { v->p, v->rs, v->cs, r0, rows, R, k, kb, nkb, ozb_op_nch(v->rs, kb) };
     return sd;
 }
 
