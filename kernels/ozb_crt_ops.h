@@ -142,6 +142,47 @@ OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const 
     return d;
 }
 
+/* ---- the ACCURATE scaling's bound (crt.c's crt_accurate) on the device ---- */
+
+/* Quantized magnitude item w = (r, l < kbp) of rows r0.. over one k-block (ozb_op_item_elem):
+ * q = ceil(|x| 2^(bits - e_r)) (bits: 6 for op(A), 7 for op(B)), at least 1 for x != 0, 0 for
+ * a zero row; as int8, q = lo + hi with lo = min(q, 127) and hi in {0, 1} (op(B)'s q reaches
+ * 128; hi may be NULL where q <= 64). */
+OZB_HD void ozb_op_crt_quant_item(const ozb_op_side *v, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
+                                  int64_t w)
+{
+    int64_t r, l, kk;
+    ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
+    const int64_t gr = v->r0 + r;
+    double q = 0.0;
+    if (l < v->kb && l < v->k && ozb_op_usable(e[gr])) {
+        const double a = fabs(v->p[gr * v->rs + l * v->cs]);
+        double g[2];
+        ozb_op_pow2_pair(bits - e[gr], g);
+        q = ceil(a * g[0] * g[1]);
+        q = (a != 0.0 && q == 0.0) ? 1.0 : q;
+    }
+    const int32_t qi = (int32_t)q, ql = qi > 127 ? 127 : qi;
+    lo[r * kbp + l] = (int8_t)ql;
+    if (hi) hi[r * kbp + l] = (int8_t)(qi - ql);
+}
+
+/* Ud[e] = (first ? 0 : Ud[e]) + (Ulo[e] + Uhi[e]): the bound's product of one k-block added
+ * (exact: every value is an integer below 2^53) */
+OZB_HD void ozb_op_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t e)
+{
+    Ud[e] = (first ? 0.0 : Ud[e]) + (double)(Ulo[e] + Uhi[e]);
+}
+
+/* The bound's row maximum: Z_i = max_j Ud(i, j) 2^(e_j - c_j) over usable columns j, as bits
+ * (non-negative doubles order as their bits; a maximum is order-free).  Item e of a tile. */
+OZB_HD uint64_t ozb_op_crt_z_item(const double *Ud, int64_t mbb, int64_t j0, const int32_t *eB, const int32_t *cB, int64_t e)
+{
+    const int64_t jl = e / mbb, gj = j0 + jl;
+    if (!ozb_op_usable(eB[gj])) return 0;
+    return ozb_op_bits(Ud[e] * ozb_op_pow2(eB[gj] - cB[gj]));   /* exact: e_j - c_j in [-6, 0] */
+}
+
 /* Output item e of a tile (rows fastest): C(i0 + i, j0 + j) from C' (val, mbb x nbb) */
 typedef struct {
     const double  *val;

@@ -179,6 +179,28 @@ __global__ void k_crt_residues(const ozb_op_side sd, const double *f1, const dou
         ozb_op_crt_res_item(&sd, f1, f2, &rc, kbp, out, w);
 }
 
+__global__ void k_crt_quant(const ozb_op_side sd, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
+                            int64_t items)
+{
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crt_quant_item(&sd, e, bits, kbp, lo, hi, w);
+}
+
+__global__ void k_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crt_bound_acc(Ulo, Uhi, Ud, first, e);
+}
+
+__global__ void k_crt_zmax(const double *Ud, int64_t mbb, int64_t ne, int64_t i0, int64_t j0, const int32_t *eB,
+                           const int32_t *cB, unsigned long long *Z)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x) {
+        const unsigned long long b = (unsigned long long)ozb_op_crt_z_item(Ud, mbb, j0, eB, cB, e);
+        if (b) atomicMax(Z + i0 + e % mbb, b);
+    }
+}
+
 __global__ void k_crt_out(const ozb_op_crt_out_args g)
 {
     const int64_t ne = g.mbb * g.nbb;
@@ -387,5 +409,30 @@ extern "C" int ozb_kl_crit(const void *side, const double *v, const double *u, c
     if (items <= 0) return 0;
     k_crit<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, v, u, e, ns, dA, beta,
                                                                      sfac, dhyp, items);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_quant(const void *side, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
+                                int64_t items, void *stream)
+{
+    if (items <= 0) return 0;
+    k_crt_quant<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, e, bits, kbp, lo, hi,
+                                                                          items);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne, void *stream)
+{
+    if (ne <= 0) return 0;
+    k_crt_bound_acc<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(Ulo, Uhi, Ud, first, ne);
+    return launched();
+}
+
+extern "C" int ozb_kl_crt_zmax(const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB,
+                               const int32_t *cB, uint64_t *Z, void *stream)
+{
+    const int64_t ne = mbb * nbb;
+    if (ne <= 0) return 0;
+    k_crt_zmax<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(Ud, mbb, ne, i0, j0, eB, cB, (unsigned long long *)Z);
     return launched();
 }

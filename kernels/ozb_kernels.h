@@ -48,6 +48,12 @@ int ozb_kl_crt_dots(const void *side, const int32_t *e, const double *v, double 
 int ozb_kl_crt_residues(const void *side, const double *f1, const double *f2, const void *rc, int64_t kbp, int8_t *out,
                         int64_t items, void *stream);
 int ozb_kl_crt_out(const void *g, void *stream);
+/* the ACCURATE scaling's bound: ozb_op_crt_quant_item, ozb_op_crt_bound_acc, ozb_op_crt_z_item */
+int ozb_kl_crt_quant(const void *side, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi, int64_t items,
+                     void *stream);
+int ozb_kl_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne, void *stream);
+int ozb_kl_crt_zmax(const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB, const int32_t *cB,
+                    uint64_t *Z, void *stream);
 /* sums: C(i0 + i, j0 + j) = ozb_op_sum_elem (g: an ozb_op_sum_args) */
 int ozb_kl_sum(const void *g, void *stream);
 #ifdef __cplusplus

@@ -209,6 +209,34 @@ START_TEST(engine_dot_blocks)
 }
 END_TEST
 
+/* The CRT format's ACCURATE scaling (one more exact INT8 GEMM bounds |A||B|) on the device:
+ * FIXED and DOUBLE, several k-blocks of 2^16, tiles under a small workspace. */
+START_TEST(engine_crt_accurate)
+{
+    const cfg_t cfgs[3] = {{OZBLAS_MODE_FIXED, 4, 0, OZBLAS_SUM_DOUBLE}, {OZBLAS_MODE_FIXED, 9, 0, OZBLAS_SUM_DOUBLE},
+                           {OZBLAS_MODE_DOUBLE, 0, 0, OZBLAS_SUM_NEARSUM}};
+    const tu_gemm_params shapes[3] = {
+        {0, 0, 41, 23, 300, 0, 0, 0, 1.25, -0.5, 0},
+        {1, 0, 6, 3, 70000, 0, 0, 0, -1.0, 0.0, 0},
+        {0, 1, 77, 65, 40, 0, 0, 80, 0.5, 2.0, 0},
+    };
+    ozref_rng r;
+    tu_rng(&r, "engine_crt_accurate");
+    for (int c = 0; c < 3; c++) {
+        ozblas_handle_t h = cfg_handle(&cfgs[c], OZBLAS_ENGINE_CRT_INT8, _i ? (size_t)64 << 10 : 0);
+        if (!h) return;
+        ck_assert_int_eq(ozblas_set_crt_scaling(h, OZBLAS_CRT_SCALING_ACCURATE), OZBLAS_STATUS_SUCCESS);
+        for (int q = 0; q < 3; q++) {
+            char tag[96];
+            snprintf(tag, sizeof tag, "engine_crt_accurate ws=%d cfg=%d shape=%d", _i, c, q);
+            tu_gemm_random(h, cfgs[c].mode, shapes[q], PHIS[(c + q) % 3], &r, tag);
+            same_counts(h, OZBLAS_ENGINE_CRT_INT8, 0, tag);
+        }
+        ozblas_destroy(h);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("device_engine");
@@ -219,6 +247,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, engine_tiles, 0, 4);
     tcase_add_loop_test(tc, engine_edges, 0, 4);
     tcase_add_loop_test(tc, engine_dot_blocks, 0, 4);
+    tcase_add_loop_test(tc, engine_crt_accurate, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

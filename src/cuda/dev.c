@@ -680,3 +680,53 @@ int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g)
     return -1;
 #endif
 }
+
+int ozb_dev_crt_quant(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
+                      int bits, int64_t kbp, int8_t *lo, int8_t *hi)
+{
+    const ozb_view vb = { v->p + l0 * v->cs, v->rs, v->cs };
+    const ozb_op_side sd = side_of(&vb, r0, rows, r0 + rows, kbb, kbb);
+    const int64_t items = rows * kbp;
+    if (d->emulated) {
+        for (int64_t w = 0; w < items; w++) ozb_op_crt_quant_item(&sd, e, bits, kbp, lo, hi, w);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_quant(&sd, e, bits, kbp, lo, hi, items, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_crt_bound_acc(ozb_dev *d, const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne)
+{
+    if (d->emulated) {
+        for (int64_t e = 0; e < ne; e++) ozb_op_crt_bound_acc(Ulo, Uhi, Ud, first, e);
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_bound_acc(Ulo, Uhi, Ud, first, ne, d->stream);
+#else
+    return -1;
+#endif
+}
+
+int ozb_dev_crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB,
+                     const int32_t *cB, uint64_t *Z)
+{
+    if (d->emulated) {
+        for (int64_t e = 0; e < mbb * nbb; e++) {
+            const uint64_t b = ozb_op_crt_z_item(Ud, mbb, j0, eB, cB, e);
+            if (b > Z[i0 + e % mbb]) Z[i0 + e % mbb] = b;
+        }
+        return 0;
+    }
+#ifdef OZBLAS_HAVE_CUDA
+    use(d);
+    return ozb_kl_crt_zmax(Ud, mbb, nbb, i0, j0, eB, cB, Z, d->stream);
+#else
+    return -1;
+#endif
+}

@@ -114,6 +114,13 @@ int ozb_dev_crt_dots(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, const 
  * out[(t*rows + r)*kbp + l] (ozb_op_crt_res_item) */
 int ozb_dev_crt_residues(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb,
                          const double *f1, const double *f2, const ozb_op_crt_res *rc, int64_t kbp, int8_t *out);
+/* the ACCURATE bound: quantized magnitudes of rows r0.. over l0..l0+kbb-1 (ozb_op_crt_quant_item),
+ * Ud += Ulo + Uhi (ne elements), and Z[i0 + i] = max(Z, row maxima of the tile), Z as bits */
+int ozb_dev_crt_quant(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
+                      int bits, int64_t kbp, int8_t *lo, int8_t *hi);
+int ozb_dev_crt_bound_acc(ozb_dev *d, const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne);
+int ozb_dev_crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB,
+                     const int32_t *cB, uint64_t *Z);
 /* the output of a tile: ozb_op_crt_out_item for every element */
 int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */

@@ -40,11 +40,69 @@ static int any_bad(const rowscale_t *r, int64_t n)
     return 0;
 }
 
+/* ACCURATE scaling (crt.c's crt_accurate): the exact INT8 GEMM of 6- and 7-bit magnitudes on
+ * the device, tiled (the row maxima do not depend on the tiling), op(B)'s magnitudes (up to
+ * 128) as two int8 parts; sets ra[i].cz as the CPU does.  Called with the device locked. */
+static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb,
+                                      int32_t *hi32)
+{
+    ozb_dev *dev = h->dev;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
+    const int64_t kbp = (kb + 15) & ~(int64_t)15, mn = m > n ? m : n;
+    int64_t mb, nb;
+    ozb_crt_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, 3.0 * (double)kbp, 16.0, 0.0, 0.0, &mb, &nb);
+    char *w = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)mn));
+    int8_t *Aq = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)mb * (size_t)kbp);
+    int8_t *Bq = ozb_dev_buf(dev, OZB_DBUF_B, 2 * (size_t)nb * (size_t)kbp);
+    int32_t *U = ozb_dev_buf(dev, OZB_DBUF_C, 8 * (size_t)mb * (size_t)nb);
+    double *Ud = ozb_dev_buf(dev, OZB_DBUF_C2, 8 * (size_t)mb * (size_t)nb);
+    uint64_t *hZ = ozb_buf_get(h, OZB_BUF_HC, 8 * (size_t)m + 64);
+    if (!w || !Aq || !Bq || !U || !Ud || !hZ) return OZBLAS_STATUS_ALLOC_FAILED;
+    uint64_t *Z = (uint64_t *)w;
+    int32_t *eA = (int32_t *)(w + al256(8 * (size_t)m)), *eB = (int32_t *)((char *)eA + al256(4 * (size_t)mn));
+    int32_t *cB = (int32_t *)((char *)eB + al256(4 * (size_t)mn));
+    for (int64_t i = 0; i < m; i++) hZ[i] = 0;
+    if (ozb_dev_put(dev, Z, 8 * (size_t)m, hZ, 8 * (size_t)m, 8 * (size_t)m, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    for (int side = 0; side < 3; side++) {
+        const int64_t R = side ? n : m;
+        for (int64_t i = 0; i < R; i++) hi32[i] = side == 0 ? ra[i].e : side == 1 ? rb[i].e : rb[i].c;
+        if (ozb_dev_put(dev, side == 0 ? eA : side == 1 ? eB : cB, 4 * (size_t)R, hi32, 4 * (size_t)R, 4 * (size_t)R, 1))
+            return OZBLAS_STATUS_EXECUTION_FAILED;
+    }
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                int8_t *Blo = Bq, *Bhi = Bq + (size_t)nbb * (size_t)kbp;
+                if (ozb_dev_crt_quant(dev, &pr->a, i0, mbb, l0, kbb, eA, 6, kbp, Aq, NULL) ||
+                    ozb_dev_crt_quant(dev, &pr->b, j0, nbb, l0, kbb, eB, 7, kbp, Blo, Bhi) ||
+                    ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, Aq, kbp, Blo, kbp, U, mbb) ||
+                    ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, Aq, kbp, Bhi, kbp, U + ne, mbb) ||
+                    ozb_dev_crt_bound_acc(dev, U, U + ne, Ud, kk == 0, ne))
+                    return OZBLAS_STATUS_EXECUTION_FAILED;
+            }
+            if (ozb_dev_crt_zmax(dev, Ud, mbb, nbb, i0, j0, eB, cB, Z)) return OZBLAS_STATUS_EXECUTION_FAILED;
+        }
+    }
+    if (ozb_dev_get(dev, hZ, 8 * (size_t)m, Z, 8 * (size_t)m, 8 * (size_t)m, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    for (int64_t i = 0; i < m; i++) {
+        ra[i].cz = INT32_MIN;
+        double z;
+        memcpy(&z, &hZ[i], sizeof z);
+        if (ra[i].e == E_ZERO || ra[i].e == E_BAD || z == 0.0) continue;
+        int c = ozb_ilogb(z);
+        if (z != ozb_pow2(c)) c++;
+        ra[i].cz = c;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, int *to_int8)
 {
     *to_int8 = 0;
     if (getenv("OZBLAS_CUDA_STAGED")) return OZBLAS_STATUS_NOT_SUPPORTED;
-    if (h->crt_scaling != OZBLAS_CRT_SCALING_FAST) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
     const double t0 = ozb_now();
     ozb_dev *dev = h->dev;
@@ -97,6 +155,10 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, i
         for (int64_t i = 0; i < m; i++) if (hi32[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
     }
 
+    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE) {
+        const ozblas_status_t as = accurate_bound(h, pr, ra, rb, hi32);
+        if (as != OZBLAS_STATUS_SUCCESS) { st = as; goto out; }
+    }
     /* the moduli count, as ozb_crt_run */
     int s;
     if (h->run_mode == OZBLAS_MODE_FIXED) {
