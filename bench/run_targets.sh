@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the issue targets on this machine and writes a results file:
-#   bash bench/run_targets.sh [build-dir] > bench/results/<machine>-<date>.md
+#   bash bench/run_targets.sh [build-dir] [quick] > bench/results/<machine>-<date>.md
+# (quick: the headline rows only, about five minutes on 2 cores)
 # Every row is one ozblas-bench run: ozblas and OpenBLAS on the same inputs, same
 # thread count, median of the timed repetitions, errors against exact MPFR references.
 set -euo pipefail
@@ -10,7 +11,7 @@ echo
 echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "- machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 echo "- OpenBLAS: $(pkg-config --modversion openblas) (OpenMP build), ozblas $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-echo "- command: \`bash bench/run_targets.sh\` (each row: \`ozblas-bench\` with the options in the first column)"
+echo "- command: \`bash bench/run_targets.sh ${*}\` (each row: \`ozblas-bench\` with the options in the first column)"
 echo
 echo "| options | routine | size | input, mode/format | slices | pairs | err oz (ulp) | err OpenBLAS (ulp) | repro 1/2/4 | ozblas ms | OpenBLAS ms | ratio | split/mult/sum ms |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -30,6 +31,13 @@ for r in csv.DictReader(sys.stdin):
         float(r["ratio"]), ms("t_split_s"), ms("t_multiply_s"), ms("t_sum_s")))
 ' "$*"
 }
+if [ "${2:-}" = quick ]; then
+  run --routine dot --n 2^24 --mode cr
+  run --routine gemv --n 4096 --mode cr --trans n
+  run --routine gemm --n 2048 --mode double --engine fp64,int8,crt --reps 3 --warmup 1
+  run --routine gemm --n 1024 --mode cr --reps 3
+  exit 0
+fi
 run --routine dot --n 2^24 --mode cr,double
 run --routine gemv --n 4096 --mode cr,double --trans n
 run --routine gemv --n 4096 --mode cr,double --trans t
