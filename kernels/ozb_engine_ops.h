@@ -67,7 +67,9 @@ OZB_HD ozb_op_rowmeta ozb_op_meta_item(const ozb_op_side *v, int64_t w, int64_t 
 }
 
 /* Split item w (ozb_op_item_elem): element (r, l) of k-block kk, every slice t < s:
- * S[((kk*s + t)*rows + r)*kbp + l]. */
+ * S[((kk*s + t)*rows + r)*kbp + l], or with rowfast (rows contiguous, so that a warp's
+ * writes are too) S[((kk*kbp + l)*s + t)*rows + r]: per k-block the (s rows) x kbp matrix
+ * column-major instead of its transpose. */
 /* Element item w of (kk, r, l < kbp): rows fastest where the rows are contiguous (rs == 1),
  * else l fastest, so that neighbouring threads read neighbouring memory. */
 OZB_HD void ozb_op_item_elem(const ozb_op_side *v, int64_t kbp, int64_t w, int64_t *r, int64_t *l, int64_t *kk)
@@ -78,7 +80,7 @@ OZB_HD void ozb_op_item_elem(const ozb_op_side *v, int64_t kbp, int64_t w, int64
 }
 
 OZB_HD void ozb_op_split_item(const ozb_op_side *v, int type, int beta, const int32_t *e, const int32_t *ns, int s,
-                              int64_t kbp, void *S, int64_t w)
+                              int64_t kbp, int rowfast, void *S, int64_t w)
 {
     int64_t r, l, kk;
     ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
@@ -90,7 +92,7 @@ OZB_HD void ozb_op_split_item(const ozb_op_side *v, int type, int beta, const in
     for (int t = 0; t < s; t++) {
         double d = 0.0;
         if (t < nr) ozb_op_digit(x, er - (t + 1) * beta, &d, &x);
-        const int64_t o = ((kk * s + t) * v->rows + r) * kbp + l;
+        const int64_t o = rowfast ? ((kk * kbp + l) * s + t) * v->rows + r : ((kk * s + t) * v->rows + r) * kbp + l;
         if (type == 0) ((double *)S)[o] = d;
         else if (type == 1) ((uint16_t *)S)[o] = ozb_op_f16_of_int(d);    /* |d| <= 2^11 - 1: exact */
         else ((int8_t *)S)[o] = (int8_t)d;                                /* |d| <= 127: exact */

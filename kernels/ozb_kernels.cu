@@ -128,10 +128,10 @@ __global__ void k_meta_finish(const unsigned long long *mx, const int *low, int6
 }
 
 __global__ void k_split(const ozb_op_side sd, int type, int beta, const int32_t *e, const int32_t *ns, int s,
-                        int64_t kbp, void *S, int64_t items)
+                        int64_t kbp, int rowfast, void *S, int64_t items)
 {
     for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
-        ozb_op_split_item(&sd, type, beta, e, ns, s, kbp, S, w);
+        ozb_op_split_item(&sd, type, beta, e, ns, s, kbp, rowfast, S, w);
 }
 
 /* every partial sum is an integer below 2^53 (ozb_kernel_ops.h), so the atomic additions
@@ -315,11 +315,11 @@ extern "C" int ozb_kl_meta(const void *side, int beta, int limit, uint64_t *mx, 
 }
 
 extern "C" int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp,
-                            void *S, int64_t items, void *stream)
+                            int rowfast, void *S, int64_t items, void *stream)
 {
     if (items <= 0) return 0;
     k_split<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, type, beta, e, ns, s,
-                                                                      kbp, S, items);
+                                                                      kbp, rowfast, S, items);
     return launched();
 }
 

@@ -28,8 +28,8 @@ int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, doub
 /* row metadata: e, ns (ozb_op_meta_finish) of every row and k-block of the side */
 int ozb_kl_meta(const void *side, int beta, int limit, uint64_t *mx, int32_t *low, int32_t *e, int32_t *ns, void *stream);
 /* slices: ozb_op_split_item for every item w < items */
-int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, void *S,
-                 int64_t items, void *stream);
+int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp,
+                 int rowfast, void *S, int64_t items, void *stream);
 /* fused products: ozb_op_fused_item, added into P (zeroed by the caller) */
 int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb,
                  int64_t kbp, double *P, void *stream);

@@ -487,17 +487,17 @@ int ozb_dev_meta(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, int64_t
 }
 
 int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k,
-                  int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, void *S)
+                  int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, int rowfast, void *S)
 {
     const ozb_op_side sd = side_of(v, r0, rows, R, k, kb);
     const int64_t items = sd.nkb * rows * kbp;
     if (d->emulated) {
-        for (int64_t w = 0; w < items; w++) ozb_op_split_item(&sd, (int)type, beta, e, ns, s, kbp, S, w);
+        for (int64_t w = 0; w < items; w++) ozb_op_split_item(&sd, (int)type, beta, e, ns, s, kbp, rowfast, S, w);
         return 0;
     }
 #ifdef OZBLAS_HAVE_CUDA
     use(d);
-    return ozb_kl_split(&sd, (int)type, beta, e, ns, s, kbp, S, items, d->stream);
+    return ozb_kl_split(&sd, (int)type, beta, e, ns, s, kbp, rowfast, S, items, d->stream);
 #else
     return -1;
 #endif

@@ -87,9 +87,10 @@ int ozb_dev_meta(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, int64_t
                  int32_t *low, int32_t *e, int32_t *ns);
 /* Slices of rows r0..r0+rows-1 of v (a side of R rows, metadata e, ns) for every k-block:
  * S[((kk*s + t)*rows + r)*kbp + l], digit t of element (r0 + r, kk*kb + l) in the type's
- * format (F64: double, F16: binary16 bits, S8: int8); 0 for t >= ns and l >= the block. */
+ * format (F64: double, F16: binary16 bits, S8: int8); 0 for t >= ns and l >= the block.
+ * rowfast (for rows contiguous in memory): S[((kk*kbp + l)*s + t)*rows + r] instead. */
 int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k,
-                  int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, void *S);
+                  int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, int rowfast, void *S);
 /* The fused split-and-accumulate product of DOT/GEMV (op(B) one row, its F64 slices SX from
  * ozb_dev_split with s = sb): P[kk*M*sb + (t*rows + r) + u*M] += sum_l digit t of
  * a(r0 + r, l) times SX digit u, M = sa*rows; P zeroed by the caller.  A's slices are

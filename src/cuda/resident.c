@@ -202,6 +202,11 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
      * (tiling never changes a bit: an element depends on its row and column alone) */
     const ozb_dt type = fused ? OZB_DT_F64 : dtype_of(eng);
     const int64_t kbp = type == OZB_DT_F64 ? kb : pad16(kb);
+    /* slices of a side whose rows are contiguous in memory (op(A) = A, op(B) = B^T, column-major)
+     * are written row-fastest, so that the split's writes are as coalesced as its reads; the
+     * GEMM takes them untransposed.  INT8 keeps the TN layout of the integer tensor cores. */
+    const int rowA = !fused && type != OZB_DT_S8 && pr->a.rs == 1 && m > 1;
+    const int rowB = !fused && type != OZB_DT_S8 && pr->b.rs == 1 && n > 1;
     const size_t eb = ebytes(type), ob = fused || type == OZB_DT_F64 ? 8 : 4;
     const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
@@ -228,7 +233,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         if (sa && sb) {                                  /* op(B)'s slices of this column tile, once */
             const double ts = ozb_now();
-            DEV(ozb_dev_split(dev, type, &pr->b, j0, nbb, n, k, kb, beta, M.eB, M.nsB, sb, kbp, SB));
+            DEV(ozb_dev_split(dev, type, &pr->b, j0, nbb, n, k, kb, beta, M.eB, M.nsB, sb, kbp, rowB, SB));
             tsplit += ozb_now() - ts;
         }
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
@@ -242,7 +247,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
                     ps.calls += 1; ps.pairs += (int64_t)sa * sb * nkb;
                     ps.flops += 2.0 * (double)Mt * (double)Nt * (double)k;
                 } else {
-                    DEV(ozb_dev_split(dev, type, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, kbp, SA));
+                    DEV(ozb_dev_split(dev, type, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, kbp, rowA, SA));
                     const double tb = ozb_now();
                     tsplit += tb - ta; ta = tb;
                     /* P_kk = A_kk^T B_kk for every k-block in one batched call: all pairs, or
@@ -252,8 +257,10 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
                         const int qn = all_pairs ? sb : (dfast - t < sb ? dfast - t : sb);
                         if (qn <= 0) break;
                         const int64_t rows = all_pairs ? Mt : mbb;
-                        DEV(ozb_dev_gemm_batched(dev, type, 1, 0, rows, (int64_t)qn * nbb, kbp,
-                                                 (const char *)SA + eb * (size_t)(t * mbb * kbp), kbp, strA, SB, kbp, strB,
+                        /* slices stored row-fastest are the GEMM's N operand (A) or T operand (B) */
+                        DEV(ozb_dev_gemm_batched(dev, type, !rowA, rowB, rows, (int64_t)qn * nbb, kbp,
+                                                 (const char *)SA + eb * (size_t)(rowA ? t * mbb : t * mbb * kbp),
+                                                 rowA ? Mt : kbp, strA, SB, rowB ? Nt : kbp, strB,
                                                  (char *)P + ob * (size_t)(t * mbb), Mt, strP, nkb));
                         ps.calls += 1;
                         ps.pairs += (all_pairs ? (int64_t)sa * sb : qn) * nkb;
