@@ -1,5 +1,6 @@
 /* The slice formats and their bit budgets (CONTRACT §3). */
 #include "core/format.h"
+#include "cpu/blas_gate.h"
 #include "cuda/products_cuda.h"
 
 static int ceil_log2(int64_t k) { int lg = 0; while (((int64_t)1 << lg) < k) lg++; return lg; }
@@ -61,7 +62,7 @@ int ozb_int8_fast(ozblas_handle_t h)
 {
     if (h->dev) return 1;                         /* cuBLAS's INT8 GEMM on the tensor cores */
 #ifdef OZBLAS_HAVE_DNNL
-    return ozb_dnnl_exact();
+    return ozb_gate_dnnl_exact();
 #else
     return 0;
 #endif

@@ -33,23 +33,11 @@ const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine);
  * through DGEMM, but nothing picks them by default. */
 int ozb_int8_fast(ozblas_handle_t h);
 
-/* Makes the BLAS use `threads` threads (process-wide setting of OpenBLAS). */
-void ozb_blas_set_threads(int threads);
-int  ozb_blas_get_threads(void);
-
-/* C = op(A) op(B) (column-major, ta/tb: 1 = transposed) by OpenBLAS DGEMM, for exact
- * products only; safe to call from concurrent threads (product_fp64.c). */
-void ozb_dgemm_tn(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, const double *B,
-                  int64_t ldb, double *C, int64_t ldc);
-
 int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
                       void *scratch, int threads, ozb_prod_stats *st);
 #ifdef OZBLAS_HAVE_DNNL
 int ozb_products_int8(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
                       void *scratch, int threads, ozb_prod_stats *st);
 size_t ozb_scratch_int8(int64_t rows_a, int64_t rows_b, int64_t kb, int cap_a, int cap_b);
-/* 1 when oneDNN's int8 GEMMs are exact on this CPU (product_int8.c); else the INT8 and CRT
- * products are computed by DGEMM on the same integers (same bits, slower) */
-int ozb_dnnl_exact(void);
 #endif
 #endif

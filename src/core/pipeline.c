@@ -632,7 +632,6 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
         int needA = 0, needB = 0;
         double tsplit = 0.0, tmul = 0.0;
         const int par_units = nt > 1 && nunits > 1;
-        if (par_units) ozb_blas_set_threads(1);    /* each unit's GEMM runs on its own thread */
         #pragma omp parallel num_threads(nt) reduction(max:needA, needB) reduction(+:tsplit, tmul) if(nt > 1 && nunits > 1)
         {
             const int tid = omp_get_thread_num();
@@ -674,7 +673,7 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 sa_max = SA.s > sa_max ? SA.s : sa_max;
                 sb_max = SB.s > sb_max ? SB.s : sb_max;
                 if (c->fmt->products(h->dev, &SA, &SB, block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
-                                     scratch ? scratch + scr_bytes * (size_t)tid : NULL, 1, &st)) {
+                                     scratch ? scratch + scr_bytes * (size_t)tid : NULL, par_units ? 1 : nt, &st)) {
                     #pragma omp atomic write
                     c->dev_err = 1;
                 }
@@ -687,7 +686,6 @@ static ozblas_status_t run_units(ctx_t *c, int64_t mb)
                 c->smaxB = sb_max > c->smaxB ? sb_max : c->smaxB;
             }
         }
-        if (par_units) ozb_blas_set_threads(nt);
         if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
         info->seconds_split += tsplit / nt;
         info->seconds_multiply += tmul / nt;
@@ -738,7 +736,6 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
     info->summation = c.cfg.summation;
     info->engine = h->engine;
     info->bits_per_slice = c.beta_bits;
-    ozb_blas_set_threads(c.nt);
 
     /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
     c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
@@ -894,13 +891,9 @@ static ozblas_engine_t effective_engine(ozblas_handle_t h)
 
 static ozblas_status_t run_host(ozblas_handle_t h, const ozb_problem *pr)
 {
-    const int omp_saved = omp_get_max_threads(), blas_saved = ozb_blas_get_threads();
     h->run_mode = effective_mode(h, pr);
     h->run_engine = effective_engine(h);
-    ozblas_status_t st = run(h, pr);
-    ozb_blas_set_threads(blas_saved);
-    if (omp_get_max_threads() != omp_saved) omp_set_num_threads(omp_saved);
-    return st;
+    return run(h, pr);
 }
 
 /* A device handle computes on the device where the resident engine can (src/cuda/resident.c);

@@ -3,11 +3,8 @@
 #include "cuda/products_cuda.h"
 #include "../../kernels/ozb_kernel_ops.h"
 #include "core/format.h"
-#include <omp.h>
+#include "cpu/blas_gate.h"
 #include <stdlib.h>
-#ifdef OZBLAS_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.h>
-#endif
 
 /* Where oneDNN's int8 GEMM is not exact on this CPU (core/product_int8.c): the same product
  * by DGEMM on the integers, exact because every product is at most 255 * 128 < 2^15 and
@@ -21,12 +18,9 @@ static int crt_gemm_dgemm(const uint8_t *RB, int colB, const int8_t *RA, int col
     double *a = b + nb, *c = a + na;
     for (size_t e = 0; e < nb; e++) b[e] = (double)RB[e];
     for (size_t e = 0; e < na; e++) a[e] = (double)RA[e];
-    const int saved = ozb_blas_get_threads();
-    ozb_blas_set_threads(nt);
     /* column-major C (mbb x nbb) = op(RA) op(RB)^T: RA is mbb x kbb row-major (kbb x mbb
      * column-major, so transposed) unless colA; RB likewise */
-    ozb_dgemm_tn(!colA, colB, mbb, nbb, kbb, a, colA ? mbb : kbb, b, colB ? nbb : kbb, c, mbb);
-    ozb_blas_set_threads(saved);
+    ozb_gate_dgemm(nt, !colA, colB, mbb, nbb, kbb, a, colA ? mbb : kbb, b, colB ? nbb : kbb, c, mbb);
     for (size_t e = 0; e < ne; e++) dst[e] = (int32_t)c[e];
     free(b);
     return 0;
@@ -38,16 +32,11 @@ int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t 
     if (dev) return ozb_crt_gemm_cuda(dev, RB, colB, RA, colA, mbb, nbb, kbb, dst, mod);
     (void)mod;
 #ifdef OZBLAS_HAVE_DNNL
-    if (!ozb_dnnl_exact()) return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
-    const int saved = omp_get_max_threads();
-    const int32_t co = 0;
-    omp_set_num_threads(nt);
+    if (!ozb_gate_dnnl_exact()) return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
     /* row-major C^T (nbb x mbb) = RB RA^T, which is column-major mbb x nbb; u8 x s8 is the
      * VNNI instruction's own operand pair (no compensation pass) */
-    dnnl_gemm_u8s8s32(colB ? 'T' : 'N', colA ? 'N' : 'T', 'F', nbb, mbb, kbb, 1.0f, RB, colB ? nbb : kbb, 0,
-                      RA, colA ? mbb : kbb, 0, 0.0f, dst, mbb, &co);
-    omp_set_num_threads(saved);
-    return 0;
+    return ozb_gate_gemm_u8s8s32(nt, colB ? 'T' : 'N', colA ? 'N' : 'T', nbb, mbb, kbb, RB, colB ? nbb : kbb, RA,
+                                 colA ? mbb : kbb, dst, mbb) ? -1 : 0;
 #else
     return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
 #endif
