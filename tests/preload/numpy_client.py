@@ -4,6 +4,9 @@
                             checks CORRECTLY_ROUNDED results against exact Fraction references,
                             prints one SHA-256 per result (run_numpy.sh compares them across
                             OPENBLAS_NUM_THREADS=1 and 2)
+  numpy_client.py threads   8 Python threads calling A @ B, A @ v and np.dot at once on mixed
+                            data (ordinary, subnormal range, +-900 exponents, Inf/NaN,
+                            cancellation): every result must be the bits of the call made alone
   numpy_client.py naive     without the interposer: the ill-conditioned cases give the naive,
                             wrong answer
 """
@@ -81,6 +84,91 @@ def compute():
     return 0
 
 
+def mixed(rng, shape, cls, side):
+    """one operand of a data class; the two sides get opposite exponents where that matters"""
+    v = rng.standard_normal(shape) * np.exp2(rng.integers(-10, 11, size=shape))
+    if cls == "subnormal" and side == 0:
+        v = np.ldexp(rng.random(shape) - 0.5, -1060)
+    elif cls == "exp900":
+        v = np.ldexp(v, 900 if side == 0 else -900)
+    elif cls == "nonfinite":
+        p = rng.random(shape)
+        v = np.where(p < 0.01, np.inf, np.where(p < 0.02, -np.inf, np.where(p < 0.03, np.nan, v)))
+    elif cls == "cancellation" and v.shape[-1] >= 2:
+        h = v.shape[-1] // 2          # second half of the inner dimension cancels the first
+        if side == 0:
+            v[..., h:2 * h] = v[..., :h] * (1 + np.ldexp(rng.random(v[..., :h].shape) - 0.5, -40))
+        else:
+            v[..., h:2 * h] = -v[..., :h]
+    return v
+
+
+def threads():
+    """the same calls alone, then from 8 threads at once: the same bits (issue 12)"""
+    import os
+    import threading
+    import time
+    seed = int(os.environ.get("OZBLAS_TEST_SEED", "0") or 0) or int(time.time())
+    secs = float(os.environ.get("OZBLAS_TORTURE_SECONDS", "6"))
+    print(f"numpy threads: seed {seed} (OZBLAS_TEST_SEED reruns it)")
+    rng = np.random.default_rng(seed)
+    classes = ["ordinary", "subnormal", "exp900", "nonfinite", "cancellation"]
+    calls = []
+    for i in range(36):
+        cls = classes[i % len(classes)]
+        kind = ("matmul", "matvec", "dot")[int(rng.integers(0, 3))]
+        big = rng.integers(0, 4) == 0
+        if kind == "dot":
+            n = int(rng.integers(30000, 120000) if big else rng.integers(1, 2000))
+            a, b = mixed(rng, (n,), cls, 0), mixed(rng, (n,), cls, 1)
+        elif kind == "matvec":
+            m, k = (int(rng.integers(150, 300)), int(rng.integers(150, 300))) if big else \
+                   (int(rng.integers(1, 100)), int(rng.integers(2, 100)))
+            a, b = mixed(rng, (m, k), cls, 0), mixed(rng, (k,), cls, 1)
+        else:
+            if rng.integers(0, 3) == 0:   # tall-skinny
+                m, n, k = int(rng.integers(200, 1200)), int(rng.integers(2, 6)), int(rng.integers(2, 150))
+            elif big:
+                m, n, k = (int(x) for x in rng.integers(100, 200, size=3))
+            else:
+                m, n, k = (int(x) for x in rng.integers(2, 50, size=3))
+            a, b = mixed(rng, (m, k), cls, 0), np.ascontiguousarray(mixed(rng, (n, k), cls, 1).T)
+        calls.append((kind, a, b))
+
+    def call(c):
+        kind, a, b = c
+        with np.errstate(all="ignore"):
+            r = np.dot(a, b) if kind == "dot" else a @ b
+        return np.asarray(r, dtype=np.float64).tobytes()
+
+    alone = [call(c) for c in calls]
+    failures, count = [], [0]
+    lock = threading.Lock()
+    deadline = time.monotonic() + secs
+
+    def work(t):
+        r = np.random.default_rng(seed * 31 + t)
+        n = 0
+        while time.monotonic() < deadline:
+            i = int(r.integers(0, len(calls)))
+            if call(calls[i]) != alone[i]:
+                with lock:
+                    failures.append((t, i, calls[i][0]))
+            n += 1
+        with lock:
+            count[0] += n
+
+    ths = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    print(f"numpy threads: 8 threads, {count[0]} calls, {len(failures)} with other bits than the call alone")
+    for t, i, kind in failures[:5]:
+        print(f"FAIL: thread {t}, call {i} ({kind}): other bits than alone")
+    return 1 if failures else 0
+
+
 def naive():
     d = np.dot(X, Y)
     m = (np.vstack([X, X]) @ np.column_stack([Y, Y]))[0, 0]
@@ -92,4 +180,5 @@ def naive():
 
 
 if __name__ == "__main__":
-    sys.exit(compute() if sys.argv[1:] == ["compute"] else naive())
+    MODES = {"compute": compute, "threads": threads, "naive": naive}
+    sys.exit(MODES[sys.argv[1] if len(sys.argv) > 1 else "naive"]())

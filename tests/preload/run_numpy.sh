@@ -4,7 +4,8 @@
 # 1. without the interposer the ill-conditioned dot and matmul give the naive answer;
 # 2. with it (default mode CORRECTLY_ROUNDED) A @ B, A @ v, np.dot are correctly rounded
 #    (exact Fraction references) and the calls were intercepted (verbose lines);
-# 3. the same results, bit for bit, under OPENBLAS_NUM_THREADS=1 and =2.
+# 3. the same results, bit for bit, under OPENBLAS_NUM_THREADS=1 and =2;
+# 4. 8 Python threads calling NumPy at once on mixed data get the bits of each call alone.
 set -euo pipefail
 so=$1 san=${2:-0}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,4 +37,9 @@ done
 if ! cmp -s "$tmp/out1" "$tmp/out2"; then
   echo "FAIL: results differ between OPENBLAS_NUM_THREADS=1 and 2"; diff "$tmp/out1" "$tmp/out2"; exit 1
 fi
+for mode in correctly_rounded double; do
+  echo "== NumPy, 8 Python threads at once, OZBLAS_PRELOAD_MODE=$mode =="
+  LD_PRELOAD=$so OZBLAS_PRELOAD_MODE=$mode "$py" "$here/numpy_client.py" threads || {
+    echo "FAIL: concurrent NumPy calls gave other bits than the same calls alone ($mode)"; exit 1; }
+done
 echo "preload_numpy: correctly rounded, intercepted, bitwise identical for 1 and 2 threads"
