@@ -12,7 +12,7 @@
 
 static const ozblas_mode_t CR = OZBLAS_MODE_CORRECTLY_ROUNDED;
 
-/* the knobs are read on every call (fused.c, pipeline.c) */
+/* the knobs are read when a handle is created (core/knobs.c): each path gets its own handle */
 static const char *const PATHS[][2] = {
     {NULL, NULL},                     /* default: fused, second pass, pipeline as needed */
     {"OZBLAS_FUSED_FAIL", "1"},       /* every row through the second pass              */
@@ -81,8 +81,10 @@ static void paths_agree(ozblas_handle_t h, int trans, int64_t m, int64_t n, int6
         y[p] = tu_alloc((size_t)leny);
         memcpy(y[p], y0, sizeof(double) * (size_t)leny);
         set_path(p);
-        ozblas_status_t st = ozblas_dgemv(h, trans ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, 1, beta, y[p], 1);
+        ozblas_handle_t hp = tu_handle(CR);
+        ozblas_status_t st = ozblas_dgemv(hp, trans ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, 1, beta, y[p], 1);
         ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+        ozblas_destroy(hp);
     }
     set_path(0);
     for (int p = 1; p < 4; p++) tu_check_bits(y[p], y[0], (size_t)leny, 1, ctx);

@@ -32,6 +32,11 @@ static const ozb_format formats[] = {
 #endif
 };
 
+/* INT8 where oneDNN is not exact (or not allowed): the same digits and blocks, the same
+ * integer products by DGEMM (exact: |d| <= 127, kb <= 2^17, every sum below 2^31 < 2^53). */
+static const ozb_format int8_by_dgemm = { OZBLAS_ENGINE_INT8, "int8", (int64_t)1 << 17, 1, bits_int8, no_scratch,
+                                          ozb_products_fp64 };
+
 /* The same formats on the CUDA device: same bit budgets and blocks (so the same slices and
  * the same results), products by cuBLAS (src/cuda/products_cuda.c). */
 static const ozb_format cuda_formats[] = {
@@ -47,23 +52,34 @@ static const ozb_format *find(const ozb_format *t, size_t n, ozblas_engine_t eng
     return NULL;
 }
 
-const ozb_format *ozb_format_of(ozblas_engine_t engine)
+const ozb_format *ozb_format_of(ozblas_engine_t engine, int dnnl)
 {
+#ifdef OZBLAS_HAVE_DNNL
+    if (engine == OZBLAS_ENGINE_INT8 && !dnnl) return &int8_by_dgemm;
+#else
+    (void)dnnl;
+#endif
     return find(formats, sizeof formats / sizeof formats[0], engine);
+}
+
+int ozb_int8_exact_cpu(ozblas_handle_t h)
+{
+#ifdef OZBLAS_HAVE_DNNL
+    return ozb_gate_dnnl_exact() && !h->knobs.no_dnnl;
+#else
+    (void)h;
+    return 0;
+#endif
 }
 
 const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine)
 {
     if (h->dev) return find(cuda_formats, sizeof cuda_formats / sizeof cuda_formats[0], engine);
-    return ozb_format_of(engine);
+    return ozb_format_of(engine, ozb_int8_exact_cpu(h));
 }
 
 int ozb_int8_fast(ozblas_handle_t h)
 {
     if (h->dev) return 1;                         /* cuBLAS's INT8 GEMM on the tensor cores */
-#ifdef OZBLAS_HAVE_DNNL
-    return ozb_gate_dnnl_exact();
-#else
-    return 0;
-#endif
+    return ozb_int8_exact_cpu(h);
 }

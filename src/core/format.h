@@ -23,8 +23,9 @@ typedef struct ozb_format {
                               int64_t ldp, void *scratch, int threads, ozb_prod_stats *st);
 } ozb_format;
 
-/* The CPU formats; NULL when the engine is unknown or not built in. */
-const ozb_format *ozb_format_of(ozblas_engine_t engine);
+/* The CPU formats; NULL when the engine is unknown or not built in.  dnnl: INT8 products by
+ * oneDNN (only where ozb_int8_exact_cpu), else by DGEMM on the same integers (same bits). */
+const ozb_format *ozb_format_of(ozblas_engine_t engine, int dnnl);
 /* The handle's backend's formats (the CPU's, or the CUDA device's); NULL when not available. */
 const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine);
 
@@ -32,6 +33,9 @@ const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine);
  * is exact on this CPU): where it has not, the INT8 and CRT formats still give their bits,
  * through DGEMM, but nothing picks them by default. */
 int ozb_int8_fast(ozblas_handle_t h);
+/* 1 when a CPU handle's INT8 and CRT products go through oneDNN: its int8 GEMM is exact on
+ * this CPU (cpu/blas_gate.c's probe) and OZBLAS_NO_DNNL is not set for the handle. */
+int ozb_int8_exact_cpu(ozblas_handle_t h);
 
 int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,
                       void *scratch, int threads, ozb_prod_stats *st);

@@ -16,6 +16,7 @@ ozblas_status_t ozblas_create(ozblas_handle_t *handle)
     h->threads = 0;
     h->ws_limit = 0;
     h->slice_hint_a = h->slice_hint_b = 6;
+    ozb_knobs_read(&h->knobs);
     *handle = h;
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "ozblas.h"
+#include "core/knobs.h"
 
 /* A strided matrix view: element (i, l) is p[i*rs + l*cs].  Rows are what the
  * splitter scales independently (rows of op(A); columns of op(B), i.e. rows of
@@ -35,6 +36,7 @@ struct ozblas_context {
     int                slice_hint_a, slice_hint_b; /* capacities learnt from earlier calls */
     ozb_buf            buf[OZB_NBUF];
     ozblas_info_t      info;
+    ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
 };
 
 /* Buffer slots of the workspace. */

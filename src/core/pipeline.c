@@ -725,9 +725,9 @@ static ozblas_status_t run_pipeline(ozblas_handle_t h, const ozb_problem *pr)
     c.beta_bits = c.fmt->bits(c.kb);
     c.dhyp = ozb_hypothetical_d(c.beta_bits, c.kb);
     c.lazy = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
-             !getenv("OZBLAS_NO_LAZY");
+             !h->knobs.no_lazy;
     c.dcr = lazy_levels(c.beta_bits, c.kb);
-    if (getenv("OZBLAS_LAZY_LEVELS")) c.dcr = atoi(getenv("OZBLAS_LAZY_LEVELS"));
+    if (h->knobs.lazy_levels >= 0) c.dcr = h->knobs.lazy_levels;
     c.level_sum = c.fmt->exact_level_sums;
     c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
     ozblas_info_t *info = &h->info;
@@ -819,7 +819,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
      * FP64 slices (measured: 300^3 9.2 against 20.6 ms, 2048^3 0.80 against 2.34 s).
      * OZBLAS_NO_CRT=1 keeps the slices (a test knob: both paths must give the same bits). */
     const int crt_default_cr = crt_cr && h->engine == OZBLAS_ENGINE_FP64 && ozb_format_for(h, OZBLAS_ENGINE_INT8) && ozb_int8_fast(h) &&
-                               (double)pr->m * (double)pr->n * (double)pr->k >= 262144.0 && !getenv("OZBLAS_NO_CRT");
+                               (double)pr->m * (double)pr->n * (double)pr->k >= 262144.0 && !h->knobs.no_crt;
     if ((h->engine == OZBLAS_ENGINE_CRT_INT8 && (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || crt_cr)) || crt_default_cr) {
         int nt = ozb_threads(h);
         if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
@@ -864,9 +864,6 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr)
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* OpenBLAS's thread count is process-wide, and its OpenMP build sets the caller's OpenMP
- * default with it: both are put back as they were, so a call leaves no trace on the
- * program's own threading. */
 /* DOUBLE mode for DOT and GEMV (one output column) with FP64 slices is computed correctly
  * rounded: the fused kernels do that with the same four slices per side that Algorithm 3
  * picked for these shapes, in a third to a half of the time of the GEMM-ized DOUBLE path

@@ -2,9 +2,8 @@
  * oneDNN is row-major: the column-major product P (mr x N) = A_t^T B is computed as the
  * row-major N x mr matrix B^T A_t, whose memory layout is the same.
  *
- * Where oneDNN's int8 GEMM is not exact on this CPU (ozb_gate_dnnl_exact, cpu/blas_gate.c)
- * the same integer products come from OpenBLAS DGEMM on the digits (exact: |d| <= 127,
- * kb <= 2^17, every sum below 2^31 < 2^53), so the bits do not change, only the speed. */
+ * Only where oneDNN's int8 GEMM is exact on this CPU (ozb_int8_exact_cpu): elsewhere the
+ * format table (format.c) gives the INT8 format whose products come from DGEMM. */
 #include "core/format.h"
 #include "cpu/blas_gate.h"
 
@@ -26,7 +25,6 @@ int ozb_products_int8(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices
     const int64_t mr = A->rows, nr = B->rows, kb = A->kb;
     const int sa = A->s, sb = B->s;
     if (sa == 0 || sb == 0) return 0;
-    if (!ozb_gate_dnnl_exact()) return ozb_products_fp64(dev, A, B, dmax, P, ldp, scratch, threads, st);
     int8_t *a8 = scratch, *b8 = a8 + (size_t)sa * mr * kb;
     int32_t *c32 = (int32_t *)(((uintptr_t)(b8 + (size_t)sb * nr * kb) + 63) & ~(uintptr_t)63);
     to_int8(A->slice, a8, (int64_t)sa * mr * kb);

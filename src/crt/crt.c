@@ -269,7 +269,7 @@ static int crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra
                         else Bh[(row - j0) * kbb + l] = (uint8_t)(int32_t)q;
                     }
                 }
-                if (ozb_crt_gemm(h->dev, Bh, 0, Ah, 0, mbb, nbb, kbb, U, 0, nt)) return -1;   /* exact (mod 0) */
+                if (ozb_crt_gemm(h->dev, Bh, 0, Ah, 0, mbb, nbb, kbb, U, 0, nt, ozb_int8_exact_cpu(h))) return -1;   /* exact (mod 0) */
                 for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
             }
             #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && mbb * nbb >= 65536)
@@ -532,7 +532,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                     }
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
                     if (ozb_crt_gemm(NULL, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA,
-                                     mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) return OZBLAS_STATUS_EXECUTION_FAILED;
+                                     mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt, ozb_int8_exact_cpu(h))) return OZBLAS_STATUS_EXECUTION_FAILED;
                     calls++;
                     if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }

@@ -27,17 +27,18 @@ static int crt_gemm_dgemm(const uint8_t *RB, int colB, const int8_t *RA, int col
 }
 
 int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
-                 int64_t kbb, int32_t *dst, int32_t mod, int nt)
+                 int64_t kbb, int32_t *dst, int32_t mod, int nt, int dnnl)
 {
     if (dev) return ozb_crt_gemm_cuda(dev, RB, colB, RA, colA, mbb, nbb, kbb, dst, mod);
     (void)mod;
 #ifdef OZBLAS_HAVE_DNNL
-    if (!ozb_gate_dnnl_exact()) return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
+    if (!dnnl) return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
     /* row-major C^T (nbb x mbb) = RB RA^T, which is column-major mbb x nbb; u8 x s8 is the
      * VNNI instruction's own operand pair (no compensation pass) */
     return ozb_gate_gemm_u8s8s32(nt, colB ? 'T' : 'N', colA ? 'N' : 'T', nbb, mbb, kbb, RB, colB ? nbb : kbb, RA,
                                  colA ? mbb : kbb, dst, mbb) ? -1 : 0;
 #else
+    (void)dnnl;
     return crt_gemm_dgemm(RB, colB, RA, colA, mbb, nbb, kbb, dst, nt);
 #endif
 }

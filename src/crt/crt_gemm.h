@@ -14,9 +14,10 @@ struct ozb_dev;
  * RB holds op(B)'s values in [0, 255] (nbb x kbb row-major, or kbb x nbb when colB),
  * RA op(A)'s in [-128, 127] (mbb x kbb row-major, or kbb x mbb when colA).  Every product is
  * at most 255 * 128 < 2^15, so kbb <= 2^16 keeps every sum below 2^31.  oneDNN runs on nt
- * OpenMP threads; the caller's OpenMP default is put back. */
+ * OpenMP threads; the caller's OpenMP default is put back.  dnnl: oneDNN is exact here and
+ * allowed (ozb_int8_exact_cpu), else the same integers by DGEMM. */
 int ozb_crt_gemm(struct ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
-                 int64_t kbb, int32_t *dst, int32_t mod, int nt);   /* 0, or nonzero: the device failed */
+                 int64_t kbb, int32_t *dst, int32_t mod, int nt, int dnnl);   /* 0, or nonzero: the device failed */
 
 /* Tile sizes mb x nb (starting from m x n, halving the larger side) whose workspace
  *   per_side (mb + nb) + per_elem mb nb + per_max max(mb, nb) + fixed

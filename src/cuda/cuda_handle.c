@@ -5,12 +5,12 @@
 ozblas_status_t ozblas_create_cuda(ozblas_handle_t *handle, int device)
 {
     if (!handle || device < 0) return OZBLAS_STATUS_INVALID_VALUE;
+    ozblas_handle_t h;
+    ozblas_status_t st = ozblas_create(&h);         /* reads the knobs */
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
     ozb_dev *d = NULL;
     const char *why;
-    ozblas_status_t st = ozb_dev_open(device, &d, &why);
-    if (st != OZBLAS_STATUS_SUCCESS) return st;
-    ozblas_handle_t h;
-    if ((st = ozblas_create(&h)) != OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return st; }
+    if ((st = ozb_dev_open(device, h->knobs.cuda_emulate, &d, &why)) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return st; }
     h->dev = d;
     *handle = h;
     return OZBLAS_STATUS_SUCCESS;
@@ -20,7 +20,9 @@ const char *ozblas_cuda_unavailable_reason(int device)
 {
     ozb_dev *d = NULL;
     const char *why = "invalid device number";
-    ozblas_status_t st = ozb_dev_open(device, &d, &why);
+    ozb_knobs k;
+    ozb_knobs_read(&k);
+    ozblas_status_t st = ozb_dev_open(device, k.cuda_emulate, &d, &why);
     if (st == OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return NULL; }
     return st == OZBLAS_STATUS_ALLOC_FAILED ? "allocation failed" : why;
 }

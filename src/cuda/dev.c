@@ -103,7 +103,7 @@ static ozblas_status_t open_gpu(ozb_dev *d, int device, const char **why)
 #endif
 
 /* ---------------------------------------------------------------- common */
-ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why)
+ozblas_status_t ozb_dev_open(int device, int emulate, ozb_dev **out, const char **why)
 {
     static const char *none = "";
     *why = none;
@@ -111,9 +111,8 @@ ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why)
     ozb_dev *d = calloc(1, sizeof *d);
     if (!d) return OZBLAS_STATUS_ALLOC_FAILED;
     pthread_mutex_init(&d->mu, NULL);
-    const char *em = getenv("OZBLAS_CUDA_EMULATE");
     ozblas_status_t st;
-    if (em && em[0] == '1') {
+    if (emulate) {                            /* OZBLAS_CUDA_EMULATE=1 (core/knobs.c) */
         d->emulated = 1;
         d->device = device;
         st = OZBLAS_STATUS_SUCCESS;

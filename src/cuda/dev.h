@@ -25,7 +25,7 @@ enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBU
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
  * device number is out of range or cuBLAS cannot be loaded. */
-ozblas_status_t ozb_dev_open(int device, ozb_dev **out, const char **why);
+ozblas_status_t ozb_dev_open(int device, int emulate, ozb_dev **out, const char **why);
 void            ozb_dev_close(ozb_dev *d);
 int             ozb_dev_emulated(const ozb_dev *d);
 void            ozb_dev_set_stream(ozb_dev *d, void *stream);

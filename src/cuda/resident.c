@@ -135,7 +135,7 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
 
 ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
 {
-    if (getenv("OZBLAS_CUDA_STAGED")) return OZBLAS_STATUS_NOT_SUPPORTED;   /* a test knob: both paths, same bits */
+    if (h->knobs.cuda_staged) return OZBLAS_STATUS_NOT_SUPPORTED;   /* a test knob: both paths, same bits */
     const ozblas_mode_t mode = h->run_mode;
     const ozblas_engine_t eng = h->run_engine;
     const int fixed = mode == OZBLAS_MODE_FIXED, dbl = mode == OZBLAS_MODE_DOUBLE;
@@ -195,7 +195,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
         ozblas_status_t ds = double_counts(h, pr, &M, kb, nkb, beta, dhyp, hns + nA, &dA, &sa, &ddbl);
         if (ds != OZBLAS_STATUS_SUCCESS) { st = ds; goto out; }
     }
-    const int fused = n == 1 && sa <= OZB_OP_FUSED_MAXS && sb <= OZB_OP_FUSED_MAXS && !getenv("OZBLAS_CUDA_NO_FUSED");
+    const int fused = n == 1 && sa <= OZB_OP_FUSED_MAXS && sb <= OZB_OP_FUSED_MAXS && !h->knobs.cuda_no_fused;
     if (sa > OZB_RES_MAXS || sb > OZB_RES_MAXS) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
 
     /* tiles of mb x nb outputs whose slices and products fit the workspace limit

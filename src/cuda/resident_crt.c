@@ -102,7 +102,7 @@ static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, 
 ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, int *to_int8)
 {
     *to_int8 = 0;
-    if (getenv("OZBLAS_CUDA_STAGED")) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (h->knobs.cuda_staged) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
     const double t0 = ozb_now();
     ozb_dev *dev = h->dev;

@@ -43,14 +43,16 @@ static levels_t levels(int D)
     return L;
 }
 
-static const ozb_fz_kernels *kernels(void)
+static const ozb_fz_kernels *kernels(ozblas_handle_t h)
 {
 #if defined(__x86_64__)
+    if (h->knobs.fused_avx2) return &ozb_fz_avx2;   /* a test knob: both sets give the same bits */
     static const ozb_fz_kernels *k;
     #pragma omp critical(ozb_fz_select)
     if (!k) k = ozb_fz_select();
     return k;
 #else
+    (void)h;
     return NULL;
 #endif
 }
@@ -81,7 +83,7 @@ static size_t thread_bytes(int64_t nkb)
 int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr)
 {
     if (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || h->run_engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
-    if (getenv("OZBLAS_NO_FUSED") || !kernels()) return 0;
+    if (h->knobs.no_fused || !kernels(h)) return 0;
     if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
     const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;
     const double bytes = (double)psums_bytes(mpad, 1, nkb, NP1) + (double)psums_bytes(mpad, 1, nkb, NP2)
@@ -255,7 +257,7 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
 {
     fz_t f;
     f.pr = pr;
-    f.K = kernels();
+    f.K = kernels(h);
     f.W = f.K->width;
     f.m = pr->m; f.k = pr->k; f.nkb = nblocks(pr->k); f.kb = OZB_FZ_KB;
     f.dot = f.m == 1;
@@ -264,7 +266,7 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
     const int gw1 = f.stripwise ? 4 * f.W : 1, gw2 = f.stripwise ? f.W : 1;
     const int64_t m = f.m, nkb = f.nkb, ngroups = (m + gw1 - 1) / gw1;
     /* test knob: the first pass decides nothing, the second nothing either when = 2 */
-    const int force = getenv("OZBLAS_FUSED_FAIL") ? atoi(getenv("OZBLAS_FUSED_FAIL")) : 0;
+    const int force = h->knobs.fused_fail;
     double *P1 = ozb_buf_get(h, OZB_BUF_FZ_TERMS, psums_bytes(ngroups, gw1, nkb, NP1));
     char *meta = ozb_buf_get(h, OZB_BUF_FZ_THREAD, meta_bytes(m, nkb) + thread_bytes(nkb) * (size_t)nt);
     f.yq = f.dot ? NULL : ozb_buf_get(h, OZB_BUF_FZ_DIGITS, sizeof(double) * OZB_FZ_D2 * (size_t)f.k);

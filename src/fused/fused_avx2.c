@@ -4,10 +4,9 @@
 #define OZB_FZ_W 4
 #include "fused/fused_kern.inc"
 
-/* OZBLAS_FUSED_AVX2=1 forces the 256-bit set (a test knob: both sets must give the same bits) */
+/* The widest set the CPU runs (OZBLAS_FUSED_AVX2 forces the 256-bit one: fused.c) */
 const ozb_fz_kernels *ozb_fz_select(void)
 {
-    if (getenv("OZBLAS_FUSED_AVX2")) return &ozb_fz_avx2;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return &ozb_fz_avx512;
     return &ozb_fz_avx2;

@@ -1,0 +1,38 @@
+/* The environment knob list (knobs.h).  Reading them once per handle keeps calls free of
+ * getenv, and a handle's paths fixed for its life; a test picks a path by setting a knob
+ * before it creates the handle.  No knob changes a bit of any result. */
+#include "core/knobs.h"
+#include <stdlib.h>
+
+#define K(field) offsetof(ozb_knobs, field)
+const ozb_knob_def ozb_knob_table[] = {
+    {"OZBLAS_CUDA_EMULATE", OZB_KNOB_ONE, 0, 0,
+     "=1: CUDA handles get an emulated device (host memory, the backend's code with host loops)", K(cuda_emulate)},
+    {"OZBLAS_NO_DNNL", OZB_KNOB_SET, 0, 0,
+     "INT8 and CRT products by OpenBLAS DGEMM on the same integers instead of oneDNN", K(no_dnnl)},
+    {"OZBLAS_NO_FUSED", OZB_KNOB_SET, 0, 1,
+     "CORRECTLY_ROUNDED DOT/GEMV without the fused kernels (the GEMM-ized pipeline)", K(no_fused)},
+    {"OZBLAS_FUSED_FAIL", OZB_KNOB_INT, 0, 1,
+     "1: the fused kernels' first pass certifies nothing (every row to the second pass); 2: nor the second", K(fused_fail)},
+    {"OZBLAS_FUSED_AVX2", OZB_KNOB_SET, 0, 1, "the fused kernels' 256-bit set even where AVX-512 is present", K(fused_avx2)},
+    {"OZBLAS_NO_LAZY", OZB_KNOB_SET, 0, 1,
+     "CORRECTLY_ROUNDED GEMM on FP64 slices multiplies every slice pair before rounding", K(no_lazy)},
+    {"OZBLAS_LAZY_LEVELS", OZB_KNOB_INT, -1, 1,
+     "slice levels the lazy CORRECTLY_ROUNDED GEMM multiplies first (1: only the leading pair)", K(lazy_levels)},
+    {"OZBLAS_NO_CRT", OZB_KNOB_SET, 0, 1, "CORRECTLY_ROUNDED GEMM never through the CRT (FP64 slices)", K(no_crt)},
+    {"OZBLAS_CUDA_STAGED", OZB_KNOB_SET, 0, 1,
+     "CUDA handles take the staged path (host split and sums, device products) for every call", K(cuda_staged)},
+    {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},
+};
+const int ozb_knob_count = (int)(sizeof ozb_knob_table / sizeof ozb_knob_table[0]);
+
+void ozb_knobs_read(ozb_knobs *k)
+{
+    for (int i = 0; i < ozb_knob_count; i++) {
+        const ozb_knob_def *d = &ozb_knob_table[i];
+        const char *v = getenv(d->name);
+        int x = d->dflt;
+        if (v) x = d->kind == OZB_KNOB_SET ? 1 : d->kind == OZB_KNOB_ONE ? v[0] == '1' : atoi(v);
+        *(int *)((char *)k + d->offset) = x;
+    }
+}
