@@ -10,6 +10,8 @@ echo "# ozblas-bench results"
 echo
 echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "- machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
+feat=$(grep -o -w -E 'avx2|fma|avx512f|avx512bw|avx512_vnni|avx_vnni|amx_int8' /proc/cpuinfo | sort -u | tr '\n' ' ')
+echo "- CPU features (of avx2 fma avx512f avx512bw avx512_vnni avx_vnni amx_int8): ${feat:-none}"
 echo "- OpenBLAS: $(pkg-config --modversion openblas) (OpenMP build), ozblas $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "- command: \`bash bench/run_targets.sh ${*}\` (each row: \`ozblas-bench\` with the options in the first column)"
 echo
