@@ -37,7 +37,7 @@ done
 if ! cmp -s "$tmp/out1" "$tmp/out2"; then
   echo "FAIL: results differ between OPENBLAS_NUM_THREADS=1 and 2"; diff "$tmp/out1" "$tmp/out2"; exit 1
 fi
-for mode in correctly_rounded double; do
+for mode in correctly_rounded double fixed; do
   echo "== NumPy, 8 Python threads at once, OZBLAS_PRELOAD_MODE=$mode =="
   LD_PRELOAD=$so OZBLAS_PRELOAD_MODE=$mode "$py" "$here/numpy_client.py" threads || {
     echo "FAIL: concurrent NumPy calls gave other bits than the same calls alone ($mode)"; exit 1; }
