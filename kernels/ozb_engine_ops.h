@@ -149,8 +149,8 @@ OZB_HD double ozb_op_crit_sum(const double *row, int64_t cs, int64_t n, const do
 /* Crit item w = (kk, r) (rows fastest): DOUBLE mode's slice count of row r of op(A) in block
  * kk, as split.c's split_row finds it: Algorithm 3 with the whole tail, stopping at T >= 2
  * slices where sfac sum|a|v > (T+1) sum(|digit T-1| + |remainder|) v, else at the exact
- * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (core/pipeline.c).  v and u
- * are the weights over all of k (pipeline.c's abs_col_sums and exp_col_sums); ns holds the
+ * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (scheme1/pipeline.c).  v and u
+ * are the weights over all of k (scheme1/weights.c's s1_abs_col_sums and s1_exp_col_sums); ns holds the
  * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
 OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double *u, const int32_t *e, int32_t *ns,
                              int32_t *dA, int beta, double sfac, int dhyp, int64_t w)
@@ -179,7 +179,7 @@ OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double
     dA[q] = rd > dsafe ? rd : dsafe;
 }
 
-/* Column-sum item l of op(B)^T's rows j < rows, j in order (pipeline.c's col_sums_pass and
+/* Column-sum item l of op(B)^T's rows j < rows, j in order (scheme1/weights.c's s1_col_sums_pass and
  * exp_col_sums, and crt.c's v): g == NULL: sum_j |x| sc sc2 over finite x (sc2 = 1: one factor,
  * exactly as x sc; two normal factors reach 2^-2000); else sum_j g[j] over finite nonzero x. */
 OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, double sc2, int64_t l)

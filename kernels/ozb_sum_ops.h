@@ -2,7 +2,7 @@
  * the device: the long accumulator (src/sum/longacc.c wraps it), the tail of the fixed-order
  * binary64 sum (src/sum/sum.c), and the device engine's element sum (src/cuda/resident.c),
  * which walks the partial products of one element in the order of the CPU pipeline's
- * element() (core/pipeline.c) so that both give the same bits.  Integer and exact
+ * element() (scheme1/pipeline.c) so that both give the same bits.  Integer and exact
  * operations, plus the few roundings of the fixed-order sum, in a fixed order; compiled
  * without FMA contraction (-ffp-contract=off, nvcc --fmad=false). */
 #ifndef OZB_SUM_OPS_H

@@ -26,7 +26,7 @@ void ozb_info_reset(ozblas_handle_t h);
 /* C := beta * C (beta == 0: C := +0, not read; beta == 1: untouched), for alpha == 0 or k == 0. */
 ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
 
-/* DOUBLE mode: the d of a row split to its end (pipeline.c's row_d), from the format's bits
+/* DOUBLE mode: the d of a row split to its end (scheme1/terms.c's s1_row_d), from the format's bits
  * and the inner block: (d+1) 2^(-(d-1) beta) < 2 sqrt(kb) u. */
 int ozb_hypothetical_d(int beta, int64_t kb);
 

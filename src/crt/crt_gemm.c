@@ -6,7 +6,7 @@
 #include "cpu/blas_gate.h"
 #include <stdlib.h>
 
-/* Where oneDNN's int8 GEMM is not exact on this CPU (core/product_int8.c): the same product
+/* Where oneDNN's int8 GEMM is not exact on this CPU (cpu/blas_gate.c): the same product
  * by DGEMM on the integers, exact because every product is at most 255 * 128 < 2^15 and
  * kbb <= 2^16, so every sum stays below 2^31 < 2^53.  Returns -2 when memory is short. */
 static int crt_gemm_dgemm(const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,

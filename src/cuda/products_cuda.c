@@ -1,5 +1,5 @@
 /* The slice formats' products on the CUDA device (dev.h): the same exact products as the
- * CPU engines (core/product_*.c), so every later step sees the same numbers and the
+ * CPU engines (cpu/product_*.c), so every later step sees the same numbers and the
  * results are the CPU's bit for bit.
  *
  * Layout: a slice set is (s * rows) x kb row-major on the host, i.e. kb x (s * rows)

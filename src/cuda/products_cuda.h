@@ -1,4 +1,4 @@
-/* Product engines of the CUDA backend (the device's counterparts of core/product_*.c and
+/* Product engines of the CUDA backend (the device's counterparts of cpu/product_*.c and
  * crt/crt_gemm.c).  Return 0, or nonzero when the device failed. */
 #ifndef OZB_PRODUCTS_CUDA_H
 #define OZB_PRODUCTS_CUDA_H

@@ -72,7 +72,7 @@ static ozblas_status_t crit_counts(ozblas_handle_t h, const ozb_problem *pr, met
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* DOUBLE mode (pipeline.c's run_pipeline): op(B) is split until exact (its metadata as
+/* DOUBLE mode (scheme1/pipeline.c's ozb_scheme1_run): op(B) is split until exact (its metadata as
  * ozb_dev_meta left it), op(A)'s rows by Algorithm 3 with the weights v = |op(B)| e and
  * fast mode's u, both over all of k in the CPU's order; then each row's d.  On return nsA (on
  * the device) holds the criterion's counts, *dA the rows' d, *sa their largest count and

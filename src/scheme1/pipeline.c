@@ -1,0 +1,308 @@
+/* Ozaki scheme I for one call: the configuration, GEMM-shaped tiles, DOT/GEMV-shaped units. */
+#include "scheme1/s1_internal.h"
+
+run_cfg s1_config_of(ozblas_handle_t h)
+{
+    run_cfg c = {0, 0, 0, 0, OZBLAS_SUM_NEARSUM};
+    switch (h->run_mode) {
+    case OZBLAS_MODE_CORRECTLY_ROUNDED: break;              /* split until exact, all pairs, NearSum */
+    case OZBLAS_MODE_FIXED:
+        c.limit = h->split_count; c.fast = h->fast_mode; c.dfixed = h->split_count;
+        c.summation = h->summation; break;
+    case OZBLAS_MODE_DOUBLE:
+    default:
+        c.criterion = 1; c.fast = 1; c.summation = OZBLAS_SUM_DOUBLE; break;
+    }
+    return c;
+}
+
+/* GEMM-shaped problems: tiles of mb x nb, B panel split once per column block. */
+ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
+{
+    ozblas_handle_t h = c->h;
+    const ozb_problem *pr = c->pr;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = c->kb, nkb = c->nkb;
+    ozblas_info_t *info = &h->info;
+    meta_t MA, MB;
+    ozb_slices SA, SB;
+    int64_t b_ready_j0 = -1;
+    int b_ready_cap = 0;
+    int lazy_D = 0;
+    void *scr = NULL;                      /* the format's scratch (the lazy finish reuses it) */
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0;
+        retry_tile:;
+            double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * (size_t)(c->capB + 1) * (size_t)nbb * (size_t)kb);
+            double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * (size_t)(c->capA + 1) * (size_t)mbb * (size_t)kb);
+            int64_t ldp = mbb * c->capA;
+            size_t pblock = (size_t)ldp * (size_t)(nbb * c->capB);
+            double *P = NULL;
+            if (nkb > 1) P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nkb);
+            if (!bufA || !bufB || (nkb > 1 && !P) ||
+                !s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, nbb, nkb, c->capB) ||
+                !s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, mbb, nkb, c->capA))
+                return OZBLAS_STATUS_ALLOC_FAILED;
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                ozb_split_params pa = s1_params_of(c, c->vA, c->uA, l0), pb = s1_params_of(c, c->vB, NULL, l0);
+                double t0 = ozb_now();
+                s1_bind(&SB, bufB, &MB, kk, 0);
+                SB.rows = nbb; SB.kb = kbb;
+                if (!(nkb == 1 && b_ready_j0 == j0 && b_ready_cap == c->capB)) {
+                    ozb_split(&pr->b, j0, nbb, l0, kbb, &pb, &SB, c->nt);
+                    if (SB.need > c->capB) { c->capB = s1_grow(c->capB, SB.need); b_ready_j0 = -1; goto retry_tile; }
+                    if (nkb == 1) { b_ready_j0 = j0; b_ready_cap = c->capB; }
+                } else {
+                    int s = 0;
+                    for (int64_t j = 0; j < nbb; j++) s = SB.ns[j] > s ? SB.ns[j] : s;
+                    SB.s = s;
+                }
+                s1_bind(&SA, bufA, &MA, kk, 0);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, c->nt);
+                info->seconds_split += ozb_now() - t0;
+                if (SA.need > c->capA) { c->capA = s1_grow(c->capA, SA.need); goto retry_tile; }
+                c->smaxA = SA.s > c->smaxA ? SA.s : c->smaxA;
+                c->smaxB = SB.s > c->smaxB ? SB.s : c->smaxB;
+                if (nkb == 1) {        /* one k-block: size the products by the slices used */
+                    ldp = mbb * (SA.s > 0 ? SA.s : 1);
+                    pblock = (size_t)ldp * (size_t)(nbb * (SB.s > 0 ? SB.s : 1));
+                    P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock);
+                    if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
+                }
+                t0 = ozb_now();
+                scr = NULL;
+                size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
+                if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
+                lazy_D = (c->lazy && nkb == 1 && c->dcr < SA.s + SB.s - 1) ? c->dcr : 0;
+                if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : s1_block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
+                                     scr, c->nt, &c->pst))
+                    return OZBLAS_STATUS_EXECUTION_FAILED;
+                info->seconds_multiply += ozb_now() - t0;
+                info->blocks++;
+            }
+            double t0 = ozb_now();
+            ploc_t pl = {P, pblock, ldp, mbb, nbb};
+            if (lazy_D) {
+                if (!s1_lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0, scr)) return OZBLAS_STATUS_ALLOC_FAILED;
+                if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
+            } else if (!s1_sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
+            info->seconds_sum += ozb_now() - t0;
+        }
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* DOT/GEMV-shaped problems (n small): units (m-block, k-block) run in parallel, each
+ * on one thread with a single-threaded BLAS; x (or y) is split once when k is one block. */
+ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
+{
+    ozblas_handle_t h = c->h;
+    const ozb_problem *pr = c->pr;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = c->kb, nkb = c->nkb;
+    const int64_t nmb = (m + mb - 1) / mb, nunits = nmb * nkb;
+    const int bshared = nkb == 1;
+    ozblas_info_t *info = &h->info;
+    const int nt = c->nt;
+    meta_t MA, MB;
+    for (;;) {
+        const int capA = c->capA, capB = c->capB;
+        const size_t abuf = (size_t)(capA + 1) * (size_t)mb * (size_t)kb;
+        const size_t bbuf = (size_t)(capB + 1) * (size_t)n * (size_t)kb;
+        double *bufA = ozb_buf_get(h, OZB_BUF_SA, sizeof(double) * abuf * (size_t)nt);
+        double *bufB = ozb_buf_get(h, OZB_BUF_SB, sizeof(double) * bbuf * (size_t)(bshared ? 1 : nt));
+        const int64_t ldp = mb * capA;
+        const size_t pblock = (size_t)ldp * (size_t)(n * capB);
+        double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
+        double *vloc = c->local_weights ? ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)kb * (size_t)nt) : NULL;
+        const size_t scr_bytes = (c->fmt->scratch_bytes(mb, n, kb, capA, capB) + 63) & ~(size_t)63;
+        char *scratch = scr_bytes ? ozb_buf_get(h, OZB_BUF_SCRATCH, scr_bytes * (size_t)nt) : NULL;
+        if (scr_bytes && !scratch) return OZBLAS_STATUS_ALLOC_FAILED;
+        if (!bufA || !bufB || !P || (c->local_weights && !vloc) ||
+            !s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
+            !s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
+            return OZBLAS_STATUS_ALLOC_FAILED;
+        ozb_slices SBsh;
+        double t0 = ozb_now();
+        if (bshared) {
+            ozb_split_params pb = s1_params_of(c, c->vB, NULL, 0);
+            s1_bind(&SBsh, bufB, &MB, 0, 0);
+            ozb_split(&pr->b, 0, n, 0, k, &pb, &SBsh, nt);
+            if (SBsh.need > capB) { c->capB = s1_grow(capB, SBsh.need); continue; }
+        }
+        info->seconds_split += ozb_now() - t0;
+        int needA = 0, needB = 0;
+        double tsplit = 0.0, tmul = 0.0;
+        const int par_units = nt > 1 && nunits > 1;
+        #pragma omp parallel num_threads(nt) reduction(max:needA, needB) reduction(+:tsplit, tmul) if(nt > 1 && nunits > 1)
+        {
+            const int tid = omp_get_thread_num();
+            ozb_prod_stats st = {0, 0, 0.0};
+            int sa_max = 0, sb_max = 0;
+            #pragma omp for schedule(dynamic, 1)
+            for (int64_t un = 0; un < nunits; un++) {
+                const int64_t mblk = un / nkb, kk = un % nkb;
+                const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                double ts = ozb_now();
+                const double *vA = c->vA, *vB = c->vB, *uA = c->uA;
+                if (c->local_weights) {
+                    /* x^T y: weights |y| and |x| on this block, scaled by the block's own
+                     * power of two (Algorithm 3 compares sums with the same weights, so the
+                     * scale cancels); offset by -l0 so s1_params_of can add l0 back. */
+                    double *vl = vloc + 2 * kb * (size_t)tid;
+                    ozb_view bv = {pr->b.p + l0 * pr->b.cs, pr->b.rs, pr->b.cs};
+                    const int Ev = s1_abs_col_sums(&bv, n, kbb, vl, 1);
+                    int32_t Ey;                  /* exact_b: vl + kb holds fast mode's weights */
+                    s1_exp_col_sums(&bv, n, kbb, Ev, vl + kb, &Ey);
+                    vA = vl - l0; vB = NULL; uA = vl + kb - l0;
+                }
+                ozb_slices SB;
+                if (bshared) SB = SBsh;
+                else {
+                    ozb_split_params pb = s1_params_of(c, vB, NULL, l0);
+                    s1_bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
+                    ozb_split(&pr->b, 0, n, l0, kbb, &pb, &SB, 1);
+                    if (SB.need > capB) { needB = SB.need > needB ? SB.need : needB; continue; }
+                }
+                ozb_slices SA;
+                ozb_split_params pa = s1_params_of(c, vA, uA, l0);
+                s1_bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
+                double tm = ozb_now();
+                tsplit += tm - ts;
+                if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
+                sa_max = SA.s > sa_max ? SA.s : sa_max;
+                sb_max = SB.s > sb_max ? SB.s : sb_max;
+                if (c->fmt->products(h->dev, &SA, &SB, s1_block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
+                                     scratch ? scratch + scr_bytes * (size_t)tid : NULL, par_units ? 1 : nt, &st)) {
+                    #pragma omp atomic write
+                    c->dev_err = 1;
+                }
+                tmul += ozb_now() - tm;
+            }
+            #pragma omp critical
+            {
+                c->pst.calls += st.calls; c->pst.pairs += st.pairs; c->pst.flops += st.flops;
+                c->smaxA = sa_max > c->smaxA ? sa_max : c->smaxA;
+                c->smaxB = sb_max > c->smaxB ? sb_max : c->smaxB;
+            }
+        }
+        if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
+        info->seconds_split += tsplit / nt;
+        info->seconds_multiply += tmul / nt;
+        if (needA > capA || needB > capB) {
+            if (needA > capA) c->capA = s1_grow(capA, needA);
+            if (needB > capB) c->capB = s1_grow(capB, needB);
+            memset(&c->pst, 0, sizeof c->pst);
+            continue;
+        }
+        if (bshared) c->smaxB = SBsh.s > c->smaxB ? SBsh.s : c->smaxB;
+        info->blocks = nunits;
+        t0 = ozb_now();
+        ploc_t pl = {NULL, pblock, ldp, mb, n};
+        if (!s1_sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
+        info->seconds_sum += ozb_now() - t0;
+        return OZBLAS_STATUS_SUCCESS;
+    }
+}
+
+ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr)
+{
+    const double t_start = ozb_now();
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.h = h;
+    c.pr = pr;
+    c.cfg = s1_config_of(h);
+    c.nt = ozb_threads(h);
+    const int64_t m = pr->m, n = pr->n, k = pr->k;
+    /* small problems: thread start-up costs more than it saves (never changes a bit) */
+    if ((double)m * (double)n * (double)k < 65536.0) c.nt = 1;
+    c.fmt = ozb_format_for(h, h->run_engine);
+    if (!c.fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;
+    c.kb = kblock < k ? kblock : k;
+    c.nkb = (k + c.kb - 1) / c.kb;
+    c.beta_bits = c.fmt->bits(c.kb);
+    c.dhyp = ozb_hypothetical_d(c.beta_bits, c.kb);
+    c.lazy = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
+             !h->knobs.no_lazy;
+    c.dcr = s1_lazy_levels(c.beta_bits, c.kb);
+    if (h->knobs.lazy_levels >= 0) c.dcr = h->knobs.lazy_levels;
+    c.level_sum = c.fmt->exact_level_sums;
+    c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
+    ozblas_info_t *info = &h->info;
+    memset(info, 0, sizeof *info);
+    info->mode = h->mode;
+    info->summation = c.cfg.summation;
+    info->engine = h->engine;
+    info->bits_per_slice = c.beta_bits;
+
+    /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
+    c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
+    /* Algorithm 3 bounds the columns of op(B) with weights e^T|op(A)| summed over all rows,
+     * which does not bound the error of one row whose entries are small next to the others'
+     * (found by the tests: phi = 8 with 7-bit slices, 24x the row-wise DGEMM bound; FP64 with
+     * few columns, e.g. 257x2x33; phi = 12 with any shape).  So op(B) is split until exact and
+     * only op(A)'s rows are truncated, by the row criterion, which does bound each row (its
+     * weights are |op(B)|e); the paper's own d likewise comes from A's rows alone.  For GEMV
+     * and DOT this is also cheaper: the weights e^T|A| and the second criterion cost extra
+     * passes over the data (DOT 2^24: 52 -> 45 ms). */
+    c.exact_b = c.cfg.criterion;
+    if (c.cfg.criterion && !c.local_weights) {
+        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k + sizeof(int32_t) * (size_t)n);
+        if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
+        double t0 = ozb_now();
+        const int Ev = s1_abs_col_sums(&pr->b, n, k, v, c.nt);
+        s1_exp_col_sums(&pr->b, n, k, Ev, v + k, (int32_t *)(v + 2 * k));   /* exact_b: v + k is free */
+        c.vA = v; c.vB = NULL; c.uA = v + k;
+        info->seconds_split += ozb_now() - t0;
+    }
+    c.capA = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_a;
+    c.capB = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_b;
+
+    const size_t limit = ozb_workspace_limit(h);
+    ozblas_status_t st;
+    int64_t mb = m, nb = n;
+    if (n <= 8) {
+        /* a row panel's slices stay in the core's cache; every unit has its own buffers */
+        int64_t rows = ((int64_t)1 << 20) / (8 * (int64_t)(c.capA + 1) * c.kb);
+        mb = rows < 8 ? 8 : rows;
+        for (;;) {
+            double words = (double)c.nt * (c.capA + 1) * mb * c.kb + (double)c.nt * (c.capB + 1) * n * c.kb
+                         + (double)((m + mb - 1) / mb) * c.nkb * (mb * c.capA) * (n * c.capB);
+            if (words * 8.0 <= (double)limit || mb == 1) break;
+            mb = (mb + 1) / 2;
+        }
+        if (mb > m) mb = m;
+        st = s1_run_units(&c, mb);
+        nb = n;
+    } else {
+        for (;;) {
+            double words = (double)(c.capA + 1) * mb * c.kb + (double)(c.capB + 1) * nb * c.kb
+                         + (double)c.nkb * (mb * c.capA) * (nb * c.capB);
+            if (words * 8.0 <= (double)limit || (mb == 1 && nb == 1)) break;
+            if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
+        }
+        st = s1_run_tiles(&c, mb, nb);
+    }
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    if (c.cfg.limit == 0) {              /* remember capacities so later calls allocate once */
+        h->slice_hint_a = c.capA;
+        h->slice_hint_b = c.capB;
+    }
+    info->slices_a = c.smaxA;
+    info->slices_b = c.smaxB;
+    info->fast_mode = c.cfg.fast;
+    info->split_count = c.cfg.criterion ? (c.smaxA > c.smaxB ? c.smaxA : c.smaxB) : (c.cfg.fast ? c.cfg.dfixed : 0);
+    info->gemm_calls = c.pst.calls;
+    info->slice_products = c.pst.pairs;
+    info->gemm_flops = c.pst.flops;
+    info->block_m = mb; info->block_n = nb; info->block_k = c.kb;
+    info->exact_fallbacks = c.fallbacks;
+    info->lazy_fixups = c.lazy_fixups;
+    info->seconds_total = ozb_now() - t_start;
+    return OZBLAS_STATUS_SUCCESS;
+}

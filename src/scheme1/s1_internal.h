@@ -1,0 +1,83 @@
+/* Shared pieces of Ozaki scheme I (src/scheme1): the per-call context, the slice metadata of
+ * one side, where an element's partial products live, and the functions the files share:
+ *   weights.c   Algorithm 3's column sums and fast mode's exponent weights (DOUBLE mode)
+ *   terms.c     slice metadata, the term walk of one element and the per-element sums
+ *   lazy.c      CORRECTLY_ROUNDED GEMM on FP64 slices: leading pairs first, the rest lazily
+ *   pipeline.c  the call: tiles (GEMM shapes) or units (DOT/GEMV shapes), ozb_scheme1_run */
+#ifndef OZB_S1_INTERNAL_H
+#define OZB_S1_INTERNAL_H
+#include "core/pipeline.h"
+#include "core/format.h"
+#include "core/special.h"
+#include "cuda/dev.h"
+#include "scheme1/scheme1.h"
+#include "split/split.h"
+#include "sum/sum.h"
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+typedef struct {
+    int limit, criterion, fast, dfixed;
+    ozblas_summation_t summation;
+} run_cfg;
+
+/* Exponents, slice counts and flags of one side, for every k-block:
+ * w[(kk*(cap+1) + t)*R + i], ns[kk*R + i], flag[kk*R + i]. */
+typedef struct { int32_t *w, *ns, *dsafe; uint8_t *flag; int64_t R; int cap; } meta_t;
+
+typedef struct {
+    ozblas_handle_t h;
+    const ozb_problem *pr;
+    run_cfg cfg;
+    int nt;
+    int64_t kb, nkb;
+    int beta_bits;
+    const double *vA, *vB, *uA;   /* uA: fast mode's weights (exp_col_sums), DOUBLE mode */
+    double sfac;
+    int capA, capB;
+    const ozb_format *fmt;
+    int dhyp;              /* DOUBLE: d for rows that became exact (row_d)                  */
+    int level_sum;         /* pairs on one grid level may be pre-summed exactly (format)     */
+    int local_weights;     /* DOT: Algorithm 3 weights per k-block, from data already in cache */
+    int exact_b;           /* DOUBLE mode: op(B) is split until exact, not by Algorithm 3 (see ozb_run) */
+    int lazy;              /* CORRECTLY_ROUNDED through lazy_tile (FP64 products, one k-block)  */
+    int dcr;               /* lazy_tile multiplies pairs t + u < dcr first                     */
+    int64_t lazy_fixups;   /* elements that needed their remaining pairs                       */
+    ozb_prod_stats pst;
+    int smaxA, smaxB;
+    int64_t fallbacks;
+    int dev_err;                   /* a device product failed (CUDA handles) */
+} ctx_t;
+
+/* Where the partial products of one element live:
+ * P(kk, t, u) = P[kk*kkstride + (t*mrows + il) + (u*ncols + jl)*ldp]. */
+typedef struct { const double *P; size_t kkstride; int64_t ldp, mrows, ncols; } ploc_t;
+
+/* Per-thread term buffers, one layout for every summation loop:
+ * P[maxterms], scratch[2*maxterms+4] (NearSum input), E[maxterms]; 64-byte aligned. */
+typedef struct { double *P, *scratch; int32_t *E; } terms_t;
+
+void s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k, double sc, double *w, int nt, int par);
+double s1_max_of(const double *w, int64_t k);
+int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt);
+void s1_exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E);
+int s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap);
+void s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff);
+ozb_split_params s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0);
+int s1_row_d(int ns, uint8_t flag, int dhyp);
+int s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B);
+double s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb, int64_t bkk_base, int bshared, const ploc_t *pl, int64_t il, int64_t jl, int64_t gi, int64_t gj, double *TP, int32_t *TE, double *scratch, int64_t *fb);
+size_t s1_terms_bytes(int64_t maxterms);
+char *s1_terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt);
+terms_t s1_thread_terms(char *tbuf, int64_t maxterms);
+int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64_t mcount, int64_t j0, int64_t ncount, int64_t mb_units, const ploc_t *pl_tile, const double *Punits, size_t unit_stride, int bshared);
+int s1_grow(int cap, int need);
+int s1_lazy_levels(int beta, int64_t kb);
+void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt);
+int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB, double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0, void *scr);
+run_cfg s1_config_of(ozblas_handle_t h);
+ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb);
+ozblas_status_t s1_run_units(ctx_t *c, int64_t mb);
+#endif

@@ -1,0 +1,19 @@
+/* Ozaki scheme I (slices): split -> exact products -> summation, for one routine call.
+ *
+ * Reproducibility (CONTRACT §3): every output element is a function of its row of
+ * op(A), its column of op(B), the k-block size (routine, k and format only), the
+ * mode and the format:
+ *  - slices of a row depend only on that row's values in the k-block;
+ *  - every slice product is exact (bit budgets in format.c), whatever the GEMM does;
+ *  - the terms of an element are summed in a fixed order (or correctly rounded);
+ *  - the DOUBLE-mode split counts come from canonical-order sums (ozb_crit_sum
+ *    and the column sums below), never from thread-dependent reductions.
+ * m/n blocking and thread counts therefore never change a bit. */
+#ifndef OZB_SCHEME1_H
+#define OZB_SCHEME1_H
+#include "core/pipeline.h"
+
+/* Computes pr with slices of the handle's run format in its run mode (h->run_mode,
+ * h->run_engine), on the host (a CUDA handle's products on its device). */
+ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr);
+#endif
