@@ -29,6 +29,8 @@ int main(void)
         nrows++;
     }
     fclose(f);
+    int ozb_knob_count;
+    const ozb_knob_def *ozb_knob_table = ozb_knob_list(&ozb_knob_count);
     CHECK(nrows == ozb_knob_count, "the README's knob table has %d rows, the list %d knobs", nrows, ozb_knob_count);
     for (int i = 0; i < ozb_knob_count; i++) {
         int found = -1;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #define K(field) offsetof(ozb_knobs, field)
-const ozb_knob_def ozb_knob_table[] = {
+static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_CUDA_EMULATE", OZB_KNOB_ONE, 0, 0,
      "=1: CUDA handles get an emulated device (host memory, the backend's code with host loops)", K(cuda_emulate)},
     {"OZBLAS_NO_DNNL", OZB_KNOB_SET, 0, 0,
@@ -24,11 +24,17 @@ const ozb_knob_def ozb_knob_table[] = {
      "CUDA handles take the staged path (host split and sums, device products) for every call", K(cuda_staged)},
     {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},
 };
-const int ozb_knob_count = (int)(sizeof ozb_knob_table / sizeof ozb_knob_table[0]);
+enum { OZB_KNOB_COUNT = (int)(sizeof ozb_knob_table / sizeof ozb_knob_table[0]) };
+
+const ozb_knob_def *ozb_knob_list(int *count)
+{
+    *count = OZB_KNOB_COUNT;
+    return ozb_knob_table;
+}
 
 void ozb_knobs_read(ozb_knobs *k)
 {
-    for (int i = 0; i < ozb_knob_count; i++) {
+    for (int i = 0; i < OZB_KNOB_COUNT; i++) {
         const ozb_knob_def *d = &ozb_knob_table[i];
         const char *v = getenv(d->name);
         int x = d->dflt;

@@ -30,8 +30,10 @@ typedef struct {
     size_t        offset;     /* of its field in ozb_knobs */
 } ozb_knob_def;
 
-extern const ozb_knob_def ozb_knob_table[];
-extern const int ozb_knob_count;
+/* The list (its count in *count).  A function, not exported data: a program that links the
+ * static library beside the shared one (white-box tests) would otherwise hold two
+ * definitions of one global (ASan's ODR check). */
+const ozb_knob_def *ozb_knob_list(int *count);
 
 /* Reads every knob from the environment (the library's only getenv). */
 void ozb_knobs_read(ozb_knobs *k);
