@@ -92,7 +92,7 @@ static void make_cancel(job_t *j, ozref_rng *r)
 {
     const int64_t h = j->k / 2;
     for (int64_t l = 0; l < h; l++) {
-        for (int64_t i = 0; i < (j->routine == R_GEMM ? j->m : j->routine == R_GEMV ? j->m : 1); i++) {
+        for (int64_t i = 0; i < (j->routine == R_DOT ? 1 : j->m); i++) {
             double *a1, *a2;
             if (j->routine == R_DOT) { a1 = j->a + l * llabs(j->incx); a2 = j->a + (l + h) * llabs(j->incx); }
             else if (j->ta) { a1 = j->a + l + i * j->lda; a2 = j->a + (l + h) + i * j->lda; }

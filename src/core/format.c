@@ -75,7 +75,8 @@ int ozb_int8_exact_cpu(ozblas_handle_t h)
 const ozb_format *ozb_format_for(ozblas_handle_t h, ozblas_engine_t engine)
 {
     if (h->dev) return find(cuda_formats, sizeof cuda_formats / sizeof cuda_formats[0], engine);
-    return ozb_format_of(engine, ozb_int8_exact_cpu(h));
+    /* only INT8 has a oneDNN route: other lookups never trigger the probe */
+    return ozb_format_of(engine, engine == OZBLAS_ENGINE_INT8 && ozb_int8_exact_cpu(h));
 }
 
 int ozb_int8_fast(ozblas_handle_t h)
