@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/format.h"
-#include "crt/crt_gemm.h"
-#include "cpu/blas_gate.h"
-#include "cuda/dev.h"
+#include "core/backend.h"
 #include "tu.h"
 
 static void check_with(const ozb_format *f, struct ozb_dev *dev, int64_t mr, int64_t nr, int64_t kb, int sa, int sb,
@@ -54,8 +51,14 @@ static void check_with(const ozb_format *f, struct ozb_dev *dev, int64_t mr, int
 
 static void check_products(int64_t mr, int64_t nr, int64_t kb, int sa, int sb, int dmax, int pattern, uint64_t seed)
 {
-    /* the oneDNN route where it is exact here, unless OZBLAS_NO_DNNL asks for DGEMM's */
-    check_with(ozb_format_of(OZBLAS_ENGINE_INT8, !getenv("OZBLAS_NO_DNNL") && ozb_gate_dnnl_exact()), NULL, mr, nr, kb, sa, sb, dmax, pattern, seed);
+    /* a CPU handle's INT8 format: the oneDNN route where it is exact here, unless
+     * OZBLAS_NO_DNNL (read by the handle) asks for DGEMM's */
+    ozblas_handle_t h;
+    ck_assert_int_eq(ozblas_create(&h), OZBLAS_STATUS_SUCCESS);
+    ozb_format f;
+    ck_assert(ozb_format_for(h, OZBLAS_ENGINE_INT8, &f));
+    check_with(&f, NULL, mr, nr, kb, sa, sb, dmax, pattern, seed);
+    ozblas_destroy(h);
 }
 
 /* a CUDA handle on the emulated device (emulate) or the GPU; NULL when there is none */
@@ -77,7 +80,9 @@ static void cuda_products(int emulate)
     ozblas_handle_t h = cuda_handle(emulate);
     const ozblas_engine_t engines[3] = {OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8};
     for (int e = 0; e < 3; e++) {
-        const ozb_format *f = ozb_format_for(h, engines[e]);
+        ozb_format fr;
+        ck_assert(ozb_format_for(h, engines[e], &fr));
+        const ozb_format *f = &fr;
         /* digits up to 127: every format's budget holds for kb <= 512 (FP16: 127^2 2^9 < 2^24) */
         check_with(f, h->dev, 7, 5, 333, 3, 2, 0, 0, tu_seed + 10 + e);
         check_with(f, h->dev, 16, 3, 500, 4, 4, 4, 0, tu_seed + 20 + e);   /* fast mode: per-slice GEMMs */
@@ -87,7 +92,9 @@ static void cuda_products(int emulate)
     }
     /* FP64 digits of 21 bits at k = 2^11 (2 * 21 + 11 = 53: the budget's edge), the skinny
      * INT32-packed kernel (1 and 3 columns) and cuBLAS (17 columns) */
-    const ozb_format *f64 = ozb_format_for(h, OZBLAS_ENGINE_FP64);
+    ozb_format f64r;
+    ck_assert(ozb_format_for(h, OZBLAS_ENGINE_FP64, &f64r));
+    const ozb_format *f64 = &f64r;
     check_with(f64, h->dev, 40, 1, 2048, 3, 1, 0, 3, tu_seed + 40);
     check_with(f64, h->dev, 1, 1, 2048, 3, 3, 0, 3, tu_seed + 41);
     check_with(f64, h->dev, 4, 17, 2048, 2, 1, 0, 3, tu_seed + 42);
@@ -104,7 +111,7 @@ static void cuda_products(int emulate)
         const int32_t m = exact ? 0 : 251;
         for (int64_t i = 0; i < nb * kb; i++) RB[i] = (uint8_t)(ozref_uniform(&r) * (exact ? 129.0 : 251.0));
         for (int64_t i = 0; i < mb * kb; i++) RA[i] = (int8_t)((int)(ozref_uniform(&r) * 256.0) - 128);
-        ck_assert_int_eq(ozb_crt_gemm(h->dev, RB, colB, RA, colA, mb, nb, kb, dst, m, 1, 0), 0);
+        ck_assert_int_eq(h->be->crt_gemm(h, RB, colB, RA, colA, mb, nb, kb, dst, m, 1), 0);
         for (int64_t j = 0; j < nb; j++)
             for (int64_t i = 0; i < mb; i++) {
                 int64_t ex = 0;

@@ -1,14 +1,14 @@
 /* Handle life cycle and configuration. */
 #include "core/ozb_internal.h"
-#include "core/format.h"
-#include "cuda/dev.h"
+#include "core/backend.h"
 #include <stdlib.h>
 
-ozblas_status_t ozblas_create(ozblas_handle_t *handle)
+ozblas_status_t ozb_handle_new(const ozb_backend *be, ozblas_handle_t *handle)
 {
     if (!handle) return OZBLAS_STATUS_INVALID_VALUE;
     ozblas_handle_t h = calloc(1, sizeof *h);
     if (!h) return OZBLAS_STATUS_ALLOC_FAILED;
+    h->be = be;
     h->mode = OZBLAS_MODE_DOUBLE;
     h->split_count = 3;
     h->fast_mode = 0;
@@ -24,7 +24,7 @@ ozblas_status_t ozblas_create(ozblas_handle_t *handle)
 ozblas_status_t ozblas_destroy(ozblas_handle_t h)
 {
     if (!h) return OZBLAS_STATUS_INVALID_VALUE;
-    ozb_dev_close(h->dev);
+    if (h->be->close) h->be->close(h);
     ozb_buf_free_all(h);
     free(h);
     return OZBLAS_STATUS_SUCCESS;
@@ -98,7 +98,7 @@ ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine)
 {
     if (!h || engine < OZBLAS_ENGINE_FP64 || engine > OZBLAS_ENGINE_CRT_INT8) return OZBLAS_STATUS_INVALID_VALUE;
     /* CRT_INT8 needs the exact int8 GEMM of the INT8 format (oneDNN) */
-    if (!ozb_format_for(h, engine == OZBLAS_ENGINE_CRT_INT8 ? OZBLAS_ENGINE_INT8 : engine)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!ozb_format_for(h, engine == OZBLAS_ENGINE_CRT_INT8 ? OZBLAS_ENGINE_INT8 : engine, NULL)) return OZBLAS_STATUS_NOT_SUPPORTED;
     h->engine = engine;
     return OZBLAS_STATUS_SUCCESS;
 }
@@ -149,5 +149,12 @@ ozblas_status_t ozblas_get_num_threads(ozblas_handle_t h, int *threads)
 {
     if (!h || !threads) return OZBLAS_STATUS_INVALID_VALUE;
     *threads = h->threads;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_backend(ozblas_handle_t h, ozblas_backend_t *backend)
+{
+    if (!h || !backend) return OZBLAS_STATUS_INVALID_VALUE;
+    *backend = h->be->id;
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -18,22 +18,22 @@ static inline double ozb_view_at(const ozb_view *v, int64_t i, int64_t l) { retu
 /* Handle-owned growable buffer: allocated on first need, reused afterwards. */
 typedef struct { void *p; size_t bytes; } ozb_buf;
 
-struct ozb_dev;   /* the CUDA device of a CUDA handle (src/cuda/dev.h) */
+struct ozb_dev;      /* a backend's state, opaque outside its folder (src/cuda/dev.h) */
+struct ozb_backend;  /* the backend interface (core/backend.h) */
 
 #define OZB_NBUF 18
 struct ozblas_context {
-    struct ozb_dev    *dev;           /* NULL: CPU backend; else pointers are device pointers */
+    const struct ozb_backend *be;     /* the backend's table (core/backend.h) */
+    struct ozb_dev    *dev;           /* the backend's state (NULL on the CPU), only its folder looks inside */
     ozblas_mode_t      mode;
-    ozblas_mode_t      run_mode;      /* the mode the current call computes (ozb_run) */
     int                split_count;   /* FIXED mode */
     int                fast_mode;     /* FIXED mode */
     ozblas_summation_t summation;     /* FIXED mode */
     ozblas_engine_t    engine;
-    ozblas_engine_t    run_engine;    /* the slice format the current call computes with (ozb_run) */
     ozblas_crt_scaling_t crt_scaling; /* CRT_INT8 FIXED/DOUBLE scaling */
     int                threads;       /* 0 = all cores */
     size_t             ws_limit;      /* 0 = default */
-    int                slice_hint_a, slice_hint_b; /* capacities learnt from earlier calls */
+    int                slice_hint_a, slice_hint_b; /* workspace sizing learnt from earlier calls (never changes a bit) */
     ozb_buf            buf[OZB_NBUF];
     ozblas_info_t      info;
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */

@@ -1,6 +1,6 @@
 /* FP64 slice products through OpenBLAS DGEMM (also the CPU engine of the FP16 format:
  * its digits are small integers whose products DGEMM computes exactly). */
-#include "core/format.h"
+#include "cpu/cpu_products.h"
 #include "cpu/blas_gate.h"
 
 int ozb_products_fp64(struct ozb_dev *dev, const ozb_slices *A, const ozb_slices *B, int dmax, double *P, int64_t ldp,

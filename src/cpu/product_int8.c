@@ -2,9 +2,9 @@
  * oneDNN is row-major: the column-major product P (mr x N) = A_t^T B is computed as the
  * row-major N x mr matrix B^T A_t, whose memory layout is the same.
  *
- * Only where oneDNN's int8 GEMM is exact on this CPU (ozb_int8_exact_cpu): elsewhere the
+ * Only where oneDNN's int8 GEMM is exact on this CPU (cpu/backend_cpu.c): elsewhere the
  * format table (format.c) gives the INT8 format whose products come from DGEMM. */
-#include "core/format.h"
+#include "cpu/cpu_products.h"
 #include "cpu/blas_gate.h"
 
 size_t ozb_scratch_int8(int64_t ra, int64_t rb, int64_t kb, int ca, int cb)

@@ -2,7 +2,7 @@
  * moduli, one exact INT8 GEMM per modulus, reconstruction by the Chinese remainder theorem. */
 #ifndef OZB_CRT_H
 #define OZB_CRT_H
-#include "core/pipeline.h"
+#include "core/problem.h"
 #include "crt/crt_consts.h"
 
 /* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
@@ -18,11 +18,11 @@ typedef struct {
 #define E_ZERO INT32_MIN
 #define E_BAD  INT32_MAX
 
-/* Computes pr in the handle's run mode (FIXED: split count = number of moduli; DOUBLE: the
+/* Computes pr in the plan's mode (FIXED: split count = number of moduli; DOUBLE: the
  * moduli count from the data, see crt.c).  Returns OZBLAS_STATUS_NOT_SUPPORTED, having
  * written nothing, where the scheme does not apply (no oneDNN, non-finite alpha, or DOUBLE
  * accuracy out of the table's reach); the caller then uses slice-based INT8. */
-ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, int nt);
+ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt);
 
 /* CORRECTLY_ROUNDED through the CRT (crt_cr.c): exact scaling, exact reconstruction.
  * NOT_SUPPORTED, having written nothing, where the rows' bit spans need more moduli than

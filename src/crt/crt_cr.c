@@ -16,17 +16,17 @@
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_gemm.h"
-#include "core/format.h"
-#include "core/special.h"
+#include "core/backend.h"
+#include "sum/special.h"
 #include "sum/sum.h"
 #include "sum/longacc.h"
+#include "crt/crt_garner.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 
 #define SPAN_MAX 400                /* bits per row beyond which the table cannot cover it */
 #define OZB_CRT_SPANLIMBS 16        /* 26-bit limbs of a scaled entry (16 * 26 = 416 > SPAN_MAX) */
-#define LIMBS 6                     /* 64-bit limbs of C' (M < 2^337 < 2^384) */
 
 typedef struct { int32_t ka, lb, span; int ok, zero; } crscale_t;   /* lb: log2 bound of ||x 2^ka||_2; entries < 2^span */
 
@@ -70,79 +70,6 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
         rs[i].span = e - lo;
         rs[i].lb = (e - lo) + c;                       /* ||x 2^ka||_2 <= 2^lb */
     }
-}
-
-/* Garner constants for s moduli: inv[t] = (m_0 ... m_{t-1})^-1 mod m_t,
- * P[u][t] = (m_0 ... m_{u-1}) mod m_t (u < t); M and floor(M/2) in 64-bit limbs. */
-typedef struct { int s; int32_t inv[OZB_CRT_NMOD]; int32_t P[OZB_CRT_NMOD][OZB_CRT_NMOD]; uint64_t M[LIMBS], H[LIMBS]; } garner_t;
-
-/* M = m_0 ... m_{s-1} in 64-bit limbs */
-static void m_limbs(int s, uint64_t M[LIMBS])
-{
-    memset(M, 0, sizeof(uint64_t) * LIMBS);
-    M[0] = 1;
-    for (int t = 0; t < s; t++) {
-        ozb_u128 carry = 0;
-        for (int q = 0; q < LIMBS; q++) {
-            const ozb_u128 v = (ozb_u128)M[q] * (uint64_t)ozb_crt_moduli[t] + carry;
-            M[q] = (uint64_t)v; carry = v >> 64;
-        }
-    }
-}
-
-static void garner_init(int s, garner_t *g)
-{
-    g->s = s;
-    for (int t = 0; t < s; t++) {
-        const int64_t m = ozb_crt_moduli[t];
-        int64_t pr = 1 % m;
-        for (int u = 0; u < t; u++) { g->P[u][t] = (int32_t)pr; pr = pr * ozb_crt_moduli[u] % m; }
-        g->inv[t] = (int32_t)ozb_crt_inverse_mod(pr, m);
-    }
-    m_limbs(s, g->M);
-    uint64_t c = 0;
-    for (int q = LIMBS - 1; q >= 0; q--) { g->H[q] = (g->M[q] >> 1) | (c << 63); c = g->M[q] & 1; }
-}
-
-static int log2M_of(int s)
-{
-    uint64_t M[LIMBS];
-    m_limbs(s, M);
-    for (int q = LIMBS - 1; q >= 0; q--)
-        if (M[q]) return 64 * q + 63 - __builtin_clzll(M[q]);
-    return 0;
-}
-
-/* RN(X 2^E) for the integer X > 0 in L 64-bit limbs, or 0 with *ok = 0 when the result
- * would be subnormal or overflow (the caller then takes the long accumulator). */
-static double round_limbs(const uint64_t *X, int L, int E, int *ok)
-{
-    int top = L - 1;
-    while (X[top] == 0) top--;
-    const int lz = __builtin_clzll(X[top]);
-    const int T = 64 * top + 63 - lz;                 /* highest set bit */
-    uint64_t mant;
-    int sh;
-    if (T < 53) { mant = X[0]; sh = 0; }
-    else {
-        /* hi = bits T .. T-63, lo = bits T-64 .. T-127, sticky = anything lower */
-        const uint64_t a0 = X[top], a1 = top >= 1 ? X[top - 1] : 0, a2 = top >= 2 ? X[top - 2] : 0;
-        const uint64_t hi = lz ? (a0 << lz) | (a1 >> (64 - lz)) : a0;
-        const uint64_t lo = lz ? (a1 << lz) | (a2 >> (64 - lz)) : a1;
-        int sticky = lo != 0 || (lz ? (a2 << lz) != 0 : 0) || (hi & 0x3ff) != 0;
-        for (int q = top - 3; q >= 0 && !sticky; q--) sticky = X[q] != 0;
-        mant = hi >> 11;                              /* bits T .. T-52 */
-        const int rbit = (int)((hi >> 10) & 1);
-        sh = T - 52;
-        if (rbit && (sticky || (mant & 1))) {
-            mant++;
-            if (mant == (1ull << 53)) { mant >>= 1; sh++; }
-        }
-    }
-    const int ex = sh + E + 52;                       /* result below 2^(ex+1) */
-    if (ex < -1022 || ex > 1023) { *ok = 0; return 0.0; }
-    *ok = 1;
-    return ldexp((double)mant, sh + E);               /* exact: 53 bits, normal exponent */
 }
 
 static inline int32_t mod_small(double x, double m, double inv) { return (int32_t)ozb_crt_mod(x, m, inv); }
@@ -252,7 +179,7 @@ OZB_CLONES static void garner_digits(const int32_t *C, int64_t ne, int64_t w, co
 ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
 {
     /* the residue GEMMs need an exact INT8 product: oneDNN on the CPU, cuBLAS on a device */
-    if (!ozb_format_for(h, OZBLAS_ENGINE_INT8)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!ozb_format_for(h, OZBLAS_ENGINE_INT8, NULL)) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha)) return OZBLAS_STATUS_NOT_SUPPORTED;
     const double t0 = ozb_now();
     const int64_t m = pr->m, n = pr->n, k = pr->k;
@@ -267,12 +194,12 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     /* |C'| <= 2^(lbA + lbB) <= 2^(floor(log2 M) - 1) < M/2 */
     int s = 2;
     if (lbA != INT32_MIN && lbB != INT32_MIN) {
-        while (s <= OZB_CRT_NMOD && log2M_of(s) - 1 < lbA + lbB) s++;
+        while (s <= OZB_CRT_NMOD && ozb_log2M_of(s) - 1 < lbA + lbB) s++;
         if (s > OZB_CRT_NMOD) return OZBLAS_STATUS_NOT_SUPPORTED;
     }
     garner_t *G = malloc(sizeof *G);
     if (!G) return OZBLAS_STATUS_ALLOC_FAILED;
-    garner_init(s, G);
+    ozb_garner_init(s, G);
     const double t1 = ozb_now();
 
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
@@ -295,7 +222,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
         for (int j = 0; j < 16; j++) { F[t * 16 + j] = (double)f; f = (f << 26) % ozb_crt_moduli[t]; }
     }
     if (!resA || !resB || !C32 || !dec) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
-    const int lm = log2M_of(s), L = lm / 64 + 2 < LIMBS ? lm / 64 + 2 : LIMBS;   /* limbs of C' and M */
+    const int lm = ozb_log2M_of(s), L = lm / 64 + 2 < LIMBS ? lm / 64 + 2 : LIMBS;   /* limbs of C' and M */
     int32_t *vbuf = ozb_buf_get(h, OZB_BUF_TERMS, sizeof(int32_t) * (size_t)(s + 1) * 256 * (size_t)nt + 64);
     if (!vbuf) { free(G); return OZBLAS_STATUS_ALLOC_FAILED; }
     /* Horner groups of up to seven moduli, from the top: t = ghi[g] .. glo[g], product gM[g] < 2^56 */
@@ -326,8 +253,8 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 tres += tb - ta;
                 for (int t = 0; t < s; t++) {
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
-                    if (ozb_crt_gemm(h->dev, resB + (size_t)t * nbb * kbb, colB, (const int8_t *)resA + (size_t)t * mbb * kbb, colA,
-                                     mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt, ozb_int8_exact_cpu(h))) { free(G); return OZBLAS_STATUS_EXECUTION_FAILED; }
+                    if (h->be->crt_gemm(h, resB + (size_t)t * nbb * kbb, colB, (const int8_t *)resA + (size_t)t * mbb * kbb, colA,
+                                        mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) { free(G); return OZBLAS_STATUS_EXECUTION_FAILED; }
                     calls++;
                     if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }
@@ -392,7 +319,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                         int ok = 0;
                         double r = 0.0;
                         if (alpha_pow2 && (!use_c || cval == 0.0)) {
-                            r = round_limbs(X, L, E + ea - 1, &ok);
+                            r = ozb_round_limbs(X, L, E + ea - 1, &ok);
                             if (ok) r = ((pr->alpha < 0) != neg) ? -r : r;
                         }
                         if (!ok) {                    /* the exact path: 52-bit chunks, long accumulator */

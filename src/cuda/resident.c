@@ -20,6 +20,7 @@
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "core/format.h"
+#include "split/split.h"
 #include "../../kernels/ozb_kernel_ops.h"
 #include <float.h>
 #include <math.h>
@@ -133,16 +134,17 @@ static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, m
     return crit_counts(h, pr, M, kb, nkb, beta, dhyp, hnsB, hb, v, u, *dA, sa, dmax);
 }
 
-ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr)
+ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     if (h->knobs.cuda_staged) return OZBLAS_STATUS_NOT_SUPPORTED;   /* a test knob: both paths, same bits */
-    const ozblas_mode_t mode = h->run_mode;
-    const ozblas_engine_t eng = h->run_engine;
+    const ozblas_mode_t mode = plan->mode;
+    const ozblas_engine_t eng = plan->engine;
     const int fixed = mode == OZBLAS_MODE_FIXED, dbl = mode == OZBLAS_MODE_DOUBLE;
     if (eng != OZBLAS_ENGINE_FP64 && eng != OZBLAS_ENGINE_FP16 && eng != OZBLAS_ENGINE_INT8) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    const ozb_format *fmt = ozb_format_for(h, eng);
-    if (!fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_format fmt_row;
+    if (!ozb_format_for(h, eng, &fmt_row)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const ozb_format *fmt = &fmt_row;
 
     const double t0 = ozb_now();
     ozb_dev *dev = h->dev;

@@ -2,16 +2,16 @@
  * the CPU handle's bits (resident.c). */
 #ifndef OZB_RESIDENT_H
 #define OZB_RESIDENT_H
-#include "core/pipeline.h"
+#include "core/problem.h"
 
-/* Computes pr (device pointers) on the device for FIXED and CORRECTLY_ROUNDED (h->run_mode,
- * h->run_engine) with the FP64, FP16 and INT8 formats.  OZBLAS_STATUS_NOT_SUPPORTED, with
+/* Computes pr (device pointers) on the device for FIXED and CORRECTLY_ROUNDED (the plan's mode and
+ * format) with the FP64, FP16 and INT8 formats.  OZBLAS_STATUS_NOT_SUPPORTED, with
  * every output untouched, where the staged path (stage.c) must compute it instead. */
-ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr);
+ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 
 /* The CRT format in FIXED and DOUBLE mode (FAST scaling) on the device (resident_crt.c).
  * NOT_SUPPORTED, every output untouched, where the staged path must compute it, or with
  * *to_int8 = 1 where DOUBLE accuracy is beyond the moduli table (then INT8 slices, as on
  * the CPU). */
-ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, int *to_int8);
+ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int *to_int8);
 #endif

@@ -99,7 +99,7 @@ static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, 
     return OZBLAS_STATUS_SUCCESS;
 }
 
-ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, int *to_int8)
+ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int *to_int8)
 {
     *to_int8 = 0;
     if (h->knobs.cuda_staged) return OZBLAS_STATUS_NOT_SUPPORTED;
@@ -161,7 +161,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, i
     }
     /* the moduli count, as ozb_crt_run */
     int s;
-    if (h->run_mode == OZBLAS_MODE_FIXED) {
+    if (plan->mode == OZBLAS_MODE_FIXED) {
         s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
     } else {
         const int32_t EB = ozb_crt_col_exp(rb, n);

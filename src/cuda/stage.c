@@ -48,17 +48,17 @@ static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, in
     return OZBLAS_STATUS_SUCCESS;
 }
 
-static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run);
+static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run);
 
-ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run)
+ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
 {
     const int tok = ozb_dev_enter(h->dev);
-    ozblas_status_t st = stage_run(h, pr, host_run);
+    ozblas_status_t st = stage_run(h, pr, plan, host_run);
     ozb_dev_leave(h->dev, tok);
     return st;
 }
 
-static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run)
+static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
 {
     const double t0 = ozb_now();
     ozb_problem hp = *pr;
@@ -73,7 +73,7 @@ static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_h
         hp.c = (double *)cv.p; hp.crs = cv.rs; hp.ccs = cv.cs;
     }
     const double t1 = ozb_now();
-    st = host_run(h, &hp);
+    st = host_run(h, &hp, plan);
     if (st != OZBLAS_STATUS_SUCCESS) return st;       /* the device's C is untouched */
     const double t2 = ozb_now();
     if (!pr->c_host && ozb_dev_put(h->dev, (void *)gc.dev_base, gc.pitch, h->buf[OZB_BUF_HC].p, gc.width, gc.width, gc.height))

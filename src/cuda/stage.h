@@ -4,9 +4,7 @@
  * handle, so the results are the CPU's bit for bit. */
 #ifndef OZB_STAGE_H
 #define OZB_STAGE_H
-#include "core/pipeline.h"
+#include "core/problem.h"
 
-typedef ozblas_status_t (*ozb_host_run_fn)(ozblas_handle_t h, const ozb_problem *pr);
-
-ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, ozb_host_run_fn host_run);
+ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run);
 #endif

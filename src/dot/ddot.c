@@ -1,7 +1,7 @@
 /* ozblas_ddot: argument checks and BLAS conventions; the work is the shared pipeline
  * with op(A) = x^T (one row) and op(B) = y (one column): all slice pairs of a k-block
  * in one GEMM (GEMM-ization, seed 001 §4.3). */
-#include "core/pipeline.h"
+#include "dispatch/dispatch.h"
 
 ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,
                             const double *y, int64_t incy, double *result)

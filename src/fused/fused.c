@@ -80,9 +80,9 @@ static size_t thread_bytes(int64_t nkb)
     return ((THR_BLOCK + 3 * nt + 8) * sizeof(double) + nt * sizeof(int32_t) + 127) & ~(size_t)63;
 }
 
-int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr)
+int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
-    if (h->run_mode != OZBLAS_MODE_CORRECTLY_ROUNDED || h->run_engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
+    if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
     if (h->knobs.no_fused || !kernels(h)) return 0;
     if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
     const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;

@@ -4,11 +4,11 @@
  * are left to the GEMM-ized pipeline. */
 #ifndef OZB_FUSED_H
 #define OZB_FUSED_H
-#include "core/pipeline.h"
+#include "core/problem.h"
 
 /* 1 when ozb_fused_cr may run pr on this handle (CORRECTLY_ROUNDED, FP64 format, one
  * output column, a kernel set for this CPU, workspace within the limit). */
-int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr);
+int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 
 /* Writes RN(exact) for every row of C it can certify.  *fail points to m flags (owned by
  * the handle, valid until its next call): fail[i] = 1 where row i was left untouched

@@ -1,5 +1,5 @@
 /* ozblas_dgemm: argument checks and BLAS conventions; the work is the shared pipeline. */
-#include "core/pipeline.h"
+#include "dispatch/dispatch.h"
 
 ozblas_status_t ozblas_dgemm(ozblas_handle_t h, ozblas_operation_t transa, ozblas_operation_t transb,
                              int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,

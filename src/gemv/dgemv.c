@@ -1,6 +1,6 @@
 /* ozblas_dgemv: argument checks and BLAS conventions; the work is the shared pipeline
  * with op(B) = x (one column): one GEMM per slice of op(A) against all slices of x. */
-#include "core/pipeline.h"
+#include "dispatch/dispatch.h"
 
 ozblas_status_t ozblas_dgemv(ozblas_handle_t h, ozblas_operation_t trans, int64_t m, int64_t n,
                              double alpha, const double *A, int64_t lda, const double *x, int64_t incx,

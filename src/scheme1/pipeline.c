@@ -1,10 +1,10 @@
 /* Ozaki scheme I for one call: the configuration, GEMM-shaped tiles, DOT/GEMV-shaped units. */
 #include "scheme1/s1_internal.h"
 
-run_cfg s1_config_of(ozblas_handle_t h)
+run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode)
 {
     run_cfg c = {0, 0, 0, 0, OZBLAS_SUM_NEARSUM};
-    switch (h->run_mode) {
+    switch (mode) {
     case OZBLAS_MODE_CORRECTLY_ROUNDED: break;              /* split until exact, all pairs, NearSum */
     case OZBLAS_MODE_FIXED:
         c.limit = h->split_count; c.fast = h->fast_mode; c.dfixed = h->split_count;
@@ -208,26 +208,26 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
     }
 }
 
-ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr)
+ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     const double t_start = ozb_now();
     ctx_t c;
     memset(&c, 0, sizeof c);
     c.h = h;
     c.pr = pr;
-    c.cfg = s1_config_of(h);
+    c.cfg = s1_config_of(h, plan->mode);
     c.nt = ozb_threads(h);
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     /* small problems: thread start-up costs more than it saves (never changes a bit) */
     if ((double)m * (double)n * (double)k < 65536.0) c.nt = 1;
-    c.fmt = ozb_format_for(h, h->run_engine);
-    if (!c.fmt) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!ozb_format_for(h, plan->engine, &c.fmt_row)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    c.fmt = &c.fmt_row;
     const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;
     c.kb = kblock < k ? kblock : k;
     c.nkb = (k + c.kb - 1) / c.kb;
     c.beta_bits = c.fmt->bits(c.kb);
     c.dhyp = ozb_hypothetical_d(c.beta_bits, c.kb);
-    c.lazy = h->run_mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
+    c.lazy = plan->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
              !h->knobs.no_lazy;
     c.dcr = s1_lazy_levels(c.beta_bits, c.kb);
     if (h->knobs.lazy_levels >= 0) c.dcr = h->knobs.lazy_levels;

@@ -6,10 +6,9 @@
  *   pipeline.c  the call: tiles (GEMM shapes) or units (DOT/GEMV shapes), ozb_scheme1_run */
 #ifndef OZB_S1_INTERNAL_H
 #define OZB_S1_INTERNAL_H
-#include "core/pipeline.h"
+#include "core/problem.h"
 #include "core/format.h"
-#include "core/special.h"
-#include "cuda/dev.h"
+#include "sum/special.h"
 #include "scheme1/scheme1.h"
 #include "split/split.h"
 #include "sum/sum.h"
@@ -37,7 +36,8 @@ typedef struct {
     const double *vA, *vB, *uA;   /* uA: fast mode's weights (exp_col_sums), DOUBLE mode */
     double sfac;
     int capA, capB;
-    const ozb_format *fmt;
+    ozb_format fmt_row;       /* the plan's format on the handle's backend */
+    const ozb_format *fmt;    /* &fmt_row */
     int dhyp;              /* DOUBLE: d for rows that became exact (row_d)                  */
     int level_sum;         /* pairs on one grid level may be pre-summed exactly (format)     */
     int local_weights;     /* DOT: Algorithm 3 weights per k-block, from data already in cache */
@@ -77,7 +77,7 @@ int s1_grow(int cap, int need);
 int s1_lazy_levels(int beta, int64_t kb);
 void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt);
 int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB, double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0, void *scr);
-run_cfg s1_config_of(ozblas_handle_t h);
+run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode);
 ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb);
 ozblas_status_t s1_run_units(ctx_t *c, int64_t mb);
 #endif

@@ -11,9 +11,9 @@
  * m/n blocking and thread counts therefore never change a bit. */
 #ifndef OZB_SCHEME1_H
 #define OZB_SCHEME1_H
-#include "core/pipeline.h"
+#include "core/problem.h"
 
-/* Computes pr with slices of the handle's run format in its run mode (h->run_mode,
- * h->run_engine), on the host (a CUDA handle's products on its device). */
-ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr);
+/* Computes pr with slices of the plan's format in its mode, on the host (a CUDA handle's
+ * products on its device). */
+ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 #endif

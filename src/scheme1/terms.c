@@ -47,13 +47,6 @@ int s1_row_d(int ns, uint8_t flag, int dhyp)
     return ns > dhyp ? ns : dhyp;
 }
 
-int ozb_hypothetical_d(int beta, int64_t kb)
-{
-    const double s = 2.0 * sqrt((double)kb) * 0x1p-53;
-    int d = 2;
-    while (d < 200 && (double)(d + 1) * ldexp(1.0, -(d - 1) * beta) >= s) d++;
-    return d;
-}
 
 /* Pairs t + u <= dmax - 1 the GEMMs must cover for this block (0: all). */
 int s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)

@@ -240,3 +240,11 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
             memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb);
 }
 
+
+int ozb_hypothetical_d(int beta, int64_t kb)
+{
+    const double s = 2.0 * sqrt((double)kb) * 0x1p-53;
+    int d = 2;
+    while (d < 200 && (double)(d + 1) * ldexp(1.0, -(d - 1) * beta) >= s) d++;
+    return d;
+}

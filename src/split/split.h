@@ -2,25 +2,8 @@
  * and slice (Algorithm 1 of seed 000, rows of op(A) / columns of op(B)). */
 #ifndef OZB_SPLIT_H
 #define OZB_SPLIT_H
-#include "core/ozb_internal.h"
+#include "core/slices.h"
 
-/* Row flags.  DOUBLE mode: a row stops when Algorithm 3 is met at d = ns (CRIT_MET) or
- * when its remainder is zero (EXACT: then slice ns+1 is zero, so the criterion holds at
- * d = ns+1 trivially and fast mode may use that d). */
-enum { OZB_ROW_NONFINITE = 1, OZB_ROW_CRIT_MET = 2, OZB_ROW_EXACT = 4 };
-
-typedef struct {
-    int64_t  rows, kb;    /* block shape                                                 */
-    int      cap;         /* slices the buffer holds (plus one slot for the remainder)  */
-    int      s;           /* max over rows of the slices produced                        */
-    int      need;        /* > cap if some row needed more slices than cap              */
-    double  *slice;       /* slice t, row i, element l: slice[(t*rows + i)*kb + l]       */
-    int32_t *w;           /* w[t*wstride + i]: slice t of row i is digit * 2^w          */
-    int64_t  wstride;     /* >= rows                                                     */
-    int32_t *ns;          /* ns[i]: slices of row i (0 for a zero or non-finite row)     */
-    int32_t *dsafe;       /* DOUBLE mode: fast mode may skip pairs t + u >= dsafe[i] of row i */
-    uint8_t *flag;        /* OZB_ROW_* bits                                              */
-} ozb_slices;
 
 typedef struct {
     int           beta;       /* bits per slice                                          */
@@ -40,5 +23,9 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
 /* Algorithm 3's sums in their canonical order (see split.c). */
 double ozb_crit_sum(const double *d, const double *r, double ds, double rs, int64_t stride,
                     const double *v, int64_t n);
+
+/* DOUBLE mode: the d of a row split to its end, from the format's bits beta and the inner
+ * block kb: the least d >= 2 with (d+1) 2^(-(d-1) beta) < 2 sqrt(kb) u. */
+int ozb_hypothetical_d(int beta, int64_t kb);
 
 #endif

@@ -1,7 +1,8 @@
-/* The Ozaki-scheme pipeline shared by DOT, GEMV and GEMM: split, multiply, sum,
- * blocked in m and n under the workspace limit and in k by a shape-only block size. */
-#ifndef OZB_PIPELINE_H
-#define OZB_PIPELINE_H
+/* One routine call as the layers below the drivers see it: the problem (strided views of
+ * op(A), op(B)^T and C) and the plan (what the dispatch decided for this call).  Both are
+ * values passed down; a call writes nothing into the handle but its info and workspace. */
+#ifndef OZB_PROBLEM_H
+#define OZB_PROBLEM_H
 #include "core/ozb_internal.h"
 
 typedef struct {
@@ -15,20 +16,16 @@ typedef struct {
     int      c_host;           /* c is host memory on a device handle too (DOT's result)  */
 } ozb_problem;
 
-/* Computes C = alpha op(A) op(B) + beta C as the handle's mode says. */
-ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
+/* The per-call decisions of the dispatch (src/dispatch/dispatch.c), from the handle's
+ * configuration and the problem's shape only, never from timing or thread count. */
+typedef struct {
+    ozblas_mode_t   mode;      /* the mode the call computes (DOUBLE DOT/GEMV: CORRECTLY_ROUNDED) */
+    ozblas_engine_t engine;    /* the slice format it computes with                        */
+} ozb_plan;
 
-
-
-/* Clears the handle's info for a call that computes nothing. */
-void ozb_info_reset(ozblas_handle_t h);
-
-/* C := beta * C (beta == 0: C := +0, not read; beta == 1: untouched), for alpha == 0 or k == 0. */
-ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
-
-/* DOUBLE mode: the d of a row split to its end (scheme1/terms.c's s1_row_d), from the format's bits
- * and the inner block: (d+1) 2^(-(d-1) beta) < 2 sqrt(kb) u. */
-int ozb_hypothetical_d(int beta, int64_t kb);
+/* The host methods with the plan (the dispatch's run_host): what a backend's device executor
+ * calls on host copies of the operands where it does not compute on the device. */
+typedef ozblas_status_t (*ozb_host_run_fn)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 
 /* Inner block sizes (shape-only, CONTRACT §3). */
 #define OZB_KBLOCK_DOT  ((int64_t)1 << 15)  /* DOT: 19 bits per FP64 slice, blocks in cache */

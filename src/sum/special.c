@@ -1,4 +1,4 @@
-#include "core/special.h"
+#include "sum/special.h"
 #include "sum/longacc.h"
 #include <math.h>
 

@@ -1,0 +1,43 @@
+/* The backend interface: what a handle's backend (src/cpu, src/cuda) does for the layers
+ * above.  One table of function pointers per backend; nothing outside a backend's folder
+ * asks which backend a handle has, it calls through h->be.  Adding a backend is one folder
+ * that fills this table and one public create function (see docs/ARCHITECTURE.md). */
+#ifndef OZB_BACKEND_H
+#define OZB_BACKEND_H
+#include "core/problem.h"
+#include "core/format.h"
+
+typedef struct ozb_backend {
+    ozblas_backend_t id;
+    const char      *name;
+    /* The products engine of slice format `engine` (FP64, FP16, INT8) on this handle; 0
+     * where the backend has none (format.c joins it to the format table's row). */
+    int (*format_engine)(ozblas_handle_t h, ozblas_engine_t engine, ozb_format_engine *out);
+    /* 1 where the INT8 products are fast enough to be picked by default. */
+    int (*int8_fast)(ozblas_handle_t h);
+    /* The CRT's product (crt/crt_gemm.h): dst (mbb x nbb, column-major, host) = RB RA^T over
+     * kbb <= OZB_CRT_KBLOCK, exactly, or congruent modulo mod > 0; nt threads.  0, or
+     * nonzero when the backend failed. */
+    int (*crt_gemm)(ozblas_handle_t h, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb,
+                    int64_t nbb, int64_t kbb, int32_t *dst, int32_t mod, int nt);
+    /* Optional (NULL: the CRT engine folds crt_gemm's host results and reconstructs on the
+     * host): modulus t's product of s kept by the backend (fold: a later k-block, folded
+     * modulo mod), then every element's reconstruction (consts: ozb_op_crt_consts) into the
+     * host array val.  The same element operations, so the same bits. */
+    int (*crt_acc)(ozblas_handle_t h, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb,
+                   int64_t nbb, int64_t kbb, int s, int t, int fold, int32_t mod);
+    int (*crt_recon)(ozblas_handle_t h, const void *consts, int64_t ne, double *val);
+    /* C := beta C in the backend's memory (beta == 0: +0, C not read); 0 or nonzero on failure. */
+    int (*scale)(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
+    /* Optional (NULL: the host methods compute every call): the whole call, for backends
+     * whose operands are not host memory; host_run computes on host copies. */
+    ozblas_status_t (*execute)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan,
+                               ozb_host_run_fn host_run);
+    /* Releases the backend's state (h->dev); NULL where there is none. */
+    void (*close)(ozblas_handle_t h);
+} ozb_backend;
+
+/* A new handle on backend `be` with the default configuration and the knobs read (the
+ * public create functions of the backends call this). */
+ozblas_status_t ozb_handle_new(const ozb_backend *be, ozblas_handle_t *out);
+#endif

@@ -1,0 +1,111 @@
+/* The CUDA backend (core/backend.h) and CUDA handles (include/ozblas.h): a CPU handle's
+ * configuration plus a device (dev.h), real or emulated.  A call runs device-resident
+ * where the resident engines can (resident_crt.c, resident.c); the rest is staged
+ * (stage.c): the host methods on host copies, with the products on the device. */
+#include "core/backend.h"
+#include "cuda/dev.h"
+#include "cuda/products_cuda.h"
+#include "cuda/resident.h"
+#include "cuda/stage.h"
+#include <stdlib.h>
+
+static int format_engine(ozblas_handle_t h, ozblas_engine_t engine, ozb_format_engine *out)
+{
+    (void)h;
+    switch (engine) {   /* cuBLAS: DGEMM, FP16 on the tensor cores with FP32 accumulation, INT8 -> INT32 */
+    case OZBLAS_ENGINE_FP64: *out = (ozb_format_engine){ ozb_products_cuda_fp64, ozb_scratch_cuda }; return 1;
+    case OZBLAS_ENGINE_FP16: *out = (ozb_format_engine){ ozb_products_cuda_fp16, ozb_scratch_cuda }; return 1;
+    case OZBLAS_ENGINE_INT8: *out = (ozb_format_engine){ ozb_products_cuda_int8, ozb_scratch_cuda }; return 1;
+    default: return 0;
+    }
+}
+
+static int int8_fast(ozblas_handle_t h) { (void)h; return 1; }   /* cuBLAS's INT8 GEMM on the tensor cores */
+
+static int crt_gemm(ozblas_handle_t h, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb,
+                    int64_t nbb, int64_t kbb, int32_t *dst, int32_t mod, int nt)
+{
+    (void)nt;
+    return ozb_crt_gemm_cuda(h->dev, RB, colB, RA, colA, mbb, nbb, kbb, dst, mod);
+}
+
+static int crt_acc(ozblas_handle_t h, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb,
+                   int64_t nbb, int64_t kbb, int s, int t, int fold, int32_t mod)
+{
+    return ozb_crt_gemm_cuda_acc(h->dev, RB, colB, RA, colA, mbb, nbb, kbb, s, t, fold, mod);
+}
+
+static int crt_recon(ozblas_handle_t h, const void *consts, int64_t ne, double *val)
+{
+    return ozb_crt_recon_cuda(h->dev, consts, ne, val);
+}
+
+static int scale(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
+{
+    const int tok = ozb_dev_enter(h->dev);
+    const int rc = ozb_dev_scale(h->dev, c, crs, ccs, m, n, beta);
+    ozb_dev_leave(h->dev, tok);
+    return rc;
+}
+
+/* The device-resident engines first; what they decline before writing anything is staged. */
+static ozblas_status_t execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
+{
+    ozb_plan pl = *plan;
+    ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
+    if (pl.engine == OZBLAS_ENGINE_CRT_INT8) {            /* FIXED, DOUBLE (CR runs FP64 slices) */
+        int to_int8 = 0;
+        st = ozb_resident_crt_run(h, pr, &pl, &to_int8);
+        if (st == OZBLAS_STATUS_NOT_SUPPORTED && to_int8) pl.engine = OZBLAS_ENGINE_INT8;   /* as the host's CRT */
+    }
+    if (st == OZBLAS_STATUS_NOT_SUPPORTED && pl.engine != OZBLAS_ENGINE_CRT_INT8) st = ozb_resident_run(h, pr, &pl);
+    return st == OZBLAS_STATUS_NOT_SUPPORTED ? ozb_stage_run(h, pr, &pl, host_run) : st;
+}
+
+static void close_dev(ozblas_handle_t h) { ozb_dev_close(h->dev); h->dev = NULL; }
+
+static const ozb_backend cuda_backend = {
+    .id = OZBLAS_BACKEND_CUDA,
+    .name = "cuda",
+    .format_engine = format_engine,
+    .int8_fast = int8_fast,
+    .crt_gemm = crt_gemm,
+    .crt_acc = crt_acc,
+    .crt_recon = crt_recon,
+    .scale = scale,
+    .execute = execute,
+    .close = close_dev,
+};
+
+ozblas_status_t ozblas_create_cuda(ozblas_handle_t *handle, int device)
+{
+    if (!handle || device < 0) return OZBLAS_STATUS_INVALID_VALUE;
+    ozblas_handle_t h;
+    ozblas_status_t st = ozb_handle_new(&cuda_backend, &h);   /* reads the knobs */
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    ozb_dev *d = NULL;
+    const char *why;
+    if ((st = ozb_dev_open(device, h->knobs.cuda_emulate, &d, &why)) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return st; }
+    h->dev = d;
+    *handle = h;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+const char *ozblas_cuda_unavailable_reason(int device)
+{
+    ozb_dev *d = NULL;
+    const char *why = "invalid device number";
+    ozb_knobs k;
+    ozb_knobs_read(&k);
+    ozblas_status_t st = ozb_dev_open(device, k.cuda_emulate, &d, &why);
+    if (st == OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return NULL; }
+    return st == OZBLAS_STATUS_ALLOC_FAILED ? "allocation failed" : why;
+}
+
+ozblas_status_t ozblas_set_stream(ozblas_handle_t h, void *cuda_stream)
+{
+    if (!h) return OZBLAS_STATUS_INVALID_VALUE;
+    if (h->be != &cuda_backend) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_dev_set_stream(h->dev, cuda_stream);
+    return OZBLAS_STATUS_SUCCESS;
+}

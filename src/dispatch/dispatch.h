@@ -1,0 +1,14 @@
+/* The dispatch: from a driver's problem to the method that computes it. */
+#ifndef OZB_DISPATCH_H
+#define OZB_DISPATCH_H
+#include "core/problem.h"
+
+/* Computes C = alpha op(A) op(B) + beta C as the handle's mode says. */
+ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
+
+/* Clears the handle's info for a call that computes nothing. */
+void ozb_info_reset(ozblas_handle_t h);
+
+/* C := beta * C (beta == 0: C := +0, not read; beta == 1: untouched), for alpha == 0 or k == 0. */
+ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
+#endif
