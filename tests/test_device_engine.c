@@ -34,7 +34,9 @@ static const ozblas_engine_t ENGINES[4] = {OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP1
 static ozblas_handle_t cfg_handle(const cfg_t *c, ozblas_engine_t eng, size_t ws)
 {
     ozblas_handle_t h = tu_handle(c->mode);
-    if (ozblas_set_engine(h, eng) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return NULL; }   /* not built in */
+    /* an engine this build lacks (INT8 and CRT_INT8 without oneDNN): suite() has reported the
+     * program to ctest as skipped, so the cases returning here never count as passed */
+    if (ozblas_set_engine(h, eng) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return NULL; }
     if (c->mode == OZBLAS_MODE_FIXED) {
         ck_assert_int_eq(ozblas_set_split_count(h, c->split), OZBLAS_STATUS_SUCCESS);
         ck_assert_int_eq(ozblas_set_fast_mode(h, c->fast), OZBLAS_STATUS_SUCCESS);
@@ -240,6 +242,12 @@ END_TEST
 static Suite *suite(void)
 {
     Suite *s = suite_create("device_engine");
+    ozblas_handle_t h;
+    if (ozblas_create(&h) != OZBLAS_STATUS_SUCCESS) abort();
+    for (int e = 0; e < 4; e++)
+        if (ozblas_set_engine(h, ENGINES[e]) != OZBLAS_STATUS_SUCCESS)
+            tu_skip_note("test_device_engine", e == 2 ? "the INT8 format is not built in (no oneDNN)" : e == 3 ? "the CRT_INT8 format is not built in (no oneDNN)" : "an engine is not built in");
+    ozblas_destroy(h);
     TCase *tc = tcase_create("engine");
     tcase_set_timeout(tc, tu_timeout(600));
     tcase_add_loop_test(tc, engine_gemm, 0, 4);

@@ -94,6 +94,10 @@ void tu_dot_random(ozblas_handle_t h, ozblas_mode_t mode, int64_t n, int64_t inc
 /* The CUDA twin's info after its last call (OZBLAS_TEST_CUDA set); 0 where there is no twin. */
 int tu_twin_info(ozblas_info_t *info);
 
+/* Records, while a suite is built (in the parent process), that some of its cases cannot run
+ * on this build or machine: tu_main then reports the program to ctest as skipped (exit 77,
+ * SKIP_RETURN_CODE) when nothing failed, never as passed. */
+void tu_skip_note(const char *name, const char *why);
 #define TU_MAIN(name, builder) int main(void) { return tu_main(name, builder()); }
 
 #define TU_MODES {OZBLAS_MODE_DOUBLE, OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_MODE_FIXED}

@@ -26,6 +26,8 @@
  * (canonical sums: the count is a function of the data only).
  *
  * Compiled with -ffp-contract=off; fma() is used explicitly where exact. */
+#include "core/info.h"
+#include "core/tiles.h"
 #include "crt/crt_internal.h"
 
 /* Reconstruction of ne elements from their residue products C32[t*ne + e] (t < s):
@@ -130,7 +132,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
     int64_t mb, nb;
-    ozb_crt_tiles(limit, m, n, (double)s * (double)kb, 4.0 * s + 12.0, 32.0 * (nt + 1), 24.0 * (double)kb * (nt + 1), &mb, &nb);
+    ozb_tiles(limit, m, n, (ozb_tile_cost){(double)s * (double)kb, (double)s * (double)kb, 4.0 * s + 12.0, 32.0 * (nt + 1), 24.0 * (double)kb * (nt + 1)}, &mb, &nb);
     int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
     int8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
     int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);
@@ -205,20 +207,9 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             tsum += ozb_now() - te;
         }
     }
-    ozblas_info_t *info = &h->info;
-    memset(info, 0, sizeof *info);
-    info->mode = h->mode;
-    info->summation = OZBLAS_SUM_DOUBLE;
-    info->engine = h->engine;
-    info->bits_per_slice = cs.alpha;            /* bits kept per row/column by the scaling */
-    info->slices_a = info->slices_b = info->split_count = s;   /* moduli */
-    info->gemm_calls = calls;
-    info->slice_products = calls;
-    info->gemm_flops = 2.0 * (double)m * (double)n * (double)k * s;
-    info->blocks = ((m + mb - 1) / mb) * ((n + nb - 1) / nb);
-    info->block_m = mb; info->block_n = nb; info->block_k = kb;
-    info->seconds_split = (t1 - t0) + tres;
-    info->seconds_multiply = tmul;
-    info->seconds_sum = tsum;
+    /* bits per slice: the bits kept per row/column by the scaling */
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_DOUBLE, cs.alpha);
+    ozb_info_crt(info, s, m, n, k, calls, calls, (t1 - t0) + tres, tmul, tsum);
+    ozb_info_tiles(info, m, n, mb, nb, kb);
     return OZBLAS_STATUS_SUCCESS;
 }

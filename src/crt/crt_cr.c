@@ -13,6 +13,8 @@
  * Where the rows' bit spans need more than the table's 48 moduli (M ~ 2^337), or the
  * inputs hold Inf/NaN, ozb_crt_cr_run returns NOT_SUPPORTED and the caller uses FP64
  * slices (the same bits).  Compiled with -ffp-contract=off. */
+#include "core/info.h"
+#include "core/tiles.h"
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_gemm.h"
@@ -205,7 +207,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
     int64_t mb, nb;
-    ozb_crt_tiles(limit, m, n, (double)s * (double)kb, 4.0 * s + 8.0, 0.0, 0.0, &mb, &nb);
+    ozb_tiles(limit, m, n, (ozb_tile_cost){(double)s * (double)kb, (double)s * (double)kb, 4.0 * s + 8.0, 0.0, 0.0}, &mb, &nb);
     int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
     uint8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
     int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);
@@ -344,20 +346,9 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
         }
     }
     free(G);
-    ozblas_info_t *info = &h->info;
-    memset(info, 0, sizeof *info);
-    info->mode = h->mode;
-    info->summation = OZBLAS_SUM_NEARSUM;
-    info->engine = h->engine;
-    info->slices_a = info->slices_b = info->split_count = s;   /* moduli */
-    info->gemm_calls = calls;
-    info->slice_products = calls;
-    info->gemm_flops = 2.0 * (double)m * (double)n * (double)k * s;
-    info->blocks = ((m + mb - 1) / mb) * ((n + nb - 1) / nb);
-    info->block_m = mb; info->block_n = nb; info->block_k = kb;
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 0);
+    ozb_info_crt(info, s, m, n, k, calls, calls, (t1 - t0) + tres, tmul, tsum);
+    ozb_info_tiles(info, m, n, mb, nb, kb);
     info->exact_fallbacks = slow;
-    info->seconds_split = (t1 - t0) + tres;
-    info->seconds_multiply = tmul;
-    info->seconds_sum = tsum;
     return OZBLAS_STATUS_SUCCESS;
 }

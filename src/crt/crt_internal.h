@@ -16,8 +16,8 @@
 /* a row with a finite nonzero maximum */
 static inline int crt_usable(int32_t e) { return e != E_ZERO && e != E_BAD; }
 
-/* Per-modulus constants of the residue kernel */
-typedef struct { double m[OZB_CRT_MAXMOD], inv[OZB_CRT_MAXMOD], p26[OZB_CRT_MAXMOD]; int s; } resconst_t;
+/* Per-modulus constants of the residues: the device's own type (kernels/ozb_crt_ops.h) */
+typedef ozb_op_crt_res resconst_t;
 
 /* crt_scale.c: every row's e, c, l1 (cz unset); the scaling exponent for s moduli */
 void    ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *rs, int nt);

@@ -1,5 +1,6 @@
 /* How many moduli (crt.c): the ACCURATE scaling's bound on |A||B| (one extra exact GEMM)
  * and DOUBLE mode's selection of the fewest moduli that meet Algorithm 3's row bound. */
+#include "core/tiles.h"
 #include "crt/crt_internal.h"
 
 /* ACCURATE scaling (seed 002's second strategy): one extra exact GEMM bounds |A||B|.
@@ -15,7 +16,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
     const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     /* tiles under the workspace limit (the bound is the same whatever the tiling) */
     int64_t mb, nb;
-    ozb_crt_tiles(ozb_workspace_limit(h), m, n, (double)kb, 12.0, 0.0, 0.0, &mb, &nb);
+    ozb_tiles(ozb_workspace_limit(h), m, n, (ozb_tile_cost){(double)kb, (double)kb, 12.0, 0.0, 0.0}, &mb, &nb);
     int8_t *Ah = ozb_buf_get(h, OZB_BUF_SA, (size_t)mb * (size_t)kb + 64);
     uint8_t *Bh = ozb_buf_get(h, OZB_BUF_SB, (size_t)nb * (size_t)kb + 64);
     int32_t *U = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * (size_t)mb * (size_t)nb + 64);

@@ -17,10 +17,12 @@
  * Inf/NaN anywhere, rows needing more slices than OZB_RES_MAXS, a workspace limit too small
  * for one output element) goes, before anything is written, to the staged path (stage.c),
  * which computes on the host with the CPU's code. */
+#include "core/info.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "core/format.h"
 #include "split/split.h"
+#include "core/tiles.h"
 #include "../../kernels/ozb_kernel_ops.h"
 #include <float.h>
 #include <math.h>
@@ -213,12 +215,10 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
     const size_t dlimit = ozb_dev_limit(dev, ozb_workspace_limit(h));
-    int64_t mb = m, nb = n;
-    for (;;) {
-        const double bytes = sA * mb + sB * nb + pe * (double)mb * (double)nb + 8.0;
-        if (bytes <= (double)dlimit) break;
-        if (mb == 1 && nb == 1) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* the host blocks finer */
-        if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
+    int64_t mb, nb;
+    if (!ozb_tiles(dlimit, m, n, (ozb_tile_cost){sA, sB, pe, 0.0, 8.0}, &mb, &nb)) {
+        st = OZBLAS_STATUS_NOT_SUPPORTED;                  /* the host blocks finer */
+        goto out;
     }
     void *SA = sa && !fused ? ozb_dev_buf(dev, OZB_DBUF_A, (size_t)(sA * (double)mb)) : NULL;
     void *SB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)(sB * (double)nb) + 8);
@@ -289,12 +289,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     else DEV(ozb_dev_sync(dev));
     st = OZBLAS_STATUS_SUCCESS;
 
-    ozblas_info_t *info = &h->info;
-    memset(info, 0, sizeof *info);
-    info->mode = h->mode;
-    info->summation = fixed ? h->summation : dbl ? OZBLAS_SUM_DOUBLE : OZBLAS_SUM_NEARSUM;
-    info->engine = h->engine;
-    info->bits_per_slice = beta;
+    ozblas_info_t *info = ozb_info_begin(h, fixed ? h->summation : dbl ? OZBLAS_SUM_DOUBLE : OZBLAS_SUM_NEARSUM, beta);
     info->slices_a = sa;
     info->slices_b = sb;
     info->fast_mode = dfast > 0;

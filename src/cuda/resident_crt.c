@@ -15,6 +15,8 @@
  * ACCURATE scaling (one more exact GEMM for the bound), Inf/NaN and non-finite alpha/beta go to
  * the staged path; a DOUBLE accuracy beyond the moduli table switches to INT8 slices as on the
  * CPU. */
+#include "core/info.h"
+#include "core/tiles.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "crt/crt.h"
@@ -50,7 +52,7 @@ static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, 
     const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const int64_t kbp = (kb + 15) & ~(int64_t)15, mn = m > n ? m : n;
     int64_t mb, nb;
-    ozb_crt_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, 3.0 * (double)kbp, 16.0, 0.0, 0.0, &mb, &nb);
+    ozb_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, (ozb_tile_cost){3.0 * (double)kbp, 3.0 * (double)kbp, 16.0, 0.0, 0.0}, &mb, &nb);
     char *w = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)mn));
     int8_t *Aq = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)mb * (size_t)kbp);
     int8_t *Bq = ozb_dev_buf(dev, OZB_DBUF_B, 2 * (size_t)nb * (size_t)kbp);
@@ -211,7 +213,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
      * the accumulated ones), C' ne doubles */
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
     int64_t mb, nb;
-    ozb_crt_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, (double)s * (double)kbp, 8.0 * s + 8.0, 0.0, 0.0, &mb, &nb);
+    ozb_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, (ozb_tile_cost){(double)s * (double)kbp, (double)s * (double)kbp, 8.0 * s + 8.0, 0.0, 0.0}, &mb, &nb);
     int8_t *RA = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)s * (size_t)mb * (size_t)kbp);
     int8_t *RB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)s * (size_t)nb * (size_t)kbp);
     int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (size_t)s * (size_t)mb * (size_t)nb * (nkb > 1 ? 2 : 1));
@@ -252,21 +254,9 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     }
     DEV(ozb_dev_sync(dev));
     st = OZBLAS_STATUS_SUCCESS;
-    ozblas_info_t *info = &h->info;
-    memset(info, 0, sizeof *info);
-    info->mode = h->mode;
-    info->summation = OZBLAS_SUM_DOUBLE;
-    info->engine = h->engine;
-    info->bits_per_slice = cs.alpha;
-    info->slices_a = info->slices_b = info->split_count = s;
-    info->gemm_calls = calls;
-    info->slice_products = calls * s;
-    info->gemm_flops = 2.0 * (double)m * (double)n * (double)k * s;
-    info->blocks = ((m + mb - 1) / mb) * ((n + nb - 1) / nb);
-    info->block_m = mb; info->block_n = nb; info->block_k = kb;
-    info->seconds_split = (t1 - t0) + tres;
-    info->seconds_multiply = tmul;
-    info->seconds_sum = tsum;
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_DOUBLE, cs.alpha);
+    ozb_info_crt(info, s, m, n, k, calls, calls * s, (t1 - t0) + tres, tmul, tsum);
+    ozb_info_tiles(info, m, n, mb, nb, kb);
     info->seconds_total = ozb_now() - t0;
 out:
 #undef DEV

@@ -2,6 +2,7 @@
  * computes with), then the method: a backend's device executor where it has one, else the
  * CRT (src/crt), the fused DOT/GEMV kernels (src/fused) or Ozaki scheme I (src/scheme1).
  * Every method gives the configuration's bits. */
+#include "core/info.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "crt/crt.h"
@@ -106,8 +107,7 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 
 void ozb_info_reset(ozblas_handle_t h)
 {
-    memset(&h->info, 0, sizeof h->info);
-    h->info.mode = h->mode;
+    ozb_info_begin(h, OZBLAS_SUM_DOUBLE, 0);   /* nothing computed: the configuration's fields */
 }
 
 ozblas_status_t ozb_scale_c(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)

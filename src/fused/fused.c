@@ -18,6 +18,7 @@
  * RN(exact): the same bits.
  *
  * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
+#include "core/info.h"
 #include "fused/fused.h"
 #include "fused/fused_kern.h"
 #include "sum/sum.h"
@@ -349,11 +350,7 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
     for (int64_t i = 0; i < m; i++) { fail[i] = state[i] != 1; nfail += fail[i]; }
     const double t4 = ozb_now();
 
-    memset(info, 0, sizeof *info);
-    info->mode = h->mode;
-    info->summation = OZBLAS_SUM_NEARSUM;
-    info->engine = h->engine;
-    info->bits_per_slice = BETA;
+    info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, BETA);
     info->slices_a = info->slices_b = nund ? OZB_FZ_D2 : OZB_FZ_D1;
     info->slice_products = m * nkb * NP1 + ng2 * gw2 * nkb * NP2;
     info->blocks = ngroups * nkb;

@@ -1,4 +1,5 @@
 /* Ozaki scheme I for one call: the configuration, GEMM-shaped tiles, DOT/GEMV-shaped units. */
+#include "core/info.h"
 #include "scheme1/s1_internal.h"
 
 run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode)
@@ -233,12 +234,7 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     if (h->knobs.lazy_levels >= 0) c.dcr = h->knobs.lazy_levels;
     c.level_sum = c.fmt->exact_level_sums;
     c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
-    ozblas_info_t *info = &h->info;
-    memset(info, 0, sizeof *info);
-    info->mode = h->mode;
-    info->summation = c.cfg.summation;
-    info->engine = h->engine;
-    info->bits_per_slice = c.beta_bits;
+    ozblas_info_t *info = ozb_info_begin(h, c.cfg.summation, c.beta_bits);
 
     /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
     c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
@@ -280,12 +276,10 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
         st = s1_run_units(&c, mb);
         nb = n;
     } else {
-        for (;;) {
-            double words = (double)(c.capA + 1) * mb * c.kb + (double)(c.capB + 1) * nb * c.kb
-                         + (double)c.nkb * (mb * c.capA) * (nb * c.capB);
-            if (words * 8.0 <= (double)limit || (mb == 1 && nb == 1)) break;
-            if (mb >= nb && mb > 1) mb = (mb + 1) / 2; else nb = (nb + 1) / 2;
-        }
+        /* slices of both sides (cap + 1 each) and the products of every pair, in doubles */
+        const ozb_tile_cost cost = { 8.0 * (c.capA + 1) * (double)c.kb, 8.0 * (c.capB + 1) * (double)c.kb,
+                                     8.0 * (double)c.nkb * c.capA * c.capB, 0.0, 0.0 };
+        ozb_tiles(limit, m, n, cost, &mb, &nb);
         st = s1_run_tiles(&c, mb, nb);
     }
     if (st != OZBLAS_STATUS_SUCCESS) return st;

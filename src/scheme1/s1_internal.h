@@ -8,6 +8,7 @@
 #define OZB_S1_INTERNAL_H
 #include "core/problem.h"
 #include "core/format.h"
+#include "core/tiles.h"
 #include "sum/special.h"
 #include "scheme1/scheme1.h"
 #include "split/split.h"

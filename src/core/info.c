@@ -1,0 +1,33 @@
+/* The handle's info (info.h). */
+#include "core/info.h"
+
+ozblas_info_t *ozb_info_begin(ozblas_handle_t h, ozblas_summation_t summation, int bits_per_slice)
+{
+    ozblas_info_t *info = &h->info;
+    memset(info, 0, sizeof *info);
+    info->mode = h->mode;
+    info->engine = h->engine;
+    info->summation = summation;
+    info->bits_per_slice = bits_per_slice;
+    return info;
+}
+
+void ozb_info_tiles(ozblas_info_t *info, int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t kb)
+{
+    info->blocks = ((m + mb - 1) / mb) * ((n + nb - 1) / nb);
+    info->block_m = mb;
+    info->block_n = nb;
+    info->block_k = kb;
+}
+
+void ozb_info_crt(ozblas_info_t *info, int s, int64_t m, int64_t n, int64_t k, int64_t calls, int64_t products,
+                  double t_split, double t_mul, double t_sum)
+{
+    info->slices_a = info->slices_b = info->split_count = s;   /* moduli */
+    info->gemm_calls = calls;
+    info->slice_products = products;
+    info->gemm_flops = 2.0 * (double)m * (double)n * (double)k * s;
+    info->seconds_split = t_split;
+    info->seconds_multiply = t_mul;
+    info->seconds_sum = t_sum;
+}

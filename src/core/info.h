@@ -1,0 +1,18 @@
+/* The handle's info (ozblas_get_info): the one place a call's report is started and its
+ * common fields filled; the methods add what they measured. */
+#ifndef OZB_INFO_H
+#define OZB_INFO_H
+#include "core/ozb_internal.h"
+
+/* Clears the handle's info and fills the configuration's fields (mode, format) and the
+ * method's summation and bits per slice; returns it for the method's own fields. */
+ozblas_info_t *ozb_info_begin(ozblas_handle_t h, ozblas_summation_t summation, int bits_per_slice);
+
+/* The output tiling of an m x n output in tiles of mb x nb, inner block kb. */
+void ozb_info_tiles(ozblas_info_t *info, int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t kb);
+
+/* A CRT method's report: s moduli, `calls` GEMM calls computing `products` modulus products,
+ * the flops of s products of m x n x k, and its phases' seconds. */
+void ozb_info_crt(ozblas_info_t *info, int s, int64_t m, int64_t n, int64_t k, int64_t calls, int64_t products,
+                  double t_split, double t_mul, double t_sum);
+#endif
