@@ -198,6 +198,51 @@ static void *thr_main(void *v)
     return NULL;
 }
 
+/* Tall-skinny GEMM (n <= 8: the DOT/GEMV-shaped units) under a workspace limit that holds a
+ * few hundred rows of products: computed in waves of rows, with the bits of one pass (a
+ * 10^7 x 2 x 2 DGEMM used to keep every row's products and end in ALLOC_FAILED). */
+START_TEST(repro_tall_skinny_waves)
+{
+    const ozblas_mode_t mode = MODES[_i % 3];
+    const ozblas_engine_t engines[3] = {OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8};
+    /* k = 2 (the SciPy shape), and k over several FP16/INT8 blocks with 5 columns */
+    const int64_t shapes[2][3] = {{30000, 2, 2}, {2500, 5, 1200}};
+    const size_t limits[2] = {(size_t)256 << 10, (size_t)2 << 20};      /* tens of waves each */
+    ozref_rng r;
+    tu_rng(&r, "repro_tall_skinny_waves");
+    for (int q = 0; q < 2; q++) {
+        const int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
+        double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n));
+        double *C0 = tu_alloc((size_t)(m * n)), *C1 = tu_alloc((size_t)(m * n)), *C2 = tu_alloc((size_t)(m * n));
+        tu_fill_mat(&r, A, m, k, m, 1.0);
+        tu_fill_mat(&r, B, k, n, k, 1.0);
+        tu_fill_mat(&r, C0, m, n, m, 1.0);
+        for (int e = 0; e < 3; e++) {
+            cfg_t big = {mode, 2, 0, 3, 1, OZBLAS_SUM_NEARSUM}, small = big;
+            small.ws = limits[q];
+            ozblas_handle_t h0 = cfg_handle(&big), h1 = cfg_handle(&small);
+            if (ozblas_set_engine(h0, engines[e]) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h0); ozblas_destroy(h1); continue; }
+            ck_assert_int_eq(ozblas_set_engine(h1, engines[e]), OZBLAS_STATUS_SUCCESS);
+            memcpy(C1, C0, sizeof(double) * (size_t)(m * n));
+            memcpy(C2, C0, sizeof(double) * (size_t)(m * n));
+            ck_assert_int_eq(ozblas_dgemm(h0, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.5, A, m, B, k, -0.5, C1, m), OZBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(ozblas_dgemm(h1, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.5, A, m, B, k, -0.5, C2, m), OZBLAS_STATUS_SUCCESS);
+            ozblas_info_t i0, i1;
+            ozblas_get_info(h0, &i0);
+            ozblas_get_info(h1, &i1);
+            char ctx[128];
+            snprintf(ctx, sizeof ctx, "tall-skinny %lldx%lldx%lld %s engine %d: %zu KiB (%lld units) vs default (%lld units)",
+                     (long long)m, (long long)n, (long long)k, tu_mode_name(mode), (int)engines[e], limits[q] >> 10, (long long)i1.blocks,
+                     (long long)i0.blocks);
+            tu_check_bits(C2, C1, (size_t)(m * n), 0, ctx);
+            ozblas_destroy(h0);
+            ozblas_destroy(h1);
+        }
+        free(A); free(B); free(C0); free(C1); free(C2);
+    }
+}
+END_TEST
+
 START_TEST(repro_concurrent_handles)
 {
     ozref_rng r;
@@ -242,6 +287,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, repro_fixed_variants, 0, 6);
     tcase_add_test(tc, repro_call_order);
     tcase_add_test(tc, repro_concurrent_handles);
+    tcase_add_loop_test(tc, repro_tall_skinny_waves, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,7 +13,7 @@ ozblas_status_t ozb_dev_open(int device, int emulate, ozb_dev **out, const char 
     ozb_dev *d = calloc(1, sizeof *d);
     if (!d) return OZBLAS_STATUS_ALLOC_FAILED;
     pthread_mutex_init(&d->mu, NULL);
-    d->ops = &ozb_dev_emu_ops;
+    d->ops = ozb_dev_emu_ops();
     d->device = device;
     /* OZBLAS_CUDA_EMULATE=1 (core/knobs.c): the emulated device; else the GPU */
     const ozblas_status_t st = emulate ? OZBLAS_STATUS_SUCCESS : ozb_dev_gpu_open(d, device, why);
@@ -34,7 +34,7 @@ void ozb_dev_close(ozb_dev *d)
     free(d);
 }
 
-int   ozb_dev_emulated(const ozb_dev *d) { return d->ops == &ozb_dev_emu_ops; }
+int   ozb_dev_emulated(const ozb_dev *d) { return d->ops == ozb_dev_emu_ops(); }
 void *ozb_dev_get_stream(const ozb_dev *d) { return d->stream; }
 void  ozb_dev_set_stream(ozb_dev *d, void *stream) { d->stream = stream; d->ops->set_stream(d, stream); }
 int   ozb_dev_enter(ozb_dev *d) { return d->ops->enter(d); }

@@ -269,7 +269,7 @@ static int crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int6
     return 0;
 }
 
-const ozb_dev_ops ozb_dev_emu_ops = {
+static const ozb_dev_ops emu_ops = {
     .name = "emulated", .enter = enter, .leave = leave, .close = close_emu, .set_stream = set_stream,
     .alloc = alloc, .release = release, .copy2d = copy2d, .sync = sync_emu, .mem_free = mem_free, .zero = zero,
     .gemm = gemm, .gemm_batched = gemm_batched, .u8_to_s8_mod = u8_to_s8_mod, .u8_nibbles = u8_nibbles,
@@ -278,3 +278,5 @@ const ozb_dev_ops ozb_dev_emu_ops = {
     .crit = crit, .sum = sum, .crt_rows = crt_rows, .crt_dots = crt_dots, .crt_residues = crt_residues,
     .crt_out = crt_out, .crt_quant = crt_quant, .crt_bound_acc = crt_bound_acc, .crt_zmax = crt_zmax,
 };
+
+const ozb_dev_ops *ozb_dev_emu_ops(void) { return &emu_ops; }

@@ -70,8 +70,10 @@ struct ozb_dev {
     void              *impl;             /* the implementation's own state (dev_gpu.c) */
 };
 
-/* The emulated device (dev_emu.c). */
-extern const ozb_dev_ops ozb_dev_emu_ops;
+/* The emulated device's table (dev_emu.c).  A function, not exported data: a program that
+ * links the static library beside the shared one (white-box tests) would otherwise hold two
+ * definitions of one global (ASan's ODR check). */
+const ozb_dev_ops *ozb_dev_emu_ops(void);
 /* Opens the GPU `device` into d (sets d->ops and d->impl); NOT_SUPPORTED with *why where it
  * cannot (dev_gpu.c; no CUDA in this build: always). */
 ozblas_status_t ozb_dev_gpu_open(ozb_dev *d, int device, const char **why);

@@ -106,6 +106,7 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
     const int bshared = nkb == 1;
     ozblas_info_t *info = &h->info;
     const int nt = c->nt;
+    const ozb_prod_stats pst0 = c->pst;              /* earlier waves' counts */
     meta_t MA, MB;
     for (;;) {
         const int capA = c->capA, capB = c->capB;
@@ -196,17 +197,47 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
         if (needA > capA || needB > capB) {
             if (needA > capA) c->capA = s1_grow(capA, needA);
             if (needB > capB) c->capB = s1_grow(capB, needB);
-            memset(&c->pst, 0, sizeof c->pst);
+            c->pst = pst0;
             continue;
         }
         if (bshared) c->smaxB = SBsh.s > c->smaxB ? SBsh.s : c->smaxB;
-        info->blocks = nunits;
+        info->blocks += nunits;
         t0 = ozb_now();
         ploc_t pl = {NULL, pblock, ldp, mb, n};
         if (!s1_sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
         info->seconds_sum += ozb_now() - t0;
         return OZBLAS_STATUS_SUCCESS;
     }
+}
+
+/* DOT/GEMV shapes in waves of rows: the units of one wave keep the products of every
+ * k-block until its rows are summed, so a wave's rows are as many as fit the workspace
+ * beside the per-thread buffers (all of m for ordinary GEMV and DOT; a 10^7 x 2 x 2 GEMM
+ * used to keep 10^7 rows of products, and shrank its units to one row trying).  Each wave
+ * is the same computation on the rows it holds: every element depends only on its row and
+ * column and on the weights of op(B) (computed once, before), so the waves change no bit. */
+ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
+{
+    const ozb_problem *pr = c->pr;
+    const int64_t m = pr->m, n = pr->n;
+    /* bytes per row of a wave: products of every k-block and pair, slice metadata */
+    const double per_row = 8.0 * (double)c->nkb * c->capA * (double)(n * c->capB)
+                         + (4.0 * (c->capA + 1) + 9.0) * (double)c->nkb;
+    const double fixed = 8.0 * ((double)c->nt * (c->capA + 1) * mb * c->kb + (double)c->nt * (c->capB + 1) * n * c->kb);
+    const double room = (double)limit - fixed;
+    int64_t wrows = room > per_row * (double)mb ? (int64_t)(room / per_row) / mb * mb : mb;
+    if (wrows >= m) return s1_run_units(c, mb);
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    for (int64_t w0 = 0; w0 < m && st == OZBLAS_STATUS_SUCCESS; w0 += wrows) {
+        ozb_problem wave = *pr;
+        wave.m = wrows < m - w0 ? wrows : m - w0;
+        wave.a.p += w0 * pr->a.rs;
+        wave.c += w0 * pr->crs;
+        c->pr = &wave;
+        st = s1_run_units(c, mb);
+        c->pr = pr;
+    }
+    return st;
 }
 
 ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
@@ -266,14 +297,15 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
         /* a row panel's slices stay in the core's cache; every unit has its own buffers */
         int64_t rows = ((int64_t)1 << 20) / (8 * (int64_t)(c.capA + 1) * c.kb);
         mb = rows < 8 ? 8 : rows;
+        /* per-thread slice buffers and one unit's products */
         for (;;) {
             double words = (double)c.nt * (c.capA + 1) * mb * c.kb + (double)c.nt * (c.capB + 1) * n * c.kb
-                         + (double)((m + mb - 1) / mb) * c.nkb * (mb * c.capA) * (n * c.capB);
+                         + (double)c.nkb * (mb * c.capA) * (n * c.capB);
             if (words * 8.0 <= (double)limit || mb == 1) break;
             mb = (mb + 1) / 2;
         }
         if (mb > m) mb = m;
-        st = s1_run_units(&c, mb);
+        st = s1_run_waves(&c, mb, limit);
         nb = n;
     } else {
         /* slices of both sides (cap + 1 each) and the products of every pair, in doubles */

@@ -81,4 +81,5 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
 run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode);
 ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb);
 ozblas_status_t s1_run_units(ctx_t *c, int64_t mb);
+ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit);
 #endif
