@@ -50,6 +50,8 @@ void   ozb_buf_free_all(ozblas_handle_t h);
 size_t ozb_workspace_limit(ozblas_handle_t h);
 int    ozb_threads(ozblas_handle_t h);
 double ozb_now(void);
+/* ozb_now() where `timed`, else 0: the phase times of calls too small to pay for a clock read */
+static inline double ozb_now_if(int timed) { return timed ? ozb_now() : 0.0; }
 
 /* 2^e as a double for -1022 <= e <= 1023, built from its bits (exact, no libm). */
 static inline double ozb_pow2(int e) {

@@ -20,6 +20,8 @@
  * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
 #include "core/info.h"
 #include "fused/fused.h"
+#include "core/par.h"
+#include <stdatomic.h>
 #include "fused/fused_kern.h"
 #include "sum/sum.h"
 #include <limits.h>
@@ -48,10 +50,14 @@ static const ozb_fz_kernels *kernels(ozblas_handle_t h)
 {
 #if defined(__x86_64__)
     if (h->knobs.fused_avx2) return &ozb_fz_avx2;   /* a test knob: both sets give the same bits */
-    static const ozb_fz_kernels *k;
-    #pragma omp critical(ozb_fz_select)
-    if (!k) k = ozb_fz_select();
-    return k;
+    /* the CPU's set, chosen once per process (the same by every thread: no lock per call) */
+    static const ozb_fz_kernels *_Atomic k;
+    const ozb_fz_kernels *s = atomic_load_explicit(&k, memory_order_acquire);
+    if (!s) {
+        s = ozb_fz_select();
+        atomic_store_explicit(&k, s, memory_order_release);
+    }
+    return s;
 #else
     (void)h;
     return NULL;
@@ -253,6 +259,72 @@ static int row_result(const fz_t *f, const levels_t *L, const double *Pg, int gw
     return 1;
 }
 
+/* The passes of ozb_fused_cr as loop bodies over index ranges (core/par.h). */
+typedef struct {
+    fz_t *f;
+    const levels_t *L;
+    double *P;
+    int gw, second, force;
+    int8_t *state;
+    const int64_t *gl;        /* second pass: the groups holding an undecided row */
+} pass_t;
+
+/* the vector's digits, blocks lo..hi-1 */
+static int64_t vector_pass(void *ctx, int64_t lo, int64_t hi)
+{
+    fz_t *f = ((pass_t *)ctx)->f;
+    const ozb_problem *pr = f->pr;
+    for (int64_t kk = lo; kk < hi; kk++) {
+        const int64_t l0 = kk * f->kb, kbb = f->kb < f->k - l0 ? f->kb : f->k - l0;
+        const double *x = pr->b.p + l0 * pr->b.cs;
+        int64_t mx = 0;
+        for (int64_t l = 0; l < kbb; l++) {
+            int64_t b = (int64_t)(ozb_bits(x[l * pr->b.cs]) & 0x7fffffffffffffffull);
+            mx = b > mx ? b : mx;
+        }
+        f->eb[kk] = block_exp(mx);
+        vector_digits(x, pr->b.cs, kbb, f->eb[kk], f->yq + l0, f->k);
+    }
+    return 0;
+}
+
+/* pair sums of units (group, k-block) lo..hi-1 */
+static int64_t group_units(void *ctx, int64_t lo, int64_t hi)
+{
+    const pass_t *c = ctx;
+    const int64_t nkb = c->f->nkb;
+    for (int64_t un = lo; un < hi; un++) {
+        const int64_t q = un / nkb, g = c->second ? c->gl[q] : q;
+        group_pass(c->f, g, c->gw, un % nkb, c->second, c->P + q * nkb * (c->second ? NP2 : NP1) * c->gw, !c->second);
+    }
+    return 0;
+}
+
+/* the rounded results of rows lo..hi-1 (first pass) or of the undecided rows of groups
+ * lo..hi-1 (second pass); returns how many stay undecided */
+static int64_t row_results(void *ctx, int64_t lo, int64_t hi)
+{
+    const pass_t *c = ctx;
+    const fz_t *f = c->f;
+    const int64_t nkb = f->nkb, np = c->second ? NP2 : NP1;
+    double *TP = thread_buf(f) + THR_BLOCK, *scratch = TP + nkb * NP2;
+    int32_t *TE = (int32_t *)(scratch + 2 * nkb * NP2 + 8);
+    int64_t nund = 0;
+    for (int64_t q = lo; q < hi; q++) {
+        const int lanes = c->second ? c->gw : 1;
+        for (int lane = 0; lane < lanes; lane++) {
+            const int64_t i = c->second ? c->gl[q] * c->gw + lane : q;
+            if (c->second && (i >= f->m || c->state[i] != 0)) continue;
+            const int64_t g = i / c->gw;
+            const int ln = (int)(i % c->gw);
+            const double *Pg = c->second ? c->P + q * nkb * np * c->gw : c->P + g * nkb * np * c->gw;
+            c->state[i] = (int8_t)row_result(f, c->L, Pg, c->gw, ln, i, TP, TE, scratch, c->force);
+            nund += c->state[i] == 0;
+        }
+    }
+    return nund;
+}
+
 ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
                              const uint8_t **failp, int64_t *nfailp)
 {
@@ -277,47 +349,23 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
     f.eb = f.ea + m * nkb;
     int8_t *state = (int8_t *)(f.eb + nkb);    /* 1 done, 0 undecided, -1 pipeline */
     ozblas_info_t *info = &h->info;
-    const double t0 = ozb_now();
+    /* phase times only where a call is long enough for them: a clock read costs as much as
+     * a small call's whole arithmetic (seconds_total is measured for every call) */
+    const int timed = m * f.k >= 16384;
+    const double t0 = ozb_now_if(timed);
     const int par = nt > 1 && m * f.k >= 65536;
 
-    if (!f.dot) {                              /* the vector's digits, once */
-        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && f.k >= 65536)
-        for (int64_t kk = 0; kk < nkb; kk++) {
-            const int64_t l0 = kk * f.kb, kbb = f.kb < f.k - l0 ? f.kb : f.k - l0;
-            const double *x = pr->b.p + l0 * pr->b.cs;
-            int64_t mx = 0;
-            for (int64_t l = 0; l < kbb; l++) {
-                int64_t b = (int64_t)(ozb_bits(x[l * pr->b.cs]) & 0x7fffffffffffffffull);
-                mx = b > mx ? b : mx;
-            }
-            f.eb[kk] = block_exp(mx);
-            vector_digits(x, pr->b.cs, kbb, f.eb[kk], f.yq + l0, f.k);
-        }
-    }
-    const double t1 = ozb_now();
-    #pragma omp parallel for num_threads(nt) schedule(static) if(par)
-    for (int64_t un = 0; un < ngroups * nkb; un++) {
-        const int64_t g = un / nkb;
-        group_pass(&f, g, gw1, un % nkb, 0, P1 + g * nkb * NP1 * gw1, 1);
-    }
-    const double t2 = ozb_now();
     const levels_t L1 = levels(OZB_FZ_D1), L2 = levels(OZB_FZ_D2);
-    int64_t nund = 0;
-    #pragma omp parallel num_threads(nt) reduction(+:nund) if(nt > 1 && m * nkb >= 256)
-    {
-        double *TP = thread_buf(&f) + THR_BLOCK, *scratch = TP + nkb * NP2;
-        int32_t *TE = (int32_t *)(scratch + 2 * nkb * NP2 + 8);
-        #pragma omp for schedule(static)
-        for (int64_t i = 0; i < m; i++) {
-            const int64_t g = i / gw1;
-            state[i] = (int8_t)row_result(&f, &L1, P1 + g * nkb * NP1 * gw1, gw1, (int)(i % gw1), i, TP, TE, scratch, force >= 1);
-            nund += state[i] == 0;
-        }
-    }
-    const double t3 = ozb_now();
+    pass_t c1 = { &f, &L1, P1, gw1, 0, force >= 1, state, NULL };
+    if (!f.dot) ozb_par_for(nt > 1 && f.k >= 65536, nt, nkb, vector_pass, &c1);   /* the vector's digits, once */
+    const double t1 = ozb_now_if(timed);
+    ozb_par_for(par, nt, ngroups * nkb, group_units, &c1);
+    const double t2 = ozb_now_if(timed);
+    int64_t nund = ozb_par_for(nt > 1 && m * nkb >= 256, nt, m, row_results, &c1);
+    const double t3 = ozb_now_if(timed);
 
     /* rows the first pass left undecided: again with D2 levels, group by group */
-    int64_t nund2 = 0, ng2 = 0;
+    int64_t ng2 = 0;
     if (nund) {
         /* groups holding an undecided row, in order (gl), then their pair sums (P2) */
         const size_t glb = (sizeof(int64_t) * (size_t)nund + 63) & ~(size_t)63;
@@ -326,29 +374,14 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
         double *P2 = (double *)((char *)gl + glb);
         for (int64_t i = 0; i < m; i++)
             if (state[i] == 0 && (ng2 == 0 || gl[ng2 - 1] != i / gw2)) gl[ng2++] = i / gw2;
-        #pragma omp parallel for num_threads(nt) schedule(static) if(par && ng2 * nkb > 1)
-        for (int64_t un = 0; un < ng2 * nkb; un++) {
-            const int64_t q = un / nkb;
-            group_pass(&f, gl[q], gw2, un % nkb, 1, P2 + q * nkb * NP2 * gw2, 0);
-        }
-        #pragma omp parallel num_threads(nt) reduction(+:nund2) if(nt > 1 && ng2 * nkb >= 256)
-        {
-            double *TP = thread_buf(&f) + THR_BLOCK, *scratch = TP + nkb * NP2;
-            int32_t *TE = (int32_t *)(scratch + 2 * nkb * NP2 + 8);
-            #pragma omp for schedule(static)
-            for (int64_t q = 0; q < ng2; q++)
-                for (int lane = 0; lane < gw2; lane++) {
-                    const int64_t i = gl[q] * gw2 + lane;
-                    if (i >= m || state[i] != 0) continue;
-                    state[i] = (int8_t)row_result(&f, &L2, P2 + q * nkb * NP2 * gw2, gw2, lane, i, TP, TE, scratch, force >= 2);
-                    nund2 += state[i] == 0;
-                }
-        }
+        pass_t c2 = { &f, &L2, P2, gw2, 1, force >= 2, state, gl };
+        ozb_par_for(par && ng2 * nkb > 1, nt, ng2 * nkb, group_units, &c2);
+        ozb_par_for(nt > 1 && ng2 * nkb >= 256, nt, ng2, row_results, &c2);   /* still undecided: the pipeline */
     }
     int64_t nfail = 0;
     uint8_t *fail = (uint8_t *)state;
     for (int64_t i = 0; i < m; i++) { fail[i] = state[i] != 1; nfail += fail[i]; }
-    const double t4 = ozb_now();
+    const double t4 = ozb_now_if(timed);
 
     info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, BETA);
     info->slices_a = info->slices_b = nund ? OZB_FZ_D2 : OZB_FZ_D1;

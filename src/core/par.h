@@ -1,0 +1,13 @@
+/* Parallel loops that cost nothing when they run on one thread. */
+#ifndef OZB_PAR_H
+#define OZB_PAR_H
+#include <stdint.h>
+
+/* body(ctx, lo, hi) for consecutive ranges covering [0, n); returns the sum of what the
+ * calls return.  With par and nt > 1: an OpenMP region of nt threads, thread t taking the
+ * t-th of nt equal blocks (schedule(static)); otherwise one call on the calling thread, with
+ * no OpenMP region at all: entering one with if(0) still allocates a team and wakes the
+ * pool's idle threads, about a microsecond, which a small call cannot pay.  Bodies compute
+ * every index from that index alone, so the split never changes a bit. */
+int64_t ozb_par_for(int par, int nt, int64_t n, int64_t (*body)(void *ctx, int64_t lo, int64_t hi), void *ctx);
+#endif
