@@ -10,4 +10,15 @@
  * pool's idle threads, about a microsecond, which a small call cannot pay.  Bodies compute
  * every index from that index alone, so the split never changes a bit. */
 int64_t ozb_par_for(int par, int nt, int64_t n, int64_t (*body)(void *ctx, int64_t lo, int64_t hi), void *ctx);
+
+/* The same for a block written in place: `omp parallel <clauses>` around the block (or
+ * `omp parallel for <clauses>` around a for loop) where cond holds; elsewhere the block runs
+ * on the calling thread with no region.  Directives inside the block are written
+ * OZB_PRAGMA(omp for ...), OZB_PRAGMA(omp critical) and so on: outside a region they bind to
+ * the calling thread alone (an orphaned omp for runs the whole loop). */
+#define OZB_PRAGMA(x) _Pragma(#x)
+#define OZB_PARALLEL_IF(cond, clauses, ...) \
+    do { if (cond) { OZB_PRAGMA(omp parallel clauses) { __VA_ARGS__ } } else { __VA_ARGS__ } } while (0)
+#define OZB_PARALLEL_FOR_IF(cond, clauses, ...) \
+    do { if (cond) { OZB_PRAGMA(omp parallel for clauses) __VA_ARGS__ } else { __VA_ARGS__ } } while (0)
 #endif

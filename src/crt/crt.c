@@ -29,6 +29,7 @@
 #include "core/info.h"
 #include "core/tiles.h"
 #include "crt/crt_internal.h"
+#include "core/par.h"
 
 /* Reconstruction of ne elements from their residue products C32[t*ne + e] (t < s):
  * out[e] = C'_e * 2^-88 (C' = the product of the scaled integers), see the header comment.
@@ -56,7 +57,7 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
     const double *F1h = kc.F1h, *F1l = kc.F1l, *F2h = kc.F2h, *F2l = kc.F2l, *md = kc.md, *iv = kc.iv;
     const double Mh = kc.Mh, Ml = kc.Ml;
     const int64_t chunk = 512, nch = (ne + chunk - 1) / chunk;
-    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)
+    OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, num_threads(nt) schedule(static),
     for (int64_t ch = 0; ch < nch; ch++) {
         const int64_t e0 = ch * chunk, e1 = e0 + chunk < ne ? e0 + chunk : ne, w = e1 - e0;
         double a1h[512], a1l[512], a2h[512], a2l[512], a3[512];
@@ -86,7 +87,7 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
             const double ph = vh * Mh, pe = fma(vh, Mh, -ph);
             out[e0 + q] = ph + (pe + (vh * Ml + vl * Mh));
         }
-    }
+    });
 }
 
 ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt)
@@ -179,7 +180,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             }
             /* the output: C = alpha 2^-(ka_i + kb_j + 88) C' + beta C, column by column */
             const int use_c = pr->beta != 0.0;
-            #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && ne >= 4096)
+            OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, num_threads(nt) schedule(static),
             for (int64_t jl = 0; jl < nbb; jl++) {
                 const int64_t gj = j0 + jl;
                 const rowscale_t *rj = &rb[gj];
@@ -203,7 +204,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                     const double r = ozb_op_crt_out(xv, p, pr->alpha, pr->beta, cval, use_c);   /* kernels/ozb_crt_ops.h */
                     *cij = r;
                 }
-            }
+            });
             tsum += ozb_now() - te;
         }
     }

@@ -15,6 +15,7 @@
  * slices (the same bits).  Compiled with -ffp-contract=off. */
 #include "core/info.h"
 #include "core/tiles.h"
+#include "core/par.h"
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_gemm.h"
@@ -44,7 +45,7 @@ static int low_bit(double x)
 
 static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs, int nt)
 {
-    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && rows * k >= 65536)
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= 65536, num_threads(nt) schedule(static),
     for (int64_t i = 0; i < rows; i++) {
         int64_t mx = 0;
         int lo = INT32_MAX;
@@ -71,7 +72,7 @@ static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs,
         rs[i].ka = -lo;
         rs[i].span = e - lo;
         rs[i].lb = (e - lo) + c;                       /* ||x 2^ka||_2 <= 2^lb */
-    }
+    });
 }
 
 static inline int32_t mod_small(double x, double m, double inv) { return (int32_t)ozb_crt_mod(x, m, inv); }
@@ -119,7 +120,7 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
 {
     const int col = v->rs == 1 && v->cs != 1 && rows > 1;
     const int64_t len = col ? rows : kb;
-    #pragma omp parallel num_threads(nt) if(nt > 1 && rows * kb >= 65536)
+    OZB_PARALLEL_IF(nt > 1 && rows * kb >= 65536, num_threads(nt),
     {
         double *x = tmp + (size_t)omp_get_thread_num() * (size_t)(nl + 5) * (size_t)len, *D = x + len;
         double *g1 = D + (int64_t)(nl + 2) * len, *g2 = g1 + len;
@@ -131,14 +132,14 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
                 g1[i] = g[0];
                 g2[i] = g[1];
             }
-            #pragma omp for schedule(static)
+            OZB_PRAGMA(omp for schedule(static))
             for (int64_t l = 0; l < kb; l++) {
                 const double *c = v->p + r0 + (l0 + l) * v->cs;
                 for (int64_t i = 0; i < rows; i++) x[i] = c[i] * g1[i] * g2[i];   /* exact integers */
                 limb_residues(x, rows, nl, s, F, uns, out + l * rows, kb * rows, D);
             }
         } else {
-            #pragma omp for schedule(static)
+            OZB_PRAGMA(omp for schedule(static))
             for (int64_t i = 0; i < rows; i++) {
                 const crscale_t *sc = &rs[r0 + i];
                 double f[2] = {0.0, 0.0};
@@ -149,7 +150,7 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
                 limb_residues(x, kb, nl, s, F, uns, out + i * kb, rows * kb, D);
             }
         }
-    }
+    });
     return col;
 }
 
@@ -273,10 +274,10 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
             const double fa = frexp(fabs(pr->alpha), &ea);
             const int alpha_pow2 = fa == 0.5;         /* |alpha| = 2^(ea-1) */
             const int64_t CH = 256, nch = (ne + CH - 1) / CH;
-            #pragma omp parallel num_threads(nt) reduction(+:slow) if(nt > 1 && ne >= 4096)
+            OZB_PARALLEL_IF(nt > 1 && ne >= 4096, num_threads(nt) reduction(+:slow),
             {
                 int32_t *V = vbuf + (size_t)omp_get_thread_num() * (size_t)(s + 1) * (size_t)CH, *acc = V + (int64_t)s * CH;
-                #pragma omp for schedule(static)
+                OZB_PRAGMA(omp for schedule(static))
                 for (int64_t ch = 0; ch < nch; ch++) {
                     const int64_t e0 = ch * CH, w = e0 + CH < ne ? CH : ne - e0;
                     garner_digits(C32 + e0, ne, w, G, V, acc, CH);
@@ -341,7 +342,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                         *cij = r;
                     }
                 }
-            }
+            });
             tsum += ozb_now() - te;
         }
     }

@@ -1,6 +1,7 @@
 /* The CRT format's residues (crt.c, step 2): the scaled integers of a tile of rows modulo
  * every modulus, exactly, as int8 (op(A)) or uint8 (op(B)). */
 #include "crt/crt_internal.h"
+#include "core/par.h"
 
 void ozb_crt_resconst_init(int s, resconst_t *rc)
 {
@@ -45,24 +46,24 @@ int ozb_crt_make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, i
         /* per column: the rows' factors as arrays */
         double *f1 = tmp, *f2 = tmp + rows;
         for (int64_t i = 0; i < rows; i++) { f1[i] = rs[r0 + i].f1; f2[i] = rs[r0 + i].f2; }
-        #pragma omp parallel num_threads(nt) if(nt > 1 && rows * kb >= 65536)
+        OZB_PARALLEL_IF(nt > 1 && rows * kb >= 65536, num_threads(nt),
         {
             double *xh = tmp + 2 * rows + (int64_t)omp_get_thread_num() * 2 * rows, *xl = xh + rows;
-            #pragma omp for schedule(static)
+            OZB_PRAGMA(omp for schedule(static))
             for (int64_t l = 0; l < kb; l++)
                 residues(v->p + r0 + (l0 + l) * v->cs, f1, f2, 0, rows, rc, out + l * rows, kb * rows, xh, xl, uns);
-        }
+        });
         return 1;
     }
-    #pragma omp parallel num_threads(nt) if(nt > 1 && rows * kb >= 65536)
+    OZB_PARALLEL_IF(nt > 1 && rows * kb >= 65536, num_threads(nt),
     {
         double *buf = tmp + (int64_t)omp_get_thread_num() * 3 * kb, *xh = buf + kb, *xl = xh + kb;
-        #pragma omp for schedule(static)
+        OZB_PRAGMA(omp for schedule(static))
         for (int64_t i = 0; i < rows; i++) {
             const double *src = v->p + (r0 + i) * v->rs + l0 * v->cs;
             if (v->cs != 1) { for (int64_t l = 0; l < kb; l++) buf[l] = src[l * v->cs]; src = buf; }
             residues(src, &rs[r0 + i].f1, &rs[r0 + i].f2, 1, kb, rc, out + i * kb, rows * kb, xh, xl, uns);
         }
-    }
+    });
     return 0;
 }

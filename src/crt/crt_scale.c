@@ -1,6 +1,7 @@
 /* The CRT format's scaling (crt.c, step 1): per row of op(A) and column of op(B) its
  * exponent, norms and the power of two 2^ka that makes its integers. */
 #include "crt/crt_internal.h"
+#include "core/par.h"
 
 /* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
  * x 2^-e by scale2, then s2 += x*x and s1 += |x| with l ascending). */
@@ -34,7 +35,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
 {
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
         const int64_t chunk = 256, nch = (rows + chunk - 1) / chunk;
-        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && rows * k >= 65536)
+        OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= 65536, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t i0 = ch * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
             int64_t mx[256];
@@ -66,10 +67,10 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
                 if (crt_usable(rs[i].e)) finish_scale(&rs[i], mx[i - i0], s2[i - i0], s1[i - i0]);
                 else { rs[i].c = 0; rs[i].l1 = 0.0; rs[i].cz = INT32_MIN; }
             }
-        }
+        });
         return;
     }
-    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && rows * k >= 65536)
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= 65536, num_threads(nt) schedule(static),
     for (int64_t i = 0; i < rows; i++) {
         int64_t mx = 0;
         for (int64_t l = 0; l < k; l++) {
@@ -86,7 +87,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
             s1 += fabs(x);
         }
         finish_scale(&rs[i], mx, s2, s1);
-    }
+    });
 }
 
 /* The scaling exponent of a row for s moduli: FAST ka = alpha - c (||x'||_2 <= 2^alpha);

@@ -2,6 +2,7 @@
  * and DOUBLE mode's selection of the fewest moduli that meet Algorithm 3's row bound. */
 #include "core/tiles.h"
 #include "crt/crt_internal.h"
+#include "core/par.h"
 
 /* ACCURATE scaling (seed 002's second strategy): one extra exact GEMM bounds |A||B|.
  * Ahat = ceil(|a| 2^(6 - e_i)) <= 64 (int8), Bhat = ceil(|b| 2^(7 - e_j)) <= 128 (uint8; a nonzero
@@ -30,7 +31,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
             const int64_t mbb = mb < m - i0 ? mb : m - i0;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && (mbb + nbb) * kbb >= 65536)
+                OZB_PARALLEL_FOR_IF(nt > 1 && (mbb + nbb) * kbb >= 65536, num_threads(nt) schedule(static),
                 for (int64_t r = 0; r < mbb + nbb; r++) {
                     const int isA = r < mbb;
                     const int64_t row = isA ? i0 + r : j0 + (r - mbb);
@@ -45,11 +46,11 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
                         if (isA) Ah[(row - i0) * kbb + l] = (int8_t)(int32_t)q;
                         else Bh[(row - j0) * kbb + l] = (uint8_t)(int32_t)q;
                     }
-                }
+                });
                 if (h->be->crt_gemm(h, Bh, 0, Ah, 0, mbb, nbb, kbb, U, 0, nt)) return -1;   /* exact (mod 0) */
                 for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
             }
-            #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && mbb * nbb >= 65536)
+            OZB_PARALLEL_FOR_IF(nt > 1 && mbb * nbb >= 65536, num_threads(nt) schedule(static),
             for (int64_t il = 0; il < mbb; il++) {
                 double z = Z[i0 + il];
                 for (int64_t jl = 0; jl < nbb; jl++) {
@@ -59,7 +60,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
                     z = x > z ? x : z;
                 }
                 Z[i0 + il] = z;                        /* a max: the tiling does not matter */
-            }
+            });
         }
     }
     for (int64_t i = 0; i < m; i++) {
@@ -108,7 +109,7 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
     double *dot = v + k;
     if (pr->a.rs == 1 && pr->a.cs != 1 && m > 1) {
         const int64_t chunk = 256, nch = (m + chunk - 1) / chunk;
-        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && m * k >= 65536)
+        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= 65536, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t i0 = ch * chunk, i1 = i0 + chunk < m ? i0 + chunk : m;
             double g1[256], g2[256];
@@ -122,15 +123,15 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
                 const double *col = pr->a.p + l * pr->a.cs;
                 for (int64_t i = i0; i < i1; i++) dot[i] += fabs(col[i] * g1[i - i0] * g2[i - i0]) * v[l];
             }
-        }
+        });
     } else {
-        #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && m * k >= 65536)
+        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= 65536, num_threads(nt) schedule(static),
         for (int64_t i = 0; i < m; i++) {
             double g[2] = {0.0, 0.0}, d = 0.0;
             if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
             for (int64_t l = 0; l < k; l++) d += fabs(ozb_view_at(&pr->a, i, l) * g[0] * g[1]) * v[l];
             dot[i] = d;
-        }
+        });
     }
     return ozb_crt_select(m, n, k, ra, rb, EB, dot, nt);
 }
@@ -153,7 +154,7 @@ int ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const 
         a2s[q] = ozb_pow2(-css[q].alpha);
     }
     int need = 2;
-    #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:need) if(nt > 1 && m >= 1024)
+    OZB_PARALLEL_FOR_IF(nt > 1 && m >= 1024, num_threads(nt) schedule(static) reduction(max:need),
     for (int64_t i = 0; i < m; i++) {
         const rowscale_t *r = &ra[i];
         if (r->e == E_ZERO || r->e == E_BAD) continue;
@@ -172,6 +173,6 @@ int ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const 
             if (trunc_err <= rhs) break;
         }
         need = s > need ? s : need;
-    }
+    });
     return need > OZB_CRT_MAXMOD ? 0 : need;
 }

@@ -18,7 +18,7 @@ int s1_lazy_levels(int beta, int64_t kb)
 void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
 {
     const int64_t rows = S->rows, kb = S->kb, tot = (int64_t)S->s * rows;
-    #pragma omp parallel for num_threads(nt) schedule(static) if(nt > 1 && tot * kb > 65536)
+    OZB_PARALLEL_FOR_IF(nt > 1 && tot * kb > 65536, num_threads(nt) schedule(static),
     for (int64_t r = 0; r < tot; r++) {
         const double *d = S->slice + r * kb;
         double a[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
@@ -29,7 +29,7 @@ void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
         mx = mx > m[2] ? mx : m[2]; mx = mx > m[3] ? mx : m[3];
         for (; l < kb; l++) { double v = fabs(d[l]); sum += v; mx = v > mx ? v : mx; }
         n1[r] = sum; nx[r] = mx;
-    }
+    });
 }
 
 int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB,
@@ -49,12 +49,12 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
     s1_slice_norms(SB, n1B, nxB, nt);
     int64_t nfail = 0;
     const ploc_t pl = {P, pblock, ldp, mbb, nbb};
-    #pragma omp parallel num_threads(nt) if(nt > 1 && ntile * maxterms >= 4096)
+    OZB_PARALLEL_IF(nt > 1 && ntile * maxterms >= 4096, num_threads(nt),
     {
         const terms_t tt = s1_thread_terms(tbuf, maxterms);
         double *TP = tt.P, *scratch = tt.scratch;
         int32_t *TE = tt.E;
-        #pragma omp for schedule(static)
+        OZB_PRAGMA(omp for schedule(static))
         for (int64_t e = 0; e < ntile; e++) {
             const int64_t j = e / mbb, i = e % mbb;
             double *cij = pr->c + (i0 + i) * pr->crs + (j0 + j) * pr->ccs;
@@ -86,12 +86,12 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
             if (ok) *cij = r;
             else {
                 int64_t slot;
-                #pragma omp atomic capture
+                OZB_PRAGMA(omp atomic capture)
                 slot = nfail++;
                 fail[slot] = e;
             }
         }
-    }
+    });
     if (nfail == 0) return 1;
     /* the remaining pairs: GEMMs when many elements need them, exact dots otherwise */
     if (nfail * 32 > ntile) {
@@ -105,7 +105,7 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
                 c->dev_err = 1;
         }
     } else {
-        #pragma omp parallel for num_threads(nt) schedule(dynamic, 16) if(nt > 1 && nfail > 16)
+        OZB_PARALLEL_FOR_IF(nt > 1 && nfail > 16, num_threads(nt) schedule(dynamic, 16),
         for (int64_t f = 0; f < nfail; f++) {
             const int64_t j = fail[f] / mbb, i = fail[f] % mbb;
             for (int t = 0; t < MA->ns[i]; t++)
@@ -117,21 +117,21 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
                     if (l < kb) s0 += a[l] * b[l];
                     P[(t * mbb + i) + (u * nbb + j) * ldp] = s0 + s1;
                 }
-        }
+        });
     }
     int64_t fb = 0;
-    #pragma omp parallel num_threads(nt) reduction(+:fb) if(nt > 1 && nfail * maxterms >= 4096)
+    OZB_PARALLEL_IF(nt > 1 && nfail * maxterms >= 4096, num_threads(nt) reduction(+:fb),
     {
         const terms_t tt = s1_thread_terms(tbuf, maxterms);
         double *TP = tt.P, *scratch = tt.scratch;
         int32_t *TE = tt.E;
-        #pragma omp for schedule(dynamic, 16)
+        OZB_PRAGMA(omp for schedule(dynamic, 16))
         for (int64_t f = 0; f < nfail; f++) {
             const int64_t j = fail[f] / mbb, i = fail[f] % mbb;
             *(pr->c + (i0 + i) * pr->crs + (j0 + j) * pr->ccs) =
                 s1_element(c, MA, i, MB, j, 0, 0, &pl, i, j, i0 + i, j0 + j, TP, TE, scratch, &fb);
         }
-    }
+    });
     c->fallbacks += fb;
     c->lazy_fixups += nfail;
     return 1;

@@ -137,12 +137,12 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
         int needA = 0, needB = 0;
         double tsplit = 0.0, tmul = 0.0;
         const int par_units = nt > 1 && nunits > 1;
-        #pragma omp parallel num_threads(nt) reduction(max:needA, needB) reduction(+:tsplit, tmul) if(nt > 1 && nunits > 1)
+        OZB_PARALLEL_IF(nt > 1 && nunits > 1, num_threads(nt) reduction(max:needA, needB) reduction(+:tsplit, tmul),
         {
             const int tid = omp_get_thread_num();
             ozb_prod_stats st = {0, 0, 0.0};
             int sa_max = 0, sb_max = 0;
-            #pragma omp for schedule(dynamic, 1)
+            OZB_PRAGMA(omp for schedule(dynamic, 1))
             for (int64_t un = 0; un < nunits; un++) {
                 const int64_t mblk = un / nkb, kk = un % nkb;
                 const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
@@ -179,18 +179,18 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
                 sb_max = SB.s > sb_max ? SB.s : sb_max;
                 if (c->fmt->products(h->dev, &SA, &SB, s1_block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
                                      scratch ? scratch + scr_bytes * (size_t)tid : NULL, par_units ? 1 : nt, &st)) {
-                    #pragma omp atomic write
+                    OZB_PRAGMA(omp atomic write)
                     c->dev_err = 1;
                 }
                 tmul += ozb_now() - tm;
             }
-            #pragma omp critical
+            OZB_PRAGMA(omp critical)
             {
                 c->pst.calls += st.calls; c->pst.pairs += st.pairs; c->pst.flops += st.flops;
                 c->smaxA = sa_max > c->smaxA ? sa_max : c->smaxA;
                 c->smaxB = sb_max > c->smaxB ? sb_max : c->smaxB;
             }
-        }
+        });
         if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
         info->seconds_split += tsplit / nt;
         info->seconds_multiply += tmul / nt;

@@ -9,6 +9,7 @@
 #include "core/problem.h"
 #include "core/format.h"
 #include "core/tiles.h"
+#include "core/par.h"
 #include "sum/special.h"
 #include "scheme1/scheme1.h"
 #include "split/split.h"

@@ -161,12 +161,12 @@ int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64
     if (!tbuf) return 0;
     const int64_t ntile = mcount * ncount;
     int64_t fallbacks = 0;
-    #pragma omp parallel num_threads(c->nt) reduction(+:fallbacks) if(c->nt > 1 && ntile * maxterms >= 4096)
+    OZB_PARALLEL_IF(c->nt > 1 && ntile * maxterms >= 4096, num_threads(c->nt) reduction(+:fallbacks),
     {
         const terms_t tt = s1_thread_terms(tbuf, maxterms);
         double *TP = tt.P, *scratch = tt.scratch;
         int32_t *TE = tt.E;
-        #pragma omp for schedule(static)
+        OZB_PRAGMA(omp for schedule(static))
         for (int64_t e = 0; e < ntile; e++) {
             const int64_t j = e / mcount, i = e % mcount;
             if (mb_units) {            /* units layout: A meta rows are global, P per m-block */
@@ -182,7 +182,7 @@ int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64
                     s1_element(c, MA, i, MB, j, 0, 0, pl_tile, i, j, i0 + i, j0 + j, TP, TE, scratch, &fallbacks);
             }
         }
-    }
+    });
     c->fallbacks += fallbacks;
     return 1;
 }

@@ -12,7 +12,7 @@ void s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int
                           double sc, double *w, int nt, int par)
 {
     if (rs == 1 && rows > 1) {             /* walk memory in order; each w[l] sums i in order */
-        #pragma omp parallel for num_threads(nt) schedule(static) if(par)
+        OZB_PARALLEL_FOR_IF(par, num_threads(nt) schedule(static),
         for (int64_t l = 0; l < k; l++) {
             double s = 0.0;
             for (int64_t i = 0; i < rows; i++) {
@@ -20,10 +20,10 @@ void s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int
                 s += x <= DBL_MAX ? x * sc : 0.0;
             }
             w[l] = s;
-        }
+        });
     } else {
         const int64_t chunk = 4096, nch = (k + chunk - 1) / chunk;
-        #pragma omp parallel for num_threads(nt) schedule(static) if(par)
+        OZB_PARALLEL_FOR_IF(par, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t l0 = ch * chunk, l1 = l0 + chunk < k ? l0 + chunk : k;
             for (int64_t l = l0; l < l1; l++) w[l] = 0.0;
@@ -34,7 +34,7 @@ void s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int
                     w[l] += x <= DBL_MAX ? x * sc : 0.0;
                 }
             }
-        }
+        });
     }
 }
 
@@ -64,13 +64,13 @@ int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int n
     }
     if (!(m <= DBL_MAX)) {                 /* a sum overflowed: pre-scale every entry */
         int64_t mx = 0;
-        #pragma omp parallel for num_threads(nt) schedule(static) reduction(max:mx) if(par)
+        OZB_PARALLEL_FOR_IF(par, num_threads(nt) schedule(static) reduction(max:mx),
         for (int64_t l = 0; l < k; l++)
             for (int64_t i = 0; i < rows; i++) {
                 int64_t b = (int64_t)(ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull);
                 b = b < 0x7ff0000000000000LL ? b : 0;
                 mx = b > mx ? b : mx;
-            }
+            });
         double e; memcpy(&e, &mx, sizeof e);
         Ev = ozb_ilogb(e) + 1;
         s1_col_sums_pass(v->p, v->rs, v->cs, rows, k, ldexp(1.0, -Ev), w, nt, par);

@@ -14,6 +14,7 @@
  *
  * Compiled with -ffp-contract=off. */
 #include "split/split.h"
+#include "core/par.h"
 #include "../../kernels/ozb_kernel_ops.h"
 
 /* The hot loops carry OZB_CLONES (ozb_internal.h): about 15-20 % faster splitting here. */
@@ -194,7 +195,7 @@ OZB_CLONES static void gather_transposed(const ozb_view *src, int64_t r0, int64_
                               double *dst, int nthreads)
 {
     const int64_t nstrips = (rows + 7) / 8;
-    #pragma omp parallel for num_threads(nthreads) schedule(static) if(nthreads > 1 && nstrips > 1)
+    OZB_PARALLEL_FOR_IF(nthreads > 1 && nstrips > 1, num_threads(nthreads) schedule(static),
     for (int64_t s = 0; s < nstrips; s++) {
         const int64_t i0 = s * 8, ie = i0 + 8 < rows ? i0 + 8 : rows;
         for (int64_t l = 0; l < kb; l++) {
@@ -202,7 +203,7 @@ OZB_CLONES static void gather_transposed(const ozb_view *src, int64_t r0, int64_
             if (l + 16 < kb) { __builtin_prefetch(col + 16 * src->cs); __builtin_prefetch(col + 16 * src->cs + 7 * src->rs); }
             for (int64_t i = i0; i < ie; i++) dst[i * kb + l] = col[(i - i0) * src->rs];
         }
-    }
+    });
 }
 
 void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
@@ -234,10 +235,10 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
     /* Rows with fewer slices than the block get zero slices up to s, so that the GEMMs
      * never read stale values (never summed, but NaN or subnormal garbage would be slow). */
     const int s = out->s;
-    #pragma omp parallel for num_threads(nthreads) schedule(static) if(rows > 1 && nthreads > 1)
+    OZB_PARALLEL_FOR_IF(rows > 1 && nthreads > 1, num_threads(nthreads) schedule(static),
     for (int64_t i = 0; i < rows; i++)
         for (int t = out->ns[i]; t < s; t++)
-            memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb);
+            memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb););
 }
 
 
