@@ -224,7 +224,10 @@ ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
     const double per_row = 8.0 * (double)c->nkb * c->capA * (double)(n * c->capB)
                          + (4.0 * (c->capA + 1) + 9.0) * (double)c->nkb;
     const double fixed = 8.0 * ((double)c->nt * (c->capA + 1) * mb * c->kb + (double)c->nt * (c->capB + 1) * n * c->kb);
-    const double room = (double)limit - fixed;
+    /* at most 256 MiB of products a wave: more buys nothing but memory (each wave's units
+     * still run in parallel) */
+    double room = (double)limit - fixed;
+    room = room < 268435456.0 ? room : 268435456.0;
     int64_t wrows = room > per_row * (double)mb ? (int64_t)(room / per_row) / mb * mb : mb;
     if (wrows >= m) return s1_run_units(c, mb);
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
