@@ -3,7 +3,7 @@
 # threads, DOUBLE and CORRECTLY_ROUNDED, for DDOT, DGEMV (N and T) and DGEMM; one CSV row
 # per case (ozblas-bench --csv, medians of interleaved timed runs) and a plot of the ratio
 # against the size for each routine and mode.
-#   bash bench/sweep.sh [build-dir] [out-prefix]      (about 15 minutes on 2 cores)
+#   bash bench/sweep.sh [build-dir] [out-prefix]      (about 8 minutes on 2 cores)
 # writes <out-prefix>.csv, <out-prefix>.png and <out-prefix>.md (default
 # bench/results/sweep-<cpu>-<date>).  Timing: never run two measurements at once.
 set -euo pipefail
@@ -29,7 +29,7 @@ run() {
     for n in 1024 2048; do run --routine gemm --n $n --mode double,cr --threads $t --reps 3 --warmup 1; done
   done
 } > "$csv"
-python3 bench/plot_sweep.py "$csv" "$out.png" > "$out.md"
+/usr/bin/python3 bench/plot_sweep.py "$csv" "$out.png" > "$out.md"
 {
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
