@@ -195,13 +195,30 @@ static void ensure_init(void) { pthread_once(&init_once, init); }
  * DGEMMs resolve to these exported functions too.  They are recognised by their return
  * address and passed straight to the real BLAS (not through ozblas a second time, not
  * reported). */
-static int from_libozblas(const void *ret)
+static int from_libozblas_lookup(const void *ret)
 {
     Dl_info di;
     if (!ret || !dladdr(ret, &di) || !di.dli_fname) return 0;
     const char *base = strrchr(di.dli_fname, '/');
     base = base ? base + 1 : di.dli_fname;
     return strncmp(base, "libozblas.so", 12) == 0;
+}
+
+/* The answer per call site, cached: dladdr walks the loaded objects and cost about as much as
+ * a small BLAS call, on every call (issue 14).  A program has few call sites; an entry holds
+ * (return address << 1) | answer in one atomic word (x86-64 addresses fit in 48 bits), so
+ * threads share the cache without a lock and a lost race only repeats a lookup. */
+static _Atomic uintptr_t site_cache[256];
+
+static int from_libozblas(const void *ret)
+{
+    const uintptr_t a = (uintptr_t)ret;
+    _Atomic uintptr_t *slot = &site_cache[(a ^ (a >> 8) ^ (a >> 16)) & 255];
+    const uintptr_t e = atomic_load_explicit(slot, memory_order_relaxed);
+    if (e && (e >> 1) == a) return (int)(e & 1);
+    const int r = from_libozblas_lookup(ret);
+    if (a < ((uintptr_t)1 << 62)) atomic_store_explicit(slot, (a << 1) | (uintptr_t)r, memory_order_relaxed);
+    return r;
 }
 
 /* the calling thread's handle, created on first use; NULL: use the real BLAS */
