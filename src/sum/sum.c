@@ -77,6 +77,56 @@ static int64_t frame_terms(const double *P, const int32_t *E, int64_t n, double 
     return m;
 }
 
+/* Sum2 of p[0..m) with its error bound: *y + (a value within *err) is the exact sum.
+ * The cascaded TwoSum keeps X = s + sum_i e_i exactly (each step is error-free, subnormal
+ * sums included; the frame keeps every value below 2^60, far from overflow).
+ * r = fl(sum e_i) is within gamma_(m-1) sum|e_i| of sum e_i, and gamma_(m-1) / (1 - gamma_(m-1))
+ * < 2 m u bounds that by B = 2 m u fl(sum|e_i|) (the factor 2 covers the roundings of B itself
+ * while m < 2^40).  With y + z = s + r exactly (TwoSum), X lies within |z| + B of y; *err is
+ * that, rounded up. */
+static void sum2(const double *p, int64_t m, double *y, double *err)
+{
+    double sum = 0.0, r = 0.0, ra = 0.0;
+    for (int64_t i = 0; i < m; i++) {
+        const double a = sum, b = p[i];
+        sum = a + b;
+        const double bb = sum - a, e = (a - (sum - bb)) + (b - bb);   /* TwoSum: a + b = sum + e */
+        r += e;
+        ra += fabs(e);
+    }
+    const double yy = sum + r, yb = yy - sum, z = (sum - (yy - yb)) + (r - yb);
+    double B = ra * ((double)m * 0x1p-52);
+    if (ra > 0.0 && B < 0x1p-1000) B = 0x1p-1000;      /* a nonzero bound never underflows */
+    *y = yy;
+    *err = (fabs(z) + B) * (1.0 + 0x1p-50);
+}
+
+/* Half the smaller gap next to a normal y >= 2^-1000 (ulp/2, or ulp/4 below a power of two):
+ * a value strictly closer to y than that rounds to y, with no tie possible; 0 for other y. */
+static double half_gap(double y)
+{
+    if (y == 0.0) return 0.0;
+    const int e = ozb_ilogb(y);
+    if (e < -1000) return 0.0;
+    return ozb_pow2(e - 52) * ((ozb_bits(y) & 0x000fffffffffffffull) == 0 ? 0.25 : 0.5);
+}
+
+/* RN(sum of p[0..m)) when Sum2 certifies it (1), else 0 (then NearSum decides): cheaper than
+ * NearSum wherever the sum is not within a few ulps' error bound of a rounding boundary. */
+static int sum2_certified(const double *p, int64_t m, double *out)
+{
+    double y, err;
+    sum2(p, m, &y, &err);
+    if (y == 0.0) {
+        if (err != 0.0) return 0;
+        *out = 0.0;                                       /* the terms cancel exactly */
+        return 1;
+    }
+    if (err >= half_gap(y)) return 0;
+    *out = y;
+    return 1;
+}
+
 double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alpha,
                        double beta, double c, int use_c, double *scratch, int64_t *fallback)
 {
@@ -86,6 +136,13 @@ double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alph
         if (!use_c) return 0.0;
         double r = beta * c;                 /* one IEEE multiply: RN(beta*c) */
         return (c == 0.0) ? 0.0 : r;         /* exact zero -> +0 */
+    }
+    if (m > 0) {
+        double x;
+        if (sum2_certified(scratch, m, &x)) {
+            if (x == 0.0) return 0.0;        /* exact zero */
+            if (ozb_ilogb(x) + Fa >= -1022) return ldexp(x, Fa);
+        }
     }
     if (m >= 0) {
         double x = ozb_nearsum(scratch, m);
@@ -102,18 +159,26 @@ int ozb_sum_nearest_bounded(const double *P, const int32_t *E, int64_t n, double
     int F, Fa = 0;
     int64_t m = frame_terms(P, E, n, alpha, beta, c, use_c, scratch, &F, &Fa);
     if (m <= 0) return 0;                    /* nothing computed or no usable frame */
-    double x = ozb_nearsum(scratch, m);
-    if (x == 0.0 || ozb_ilogb(x) + Fa < -1022) return 0;
-    /* residual rho = RN(X - x) with X the exact sum of the computed terms */
-    m = frame_terms(P, E, n, alpha, beta, c, use_c, scratch, &F, &Fa);
-    scratch[m++] = -x;
-    const double rho = ozb_nearsum(scratch, m);
     /* |alpha| * bound * 2^bound_exp in the frame 2^Fa = 2^(F + ea) */
     int ea;
     const double ma = frexp(fabs(alpha), &ea);
     const int de = bound_exp - F;
     double delta = de > 60 ? INFINITY : ldexp(ma * bound, de > -1000 ? de : -1000) * (1.0 + 0x1p-40);
     if (bound > 0.0 && delta < 0x1p-1000) delta = 0x1p-1000;   /* never let a nonzero bound underflow */
+    {   /* Sum2 first: certified with the skipped terms' bound, no NearSum needed */
+        double y, err;
+        sum2(scratch, m, &y, &err);
+        if (y != 0.0 && (err + delta) * (1.0 + 0x1p-50) < half_gap(y) && ozb_ilogb(y) + Fa >= -1022) {
+            *result = ldexp(y, Fa);
+            return 1;
+        }
+    }
+    double x = ozb_nearsum(scratch, m);
+    if (x == 0.0 || ozb_ilogb(x) + Fa < -1022) return 0;
+    /* residual rho = RN(X - x) with X the exact sum of the computed terms */
+    m = frame_terms(P, E, n, alpha, beta, c, use_c, scratch, &F, &Fa);
+    scratch[m++] = -x;
+    const double rho = ozb_nearsum(scratch, m);
     const double glo = x - nextafter(x, -INFINITY), ghi = nextafter(x, INFINITY) - x;
     const double half = 0.5 * (glo < ghi ? glo : ghi);
     /* |X - x| <= |rho| (1 + 2^-53); strictly inside x's rounding interval: no tie possible */
