@@ -7,7 +7,56 @@
 #include "core/backend.h"
 #include "crt/crt.h"
 #include "fused/fused.h"
+#include "fused/cr_dot2.h"
 #include "scheme1/scheme1.h"
+
+/* Adds a later part's counts and phase times to an info. */
+static void info_add(ozblas_info_t *fi, const ozblas_info_t *p)
+{
+    fi->gemm_calls += p->gemm_calls;
+    fi->slice_products += p->slice_products;
+    fi->gemm_flops += p->gemm_flops;
+    fi->exact_fallbacks += p->exact_fallbacks;
+    fi->slices_a = fi->slices_a > p->slices_a ? fi->slices_a : p->slices_a;
+    fi->slices_b = fi->slices_b > p->slices_b ? fi->slices_b : p->slices_b;
+    fi->seconds_split += p->seconds_split;
+    fi->seconds_multiply += p->seconds_multiply;
+    fi->seconds_sum += p->seconds_sum;
+}
+
+/* CORRECTLY_ROUNDED GEMM with a small inner dimension: error-free dot products (src/fused/
+ * cr_dot2.c); the elements they cannot certify go to Scheme I, in runs of consecutive rows of
+ * a column.  Both give RN(exact). */
+static ozblas_status_t dot2_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    const double t_start = ozb_now();
+    int nt = ozb_threads(h);
+    if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
+    const uint8_t *fail;
+    int64_t nfail;
+    ozblas_status_t st = ozb_dot2_cr(h, pr, nt, &fail, &nfail);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    ozblas_info_t fi = h->info;
+    for (int64_t j = 0; j < pr->n && nfail > 0; j++)
+        for (int64_t i = 0; i < pr->m; i++) {
+            if (!fail[i + j * pr->m]) continue;
+            int64_t e = i;
+            while (e < pr->m && fail[e + j * pr->m]) e++;
+            ozb_problem sub = *pr;
+            sub.m = e - i;
+            sub.n = 1;
+            sub.a.p += i * pr->a.rs;
+            sub.b.p += j * pr->b.rs;
+            sub.c += i * pr->crs + j * pr->ccs;
+            st = ozb_scheme1_run(h, &sub, pl);
+            if (st != OZBLAS_STATUS_SUCCESS) return st;
+            info_add(&fi, &h->info);
+            i = e;
+        }
+    fi.seconds_total = ozb_now() - t_start;
+    h->info = fi;
+    return OZBLAS_STATUS_SUCCESS;
+}
 
 /* Correctly rounded DOT and GEMV go to the fused kernels (src/fused) first; the rows they
  * cannot certify (special values, extreme ranges, undecided roundings) are computed here,
@@ -16,6 +65,7 @@
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     ozb_plan pl = *plan;
+    if (ozb_dot2_eligible(h, pr, &pl)) return dot2_run(h, pr, &pl);
     /* CRT_INT8: FIXED and DOUBLE through the scheme (INT8 slices where it does not reach);
      * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the fused FP64 kernels, which
      * are faster for one column (the bits are the same) */
@@ -56,15 +106,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
         sub.c += i * pr->crs;
         st = ozb_scheme1_run(h, &sub, &pl);
         if (st != OZBLAS_STATUS_SUCCESS) return st;
-        fi.gemm_calls += h->info.gemm_calls;
-        fi.slice_products += h->info.slice_products;
-        fi.gemm_flops += h->info.gemm_flops;
-        fi.exact_fallbacks += h->info.exact_fallbacks;
-        fi.slices_a = fi.slices_a > h->info.slices_a ? fi.slices_a : h->info.slices_a;
-        fi.slices_b = fi.slices_b > h->info.slices_b ? fi.slices_b : h->info.slices_b;
-        fi.seconds_split += h->info.seconds_split;
-        fi.seconds_multiply += h->info.seconds_multiply;
-        fi.seconds_sum += h->info.seconds_sum;
+        info_add(&fi, &h->info);
         i = j;
     }
     fi.seconds_total = ozb_now() - t_start;

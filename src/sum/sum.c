@@ -113,7 +113,7 @@ static double half_gap(double y)
 
 /* RN(sum of p[0..m)) when Sum2 certifies it (1), else 0 (then NearSum decides): cheaper than
  * NearSum wherever the sum is not within a few ulps' error bound of a rounding boundary. */
-static int sum2_certified(const double *p, int64_t m, double *out)
+int ozb_sum2_rn(const double *p, int64_t m, double *out)
 {
     double y, err;
     sum2(p, m, &y, &err);
@@ -139,7 +139,7 @@ double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alph
     }
     if (m > 0) {
         double x;
-        if (sum2_certified(scratch, m, &x)) {
+        if (ozb_sum2_rn(scratch, m, &x)) {
             if (x == 0.0) return 0.0;        /* exact zero */
             if (ozb_ilogb(x) + Fa >= -1022) return ldexp(x, Fa);
         }

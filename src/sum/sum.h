@@ -29,6 +29,11 @@ double ozb_sum_exact(const double *P, const int32_t *E, int64_t n, double alpha,
 /* Sign (-1, 0, 1) of the exact sum_t P_t 2^E_t. */
 int ozb_sum_sign(const double *P, const int32_t *E, int64_t n);
 
+/* RN(sum of the doubles p[0..m)) when Sum2's error bound certifies it (returns 1), else 0.
+ * Preconditions: every |p_i| <= 2^1000, m < 2^40.  Certifies only results that are normal and
+ * at least 2^-1000 in magnitude, or an exact zero (+0). */
+int ozb_sum2_rn(const double *p, int64_t m, double *out);
+
 /* Fixed-order binary64 summation (terms in the order given), then alpha and beta
  * in a common power-of-two frame so that no intermediate overflows spuriously. */
 double ozb_sum_double(const double *P, const int32_t *E, int64_t n, double alpha,
