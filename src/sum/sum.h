@@ -33,6 +33,9 @@ int ozb_sum_sign(const double *P, const int32_t *E, int64_t n);
  * Preconditions: every |p_i| <= 2^1000, m < 2^40.  Certifies only results that are normal and
  * at least 2^-1000 in magnitude, or an exact zero (+0). */
 int ozb_sum2_rn(const double *p, int64_t m, double *out);
+/* The same certificate for a Sum2 the caller ran itself: s the cascaded TwoSum's sum, r the
+ * floating-point sum of its m errors, ra the floating-point sum of their magnitudes. */
+int ozb_sum2_finish(double s, double r, double ra, int64_t m, double *out);
 
 /* Fixed-order binary64 summation (terms in the order given), then alpha and beta
  * in a common power-of-two frame so that no intermediate overflows spuriously. */
