@@ -1,5 +1,6 @@
 /* Workspace owned by the handle: each slot grows to the largest size asked for and
  * is reused, so repeated calls of the same shape allocate nothing. */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime, sysconf */
 #include "core/ozb_internal.h"
 #include <stdatomic.h>
 #include <stdlib.h>
