@@ -84,7 +84,8 @@ typedef struct {
     double   seconds_multiply;  /* wall time in slice products                                 */
     double   seconds_sum;       /* wall time summing partial products, alpha/beta              */
     double   seconds_total;
-    int      fused;             /* 1: DOT/GEMV done by the fused split-and-accumulate kernel    */
+    int      fused;             /* 1: DOT/GEMV done by the fused split-and-accumulate kernel;
+                                 * 2: by error-free dot products (TwoSum/TwoProduct, certified)  */
 } ozblas_info_t;
 
 /* Handle management.  ozblas_create: CPU backend. */

@@ -21,7 +21,13 @@ typedef struct { void *p; size_t bytes; } ozb_buf;
 struct ozb_dev;      /* a backend's state, opaque outside its folder (src/cuda/dev.h) */
 struct ozb_backend;  /* the backend interface (core/backend.h) */
 
-#define OZB_NBUF 18
+/* Buffer slots of the workspace (OZB_NBUF: their count). */
+enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_NB, OZB_BUF_P,
+       OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
+       OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD,
+       OZB_BUF_EFT,     /* error-free DOT/GEMV (fused/eft_dot.c): its fail flags outlive the fallback's calls */
+       OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
+       OZB_NBUF };
 struct ozblas_context {
     const struct ozb_backend *be;     /* the backend's table (core/backend.h) */
     struct ozb_dev    *dev;           /* the backend's state (NULL on the CPU), only its folder looks inside */
@@ -39,11 +45,6 @@ struct ozblas_context {
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
 };
 
-/* Buffer slots of the workspace. */
-enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_NB, OZB_BUF_P,
-       OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
-       OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD,
-       OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC /* host copies of a device handle's operands */ };
 
 void  *ozb_buf_get(ozblas_handle_t h, int slot, size_t bytes);   /* NULL on allocation failure */
 void   ozb_buf_free_all(ozblas_handle_t h);

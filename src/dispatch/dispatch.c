@@ -8,6 +8,7 @@
 #include "crt/crt.h"
 #include "fused/fused.h"
 #include "fused/cr_dot2.h"
+#include "fused/eft_dot.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -24,17 +25,28 @@ static void info_add(ozblas_info_t *fi, const ozblas_info_t *p)
     fi->seconds_sum += p->seconds_sum;
 }
 
-/* CORRECTLY_ROUNDED GEMM with a small inner dimension: error-free dot products (src/fused/
- * cr_dot2.c); the elements they cannot certify go to Scheme I, in runs of consecutive rows of
- * a column.  Both give RN(exact). */
-static ozblas_status_t dot2_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+/* A method that certifies what it can: RN(exact) written where certified, fail[i + j m] = 1
+ * (column-major flags owned by the handle) where the element was left untouched. */
+typedef ozblas_status_t (*certify_fn)(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
+/* A method that computes a whole (sub)problem. */
+typedef ozblas_status_t (*method_fn)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl);
+
+/* Threads a call's arithmetic uses: all below the handle's count only where the work pays for
+ * a parallel region (measured: an OpenMP region costs about a microsecond on the 2-core EPYC,
+ * what m n k < 2^16 multiply-adds take; the thread count never changes a bit). */
+static int call_threads(ozblas_handle_t h, const ozb_problem *pr)
+{
+    return (double)pr->m * (double)pr->n * (double)pr->k < 65536.0 ? 1 : ozb_threads(h);
+}
+
+/* `certify` first, then `rest` for the elements it left, in runs of consecutive rows of a
+ * column.  Both give RN(exact): which one computes an element never changes a bit. */
+static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, certify_fn certify, method_fn rest)
 {
     const double t_start = ozb_now();
-    int nt = ozb_threads(h);
-    if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
     const uint8_t *fail;
     int64_t nfail;
-    ozblas_status_t st = ozb_dot2_cr(h, pr, nt, &fail, &nfail);
+    ozblas_status_t st = certify(h, pr, call_threads(h, pr), &fail, &nfail);
     if (st != OZBLAS_STATUS_SUCCESS) return st;
     ozblas_info_t fi = h->info;
     for (int64_t j = 0; j < pr->n && nfail > 0; j++)
@@ -48,9 +60,10 @@ static ozblas_status_t dot2_run(ozblas_handle_t h, const ozb_problem *pr, const 
             sub.a.p += i * pr->a.rs;
             sub.b.p += j * pr->b.rs;
             sub.c += i * pr->crs + j * pr->ccs;
-            st = ozb_scheme1_run(h, &sub, pl);
+            st = rest(h, &sub, pl);
             if (st != OZBLAS_STATUS_SUCCESS) return st;
             info_add(&fi, &h->info);
+            nfail -= e - i;
             i = e;
         }
     fi.seconds_total = ozb_now() - t_start;
@@ -58,16 +71,31 @@ static ozblas_status_t dot2_run(ozblas_handle_t h, const ozb_problem *pr, const 
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* Correctly rounded DOT and GEMV go to the fused kernels (src/fused) first; the rows they
- * cannot certify (special values, extreme ranges, undecided roundings) are computed here,
- * in runs of consecutive rows.  Both give RN(exact), so which path a row takes never
- * changes a bit. */
+/* Correctly rounded DOT and GEMV: the fused split-and-accumulate kernels (src/fused/fused.c),
+ * their undecided rows by Scheme I. */
+static ozblas_status_t by_fused(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    if (!ozb_fused_eligible(h, pr, pl)) return ozb_scheme1_run(h, pr, pl);
+    return certified(h, pr, pl, ozb_fused_cr, ozb_scheme1_run);
+}
+
+/* Correctly rounded DOT and GEMV: streaming error-free transformations first (src/fused/
+ * eft_dot.c), the fused kernels for what they cannot certify (cancellation beyond about
+ * 2^-100, special values). */
+static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
+    return certified(h, pr, pl, ozb_eft_cr, by_fused);
+}
+
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     ozb_plan pl = *plan;
-    if (ozb_dot2_eligible(h, pr, &pl)) return dot2_run(h, pr, &pl);
+    /* CORRECTLY_ROUNDED GEMM with a small inner dimension: error-free dot products
+     * (src/fused/cr_dot2.c), what they cannot certify by Scheme I */
+    if (ozb_dot2_eligible(h, pr, &pl)) return certified(h, pr, &pl, ozb_dot2_cr, ozb_scheme1_run);
     /* CRT_INT8: FIXED and DOUBLE through the scheme (INT8 slices where it does not reach);
-     * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the fused FP64 kernels, which
+     * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the FP64 kernels, which
      * are faster for one column (the bits are the same) */
     const int crt_cr = pl.mode == OZBLAS_MODE_CORRECTLY_ROUNDED && pr->n > 8;
     /* CORRECTLY_ROUNDED GEMM with the default FP64 format also goes through the CRT where
@@ -79,39 +107,13 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
     /* pl.engine is CRT_INT8 in FIXED and DOUBLE with CRT_INT8 (INT8 once a device's CRT found
      * the accuracy beyond the moduli table: the host's would too, same selection) */
     if (pl.engine == OZBLAS_ENGINE_CRT_INT8 || (h->engine == OZBLAS_ENGINE_CRT_INT8 && crt_cr) || crt_default_cr) {
-        int nt = ozb_threads(h);
-        if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
         const double t0 = ozb_now();
-        ozblas_status_t st = crt_cr ? ozb_crt_cr_run(h, pr, nt) : ozb_crt_run(h, pr, &pl, nt);
+        ozblas_status_t st = crt_cr ? ozb_crt_cr_run(h, pr, call_threads(h, pr)) : ozb_crt_run(h, pr, &pl, call_threads(h, pr));
         h->info.seconds_total = ozb_now() - t0;
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
         if (!crt_cr) pl.engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
     }
-    if (!ozb_fused_eligible(h, pr, &pl)) return ozb_scheme1_run(h, pr, &pl);
-    const double t_start = ozb_now();
-    int nt = ozb_threads(h);
-    if ((double)pr->m * (double)pr->n * (double)pr->k < 65536.0) nt = 1;
-    const uint8_t *fail;
-    int64_t nfail;
-    ozblas_status_t st = ozb_fused_cr(h, pr, nt, &fail, &nfail);
-    if (st != OZBLAS_STATUS_SUCCESS) return st;
-    ozblas_info_t fi = h->info;
-    for (int64_t i = 0; i < pr->m && nfail > 0; i++) {
-        if (!fail[i]) continue;
-        int64_t j = i;
-        while (j < pr->m && fail[j]) j++;
-        ozb_problem sub = *pr;
-        sub.m = j - i;
-        sub.a.p += i * pr->a.rs;
-        sub.c += i * pr->crs;
-        st = ozb_scheme1_run(h, &sub, &pl);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-        info_add(&fi, &h->info);
-        i = j;
-    }
-    fi.seconds_total = ozb_now() - t_start;
-    h->info = fi;
-    return OZBLAS_STATUS_SUCCESS;
+    return by_eft(h, pr, &pl);
 }
 
 /* DOUBLE mode for DOT and GEMV (one output column) with FP64 slices is computed correctly

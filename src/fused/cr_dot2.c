@@ -165,6 +165,7 @@ ozblas_status_t ozb_dot2_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, co
     *nfail = ozb_par_for(nt > 1 && (double)pr->m * (double)pr->n * (double)pr->k >= 65536.0, nt, pr->n, columns, &c);
     *fail = f;
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
+    info->slices_a = info->slices_b = 1;      /* the operands themselves, 53 bits */
     info->exact_fallbacks = *nfail;
     info->blocks = 1;
     info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;

@@ -131,8 +131,17 @@ int ozb_sum2_finish(double s, double r, double ra, int64_t m, double *out)
 
 int ozb_sum2_rn(const double *p, int64_t m, double *out)
 {
+    return ozb_sum2_certify(p, m, 0.0, out);
+}
+
+int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out)
+{
     double y, err;
     sum2(p, m, &y, &err);
+    if (extra != 0.0) {
+        /* a nonzero bound that underflowed in the caller's arithmetic is still nonzero */
+        err = (err + (extra < 0x1p-1000 ? 0x1p-1000 : extra)) * (1.0 + 0x1p-50);
+    }
     if (y == 0.0) {
         if (err != 0.0) return 0;
         *out = 0.0;                                       /* the terms cancel exactly */

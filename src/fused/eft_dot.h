@@ -1,0 +1,17 @@
+/* CORRECTLY_ROUNDED DOT and GEMV by streaming error-free transformations: one read of the
+ * operands, a dozen vector operations per element, a certified rounding per output. */
+#ifndef OZB_EFT_DOT_H
+#define OZB_EFT_DOT_H
+#include "core/problem.h"
+
+/* 1 when ozb_eft_cr may run pr: CORRECTLY_ROUNDED with the FP64 format, one output column,
+ * op(A) with a unit stride along rows or columns, finite alpha and beta, its buffers within
+ * the workspace limit, OZBLAS_NO_DOT2 not set. */
+int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
+
+/* Writes RN(exact) for every row of C it can certify; *fail points to m flags (owned by the
+ * handle until its next call), 1 where the row was left untouched: Inf/NaN or overflow
+ * anywhere in the row, results below 2^-947 or exactly zero, or a sum within its error
+ * bound of a rounding boundary.  *nfail is their count. */
+ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
+#endif
