@@ -78,8 +78,8 @@ typedef struct {
     int64_t  block_m, block_n, block_k; /* tile sizes used                                       */
     int64_t  exact_fallbacks;   /* elements rounded by the long accumulator instead of NearSum */
     int64_t  lazy_fixups;       /* CORRECTLY_ROUNDED: elements that needed the small pairs too  */
-    /* phase times: 0 for calls too small to pay for the clock reads (the fused DOT/GEMV below
-     * 2^14 elements); seconds_total is measured for every call that computes */
+    /* phase times: 0 for calls too small to pay for the clock reads (below 2^14 multiply-adds
+     * in the error-free and fused DOT/GEMV and their fallbacks; seconds_total too there) */
     double   seconds_split;     /* wall time splitting inputs into slices                      */
     double   seconds_multiply;  /* wall time in slice products                                 */
     double   seconds_sum;       /* wall time summing partial products, alpha/beta              */

@@ -53,6 +53,10 @@ int    ozb_threads(ozblas_handle_t h);
 double ozb_now(void);
 /* ozb_now() where `timed`, else 0: the phase times of calls too small to pay for a clock read */
 static inline double ozb_now_if(int timed) { return timed ? ozb_now() : 0.0; }
+/* Calls of at least this many multiply-adds (m n k) are timed (info.seconds_*): below it a
+ * clock read (25-60 ns in a VM) is a good part of the whole call. */
+#define OZB_TIMED_WORK 16384.0
+static inline int ozb_timed(double work) { return work >= OZB_TIMED_WORK; }
 
 /* 2^e as a double for -1022 <= e <= 1023, built from its bits (exact, no libm). */
 static inline double ozb_pow2(int e) {

@@ -1,0 +1,149 @@
+/* Kernels of the error-free DOT and GEMV (eft_dot.c, eft_gemv_n.c): the bit budget, the
+ * vector primitives, the folds of lanes.  AVX2 and FMA (the library's x86-64-v3 baseline);
+ * EFT_AVX2 undefined elsewhere, where the method is not offered.
+ *
+ * The products of a row are summed in lanes (8 for a DOT, one per row in GEMV-N), in blocks of
+ * at most BL products per lane.  A block has a power of two sigma per lane with every
+ * |x y| <= sigma / 2^7, and each product is split by two FMAs and a subtraction:
+ *     h = RN(x y + sigma),  q = h - sigma,  r = RN(x y - q)
+ * then S += q, R += r.  Bit budget (u = 2^-53, sigma = 2^k):
+ *   - x y + sigma lies in [sigma/2, 3 sigma/2], so h is a multiple of 2^(k-53) = u sigma, q = h - sigma
+ *     is exact (Sterbenz) and a multiple of u sigma, and |x y - q| <= u sigma (half an ulp of h);
+ *   - the partial sums of q stay below BL (max|x y| + u sigma) < sigma = 2^53 u sigma: S is exact;
+ *   - r is off x y - q by at most u |x y - q| <= u^2 sigma (or 2^-1075 where it is subnormal), and
+ *     R, a sum of nb <= BL terms below u sigma, errs by at most gamma_(nb-1) nb u sigma: in all,
+ *     |S + R - sum x y| <= BL^2 u^2 sigma + nb 2^-1075 per lane and block.
+ * sigma is not known before a block is read: a block takes the sigma its lane's previous block
+ * chose (2^(floor(log2 max|q|) + 10): four times the magnitude may come before it is too small;
+ * the first block takes it from a pass over its products), and keeps the largest |q| it made.
+ * max|q| <= sigma / 2^7 proves the budget held: were some |x y| above sigma / 2, its q would be
+ * at least sigma / 2 (1 - 2u) in magnitude.  Where it does not hold the block is summed again
+ * with the sigma its max|q| asks for (it is in cache: rare, and only where magnitudes grow).
+ * Seven vector operations per four products.
+ *
+ * After each block, S and R go into the lane's running totals, the Dot2 of the whole row:
+ *   s  the cascaded TwoSum of the blocks' S                                (error-free),
+ *   c  the floating-point sum of w = RN(t + R), t TwoSum's error,
+ *   a  the floating-point sum of |w|,   G  the sum of the blocks' sigma,
+ * and the lanes are folded alike into one (S, C, A, G).  C is a summation tree over N terms,
+ * each w off t + R by at most u |w|; any tree over N terms errs by at most gamma_(N-1) times the
+ * sum of their magnitudes, which A bounds within 1 / (1 - gamma_(N-1)), so
+ *     |C - sum(t + R)| <= (u + gamma_(N-1)) A / (1 - gamma_(N-1)) <= N 2^-52 A     (N <= 2^40)
+ * and the row's sum is S + C + D with |D| <= N 2^-52 A + BL^2 2^-106 G (1 + 2^-20) + n 2^-1074
+ * (the margin covers the rounding of G, a sum of at most 2^32 sigmas: k <= 2^32).
+ * alpha (S + C + D) + beta c goes to Sum2 with alpha S, alpha C and beta c split exactly by
+ * TwoProduct (ozb_sum2_certify): RN(exact) is written where every value within the bound rounds
+ * alike.
+ *
+ * Inf, NaN and overflow need no test in the loop: a non-finite product or sum leaves S, R or the
+ * totals non-finite for good (additions never make Inf or NaN finite), and products whose
+ * magnitude asks for sigma outside [2^-960, 2^1000] mark the row too; such rows are left to the
+ * caller, as are rows the certificate cannot decide.  The result is RN(exact) either way: the
+ * bits of every CORRECTLY_ROUNDED path.
+ *
+ * Compiled with -ffp-contract=off: the FMAs are explicit. */
+#ifndef OZB_EFT_KERN_H
+#define OZB_EFT_KERN_H
+#include "core/problem.h"
+#include "sum/eft.h"
+#include <math.h>
+#include <stdint.h>
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define EFT_AVX2 1
+#endif
+
+#define BL 128               /* products per lane and block: 2 BL max|q| below sigma */
+#define BLN 32               /* GEMV-N: columns per block (as many streams of A at a time) */
+#define LANES 8              /* DOT lanes: two 256-bit vectors */
+#define CHUNK 512            /* strided operands are gathered this many elements at a time */
+#define NCHUNK_PAR 64        /* a parallel DOT's pieces, each folded on its own */
+#define EBC (0x1p-106 * BL * BL * (1.0 + 0x1p-20))   /* a block's bound per unit of sigma; the margin covers G's rounding */
+
+/* Folds of lanes: s, c, a, G as above. */
+typedef struct { double S, C, A, G; } fold_t;
+static inline void fold_add(fold_t *f, double s, double c, double a, double g)
+{
+    double t;
+    ozb_two_sum(f->S, s, &f->S, &t);
+    f->C += t + c;
+    f->A += fabs(t) + a;
+    f->G += g;
+}
+
+#ifdef EFT_AVX2
+typedef struct { __m256d s, c, a, g; } tot4;      /* four lanes' running totals */
+
+#define ABSMASK _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll))
+
+/* A block's S and R into the totals: the Dot2 step with S as the summand and R as its error. */
+static inline void tot_add(tot4 *t, __m256d S, __m256d R, __m256d g)
+{
+    const __m256d s1 = _mm256_add_pd(t->s, S), bb = _mm256_sub_pd(s1, t->s);
+    const __m256d e = _mm256_add_pd(_mm256_sub_pd(t->s, _mm256_sub_pd(s1, bb)), _mm256_sub_pd(S, bb));
+    const __m256d w = _mm256_add_pd(e, R);
+    t->s = s1;
+    t->c = _mm256_add_pd(t->c, w);
+    t->a = _mm256_add_pd(t->a, _mm256_and_pd(w, ABSMASK));
+    t->g = _mm256_add_pd(t->g, g);
+}
+
+static inline void tot_fold(const tot4 *t, fold_t *f)
+{
+    double s[4], c[4], a[4], g[4];
+    _mm256_storeu_pd(s, t->s); _mm256_storeu_pd(c, t->c); _mm256_storeu_pd(a, t->a); _mm256_storeu_pd(g, t->g);
+    for (int l = 0; l < 4; l++) fold_add(f, s[l], c[l], a[l], g[l]);
+}
+
+/* sigma = 2^(floor(log2 m) + 10), at least 2^-960; m <= 2^990 (checked by the caller) */
+static inline __m256d sigma_for(__m256d m)
+{
+    const __m256i e = _mm256_and_si256(_mm256_castpd_si256(m), _mm256_set1_epi64x(0x7ff0000000000000ll));
+    const __m256d g = _mm256_castsi256_pd(_mm256_add_epi64(e, _mm256_set1_epi64x(10ll << 52)));
+    return _mm256_max_pd(g, _mm256_set1_pd(0x1p-960));
+}
+
+/* 1 where every lane's max|q| proves the block's budget (NaN: no) */
+static inline int fits(__m256d mq, __m256d g)
+{
+    const __m256d ok = _mm256_cmp_pd(mq, _mm256_mul_pd(g, _mm256_set1_pd(0x1p-7)), _CMP_LE_OQ);
+    return _mm256_movemask_pd(ok) == 0xf;
+}
+
+/* 1 where max|q| (or max|p|) can choose a sigma: finite and at most 2^990 */
+static inline int in_range(__m256d m)
+{
+    return _mm256_movemask_pd(_mm256_cmp_pd(m, _mm256_set1_pd(0x1p990), _CMP_LE_OQ)) == 0xf;
+}
+
+/* The split of one vector of products into S, R, with the largest |q| in M. */
+#define SPLIT4(S, R, M, x, y, g) do {                                                  \
+        const __m256d q_ = _mm256_sub_pd(_mm256_fmadd_pd(x, y, g), g);                  \
+        R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, q_));                                \
+        S = _mm256_add_pd(S, q_);                                                       \
+        M = _mm256_max_pd(M, _mm256_and_pd(q_, ABSMASK));                               \
+    } while (0)
+#endif
+
+/* The state of one call (ozb_eft_cr) */
+typedef struct {
+    const ozb_problem *pr;
+    uint8_t *fail;
+    const double *x;        /* GEMV: the vector, contiguous */
+    double *state;          /* GEMV-N: s, c, a, G, sigma per row; DOT: the pieces' folds */
+    int64_t nchunk;         /* DOT: pieces */
+} ozb_eft_t;
+
+/* Row i's rounded result into C, or its fail flag set; returns 1 when left to the caller.
+ * N: the number of terms of the row's C (the bound at the top). */
+int64_t ozb_eft_put(const ozb_eft_t *e, int64_t i, fold_t f, double N);
+
+/* N for k products in `lanes` lanes summed as `pieces` pieces: one w per lane and block (at
+ * most k) and the folds' errors */
+static inline double ozb_eft_terms(int64_t k, int64_t lanes, int64_t pieces) { return (double)k + (double)(lanes * (pieces + 2)); }
+
+#ifdef EFT_AVX2
+/* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
+int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi);
+#endif
+#endif
