@@ -21,7 +21,7 @@ static const ozb_knob_def ozb_knob_table[] = {
      "slice levels the lazy CORRECTLY_ROUNDED GEMM multiplies first (1: only the leading pair)", K(lazy_levels)},
     {"OZBLAS_NO_CRT", OZB_KNOB_SET, 0, 1, "CORRECTLY_ROUNDED GEMM never through the CRT (FP64 slices)", K(no_crt)},
     {"OZBLAS_NO_DOT2", OZB_KNOB_SET, 0, 1,
-     "CORRECTLY_ROUNDED GEMM with a small inner dimension without the error-free dot products (slices)", K(no_dot2)},
+     "CORRECTLY_ROUNDED (and DOUBLE DOT/GEMV) without the error-free dot products: GEMM with a small inner dimension on the slices, DOT and GEMV on the fused kernels", K(no_dot2)},
     {"OZBLAS_CUDA_STAGED", OZB_KNOB_SET, 0, 1,
      "CUDA handles take the staged path (host split and sums, device products) for every call", K(cuda_staged)},
     {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},

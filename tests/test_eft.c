@@ -1,0 +1,257 @@
+/* The error-free DOT/GEMV (src/fused/eft_dot.c, eft_gemv_n.c): exact references over the
+ * kernels' edges (lanes of 8, blocks of 128 products per lane, GEMV-N strips of 8 rows and
+ * blocks of 32 columns, the parallel DOT's pieces), strides, alpha/beta and phi; magnitudes
+ * that grow and shrink from block to block (a block summed again with a larger sigma);
+ * special values, extreme exponents, exact zeros and cancellation, which go to the fused
+ * kernels or Scheme I; every path compared bit for bit. */
+#define _POSIX_C_SOURCE 200112L   /* setenv */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tu.h"
+
+static const ozblas_mode_t CR = OZBLAS_MODE_CORRECTLY_ROUNDED;
+
+/* the knobs are read when a handle is created (core/knobs.c): each path gets its own handle */
+enum { NPATHS = 3 };
+static void set_path(int p)
+{
+    unsetenv("OZBLAS_NO_DOT2");
+    unsetenv("OZBLAS_NO_FUSED");
+    if (p >= 1) setenv("OZBLAS_NO_DOT2", "1", 1);    /* the fused kernels, then Scheme I */
+    if (p >= 2) setenv("OZBLAS_NO_FUSED", "1", 1);   /* Scheme I alone                  */
+}
+
+static int eft_ran(ozblas_handle_t h)
+{
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    return info.fused == 2;
+}
+
+START_TEST(eft_dot_reference)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_dot_reference");
+    /* lanes of 8, blocks of 1024 products, gathers of 512, parallel pieces from 65536 */
+    const int64_t sizes[] = {1, 2, 7, 8, 9, 100, 511, 1023, 1024, 1025, 8191, 10000, 70001, 300000};
+    const int64_t incs[][2] = {{1, 1}, {-1, 2}, {3, -1}};
+    const double phis[] = {0, 1, 4, 12};
+    int c = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (size_t q = 0; q < 3; q++, c++) {
+            tu_dot_random(h, CR, sizes[s], incs[q][0], incs[q][1], phis[c % 4], &r, "eft_dot_reference");
+            ck_assert_msg(eft_ran(h), "DOT n=%lld did not take the error-free path", (long long)sizes[s]);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
+START_TEST(eft_gemv_reference)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_gemv_reference");
+    /* rows of op(A) across strips of 8, inner sizes across blocks of 32 and 128 columns */
+    const int64_t rows[] = {1, 3, 8, 9, 17, 64, 257};
+    const int64_t inner[] = {1, 31, 32, 33, 127, 129, 1000, 4100};
+    const double phis[] = {0, 1, 4, 12};
+    int c = 0;
+    for (int tr = 0; tr < 2; tr++)
+        for (size_t a = 0; a < sizeof rows / sizeof *rows; a++)
+            for (size_t b = 0; b < sizeof inner / sizeof *inner; b++, c++) {
+                tu_gemv_params p = {0};
+                p.trans = tr;
+                p.m = tr ? inner[b] : rows[a];
+                p.n = tr ? rows[a] : inner[b];
+                p.lda = c % 2 ? p.m + 3 : 0;
+                p.incx = c % 3 == 1 ? -2 : 1;
+                p.incy = c % 4 == 3 ? 3 : 1;
+                p.alpha = c % 3 ? 1.0 : -0.75;
+                p.beta = c % 2 ? 0.5 : 0.0;
+                tu_gemv_random(h, CR, p, phis[c % 4], &r, "eft_gemv_reference");
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* one GEMV on fixed inputs through each path: the same bits, and the reference's */
+static void paths_agree(ozblas_handle_t h, int trans, int64_t m, int64_t n, int64_t lda, const double *A,
+                        const double *x, double alpha, double beta, const double *y0, const char *ctx)
+{
+    const int64_t leny = trans ? n : m;
+    double *y[NPATHS];
+    for (int p = 0; p < NPATHS; p++) {
+        y[p] = tu_alloc((size_t)leny);
+        memcpy(y[p], y0, sizeof(double) * (size_t)leny);
+        set_path(p);
+        ozblas_handle_t hp = tu_handle(CR);
+        ozblas_status_t st = ozblas_dgemv(hp, trans ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, 1, beta, y[p], 1);
+        ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+        ozblas_destroy(hp);
+    }
+    set_path(0);
+    for (int p = 1; p < NPATHS; p++) tu_check_bits(y[p], y[0], (size_t)leny, 1, ctx);
+    tu_gemv_params prm = {trans, m, n, lda, 1, 1, alpha, beta};
+    double *yc = tu_alloc((size_t)leny);
+    memcpy(yc, y0, sizeof(double) * (size_t)leny);
+    tu_gemv_run(h, CR, &prm, A, x, yc, ctx);
+    for (int p = 0; p < NPATHS; p++) free(y[p]);
+    free(yc);
+}
+
+/* Magnitudes that grow by 2^40 and shrink by 2^60 between blocks, and a huge element in the
+ * middle of a block: blocks summed again with a larger sigma; still certified. */
+START_TEST(eft_magnitude_steps)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_magnitude_steps");
+    const int64_t m = 19, n = 3000, lda = 19;
+    double *A = tu_alloc((size_t)(lda * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)n);
+    for (int tr = 0; tr < 2; tr++) {
+        tu_fill_mat(&r, A, m, n, lda, 1);
+        tu_fill_vec(&r, x, tr ? m : n, 1, 1);
+        tu_fill_vec(&r, y0, tr ? n : m, 1, 1);
+        const int64_t nx = tr ? m : n;
+        for (int64_t l = 0; l < nx; l++) {
+            const int64_t step = l / 100;              /* GEMV-N: blocks of 32 columns */
+            x[l] = ldexp(x[l], (int)(step % 3 == 1 ? 40 : step % 3 == 2 ? -60 : 0));
+        }
+        x[nx / 2] = 0x1p300;
+        paths_agree(h, tr, m, n, lda, A, x, 1.0, 0.0, y0, "eft magnitude steps");
+    }
+    /* DOT: growth inside the lanes' blocks of 128 */
+    for (int64_t l = 0; l < n; l++) x[l] = ldexp(ozref_uniform(&r) - 0.5, (int)(l / 300) * 25);
+    double d;
+    ck_assert_int_eq(ozblas_ddot(h, n, A, 1, x, 1, &d), OZBLAS_STATUS_SUCCESS);
+    ck_assert(d == ozref_ddot(n, A, 1, x, 1));
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    ck_assert_msg(info.fused == 2 && info.exact_fallbacks == 0, "fused %d fallbacks %lld", info.fused, (long long)info.exact_fallbacks);
+    free(A); free(x); free(y0);
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* Rows with Inf, NaN, subnormal-only entries, entries near overflow, zeros, a huge spread,
+ * and alpha, beta, C that make the result overflow or vanish. */
+START_TEST(eft_special_rows)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_special_rows");
+    const int64_t m = 27, n = 700, lda = 27;
+    double *A = tu_alloc((size_t)(lda * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)n);
+    for (int tr = 0; tr < 2; tr++)
+        for (int variant = 0; variant < 4; variant++) {
+            tu_fill_mat(&r, A, m, n, lda, 1);
+            tu_fill_vec(&r, x, tr ? m : n, 1, 1);
+            tu_fill_vec(&r, y0, tr ? n : m, 1, 1);
+#define OPA(i, l) (*(tr ? &A[(l) + (i) * lda] : &A[(i) + (l) * lda]))
+            const int64_t rows = tr ? n : m, inner = tr ? m : n;
+            for (int64_t l = 0; l < inner; l++) {
+                OPA(1 % rows, l) *= 0x1p-1070;                      /* subnormal row */
+                OPA(2 % rows, l) *= 0x1p1015;                       /* near overflow */
+                OPA(4 % rows, l) = 0.0;                             /* zero row: exact zero */
+                if (l >= inner / 2) OPA(5 % rows, l) *= 0x1p-1000;  /* huge exponent spread */
+                OPA(6 % rows, l) *= 0x1p-520;                       /* products near 2^-1040 */
+                if (l % 2) OPA(7 % rows, l) = -OPA(7 % rows, l - 1);   /* cancels exactly (x pairs below) */
+            }
+            OPA(3 % rows, inner / 3) = variant == 0 ? INFINITY : variant == 1 ? NAN : -INFINITY;
+            if (variant == 3) for (int64_t l = 1; l < inner; l += 2) x[l] = x[l - 1];
+            if (variant == 1) x[inner - 1] = 0x1.fp1020;
+            if (variant == 2) y0[0] = INFINITY;
+            const double alpha = variant == 2 ? 0x1p-600 : variant == 1 ? 0x1p600 : 1.0;
+            paths_agree(h, tr, m, n, lda, A, x, alpha, variant >= 1 ? 2.0 : 0.0, y0, "eft special rows");
+#undef OPA
+        }
+    free(A); free(x); free(y0);
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* x = [u, u], a row = [v, -v] with one element perturbed by 2^-s relative: the exact result is
+ * ~2^-s of the row's scale, so large s leaves the row to the fused kernels (and an exact zero
+ * to Scheme I). */
+START_TEST(eft_cancellation)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_cancellation");
+    const int64_t half = 1500, n = 2 * half, m = 7;
+    const int shifts[] = {0, 20, 40, 60, 75, 130, 1000};
+    double *A = tu_alloc((size_t)(m * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)m);
+    tu_fill_vec(&r, x, half, 1, 1);
+    memcpy(x + half, x, sizeof(double) * (size_t)half);
+    for (int64_t i = 0; i < m; i++) {
+        for (int64_t l = 0; l < half; l++) {
+            const double v = (ozref_uniform(&r) - 0.5) * exp(ozref_normal(&r));
+            A[i + l * m] = v;
+            A[i + (l + half) * m] = -v;
+        }
+        const int64_t l = (int64_t)(ozref_uniform(&r) * (double)half);
+        if (shifts[i] < 1000) A[i + (l + half) * m] += ldexp(A[i + l * m], -shifts[i]);
+        y0[i] = 0.0;
+    }
+    paths_agree(h, 0, m, n, m, A, x, 1.0, 0.0, y0, "eft cancellation N");
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    /* the rows at 2^-130 and the exact zero are beyond any bound of the error-free sums */
+    ck_assert_msg(info.fused == 2 && info.exact_fallbacks >= 2, "fused %d fallbacks %lld", info.fused, (long long)info.exact_fallbacks);
+    double *At = tu_alloc((size_t)(m * n));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < n; l++) At[l + i * n] = A[i + l * m];
+    paths_agree(h, 1, n, m, n, At, x, 1.0, 0.0, y0, "eft cancellation T");
+    for (int64_t i = 0; i < m; i++) {
+        double d;
+        ck_assert_int_eq(ozblas_ddot(h, n, At + i * n, 1, x, 1, &d), OZBLAS_STATUS_SUCCESS);
+        ck_assert(d == ozref_ddot(n, At + i * n, 1, x, 1));
+    }
+    free(A); free(At); free(x); free(y0);
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded: the same bits. */
+START_TEST(eft_double_mode_is_cr)
+{
+    ozblas_handle_t hd = tu_handle(OZBLAS_MODE_DOUBLE), hc = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_double_mode_is_cr");
+    const int64_t m = 37, n = 2000;
+    double *A = tu_alloc((size_t)(m * n)), *x = tu_alloc((size_t)n), *yd = tu_alloc((size_t)n), *yc = tu_alloc((size_t)n);
+    for (int tr = 0; tr < 2; tr++) {
+        tu_fill_mat(&r, A, m, n, m, 2);
+        tu_fill_vec(&r, x, tr ? m : n, 1, 2);
+        const int64_t ny = tr ? n : m;
+        for (int64_t i = 0; i < ny; i++) yd[i] = yc[i] = 0.0;
+        ck_assert_int_eq(ozblas_dgemv(hd, tr ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, 1.5, A, m, x, 1, 0.0, yd, 1), OZBLAS_STATUS_SUCCESS);
+        ck_assert(eft_ran(hd));
+        ck_assert_int_eq(ozblas_dgemv(hc, tr ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, 1.5, A, m, x, 1, 0.0, yc, 1), OZBLAS_STATUS_SUCCESS);
+        tu_check_bits(yd, yc, (size_t)ny, 1, "eft DOUBLE = CR");
+    }
+    free(A); free(x); free(yd); free(yc);
+    ozblas_destroy(hd);
+    ozblas_destroy(hc);
+}
+END_TEST
+
+static Suite *eft_suite(void)
+{
+    Suite *s = suite_create("eft");
+    TCase *tc = tcase_create("eft");
+    tcase_set_timeout(tc, tu_timeout(300));
+    tcase_add_test(tc, eft_dot_reference);
+    tcase_add_test(tc, eft_gemv_reference);
+    tcase_add_test(tc, eft_magnitude_steps);
+    tcase_add_test(tc, eft_special_rows);
+    tcase_add_test(tc, eft_cancellation);
+    tcase_add_test(tc, eft_double_mode_is_cr);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN("test_eft", eft_suite)
