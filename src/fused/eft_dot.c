@@ -17,14 +17,17 @@ static int dot_run(const double *x, const double *y, int64_t n8, tot4 t[2], __m2
     for (int64_t j0 = 0; j0 < n8; j0 += BL) {
         const int64_t nb = n8 - j0 < BL ? n8 - j0 : BL;
         const double *xb = x + 8 * j0, *yb = y + 8 * j0;
-        if (!*have_g) {           /* the first block's sigma from its products */
+        if (!*have_g) {           /* the first block's sigma: FIRST_PEEK (eft_kern.h) */
             __m256d m0 = _mm256_setzero_pd(), m1 = m0;
-            for (int64_t j = 0; j < nb; j++) {
+            for (int64_t j = 0; j < nb && j < FIRST_PEEK; j++) {
                 m0 = _mm256_max_pd(m0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(xb + 8 * j), _mm256_loadu_pd(yb + 8 * j)), ABSMASK));
                 m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(xb + 8 * j + 4), _mm256_loadu_pd(yb + 8 * j + 4)), ABSMASK));
             }
-            if (!in_range(m0) || !in_range(m1)) return 0;
-            g[0] = sigma_for(m0); g[1] = sigma_for(m1);
+            m0 = _mm256_max_pd(m0, m1);
+            m0 = _mm256_max_pd(m0, _mm256_permute4x64_pd(m0, 0x4e));
+            m0 = _mm256_max_pd(m0, _mm256_permute_pd(m0, 0x5));    /* every lane: the max of all */
+            if (!in_range(m0)) return 0;
+            g[0] = g[1] = first_sigma(m0);
             *have_g = 1;
         }
         for (;;) {
@@ -119,6 +122,14 @@ static int finish(fold_t f, double N, double alpha, double beta, double c0, int 
     B += 0x1p-1000;
     double T[6];
     int m = 0;
+    if (alpha == 1.0 && !use_c) {
+        /* S + C = y + z exactly (TwoSum; |S| <= 2^1000: no overflow); the row's sum is
+         * y + z + D, within |z| + B of y */
+        if (!(fabs(f.S) <= 0x1p1000)) return 0;
+        double y, z;
+        ozb_two_sum(f.S, f.C, &y, &z);
+        return ozb_round_certified(y, (fabs(z) + B) * (1.0 + 0x1p-50), out);
+    }
     if (alpha == 1.0) {
         if (!(fabs(f.S) <= 0x1p1000)) return 0;         /* Sum2's range */
         T[m++] = f.S;

@@ -15,13 +15,13 @@ static int strip_block(const double *a, int64_t lda, const double *xs, int64_t n
 {
     if (first) {
         __m256d m0 = _mm256_setzero_pd(), m1 = m0;
-        for (int64_t j = 0; j < nb; j++) {
+        for (int64_t j = 0; j < nb && j < FIRST_PEEK; j++) {
             const __m256d xb = _mm256_broadcast_sd(xs + j);
             m0 = _mm256_max_pd(m0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + j * lda), xb), ABSMASK));
             m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + j * lda + 4), xb), ABSMASK));
         }
         if (!in_range(m0) || !in_range(m1)) return 0;
-        st[0].g = sigma_for(m0); st[1].g = sigma_for(m1);
+        st[0].g = first_sigma(m0); st[1].g = first_sigma(m1);
     }
     for (;;) {
         __m256d S0 = _mm256_setzero_pd(), S1 = S0, R0 = S0, R1 = S0, M0 = S0, M1 = S0;
@@ -53,8 +53,9 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
     row4_t *st = (row4_t *)e->state;                        /* two per strip */
     uint8_t *bad = e->fail;                                  /* per strip first, per row at the end */
     double pad[8 * BLN];
+    const __m256d z = _mm256_setzero_pd();
     for (int64_t b = lo; b < hi; b++) {
-        memset(&st[2 * b], 0, 2 * sizeof *st);
+        for (int v = 0; v < 2; v++) st[2 * b + v].t.s = st[2 * b + v].t.c = st[2 * b + v].t.a = st[2 * b + v].t.g = st[2 * b + v].g = z;
         bad[b * 8] = 0;
     }
     for (int64_t l0 = 0; l0 < k; l0 += BLN) {

@@ -15,7 +15,8 @@
  *     |S + R - sum x y| <= BL^2 u^2 sigma + nb 2^-1075 per lane and block.
  * sigma is not known before a block is read: a block takes the sigma its lane's previous block
  * chose (2^(floor(log2 max|q|) + 10): four times the magnitude may come before it is too small;
- * the first block takes it from a pass over its products), and keeps the largest |q| it made.
+ * the first block takes it from its first few products: first_sigma), and keeps the largest
+ * |q| it made.
  * max|q| <= sigma / 2^7 proves the budget held: were some |x y| above sigma / 2, its q would be
  * at least sigma / 2 (1 - 2u) in magnitude.  Where it does not hold the block is summed again
  * with the sigma its max|q| asks for (it is in cache: rare, and only where magnitudes grow).
@@ -101,6 +102,15 @@ static inline __m256d sigma_for(__m256d m)
     const __m256i e = _mm256_and_si256(_mm256_castpd_si256(m), _mm256_set1_epi64x(0x7ff0000000000000ll));
     const __m256d g = _mm256_castsi256_pd(_mm256_add_epi64(e, _mm256_set1_epi64x(10ll << 52)));
     return _mm256_max_pd(g, _mm256_set1_pd(0x1p-960));
+}
+
+/* A row's first block has no earlier block to take sigma from: it takes the largest of its
+ * first FIRST_PEEK products per lane with 2^8 more headroom (a block whose products grow
+ * further is summed again; a sigma too large only widens that block's bound, by 2^8). */
+#define FIRST_PEEK 4
+static inline __m256d first_sigma(__m256d m)
+{
+    return _mm256_mul_pd(sigma_for(m), _mm256_set1_pd(0x1p8));
 }
 
 /* 1 where every lane's max|q| proves the block's budget (NaN: no) */

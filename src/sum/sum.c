@@ -142,6 +142,11 @@ int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out)
         /* a nonzero bound that underflowed in the caller's arithmetic is still nonzero */
         err = (err + (extra < 0x1p-1000 ? 0x1p-1000 : extra)) * (1.0 + 0x1p-50);
     }
+    return ozb_round_certified(y, err, out);
+}
+
+int ozb_round_certified(double y, double err, double *out)
+{
     if (y == 0.0) {
         if (err != 0.0) return 0;
         *out = 0.0;                                       /* the terms cancel exactly */

@@ -36,6 +36,10 @@ int ozb_sum2_rn(const double *p, int64_t m, double *out);
 /* The same for a sum known only to within `extra` (>= 0, absolute): RN(sum of p + d) for every
  * |d| <= extra, when Sum2's bound plus extra certifies that they all round alike. */
 int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out);
+/* RN(v) = y for every v with |v - y| <= err (err >= 0): then *out = y and 1, else 0; y
+ * certified only where it is normal and at least 2^-1000 in magnitude, or an exact zero
+ * (err = 0: +0). */
+int ozb_round_certified(double y, double err, double *out);
 /* The same certificate for a Sum2 the caller ran itself: s the cascaded TwoSum's sum, r the
  * floating-point sum of its m errors, ra the floating-point sum of their magnitudes. */
 int ozb_sum2_finish(double s, double r, double ra, int64_t m, double *out);
