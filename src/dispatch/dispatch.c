@@ -121,16 +121,17 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
     return by_eft(h, pr, &pl);
 }
 
-/* DOUBLE mode for DOT and GEMV (one output column) with FP64 slices is computed correctly
- * rounded: the fused kernels do that with the same four slices per side that Algorithm 3
- * picked for these shapes, in a third to a half of the time of the GEMM-ized DOUBLE path
- * (bench/results), and a correctly rounded result meets DOUBLE's bound.  Every path
- * (fused, pipeline) then computes the same unique value, so DOUBLE results stay identical
- * across paths, threads and backends.  The other formats keep Algorithm 3. */
-static ozblas_mode_t effective_mode(ozblas_handle_t h, const ozb_problem *pr)
+/* DOUBLE mode with FP64 slices is computed correctly rounded, in every routine and shape
+ * (CHANGELOG 2026-11-24): a correctly rounded result meets DOUBLE's bound, costs no more
+ * than Algorithm 3's slices where measured (AVX2 EPYC: DOT and GEMV a third to a half of the
+ * GEMM-ized DOUBLE path, GEMM with k <= 32 by error-free dot products 3x cheaper, 32..512
+ * within 15 %, 2048 the same: bench/results/sweep-*), and it is unique, so every element
+ * of C is a function of its own row of op(A) and column of op(B) alone: a GEMM computed
+ * whole, in column blocks or as GEMVs gives the same bits (LAPACK's DGGEV3 test 5 relies on
+ * it).  The other formats keep Algorithm 3. */
+static ozblas_mode_t effective_mode(ozblas_handle_t h)
 {
-    if (h->mode == OZBLAS_MODE_DOUBLE && h->engine == OZBLAS_ENGINE_FP64 && pr->n == 1)
-        return OZBLAS_MODE_CORRECTLY_ROUNDED;
+    if (h->mode == OZBLAS_MODE_DOUBLE && h->engine == OZBLAS_ENGINE_FP64) return OZBLAS_MODE_CORRECTLY_ROUNDED;
     return h->mode;
 }
 
@@ -154,7 +155,7 @@ static ozblas_engine_t effective_engine(ozblas_handle_t h, ozblas_mode_t mode)
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 {
     ozb_plan pl;
-    pl.mode = effective_mode(h, pr);
+    pl.mode = effective_mode(h);
     pl.engine = effective_engine(h, pl.mode);
     if (h->be->execute) return h->be->execute(h, pr, &pl, run);
     return run(h, pr, &pl);
