@@ -7,7 +7,6 @@
 #include "core/backend.h"
 #include "crt/crt.h"
 #include "fused/fused.h"
-#include "fused/cr_dot2.h"
 #include "fused/eft_dot.h"
 #include "scheme1/scheme1.h"
 
@@ -84,9 +83,9 @@ static ozblas_status_t by_fused(ozblas_handle_t h, const ozb_problem *pr, const 
     return certified(h, pr, pl, ozb_fused_cr, ozb_scheme1_run);
 }
 
-/* Correctly rounded DOT and GEMV: streaming error-free transformations first (src/fused/
- * eft_dot.c), the fused kernels for what they cannot certify (cancellation beyond about
- * 2^-100, special values). */
+/* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
+ * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
+ * extreme exponents) by the fused kernels and Scheme I. */
 static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
@@ -96,9 +95,6 @@ static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const oz
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     ozb_plan pl = *plan;
-    /* CORRECTLY_ROUNDED GEMM with a small inner dimension: error-free dot products
-     * (src/fused/cr_dot2.c), what they cannot certify by Scheme I */
-    if (ozb_dot2_eligible(h, pr, &pl)) return certified(h, pr, &pl, ozb_dot2_cr, ozb_scheme1_run);
     /* CRT_INT8: FIXED and DOUBLE through the scheme (INT8 slices where it does not reach);
      * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the FP64 kernels, which
      * are faster for one column (the bits are the same) */
@@ -118,6 +114,9 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
         if (!crt_cr) pl.engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
     }
+    /* CORRECTLY_ROUNDED (and DOUBLE with FP64 slices) DOT, GEMV and GEMMs up to
+     * OZB_EFT_GEMM_WORK_MAX: streaming error-free sums (src/fused/eft_*.c), what they cannot
+     * certify by the fused kernels (one column) and Scheme I */
     return by_eft(h, pr, &pl);
 }
 

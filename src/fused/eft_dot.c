@@ -199,77 +199,35 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
 
 #endif
 
-static int strided_rows(const ozb_problem *pr) { return pr->m > 1 && pr->a.cs == 1; }
-
-static size_t bytes_needed(const ozb_problem *pr)
-{
-    const size_t m = (size_t)pr->m, k = (size_t)pr->k;
-    size_t b = m + 8 + 64;                                        /* fail flags */
-    if (pr->m > 1) b += k * sizeof(double) + 64;                  /* the vector, contiguous */
-    if (pr->m > 1 && !strided_rows(pr)) b += (m / 8 + 1) * 2 * 5 * 32 + 64;   /* row4_t per 4 rows */
-    return b + 4 * NCHUNK_PAR * sizeof(double);
-}
-
-int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt)
 {
 #ifdef EFT_AVX2
-    if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
-    if (h->knobs.no_dot2 || !isfinite(pr->alpha) || !isfinite(pr->beta)) return 0;
-    if (pr->k > ((int64_t)1 << 32)) return 0;                     /* blocks <= 2^32: the (1 + 2^-20) on G */
-    if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
-    return bytes_needed(pr) <= ozb_workspace_limit(h);
-#else
-    (void)h; (void)pr; (void)plan;
-    return 0;                     /* the kernels are written for AVX2 and FMA */
-#endif
-}
-
-ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **failp, int64_t *nfail)
-{
-#ifdef EFT_AVX2
-    const int timed = ozb_timed((double)pr->m * (double)pr->k);
-    const double t0 = ozb_now_if(timed);
-    char *buf = ozb_buf_get(h, OZB_BUF_EFT, bytes_needed(pr));
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    ozb_eft_t e = { pr, (uint8_t *)buf, NULL, NULL, 1 };
-    double *dbl = (double *)(buf + (((size_t)pr->m + 8 + 63) & ~(size_t)63));
-    const double work = (double)pr->m * (double)pr->k;
-    const int par = nt > 1 && work >= 65536.0;
-    int64_t left;
+    const ozb_problem *pr = col->pr;
+    ozb_eft_t e = *col;
     if (pr->m == 1 && !par) {
         dot_t d;
         dot_init(&d);
         dot_strided(&d, pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, pr->k);
-        left = ozb_eft_put(&e, 0, dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1));
-    } else if (pr->m == 1) {
+        return ozb_eft_put(&e, 0, dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1));
+    }
+    if (pr->m == 1) {
         e.nchunk = NCHUNK_PAR;
-        e.state = dbl;
+        e.state = pieces;
         ozb_par_for(par, nt, e.nchunk, dot_pieces, &e);
         fold_t f = {0.0, 0.0, 0.0, 0.0};
-        for (int64_t q = 0; q < e.nchunk; q++) fold_add(&f, dbl[4 * q], dbl[4 * q + 1], dbl[4 * q + 2], dbl[4 * q + 3]);
-        left = ozb_eft_put(&e, 0, f, ozb_eft_terms(pr->k, LANES, e.nchunk));
-    } else {
-        if (pr->b.cs == 1) e.x = pr->b.p;
-        else {
-            for (int64_t l = 0; l < pr->k; l++) dbl[l] = pr->b.p[l * pr->b.cs];
-            e.x = dbl;
-        }
-        e.state = dbl + ((pr->k + 7) & ~(int64_t)7);
-        if (strided_rows(pr)) left = ozb_par_for(par, nt, pr->m, gemv_t_rows, &e);
-        else left = ozb_par_for(par, nt, (pr->m + 7) / 8, ozb_eft_gemv_n_strips, &e);
+        for (int64_t q = 0; q < e.nchunk; q++) fold_add(&f, pieces[4 * q], pieces[4 * q + 1], pieces[4 * q + 2], pieces[4 * q + 3]);
+        return ozb_eft_put(&e, 0, f, ozb_eft_terms(pr->k, LANES, e.nchunk));
     }
-    *failp = e.fail;
-    *nfail = left;
-    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
-    info->slices_a = info->slices_b = 1;      /* the operands themselves, 53 bits */
-    info->exact_fallbacks = left;
-    info->blocks = 1;
-    info->block_m = pr->m; info->block_n = 1; info->block_k = pr->k;
-    info->fused = 2;
-    info->seconds_sum = ozb_now_if(timed) - t0;
-    return OZBLAS_STATUS_SUCCESS;
+    if (pr->b.cs == 1) e.x = pr->b.p;
+    else {
+        for (int64_t l = 0; l < pr->k; l++) xbuf[l] = pr->b.p[l * pr->b.cs];
+        e.x = xbuf;
+    }
+    e.state = state;
+    if (pr->a.cs == 1) return ozb_par_for(par, nt, pr->m, gemv_t_rows, &e);
+    return ozb_par_for(par, nt, (pr->m + 7) / 8, ozb_eft_gemv_n_strips, &e);
 #else
-    (void)h; (void)pr; (void)nt; (void)failp; (void)nfail;
-    return OZBLAS_STATUS_NOT_SUPPORTED;
+    (void)col; (void)xbuf; (void)state; (void)pieces; (void)par; (void)nt;
+    return 0;
 #endif
 }

@@ -4,14 +4,18 @@
 #define OZB_EFT_DOT_H
 #include "core/problem.h"
 
-/* 1 when ozb_eft_cr may run pr: CORRECTLY_ROUNDED with the FP64 format, one output column,
- * op(A) with a unit stride along rows or columns, finite alpha and beta, its buffers within
- * the workspace limit, OZBLAS_NO_DOT2 not set. */
+/* Largest m n k of a GEMM (n > 1) taken by the error-free sums (a shape-only choice). */
+#define OZB_EFT_GEMM_WORK_MAX 17179869184.0
+
+/* 1 when ozb_eft_cr may run pr: CORRECTLY_ROUNDED with the FP64 format, op(A) with a unit
+ * stride along rows or columns, finite alpha and beta, GEMMs up to OZB_EFT_GEMM_WORK_MAX,
+ * its buffers within the workspace limit, OZBLAS_NO_DOT2 not set. */
 int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 
-/* Writes RN(exact) for every row of C it can certify; *fail points to m flags (owned by the
- * handle until its next call), 1 where the row was left untouched: Inf/NaN or overflow
- * anywhere in the row, results below 2^-947 or exactly zero, or a sum within its error
- * bound of a rounding boundary.  *nfail is their count. */
+/* Writes RN(exact) for every element of C it can certify; *fail points to m n flags
+ * (column-major, owned by the handle until its next call), 1 where the element was left
+ * untouched: Inf/NaN or overflow anywhere in its row and column, results below 2^-947 or
+ * exactly zero, or a sum within its error bound of a rounding boundary.  *nfail is their
+ * count. */
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
 #endif

@@ -152,6 +152,14 @@ int64_t ozb_eft_put(const ozb_eft_t *e, int64_t i, fold_t f, double N);
  * most k) and the folds' errors */
 static inline double ozb_eft_terms(int64_t k, int64_t lanes, int64_t pieces) { return (double)k + (double)(lanes * (pieces + 2)); }
 
+/* One output column (col->pr->n == 1, col->fail its m flags): a DOT (m == 1), rows of op(A)
+ * one DOT each (a.cs == 1) or GEMV-N strips; xbuf: k doubles for a strided x, state: the
+ * GEMV-N strips' (ozb_eft_state_bytes), pieces: 4 NCHUNK_PAR doubles for a parallel DOT.
+ * Returns the rows left to the caller. */
+int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt);
+/* GEMV-N state bytes for m rows */
+static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1) * 2 * 5 * 32; }
+
 #ifdef EFT_AVX2
 /* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
 int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi);

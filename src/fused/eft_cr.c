@@ -1,0 +1,117 @@
+/* The error-free DOT, GEMV and GEMM (CORRECTLY_ROUNDED, FP64 format): eligibility, buffers
+ * and the column loop; the kernels are in eft_dot.c and eft_gemv_n.c, the method and its bit
+ * budget in eft_kern.h.  A GEMM is one GEMV per column of op(B), with op(A) copied
+ * column-major first where its rows are contiguous (the GEMV-N strips read it then). */
+#include "fused/eft_dot.h"
+#include "fused/eft_kern.h"
+#include "core/info.h"
+#include "core/par.h"
+#include <omp.h>
+
+static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* op(A) copied column-major: GEMMs whose op(A) has contiguous rows */
+static int packs_a(const ozb_problem *pr) { return pr->n > 1 && pr->m > 1 && pr->a.cs == 1 && pr->a.rs != 1; }
+
+/* per thread: a strided column of op(B), the GEMV-N state, a parallel DOT's pieces */
+static size_t thread_bytes(const ozb_problem *pr)
+{
+    return up64((size_t)pr->k * sizeof(double)) + up64(ozb_eft_state_bytes(pr->m)) + up64(4 * NCHUNK_PAR * sizeof(double));
+}
+
+static size_t bytes_needed(const ozb_problem *pr, int nt)
+{
+    size_t b = up64((size_t)pr->m * (size_t)pr->n + 8);                  /* fail flags */
+    if (packs_a(pr)) b += up64((size_t)pr->m * (size_t)pr->k * sizeof(double));
+    return b + (size_t)nt * thread_bytes(pr);
+}
+
+int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+{
+#ifdef EFT_AVX2
+    if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64) return 0;
+    if (h->knobs.no_dot2 || !isfinite(pr->alpha) || !isfinite(pr->beta)) return 0;
+    if (pr->k > ((int64_t)1 << 32)) return 0;                     /* blocks <= 2^32: the (1 + 2^-20) on G */
+    if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
+    if (pr->n > 1 && (double)pr->m * (double)pr->n * (double)pr->k > OZB_EFT_GEMM_WORK_MAX) return 0;
+    return bytes_needed(pr, ozb_threads(h)) <= ozb_workspace_limit(h);
+#else
+    (void)h; (void)pr; (void)plan;
+    return 0;                     /* the kernels are written for AVX2 and FMA */
+#endif
+}
+
+typedef struct {
+    const ozb_problem *pr;
+    ozb_view a;               /* op(A) as the columns read it */
+    uint8_t *fail;
+    char *thr;                /* thread t's buffers at thr + t thread_bytes */
+    size_t thr_bytes;
+} gemm_t;
+
+static void thread_bufs(const gemm_t *g, double **xbuf, double **state, double **pieces)
+{
+    char *t = g->thr + g->thr_bytes * (size_t)omp_get_thread_num();
+    *xbuf = (double *)t;
+    *state = (double *)(t + up64((size_t)g->pr->k * sizeof(double)));
+    *pieces = (double *)((char *)*state + up64(ozb_eft_state_bytes(g->pr->m)));
+}
+
+/* columns lo..hi-1 of C, each a GEMV (or DOT) on this thread; returns the elements left */
+static int64_t columns(void *ctx, int64_t lo, int64_t hi)
+{
+    const gemm_t *g = ctx;
+    const ozb_problem *pr = g->pr;
+    double *xbuf, *state, *pieces;
+    thread_bufs(g, &xbuf, &state, &pieces);
+    int64_t left = 0;
+    for (int64_t j = lo; j < hi; j++) {
+        ozb_problem pj = *pr;
+        pj.n = 1;
+        pj.a = g->a;
+        pj.b.p += j * pr->b.rs;
+        pj.c += j * pr->ccs;
+        const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1 };
+        left += ozb_eft_column(&e, xbuf, state, pieces, 0, 1);
+    }
+    return left;
+}
+
+ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **failp, int64_t *nfail)
+{
+    const double work = (double)pr->m * (double)pr->n * (double)pr->k;
+    const int timed = ozb_timed(work);
+    const double t0 = ozb_now_if(timed);
+    char *buf = ozb_buf_get(h, OZB_BUF_EFT, bytes_needed(pr, nt));
+    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
+    gemm_t g = { pr, pr->a, (uint8_t *)buf, NULL, thread_bytes(pr) };
+    char *p = buf + up64((size_t)pr->m * (size_t)pr->n + 8);
+    if (packs_a(pr)) {
+        double *P = (double *)p;
+        for (int64_t i = 0; i < pr->m; i++)
+            for (int64_t l = 0; l < pr->k; l++) P[i + l * pr->m] = pr->a.p[i * pr->a.rs + l];
+        g.a.p = P; g.a.rs = 1; g.a.cs = pr->m;
+        p += up64((size_t)pr->m * (size_t)pr->k * sizeof(double));
+    }
+    g.thr = p;
+    const int par = nt > 1 && work >= 65536.0;
+    int64_t left;
+    if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
+        double *xbuf, *state, *pieces;
+        thread_bufs(&g, &xbuf, &state, &pieces);
+        const ozb_eft_t e = { pr, g.fail, NULL, NULL, 1 };
+        left = ozb_eft_column(&e, xbuf, state, pieces, par, nt);
+    } else {
+        left = ozb_par_for(par, nt, pr->n, columns, &g);
+    }
+    *failp = g.fail;
+    *nfail = left;
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
+    info->slices_a = info->slices_b = 1;      /* the operands themselves, 53 bits */
+    info->exact_fallbacks = left;
+    info->blocks = pr->n;
+    info->block_m = pr->m; info->block_n = 1; info->block_k = pr->k;
+    info->fused = 2;
+    info->seconds_sum = ozb_now_if(timed) - t0;
+    return OZBLAS_STATUS_SUCCESS;
+}
