@@ -10,8 +10,19 @@
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
 
-/* op(A) copied column-major: GEMMs whose op(A) has contiguous rows */
-static int packs_a(const ozb_problem *pr) { return pr->n > 1 && pr->m > 1 && pr->a.cs == 1 && pr->a.rs != 1; }
+/* GEMMs with m >= 8: op(A) in strips, op(B)'s columns contiguous (eft_gemm.c); below 8 rows
+ * a strip would be mostly padding: one GEMV (or DOT) per column, op(A) copied column-major
+ * where its rows are contiguous */
+static int strips(const ozb_problem *pr) { return pr->n > 1 && pr->m >= 8; }
+static int packs_a(const ozb_problem *pr) { return pr->n > 1 && pr->m > 1 && !strips(pr) && pr->a.cs == 1 && pr->a.rs != 1; }
+static int packs_b(const ozb_problem *pr) { return strips(pr) && pr->b.cs != 1; }
+static size_t strips_bytes(const ozb_problem *pr) { return up64((size_t)(8 * ((pr->m + 7) / 8)) * (size_t)pr->k * sizeof(double)); }
+/* the blocks' maxima of the strips' rows and of op(B)'s columns */
+static int64_t nblocks(const ozb_problem *pr) { return (pr->k + BL - 1) / BL; }
+static size_t maxima_bytes(const ozb_problem *pr)
+{
+    return up64((size_t)(8 * ((pr->m + 7) / 8) + pr->n) * (size_t)nblocks(pr) * sizeof(double));
+}
 
 /* per thread: a strided column of op(B), the GEMV-N state, a parallel DOT's pieces */
 static size_t thread_bytes(const ozb_problem *pr)
@@ -23,6 +34,8 @@ static size_t bytes_needed(const ozb_problem *pr, int nt)
 {
     size_t b = up64((size_t)pr->m * (size_t)pr->n + 8);                  /* fail flags */
     if (packs_a(pr)) b += up64((size_t)pr->m * (size_t)pr->k * sizeof(double));
+    if (strips(pr)) b += strips_bytes(pr) + maxima_bytes(pr);
+    if (packs_b(pr)) b += up64((size_t)pr->k * (size_t)pr->n * sizeof(double));
     return b + (size_t)nt * thread_bytes(pr);
 }
 
@@ -93,10 +106,28 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, con
         g.a.p = P; g.a.rs = 1; g.a.cs = pr->m;
         p += up64((size_t)pr->m * (size_t)pr->k * sizeof(double));
     }
-    g.thr = p;
+    g.thr = p;                    /* (the strips path uses this space for its packed operands) */
     const int par = nt > 1 && work >= 65536.0;
-    int64_t left;
-    if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
+    int64_t left = 0;
+    if (strips(pr)) {
+#ifdef EFT_AVX2
+        double *mA = (double *)(p + strips_bytes(pr)), *mX = mA + 8 * ((pr->m + 7) / 8) * nblocks(pr);
+        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, nblocks(pr) };
+        ozb_eft_pack_strips(pr, (double *)p, mA);
+        p += strips_bytes(pr) + maxima_bytes(pr);
+        if (packs_b(pr)) {
+            double *Bp = (double *)p;
+            for (int64_t j = 0; j < pr->n; j++)
+                for (int64_t l = 0; l < pr->k; l++) Bp[l + j * pr->k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
+            s.Bx = Bp;
+            s.ldx = pr->k;
+        }
+        ozb_eft_column_maxima(pr, s.Bx, s.ldx, mX);
+        const int64_t nstrips = (pr->m + 7) / 8;
+        s.by_strip = nstrips >= pr->n;
+        left = ozb_par_for(par, nt, s.by_strip ? nstrips : pr->n, ozb_eft_gemm_units, &s);
+#endif
+    } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;
         thread_bufs(&g, &xbuf, &state, &pieces);
         const ozb_eft_t e = { pr, g.fail, NULL, NULL, 1 };

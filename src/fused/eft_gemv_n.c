@@ -5,13 +5,7 @@
 #include <string.h>
 
 #ifdef EFT_AVX2
-/* GEMV-N state of 4 rows: totals and sigma, in memory between column blocks */
-typedef struct { tot4 t; __m256d g; } row4_t;
-
-/* One block of nb <= BLN columns for a strip of 8 rows: a points to row 0 of the first
- * column, columns lda apart; xs the block's x.  0 where a row's magnitudes are out of range
- * (then the strip is left to the caller). */
-static int strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first)
+int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first)
 {
     if (first) {
         __m256d m0 = _mm256_setzero_pd(), m1 = m0;
@@ -72,23 +66,28 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
                 a = pad;
                 ld = 8;
             }
-            if (!strip_block(a, ld, e->x + l0, nb, &st[2 * b], l0 == 0)) bad[b * 8] = 1;
+            if (!ozb_eft_strip_block(a, ld, e->x + l0, nb, &st[2 * b], l0 == 0)) bad[b * 8] = 1;
         }
     }
     int64_t left = 0;
-    for (int64_t b = lo; b < hi; b++) {
-        const int strip_bad = bad[b * 8];
-        for (int v = 0; v < 2; v++) {
-            double s[4], c[4], a[4], g[4];
-            _mm256_storeu_pd(s, st[2 * b + v].t.s); _mm256_storeu_pd(c, st[2 * b + v].t.c);
-            _mm256_storeu_pd(a, st[2 * b + v].t.a); _mm256_storeu_pd(g, st[2 * b + v].t.g);
-            for (int r = 0; r < 4; r++) {
-                const int64_t i = 8 * b + 4 * v + r;
-                if (i >= m) break;
-                fold_t f = {s[r], c[r], a[r], g[r]};
-                if (strip_bad) { f.S = NAN; }
-                left += ozb_eft_put(e, i, f, ozb_eft_terms(k, 1, 1));
-            }
+    for (int64_t b = lo; b < hi; b++) left += ozb_eft_strip_put(e, b, &st[2 * b], bad[b * 8]);
+    return left;
+}
+
+int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad)
+{
+    const ozb_problem *pr = e->pr;
+    int64_t left = 0;
+    for (int v = 0; v < 2; v++) {
+        double s[4], c[4], a[4], g[4];
+        _mm256_storeu_pd(s, st[v].t.s); _mm256_storeu_pd(c, st[v].t.c);
+        _mm256_storeu_pd(a, st[v].t.a); _mm256_storeu_pd(g, st[v].t.g);
+        for (int r = 0; r < 4; r++) {
+            const int64_t i = 8 * b + 4 * v + r;
+            if (i >= pr->m) break;
+            fold_t f = {s[r], c[r], a[r], g[r]};
+            if (bad) f.S = NAN;
+            left += ozb_eft_put(e, i, f, ozb_eft_terms(pr->k, 1, 1));
         }
     }
     return left;

@@ -133,6 +133,12 @@ static inline int in_range(__m256d m)
         S = _mm256_add_pd(S, q_);                                                       \
         M = _mm256_max_pd(M, _mm256_and_pd(q_, ABSMASK));                               \
     } while (0)
+/* The same where a bound proves the budget beforehand (eft_gemm.c): no largest |q| */
+#define SPLIT4_NOMAX(S, R, x, y, g) do {                                                \
+        const __m256d q_ = _mm256_sub_pd(_mm256_fmadd_pd(x, y, g), g);                  \
+        R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, q_));                                \
+        S = _mm256_add_pd(S, q_);                                                       \
+    } while (0)
 #endif
 
 /* The state of one call (ozb_eft_cr) */
@@ -157,10 +163,43 @@ static inline double ozb_eft_terms(int64_t k, int64_t lanes, int64_t pieces) { r
  * GEMV-N strips' (ozb_eft_state_bytes), pieces: 4 NCHUNK_PAR doubles for a parallel DOT.
  * Returns the rows left to the caller. */
 int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt);
+/* op(A) into strips of 8 rows: strip b at P + 8 k b, element (8b + r, l) at [8 l + r], rows
+ * beyond m zero (8 k ceil(m / 8) doubles), and the rows' maxima per block of BL columns into
+ * mA (8 ceil(m / 8) ceil(k / BL) doubles) (eft_gemm.c) */
+void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA);
+/* The maxima of op(B)'s columns per block of BL into mX (n ceil(k / BL) doubles); x: column j
+ * of op(B) at x + j ldx, contiguous (eft_gemm.c) */
+void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX);
 /* GEMV-N state bytes for m rows */
 static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1) * 2 * 5 * 32; }
 
 #ifdef EFT_AVX2
+/* State of 4 rows of a strip: totals and sigma, in memory between column blocks */
+typedef struct { tot4 t; __m256d g; } row4_t;
+
+/* One block of nb <= BL columns for a strip of 8 rows: a points to row 0 of the first column,
+ * columns lda apart; xs the block's x; first: the row's first block.  0 where a row's
+ * magnitudes are out of range (then the strip is left to the caller).  (eft_gemv_n.c) */
+int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first);
+/* Strip b's 8 rows (those below m) rounded into C or flagged (bad: all of them); returns the
+ * rows left to the caller.  (eft_gemv_n.c) */
+int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad);
+
+/* GEMM with m >= 8 (eft_gemm.c) */
+typedef struct {
+    const ozb_problem *pr;
+    const double *P;          /* op(A) in strips (ozb_eft_pack_strips) */
+    const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
+    int64_t ldx;
+    uint8_t *fail;            /* m n flags, column-major */
+    int by_strip;             /* units are strips of 8 rows (else columns) */
+    const double *mA;         /* strip b, block q: max |op(A)| of its 8 rows at mA + 8 (b nq + q) */
+    const double *mX;         /* column j, block q: max |op(B)| at mX + j nq + q */
+    int64_t nq;               /* blocks of BL along k */
+} ozb_eft_gemm_t;
+/* units lo..hi-1 (strips, each times every column, or columns times every strip) */
+int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi);
+
 /* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
 int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi);
 #endif
