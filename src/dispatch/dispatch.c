@@ -114,9 +114,9 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
         if (!crt_cr) pl.engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
     }
-    /* CORRECTLY_ROUNDED (and DOUBLE with FP64 slices) DOT, GEMV and GEMMs up to
-     * OZB_EFT_GEMM_WORK_MAX: streaming error-free sums (src/fused/eft_*.c), what they cannot
-     * certify by the fused kernels (one column) and Scheme I */
+    /* CORRECTLY_ROUNDED (and DOUBLE with FP64 slices) DOT, GEMV and GEMM: streaming
+     * error-free sums (src/fused/eft_*.c), what they cannot certify by the fused kernels (one
+     * column at a time) and Scheme I */
     return by_eft(h, pr, &pl);
 }
 

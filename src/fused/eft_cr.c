@@ -46,7 +46,6 @@ int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *p
     if (h->knobs.no_dot2 || !isfinite(pr->alpha) || !isfinite(pr->beta)) return 0;
     if (pr->k > ((int64_t)1 << 32)) return 0;                     /* blocks <= 2^32: the (1 + 2^-20) on G */
     if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
-    if (pr->n > 1 && (double)pr->m * (double)pr->n * (double)pr->k > OZB_EFT_GEMM_WORK_MAX) return 0;
     return bytes_needed(pr, ozb_threads(h)) <= ozb_workspace_limit(h);
 #else
     (void)h; (void)pr; (void)plan;
@@ -124,8 +123,11 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, con
         }
         ozb_eft_column_maxima(pr, s.Bx, s.ldx, mX);
         const int64_t nstrips = (pr->m + 7) / 8;
-        s.by_strip = nstrips >= pr->n;
-        left = ozb_par_for(par, nt, s.by_strip ? nstrips : pr->n, ozb_eft_gemm_units, &s);
+        /* strips as units where B is narrow (each strip reads all of B), else column groups
+         * (each group reads all of A): the fewer bytes streamed */
+        const int64_t ngroups = (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
+        s.by_strip = pr->n <= 2 * OZB_EFT_NC;
+        left = ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, ozb_eft_gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;

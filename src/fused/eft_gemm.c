@@ -56,8 +56,11 @@ int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi)
     for (int64_t u = lo; u < hi; u++) {
         if (g->by_strip)
             for (int64_t j = 0; j < g->pr->n; j++) left += strip_column(g, u, j);
-        else
-            for (int64_t b = 0; b < nstrips; b++) left += strip_column(g, b, u);
+        else {                    /* a group of columns: op(A) read once per group */
+            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < g->pr->n ? j0 + OZB_EFT_NC : g->pr->n;
+            for (int64_t b = 0; b < nstrips; b++)
+                for (int64_t j = j0; j < j1; j++) left += strip_column(g, b, j);
+        }
     }
     return left;
 }

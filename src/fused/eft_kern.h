@@ -197,7 +197,11 @@ typedef struct {
     const double *mX;         /* column j, block q: max |op(B)| at mX + j nq + q */
     int64_t nq;               /* blocks of BL along k */
 } ozb_eft_gemm_t;
-/* units lo..hi-1 (strips, each times every column, or columns times every strip) */
+/* Columns of op(B) per unit where units are column groups: op(A) is streamed once per group
+ * (a strip stays in L2 across the group's columns, the group's columns in L3) */
+#define OZB_EFT_NC 64
+/* units lo..hi-1 (strips, each times every column, or groups of OZB_EFT_NC columns times
+ * every strip) */
 int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi);
 
 /* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
