@@ -74,10 +74,88 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
     return left;
 }
 
+/* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same
+ * arithmetic as finish() and ozb_sum2_certify in eft_dot.c and sum.c, lane by lane, on the
+ * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
+ * its RN(exact) in y[q]); the others go through finish() one by one. */
+static int cert4(const tot4 *t, double N, double alpha, int use_c, double beta, const double c0[4], double y[4])
+{
+    const __m256d absm = ABSMASK, zero = _mm256_setzero_pd();
+    const __m256d big = _mm256_set1_pd(0x1p1000), tiny = _mm256_set1_pd(0x1p-1000);
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
+                               _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_add_pd(t->a, t->g)),
+                                             big, _CMP_LE_OQ));   /* finite, Sum2's range */
+    __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
+    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
+    B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
+    const __m256d al = _mm256_set1_pd(alpha);
+    __m256d T[4] = { _mm256_mul_pd(al, t->s), _mm256_mul_pd(al, t->c), zero, zero };
+    int m = 2;
+    if (use_c) {
+        const __m256d bt = _mm256_set1_pd(beta), c = _mm256_loadu_pd(c0);
+        const __m256d h = _mm256_mul_pd(bt, c), l = _mm256_fmsub_pd(bt, c, h), ah = _mm256_and_pd(h, absm);
+        /* exact where c = 0 or 2^-969 <= |beta c| <= 2^1000 (sum/eft.h) */
+        ok = _mm256_and_pd(ok, _mm256_or_pd(_mm256_cmp_pd(c, zero, _CMP_EQ_OQ),
+                                            _mm256_and_pd(_mm256_cmp_pd(ah, _mm256_set1_pd(0x1p-969), _CMP_GE_OQ),
+                                                          _mm256_cmp_pd(ah, big, _CMP_LE_OQ))));
+        T[2] = h; T[3] = l; m = 4;
+    }
+    __m256d s = zero, r = zero, ra = zero;                  /* Sum2 (sum/sum.c) */
+    for (int i = 0; i < m; i++) {
+        const __m256d a = s, bb0 = T[i];
+        s = _mm256_add_pd(a, bb0);
+        const __m256d bb = _mm256_sub_pd(s, a);
+        const __m256d er = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(bb0, bb));
+        r = _mm256_add_pd(r, er);
+        ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
+    }
+    const __m256d yy = _mm256_add_pd(s, r), yb = _mm256_sub_pd(yy, s);
+    const __m256d z = _mm256_add_pd(_mm256_sub_pd(s, _mm256_sub_pd(yy, yb)), _mm256_sub_pd(r, yb));
+    __m256d Bs = _mm256_mul_pd(ra, _mm256_set1_pd((double)m * 0x1p-52));
+    Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
+    const __m256d margin = _mm256_set1_pd(1.0 + 0x1p-50);
+    const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, absm), Bs), margin), B), margin);
+    /* half the smaller gap next to y: 2^(e - 53), 2^(e - 54) at a power of two; |y| >= 2^-960 */
+    const __m256i yb64 = _mm256_castpd_si256(yy);
+    const __m256i ex = _mm256_and_si256(yb64, _mm256_set1_epi64x(0x7ff0000000000000ll));
+    const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb64, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
+    const __m256i hgb = _mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52), _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52))));
+    const __m256d hg = _mm256_castsi256_pd(hgb);
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
+    _mm256_storeu_pd(y, yy);
+    return _mm256_movemask_pd(ok);
+}
+
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad)
 {
     const ozb_problem *pr = e->pr;
     int64_t left = 0;
+    const int use_c = pr->beta != 0.0;
+    if (!bad && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
+        for (int v = 0; v < 2; v++) {
+            const int64_t i0 = 8 * b + 4 * v;
+            if (i0 >= pr->m) break;
+            double c0[4] = {0, 0, 0, 0}, y[4];
+            for (int r = 0; r < 4 && i0 + r < pr->m; r++) c0[r] = use_c ? pr->c[(i0 + r) * pr->crs] : 0.0;
+            const int okm = cert4(&st[v].t, ozb_eft_terms(pr->k, 1, 1), pr->alpha, use_c, pr->beta, c0, y);
+            double s[4], c[4], a[4], g[4];
+            if (okm != 0xf) {
+                _mm256_storeu_pd(s, st[v].t.s); _mm256_storeu_pd(c, st[v].t.c);
+                _mm256_storeu_pd(a, st[v].t.a); _mm256_storeu_pd(g, st[v].t.g);
+            }
+            for (int r = 0; r < 4 && i0 + r < pr->m; r++) {
+                if (okm >> r & 1) {
+                    pr->c[(i0 + r) * pr->crs] = y[r];
+                    e->fail[i0 + r] = 0;
+                } else {
+                    const fold_t f = {s[r], c[r], a[r], g[r]};
+                    left += ozb_eft_put(e, i0 + r, f, ozb_eft_terms(pr->k, 1, 1));
+                }
+            }
+        }
+        return left;
+    }
     for (int v = 0; v < 2; v++) {
         double s[4], c[4], a[4], g[4];
         _mm256_storeu_pd(s, st[v].t.s); _mm256_storeu_pd(c, st[v].t.c);
