@@ -83,7 +83,7 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
         pj.a = g->a;
         pj.b.p += j * pr->b.rs;
         pj.c += j * pr->ccs;
-        const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1 };
+        const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0 };
         left += ozb_eft_column(&e, xbuf, state, pieces, 0, 1);
     }
     return left;
@@ -132,7 +132,7 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, con
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;
         thread_bufs(&g, &xbuf, &state, &pieces);
-        const ozb_eft_t e = { pr, g.fail, NULL, NULL, 1 };
+        const ozb_eft_t e = { pr, g.fail, NULL, NULL, 1, 0.0 };
         left = ozb_eft_column(&e, xbuf, state, pieces, par, nt);
     } else {
         left = ozb_par_for(par, nt, pr->n, columns, &g);

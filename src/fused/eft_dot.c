@@ -182,17 +182,68 @@ static int64_t dot_pieces(void *ctx, int64_t lo, int64_t hi)
     return 0;
 }
 
-/* GEMV with rows of op(A) contiguous (a.cs == 1): rows lo..hi-1, one DOT each */
+/* 4 x 4 transpose: r[q] lane l <-> r[l] lane q */
+static void transpose4(__m256d r[4])
+{
+    const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* Four rows' DOT states folded at once: lane q of the result holds row q's (S, C, A, G), the
+ * same fold as dot_fold (the second vector's lanes into the first's, then lane by lane). */
+static tot4 fold4(const dot_t d[4])
+{
+    __m256d s[4], c[4], a[4], g[4];
+    for (int q = 0; q < 4; q++) {
+        const tot4 *t0 = &d[q].t[0], *t1 = &d[q].t[1];
+        const __m256d s1 = _mm256_add_pd(t0->s, t1->s), bb = _mm256_sub_pd(s1, t0->s);
+        const __m256d e = _mm256_add_pd(_mm256_sub_pd(t0->s, _mm256_sub_pd(s1, bb)), _mm256_sub_pd(t1->s, bb));
+        s[q] = s1;
+        c[q] = _mm256_add_pd(t0->c, _mm256_add_pd(e, t1->c));
+        a[q] = _mm256_add_pd(t0->a, _mm256_add_pd(_mm256_and_pd(e, ABSMASK), t1->a));
+        g[q] = _mm256_add_pd(t0->g, t1->g);
+        if (d[q].bad) s[q] = _mm256_set1_pd(NAN);       /* the row is left to the caller */
+    }
+    transpose4(s); transpose4(c); transpose4(a); transpose4(g);   /* now [lane l], rows in lanes */
+    tot4 f = { s[0], c[0], a[0], g[0] };
+    for (int l = 1; l < 4; l++) {
+        const __m256d s1 = _mm256_add_pd(f.s, s[l]), bb = _mm256_sub_pd(s1, f.s);
+        const __m256d e = _mm256_add_pd(_mm256_sub_pd(f.s, _mm256_sub_pd(s1, bb)), _mm256_sub_pd(s[l], bb));
+        f.s = s1;
+        f.c = _mm256_add_pd(f.c, _mm256_add_pd(e, c[l]));
+        f.a = _mm256_add_pd(f.a, _mm256_add_pd(_mm256_and_pd(e, ABSMASK), a[l]));
+        f.g = _mm256_add_pd(f.g, g[l]);
+    }
+    return f;
+}
+
+/* GEMV with rows of op(A) contiguous (a.cs == 1): rows lo..hi-1, one DOT each, certified four
+ * at a time */
 static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
 {
-    const ozb_eft_t *e = ctx;
-    const ozb_problem *pr = e->pr;
-    int64_t left = 0;
-    for (int64_t i = lo; i < hi; i++) {
+    const ozb_eft_t *e0 = ctx;
+    const ozb_problem *pr = e0->pr;
+    ozb_eft_t e = *e0;
+    e.terms = ozb_eft_terms(pr->k, LANES, 1);
+    int64_t left = 0, i = lo;
+    for (; i + 4 <= hi; i += 4) {
+        dot_t d[4];
+        for (int q = 0; q < 4; q++) {
+            dot_init(&d[q]);
+            dot_contig(&d[q], pr->a.p + (i + q) * pr->a.rs, e.x, pr->k);
+        }
+        const tot4 f = fold4(d);
+        left += ozb_eft_put4(&e, i, &f);
+    }
+    for (; i < hi; i++) {
         dot_t d;
         dot_init(&d);
-        dot_contig(&d, pr->a.p + i * pr->a.rs, e->x, pr->k);
-        left += ozb_eft_put(e, i, dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1));
+        dot_contig(&d, pr->a.p + i * pr->a.rs, e.x, pr->k);
+        left += ozb_eft_put(&e, i, dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1));
     }
     return left;
 }

@@ -127,33 +127,40 @@ static int cert4(const tot4 *t, double N, double alpha, int use_c, double beta, 
     return _mm256_movemask_pd(ok);
 }
 
+int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t)
+{
+    const ozb_problem *pr = e->pr;
+    const int use_c = pr->beta != 0.0;
+    const double N = ozb_eft_terms(pr->k, 1, 1) > e->terms ? ozb_eft_terms(pr->k, 1, 1) : e->terms;
+    double c0[4] = {0, 0, 0, 0}, y[4], s[4], c[4], a[4], g[4];
+    int okm = 0;
+    if (pr->alpha == 1.0 || pr->alpha == -1.0) {
+        for (int r = 0; r < 4 && i0 + r < pr->m; r++) c0[r] = use_c ? pr->c[(i0 + r) * pr->crs] : 0.0;
+        okm = cert4(t, N, pr->alpha, use_c, pr->beta, c0, y);
+    }
+    if (okm != 0xf) {
+        _mm256_storeu_pd(s, t->s); _mm256_storeu_pd(c, t->c);
+        _mm256_storeu_pd(a, t->a); _mm256_storeu_pd(g, t->g);
+    }
+    int64_t left = 0;
+    for (int r = 0; r < 4 && i0 + r < pr->m; r++) {
+        if (okm >> r & 1) {
+            pr->c[(i0 + r) * pr->crs] = y[r];
+            e->fail[i0 + r] = 0;
+        } else {
+            const fold_t f = {s[r], c[r], a[r], g[r]};
+            left += ozb_eft_put(e, i0 + r, f, N);
+        }
+    }
+    return left;
+}
+
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad)
 {
     const ozb_problem *pr = e->pr;
     int64_t left = 0;
-    const int use_c = pr->beta != 0.0;
-    if (!bad && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
-        for (int v = 0; v < 2; v++) {
-            const int64_t i0 = 8 * b + 4 * v;
-            if (i0 >= pr->m) break;
-            double c0[4] = {0, 0, 0, 0}, y[4];
-            for (int r = 0; r < 4 && i0 + r < pr->m; r++) c0[r] = use_c ? pr->c[(i0 + r) * pr->crs] : 0.0;
-            const int okm = cert4(&st[v].t, ozb_eft_terms(pr->k, 1, 1), pr->alpha, use_c, pr->beta, c0, y);
-            double s[4], c[4], a[4], g[4];
-            if (okm != 0xf) {
-                _mm256_storeu_pd(s, st[v].t.s); _mm256_storeu_pd(c, st[v].t.c);
-                _mm256_storeu_pd(a, st[v].t.a); _mm256_storeu_pd(g, st[v].t.g);
-            }
-            for (int r = 0; r < 4 && i0 + r < pr->m; r++) {
-                if (okm >> r & 1) {
-                    pr->c[(i0 + r) * pr->crs] = y[r];
-                    e->fail[i0 + r] = 0;
-                } else {
-                    const fold_t f = {s[r], c[r], a[r], g[r]};
-                    left += ozb_eft_put(e, i0 + r, f, ozb_eft_terms(pr->k, 1, 1));
-                }
-            }
-        }
+    if (!bad) {
+        for (int v = 0; v < 2 && 8 * b + 4 * v < pr->m; v++) left += ozb_eft_put4(e, 8 * b + 4 * v, &st[v].t);
         return left;
     }
     for (int v = 0; v < 2; v++) {

@@ -148,6 +148,7 @@ typedef struct {
     const double *x;        /* GEMV: the vector, contiguous */
     double *state;          /* GEMV-N: s, c, a, G, sigma per row; DOT: the pieces' folds */
     int64_t nchunk;         /* DOT: pieces */
+    double terms;           /* ozb_eft_put4: at least this many terms in a row's C (0: k + 3) */
 } ozb_eft_t;
 
 /* Row i's rounded result into C, or its fail flag set; returns 1 when left to the caller.
@@ -181,6 +182,9 @@ typedef struct { tot4 t; __m256d g; } row4_t;
  * columns lda apart; xs the block's x; first: the row's first block.  0 where a row's
  * magnitudes are out of range (then the strip is left to the caller).  (eft_gemv_n.c) */
 int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first);
+/* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
+ * four at once where alpha = +-1.  Returns the rows left to the caller.  (eft_gemv_n.c) */
+int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);
 /* Strip b's 8 rows (those below m) rounded into C or flagged (bad: all of them); returns the
  * rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad);
