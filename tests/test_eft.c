@@ -1,6 +1,7 @@
 /* The error-free DOT/GEMV (src/fused/eft_dot.c, eft_gemv_n.c): exact references over the
  * kernels' edges (lanes of 8, blocks of 128 products per lane, GEMV-N strips of 8 rows and
- * blocks of 32 columns, the parallel DOT's pieces), strides, alpha/beta and phi; magnitudes
+ * blocks of 32 columns, the parallel DOT's pieces, GEMM strips and column groups of 64, all
+ * transposes), strides, alpha/beta and phi; magnitudes
  * that grow and shrink from block to block (a block summed again with a larger sigma);
  * special values, extreme exponents, exact zeros and cancellation, which go to the fused
  * kernels or Scheme I; every path compared bit for bit. */
@@ -215,6 +216,81 @@ START_TEST(eft_cancellation)
 }
 END_TEST
 
+START_TEST(eft_gemm_reference)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_gemm_reference");
+    /* m below and above a strip of 8, n around the column groups of 64 (units by strip up to
+     * 128 columns, by group beyond), k across blocks of 128 */
+    const int64_t shapes[][3] = {{1, 5, 40}, {3, 9, 129}, {8, 2, 128}, {9, 17, 1}, {17, 129, 33},
+                                 {40, 200, 300}, {130, 3, 257}};
+    const double phis[] = {0, 1, 4, 12};
+    int c = 0;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++, c++) {
+                tu_gemm_params p = {0};
+                p.ta = ta; p.tb = tb;
+                p.m = shapes[q][0]; p.n = shapes[q][1]; p.k = shapes[q][2];
+                p.lda = c % 2 ? (ta ? p.k : p.m) + 2 : 0;
+                p.ldc = c % 3 == 1 ? p.m + 1 : 0;
+                p.alpha = c % 3 == 0 ? 1.0 : c % 3 == 1 ? -1.0 : 0.625;
+                p.beta = c % 2 ? 0.0 : -1.5;
+                tu_gemm_random(h, CR, p, phis[c % 4], &r, "eft_gemm_reference");
+                ck_assert_msg(eft_ran(h), "GEMM %lldx%lldx%lld did not take the error-free path", (long long)p.m,
+                              (long long)p.n, (long long)p.k);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* GEMMs through each path: special values in A, B and C, rows and columns scaled far apart
+ * (products beyond 2^990: the bound-based sigma is out of range), cancellation; the same bits
+ * on every path and the reference's. */
+START_TEST(eft_gemm_paths_agree)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_gemm_paths_agree");
+    const int64_t m = 21, n = 11, k = 150;
+    double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+    for (int variant = 0; variant < 4; variant++) {
+        tu_fill_mat(&r, A, m, k, m, 1);
+        tu_fill_mat(&r, B, k, n, k, 1);
+        tu_fill_mat(&r, C0, m, n, m, 1);
+        if (variant == 0) { A[3 + 7 * m] = INFINITY; B[5 + 2 * k] = NAN; C0[4] = -INFINITY; }
+        if (variant == 1)
+            for (int64_t l = 0; l < k; l++) { A[2 + l * m] *= 0x1p1000; A[9 + l * m] *= 0x1p-1060; B[l + 6 * k] *= 0x1p-700; }
+        if (variant == 2)                              /* row 4 = -row 3 and column 1 = column 0 */
+            for (int64_t l = 0; l < k; l++) { A[4 + l * m] = -A[3 + l * m]; B[l + k] = B[l]; A[5 + l * m] = 0.0; }
+        if (variant == 3)
+            for (int64_t l = 0; l < k; l++) B[l + 3 * k] = ldexp(B[l + 3 * k], (int)(l % 7) * 60 - 200);
+        double *Cp[NPATHS];
+        for (int p = 0; p < NPATHS; p++) {
+            Cp[p] = tu_alloc((size_t)(m * n));
+            memcpy(Cp[p], C0, sizeof(double) * (size_t)(m * n));
+            set_path(p);
+            ozblas_handle_t hp = tu_handle(CR);
+            ck_assert_int_eq(ozblas_dgemm(hp, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, -1.0, A, m, B, k, variant == 1 ? 0.0 : 0.5, Cp[p], m),
+                             OZBLAS_STATUS_SUCCESS);
+            ozblas_destroy(hp);
+        }
+        set_path(0);
+        for (int p = 1; p < NPATHS; p++) tu_check_bits(Cp[p], Cp[0], (size_t)(m * n), 1, "eft gemm paths");
+        tu_gemm_params prm = {0};
+        prm.m = m; prm.n = n; prm.k = k; prm.alpha = -1.0; prm.beta = variant == 1 ? 0.0 : 0.5;
+        double *Cr = tu_alloc((size_t)(m * n));
+        memcpy(Cr, C0, sizeof(double) * (size_t)(m * n));
+        tu_gemm_run(h, CR, &prm, A, B, Cr, "eft gemm paths reference");
+        for (int p = 0; p < NPATHS; p++) free(Cp[p]);
+        free(Cr);
+    }
+    free(A); free(B); free(C0);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded: the same bits. */
 START_TEST(eft_double_mode_is_cr)
 {
@@ -250,6 +326,8 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_special_rows);
     tcase_add_test(tc, eft_cancellation);
     tcase_add_test(tc, eft_double_mode_is_cr);
+    tcase_add_test(tc, eft_gemm_reference);
+    tcase_add_test(tc, eft_gemm_paths_agree);
     suite_add_tcase(s, tc);
     return s;
 }
