@@ -38,12 +38,28 @@ static int call_threads(ozblas_handle_t h, const ozb_problem *pr)
     return (double)pr->m * (double)pr->n * (double)pr->k < 65536.0 ? 1 : ozb_threads(h);
 }
 
+/* C's window copied to or from buf (m n doubles, column-major) */
+static void copy_c(const ozb_problem *pr, double *buf, int to_buf)
+{
+    for (int64_t j = 0; j < pr->n; j++)
+        for (int64_t i = 0; i < pr->m; i++) {
+            double *c = pr->c + i * pr->crs + j * pr->ccs;
+            if (to_buf) buf[i + j * pr->m] = *c; else *c = buf[i + j * pr->m];
+        }
+}
+
 /* `certify` first, then `rest` for the elements it left, in runs of consecutive rows of a
- * column.  Both give RN(exact): which one computes an element never changes a bit. */
+ * column; where it left more than a quarter of them (heavy cancellation: residuals), C is
+ * restored and `rest` computes the whole call at once, which costs less than many small
+ * calls.  Both give RN(exact): which one computes an element never changes a bit. */
 static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, certify_fn certify, method_fn rest)
 {
     const int timed = ozb_timed((double)pr->m * (double)pr->n * (double)pr->k);
     const double t_start = ozb_now_if(timed);
+    const int64_t mn = pr->m * pr->n;
+    /* C as it came in, where it is read: to be restored before a whole-call fallback */
+    double *saved = NULL;
+    if (pr->beta != 0.0 && mn > 1 && (saved = ozb_buf_get(h, OZB_BUF_CSAVE, sizeof(double) * (size_t)mn))) copy_c(pr, saved, 1);
     const uint8_t *fail;
     int64_t nfail;
     ozblas_status_t st = certify(h, pr, call_threads(h, pr), &fail, &nfail);
@@ -53,6 +69,13 @@ static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const
         return OZBLAS_STATUS_SUCCESS;
     }
     ozblas_info_t fi = h->info;
+    if (mn > 1 && nfail * 4 > mn && (pr->beta == 0.0 || saved)) {
+        if (saved) copy_c(pr, saved, 0);
+        st = rest(h, pr, pl);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        info_add(&fi, &h->info);
+        nfail = 0;
+    }
     for (int64_t j = 0; j < pr->n && nfail > 0; j++)
         for (int64_t i = 0; i < pr->m; i++) {
             if (!fail[i + j * pr->m]) continue;
