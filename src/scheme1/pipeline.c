@@ -48,7 +48,7 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 ozb_split_params pa = s1_params_of(c, c->vA, c->uA, l0), pb = s1_params_of(c, c->vB, NULL, l0);
-                double t0 = ozb_now();
+                double t0 = ozb_now_if(c->timed);
                 s1_bind(&SB, bufB, &MB, kk, 0);
                 SB.rows = nbb; SB.kb = kbb;
                 if (!(nkb == 1 && b_ready_j0 == j0 && b_ready_cap == c->capB)) {
@@ -62,7 +62,7 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 }
                 s1_bind(&SA, bufA, &MA, kk, 0);
                 ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, c->nt);
-                info->seconds_split += ozb_now() - t0;
+                info->seconds_split += ozb_now_if(c->timed) - t0;
                 if (SA.need > c->capA) { c->capA = s1_grow(c->capA, SA.need); goto retry_tile; }
                 c->smaxA = SA.s > c->smaxA ? SA.s : c->smaxA;
                 c->smaxB = SB.s > c->smaxB ? SB.s : c->smaxB;
@@ -72,7 +72,7 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                     P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock);
                     if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
                 }
-                t0 = ozb_now();
+                t0 = ozb_now_if(c->timed);
                 scr = NULL;
                 size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
                 if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
@@ -80,16 +80,16 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : s1_block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
                                      scr, c->nt, &c->pst))
                     return OZBLAS_STATUS_EXECUTION_FAILED;
-                info->seconds_multiply += ozb_now() - t0;
+                info->seconds_multiply += ozb_now_if(c->timed) - t0;
                 info->blocks++;
             }
-            double t0 = ozb_now();
+            double t0 = ozb_now_if(c->timed);
             ploc_t pl = {P, pblock, ldp, mbb, nbb};
             if (lazy_D) {
                 if (!s1_lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0, scr)) return OZBLAS_STATUS_ALLOC_FAILED;
                 if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
             } else if (!s1_sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
-            info->seconds_sum += ozb_now() - t0;
+            info->seconds_sum += ozb_now_if(c->timed) - t0;
         }
     }
     return OZBLAS_STATUS_SUCCESS;
@@ -126,14 +126,14 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
             !s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
             return OZBLAS_STATUS_ALLOC_FAILED;
         ozb_slices SBsh;
-        double t0 = ozb_now();
+        double t0 = ozb_now_if(c->timed);
         if (bshared) {
             ozb_split_params pb = s1_params_of(c, c->vB, NULL, 0);
             s1_bind(&SBsh, bufB, &MB, 0, 0);
             ozb_split(&pr->b, 0, n, 0, k, &pb, &SBsh, nt);
             if (SBsh.need > capB) { c->capB = s1_grow(capB, SBsh.need); continue; }
         }
-        info->seconds_split += ozb_now() - t0;
+        info->seconds_split += ozb_now_if(c->timed) - t0;
         int needA = 0, needB = 0;
         double tsplit = 0.0, tmul = 0.0;
         const int par_units = nt > 1 && nunits > 1;
@@ -147,7 +147,7 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
                 const int64_t mblk = un / nkb, kk = un % nkb;
                 const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                double ts = ozb_now();
+                double ts = ozb_now_if(c->timed);
                 const double *vA = c->vA, *vB = c->vB, *uA = c->uA;
                 if (c->local_weights) {
                     /* x^T y: weights |y| and |x| on this block, scaled by the block's own
@@ -172,7 +172,7 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
                 ozb_split_params pa = s1_params_of(c, vA, uA, l0);
                 s1_bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
                 ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
-                double tm = ozb_now();
+                double tm = ozb_now_if(c->timed);
                 tsplit += tm - ts;
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
                 sa_max = SA.s > sa_max ? SA.s : sa_max;
@@ -182,7 +182,7 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
                     OZB_PRAGMA(omp atomic write)
                     c->dev_err = 1;
                 }
-                tmul += ozb_now() - tm;
+                tmul += ozb_now_if(c->timed) - tm;
             }
             OZB_PRAGMA(omp critical)
             {
@@ -202,10 +202,10 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
         }
         if (bshared) c->smaxB = SBsh.s > c->smaxB ? SBsh.s : c->smaxB;
         info->blocks += nunits;
-        t0 = ozb_now();
+        t0 = ozb_now_if(c->timed);
         ploc_t pl = {NULL, pblock, ldp, mb, n};
         if (!s1_sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
-        info->seconds_sum += ozb_now() - t0;
+        info->seconds_sum += ozb_now_if(c->timed) - t0;
         return OZBLAS_STATUS_SUCCESS;
     }
 }
@@ -245,9 +245,10 @@ ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
 
 ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
-    const double t_start = ozb_now();
     ctx_t c;
     memset(&c, 0, sizeof c);
+    c.timed = ozb_timed((double)pr->m * (double)pr->n * (double)pr->k);
+    const double t_start = ozb_now_if(c.timed);
     c.h = h;
     c.pr = pr;
     c.cfg = s1_config_of(h, plan->mode);
@@ -284,11 +285,11 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     if (c.cfg.criterion && !c.local_weights) {
         double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k + sizeof(int32_t) * (size_t)n);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
-        double t0 = ozb_now();
+        double t0 = ozb_now_if(c.timed);
         const int Ev = s1_abs_col_sums(&pr->b, n, k, v, c.nt);
         s1_exp_col_sums(&pr->b, n, k, Ev, v + k, (int32_t *)(v + 2 * k));   /* exact_b: v + k is free */
         c.vA = v; c.vB = NULL; c.uA = v + k;
-        info->seconds_split += ozb_now() - t0;
+        info->seconds_split += ozb_now_if(c.timed) - t0;
     }
     c.capA = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_a;
     c.capB = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_b;
@@ -332,6 +333,6 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     info->block_m = mb; info->block_n = nb; info->block_k = c.kb;
     info->exact_fallbacks = c.fallbacks;
     info->lazy_fixups = c.lazy_fixups;
-    info->seconds_total = ozb_now() - t_start;
+    info->seconds_total = ozb_now_if(c.timed) - t_start;
     return OZBLAS_STATUS_SUCCESS;
 }

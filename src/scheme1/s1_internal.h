@@ -33,6 +33,7 @@ typedef struct {
     const ozb_problem *pr;
     run_cfg cfg;
     int nt;
+    int timed;                 /* phase times read the clock (ozb_timed: not for tiny calls) */
     int64_t kb, nkb;
     int beta_bits;
     const double *vA, *vB, *uA;   /* uA: fast mode's weights (exp_col_sums), DOUBLE mode */
