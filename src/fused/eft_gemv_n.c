@@ -78,7 +78,7 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
  * arithmetic as finish() and ozb_sum2_certify in eft_dot.c and sum.c, lane by lane, on the
  * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
  * its RN(exact) in y[q]); the others go through finish() one by one. */
-static int cert4(const tot4 *t, double N, double alpha, int use_c, double beta, const double c0[4], double y[4])
+static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, double alpha, int use_c, double beta, const double c0[4], double y[4])
 {
     const __m256d absm = ABSMASK, zero = _mm256_setzero_pd();
     const __m256d big = _mm256_set1_pd(0x1p1000), tiny = _mm256_set1_pd(0x1p-1000);
@@ -100,8 +100,9 @@ static int cert4(const tot4 *t, double N, double alpha, int use_c, double beta, 
                                                           _mm256_cmp_pd(ah, big, _CMP_LE_OQ))));
         T[2] = h; T[3] = l; m = 4;
     }
-    __m256d s = zero, r = zero, ra = zero;                  /* Sum2 (sum/sum.c) */
-    for (int i = 0; i < m; i++) {
+    /* Sum2 (sum/sum.c); its first TwoSum, 0 + T[0], is exactly (T[0], 0) */
+    __m256d s = T[0], r = zero, ra = zero;
+    for (int i = 1; i < m; i++) {
         const __m256d a = s, bb0 = T[i];
         s = _mm256_add_pd(a, bb0);
         const __m256d bb = _mm256_sub_pd(s, a);
