@@ -8,9 +8,10 @@
  * B) times the largest |x| of the column in the block (once per column, for all strips).
  * M = RN(max|a| max|x|) >= (1 - u) max|a x|, so sigma = 2^(floor(log2 M) + 10) >= 2^9 M
  * (1 - u) > 2 BL max|a x|: the budget holds by construction, with no largest |q| to keep and
- * no block summed again (five vector operations per four products instead of seven).  M
- * above 2^990, Inf or NaN marks the rows; a NaN the maxima miss reaches the sums (CONTRACT
- * §4 rows are left to the caller either way).  Compiled with -ffp-contract=off. */
+ * no block summed again (five vector operations per four products instead of seven).  Where
+ * M is above 2^990, Inf or NaN, the block takes sigma from its own products and checks it
+ * (ozb_eft_strip_block, the GEMV kernel); rows whose products themselves are out of range,
+ * Inf or NaN are left to the caller.  Compiled with -ffp-contract=off. */
 #include "fused/eft_kern.h"
 
 #ifdef EFT_AVX2
@@ -29,7 +30,12 @@ static int64_t strip_column(const ozb_eft_gemm_t *g, int64_t b, int64_t j)
         const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
         const __m256d xm = _mm256_broadcast_sd(mx + q);
         const __m256d m0 = _mm256_mul_pd(_mm256_loadu_pd(ma + 8 * q), xm), m1 = _mm256_mul_pd(_mm256_loadu_pd(ma + 8 * q + 4), xm);
-        if (!in_range(m0) || !in_range(m1)) { bad = 1; break; }
+        if (!in_range(m0) || !in_range(m1)) {
+            /* the bound overflows (a large |a| and a large |x| at different l) or is NaN: the
+             * block learns sigma from its own products instead, as a GEMV does */
+            if (!ozb_eft_strip_block(a + 8 * l0, 8, x + l0, nb, st, 1)) bad = 1;
+            continue;
+        }
         const __m256d g0 = sigma_for(m0), g1 = sigma_for(m1);
         __m256d S0 = z, S1 = z, R0 = z, R1 = z;
         const double *ab = a + 8 * l0, *xb = x + l0;
