@@ -291,6 +291,45 @@ START_TEST(eft_gemm_paths_agree)
 }
 END_TEST
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* A caller under flush-to-zero and denormals-are-zero (what -ffast-math sets at start-up):
+ * the calls still give RN(exact), and the caller's MXCSR comes back.  The DOT is a review's
+ * counterexample: with DAZ, x3 y3 = 2^-989 reads as 0 and 1.5 2^-930 would be certified. */
+START_TEST(eft_ftz_daz_caller)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    const double x[3] = {0x3p-931, 0x7fp-990, 0x1p-1074}, y[3] = {1.0, 1.0, 0x1p85};
+    const double ref = ozref_ddot(3, x, 1, y, 1);          /* before DAZ: MPFR reads doubles */
+    ozref_rng r;
+    tu_rng(&r, "eft_ftz_daz_caller");
+    const int64_t m = 40, n = 9, k = 300;
+    double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C = tu_alloc((size_t)(m * n));
+    tu_fill_mat(&r, A, m, k, m, 1);
+    tu_fill_mat(&r, B, k, n, k, 1);
+    for (int64_t i = 0; i < m * k; i += 7) A[i] *= 0x1p-1000;   /* products in the subnormal range */
+    double *Cref = tu_alloc((size_t)(m * n));
+    memset(Cref, 0, sizeof(double) * (size_t)(m * n));
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, Cref, m), OZBLAS_STATUS_SUCCESS);
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u);                              /* FTZ and DAZ */
+    double d;
+    const ozblas_status_t st = ozblas_ddot(h, 3, x, 1, y, 1, &d);
+    memset(C, 0, sizeof(double) * (size_t)(m * n));
+    const ozblas_status_t st2 = ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, C, m);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(csr);
+    ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(st2, OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg((after & 0xffc0u) == ((csr | 0x8040u) & 0xffc0u), "the caller's MXCSR modes were not restored: %#x", after);
+    ck_assert_msg(d == ref, "DOT under FTZ/DAZ: %a, RN(exact) %a", d, ref);
+    tu_check_bits(C, Cref, (size_t)(m * n), 1, "GEMM under FTZ/DAZ");
+    free(A); free(B); free(C); free(Cref);
+    ozblas_destroy(h);
+}
+END_TEST
+#endif
+
 /* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded: the same bits. */
 START_TEST(eft_double_mode_is_cr)
 {
@@ -328,6 +367,9 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
+#if defined(__x86_64__)
+    tcase_add_test(tc, eft_ftz_daz_caller);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

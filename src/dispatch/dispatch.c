@@ -5,6 +5,7 @@
 #include "core/info.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 #include "crt/crt.h"
 #include "fused/fused.h"
 #include "fused/eft_dot.h"
@@ -179,8 +180,16 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     ozb_plan pl;
     pl.mode = effective_mode(h);
     pl.engine = effective_engine(h, pl.mode);
-    if (h->be->execute) return h->be->execute(h, pr, &pl, run);
-    return run(h, pr, &pl);
+    /* the standard floating-point environment for the call (core/fpenv.h); under another
+     * one, the call runs on this thread alone (the pool's threads may carry the caller's) */
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    const int threads = h->threads;
+    if (changed) h->threads = 1;
+    const ozblas_status_t st = h->be->execute ? h->be->execute(h, pr, &pl, run) : run(h, pr, &pl);
+    h->threads = threads;
+    ozb_fpenv_leave(env, changed);
+    return st;
 }
 
 void ozb_info_reset(ozblas_handle_t h)

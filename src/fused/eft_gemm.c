@@ -6,8 +6,9 @@
  * Unlike a GEMV, a GEMM knows a bound on every product of a block before it reads it: the
  * largest |a| of the row in the block (computed once when A is packed, for all columns of
  * B) times the largest |x| of the column in the block (once per column, for all strips).
- * M = RN(max|a| max|x|) >= (1 - u) max|a x|, so sigma = 2^(floor(log2 M) + 10) >= 2^9 M
- * (1 - u) > 2 BL max|a x|: the budget holds by construction, with no largest |q| to keep and
+ * With M = RN(max|a| max|x|) and sigma = 2^(floor(log2 M) + 10) > 2^9 M: max|a x| <=
+ * max|a| max|x| <= (1 + u) M < 2^-9 (1 + u) sigma, below sigma / (2 BL) with BL = 128, so
+ * the budget holds by construction, with no largest |q| to keep and
  * no block summed again (five vector operations per four products instead of seven).  Where
  * M is above 2^990, Inf or NaN, the block takes sigma from its own products and checks it
  * (ozb_eft_strip_block, the GEMV kernel); rows whose products themselves are out of range,

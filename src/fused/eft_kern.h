@@ -18,7 +18,7 @@
  * the first block takes it from its first few products: first_sigma), and keeps the largest
  * |q| it made.
  * max|q| <= sigma / 2^7 proves the budget held: were some |x y| above sigma / 2, its q would be
- * at least sigma / 2 (1 - 2u) in magnitude.  Where it does not hold the block is summed again
+ * at least sigma / 2 in magnitude (rounding is monotone).  Where it does not hold the block is summed again
  * with the sigma its max|q| asks for (it is in cache: rare, and only where magnitudes grow).
  * Seven vector operations per four products.
  *
@@ -38,7 +38,8 @@
  *
  * Inf, NaN and overflow need no test in the loop: a non-finite product or sum leaves S, R or the
  * totals non-finite for good (additions never make Inf or NaN finite), and products whose
- * magnitude asks for sigma outside [2^-960, 2^1000] mark the row too; such rows are left to the
+ * magnitude is beyond 2^990 mark the row too (sigma is at least 2^-960 and, from a first block's
+ * headroom, at most 2^1008, where nothing overflows yet); such rows are left to the
  * caller, as are rows the certificate cannot decide.  The result is RN(exact) either way: the
  * bits of every CORRECTLY_ROUNDED path.
  *

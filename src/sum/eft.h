@@ -7,8 +7,9 @@
  * non-finite through every later addition: a caller that checks its final sums for
  * finiteness never certifies such a result.
  *
- * TwoProduct(a, b): h = RN(a b), l = RN(a b - h) = a b - h exactly when |a b| >= 2^-969 (the
- * exact product is a multiple of 2^(ea + eb - 104) >= 2^-1074, so l is representable) and
+ * TwoProduct(a, b): h = RN(a b), l = RN(a b - h) = a b - h exactly when |RN(a b)| >= 2^-969
+ * (the lowest set bits of a and b, at 2^La and 2^Lb, then satisfy La + Lb >= -1074: the exact
+ * product and h are multiples of 2^(La + Lb), so l is representable) and
  * |a b| <= 2^1000 (no overflow).  Below 2^-969, |a b - h - l| <= 2^-1075 (l is rounded on the
  * subnormal grid). */
 #ifndef OZB_EFT_H

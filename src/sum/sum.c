@@ -124,7 +124,7 @@ int ozb_sum2_finish(double s, double r, double ra, int64_t m, double *out)
         *out = 0.0;
         return 1;
     }
-    if (err >= half_gap(y)) return 0;
+    if (!isfinite(y) || !(err < half_gap(y))) return 0;     /* NaN err or y: never certified */
     *out = y;
     return 1;
 }
@@ -152,7 +152,7 @@ int ozb_round_certified(double y, double err, double *out)
         *out = 0.0;                                       /* the terms cancel exactly */
         return 1;
     }
-    if (err >= half_gap(y)) return 0;
+    if (!isfinite(y) || !(err < half_gap(y))) return 0;     /* NaN err or y: never certified */
     *out = y;
     return 1;
 }
