@@ -51,6 +51,12 @@ void  *ozb_buf_get(ozblas_handle_t h, int slot, size_t bytes);   /* NULL on allo
 void   ozb_buf_free_all(ozblas_handle_t h);
 size_t ozb_workspace_limit(ozblas_handle_t h);
 int    ozb_threads(ozblas_handle_t h);
+/* Work (multiply-adds, or elements of a pass) from which a parallel region pays for itself:
+ * an OpenMP region costs about a microsecond on the 2-core EPYC, what 2^16 multiply-adds take.
+ * The thread count never changes a bit. */
+#define OZB_PAR_WORK 65536
+/* The threads a call of `work` multiply-adds (m n k) computes with: one below OZB_PAR_WORK. */
+static inline int ozb_threads_for(ozblas_handle_t h, double work) { return work < OZB_PAR_WORK ? 1 : ozb_threads(h); }
 double ozb_now(void);
 /* ozb_now() where `timed`, else 0: the phase times of calls too small to pay for a clock read */
 static inline double ozb_now_if(int timed) { return timed ? ozb_now() : 0.0; }

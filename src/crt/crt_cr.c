@@ -45,7 +45,7 @@ static int low_bit(double x)
 
 static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs, int nt)
 {
-    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= 65536, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
     for (int64_t i = 0; i < rows; i++) {
         int64_t mx = 0;
         int lo = INT32_MAX;
@@ -120,7 +120,7 @@ static int cr_residues(const ozb_view *v, const crscale_t *rs, int64_t r0, int64
 {
     const int col = v->rs == 1 && v->cs != 1 && rows > 1;
     const int64_t len = col ? rows : kb;
-    OZB_PARALLEL_IF(nt > 1 && rows * kb >= 65536, num_threads(nt),
+    OZB_PARALLEL_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt),
     {
         double *x = tmp + (size_t)omp_get_thread_num() * (size_t)(nl + 5) * (size_t)len, *D = x + len;
         double *g1 = D + (int64_t)(nl + 2) * len, *g2 = g1 + len;

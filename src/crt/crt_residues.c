@@ -46,7 +46,7 @@ int ozb_crt_make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, i
         /* per column: the rows' factors as arrays */
         double *f1 = tmp, *f2 = tmp + rows;
         for (int64_t i = 0; i < rows; i++) { f1[i] = rs[r0 + i].f1; f2[i] = rs[r0 + i].f2; }
-        OZB_PARALLEL_IF(nt > 1 && rows * kb >= 65536, num_threads(nt),
+        OZB_PARALLEL_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt),
         {
             double *xh = tmp + 2 * rows + (int64_t)omp_get_thread_num() * 2 * rows, *xl = xh + rows;
             OZB_PRAGMA(omp for schedule(static))
@@ -55,7 +55,7 @@ int ozb_crt_make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, i
         });
         return 1;
     }
-    OZB_PARALLEL_IF(nt > 1 && rows * kb >= 65536, num_threads(nt),
+    OZB_PARALLEL_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt),
     {
         double *buf = tmp + (int64_t)omp_get_thread_num() * 3 * kb, *xh = buf + kb, *xl = xh + kb;
         OZB_PRAGMA(omp for schedule(static))

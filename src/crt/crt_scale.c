@@ -35,7 +35,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
 {
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
         const int64_t chunk = 256, nch = (rows + chunk - 1) / chunk;
-        OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= 65536, num_threads(nt) schedule(static),
+        OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t i0 = ch * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
             int64_t mx[256];
@@ -70,7 +70,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
         });
         return;
     }
-    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= 65536, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
     for (int64_t i = 0; i < rows; i++) {
         int64_t mx = 0;
         for (int64_t l = 0; l < k; l++) {

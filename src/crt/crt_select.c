@@ -31,7 +31,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
             const int64_t mbb = mb < m - i0 ? mb : m - i0;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                OZB_PARALLEL_FOR_IF(nt > 1 && (mbb + nbb) * kbb >= 65536, num_threads(nt) schedule(static),
+                OZB_PARALLEL_FOR_IF(nt > 1 && (mbb + nbb) * kbb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
                 for (int64_t r = 0; r < mbb + nbb; r++) {
                     const int isA = r < mbb;
                     const int64_t row = isA ? i0 + r : j0 + (r - mbb);
@@ -50,7 +50,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
                 if (h->be->crt_gemm(h, Bh, 0, Ah, 0, mbb, nbb, kbb, U, 0, nt)) return -1;   /* exact (mod 0) */
                 for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
             }
-            OZB_PARALLEL_FOR_IF(nt > 1 && mbb * nbb >= 65536, num_threads(nt) schedule(static),
+            OZB_PARALLEL_FOR_IF(nt > 1 && mbb * nbb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
             for (int64_t il = 0; il < mbb; il++) {
                 double z = Z[i0 + il];
                 for (int64_t jl = 0; jl < nbb; jl++) {
@@ -109,7 +109,7 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
     double *dot = v + k;
     if (pr->a.rs == 1 && pr->a.cs != 1 && m > 1) {
         const int64_t chunk = 256, nch = (m + chunk - 1) / chunk;
-        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= 65536, num_threads(nt) schedule(static),
+        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t i0 = ch * chunk, i1 = i0 + chunk < m ? i0 + chunk : m;
             double g1[256], g2[256];
@@ -125,7 +125,7 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
             }
         });
     } else {
-        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= 65536, num_threads(nt) schedule(static),
+        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t i = 0; i < m; i++) {
             double g[2] = {0.0, 0.0}, d = 0.0;
             if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);

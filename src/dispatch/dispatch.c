@@ -31,12 +31,10 @@ typedef ozblas_status_t (*certify_fn)(ozblas_handle_t h, const ozb_problem *pr, 
 /* A method that computes a whole (sub)problem. */
 typedef ozblas_status_t (*method_fn)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl);
 
-/* Threads a call's arithmetic uses: all below the handle's count only where the work pays for
- * a parallel region (measured: an OpenMP region costs about a microsecond on the 2-core EPYC,
- * what m n k < 2^16 multiply-adds take; the thread count never changes a bit). */
+/* Threads a call's arithmetic uses (core: ozb_threads_for) */
 static int call_threads(ozblas_handle_t h, const ozb_problem *pr)
 {
-    return (double)pr->m * (double)pr->n * (double)pr->k < 65536.0 ? 1 : ozb_threads(h);
+    return ozb_threads_for(h, (double)pr->m * (double)pr->n * (double)pr->k);
 }
 
 /* C's window copied to or from buf (m n doubles, column-major) */

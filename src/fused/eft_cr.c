@@ -106,7 +106,7 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, con
         p += up64((size_t)pr->m * (size_t)pr->k * sizeof(double));
     }
     g.thr = p;                    /* (the strips path uses this space for its packed operands) */
-    const int par = nt > 1 && work >= 65536.0;
+    const int par = nt > 1;       /* nt: the caller's, 1 below OZB_PAR_WORK (ozb_threads_for) */
     int64_t left = 0;
     if (strips(pr)) {
 #ifdef EFT_AVX2

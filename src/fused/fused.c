@@ -353,11 +353,11 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
      * a small call's whole arithmetic (seconds_total is measured for every call) */
     const int timed = m * f.k >= 16384;
     const double t0 = ozb_now_if(timed);
-    const int par = nt > 1 && m * f.k >= 65536;
+    const int par = nt > 1;       /* nt: the caller's, 1 below OZB_PAR_WORK = m k (ozb_threads_for) */
 
     const levels_t L1 = levels(OZB_FZ_D1), L2 = levels(OZB_FZ_D2);
     pass_t c1 = { &f, &L1, P1, gw1, 0, force >= 1, state, NULL };
-    if (!f.dot) ozb_par_for(nt > 1 && f.k >= 65536, nt, nkb, vector_pass, &c1);   /* the vector's digits, once */
+    if (!f.dot) ozb_par_for(nt > 1 && f.k >= OZB_PAR_WORK, nt, nkb, vector_pass, &c1);   /* the vector's digits, once */
     const double t1 = ozb_now_if(timed);
     ozb_par_for(par, nt, ngroups * nkb, group_units, &c1);
     const double t2 = ozb_now_if(timed);

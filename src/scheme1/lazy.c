@@ -18,7 +18,7 @@ int s1_lazy_levels(int beta, int64_t kb)
 void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
 {
     const int64_t rows = S->rows, kb = S->kb, tot = (int64_t)S->s * rows;
-    OZB_PARALLEL_FOR_IF(nt > 1 && tot * kb > 65536, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && tot * kb > OZB_PAR_WORK, num_threads(nt) schedule(static),
     for (int64_t r = 0; r < tot; r++) {
         const double *d = S->slice + r * kb;
         double a[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};

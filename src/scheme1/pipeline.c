@@ -252,10 +252,9 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     c.h = h;
     c.pr = pr;
     c.cfg = s1_config_of(h, plan->mode);
-    c.nt = ozb_threads(h);
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     /* small problems: thread start-up costs more than it saves (never changes a bit) */
-    if ((double)m * (double)n * (double)k < 65536.0) c.nt = 1;
+    c.nt = ozb_threads_for(h, (double)m * (double)n * (double)k);
     if (!ozb_format_for(h, plan->engine, &c.fmt_row)) return OZBLAS_STATUS_NOT_SUPPORTED;
     c.fmt = &c.fmt_row;
     const int64_t kblock = pr->kblock < c.fmt->kblock_max ? pr->kblock : c.fmt->kblock_max;

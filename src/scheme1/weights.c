@@ -48,7 +48,7 @@ double s1_max_of(const double *w, int64_t k)
 /* Returns Ev: w[l] = 2^-Ev sum_i |v(i, l)|. */
 int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
 {
-    const int par = nt > 1 && rows * k >= 65536;
+    const int par = nt > 1 && rows * k >= OZB_PAR_WORK;
     double m = 0.0;
     int Ev = 0;
     if (rows == 1) {                       /* DOT: w = |x|, nothing to sum */

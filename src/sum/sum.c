@@ -111,24 +111,6 @@ static double half_gap(double y)
     return ozb_pow2(e - 52) * ((ozb_bits(y) & 0x000fffffffffffffull) == 0 ? 0.25 : 0.5);
 }
 
-/* RN(sum of p[0..m)) when Sum2 certifies it (1), else 0 (then NearSum decides): cheaper than
- * NearSum wherever the sum is not within a few ulps' error bound of a rounding boundary. */
-int ozb_sum2_finish(double s, double r, double ra, int64_t m, double *out)
-{
-    const double y = s + r, yb = y - s, z = (s - (y - yb)) + (r - yb);
-    double B = ra * ((double)m * 0x1p-52);
-    if (ra > 0.0 && B < 0x1p-1000) B = 0x1p-1000;
-    const double err = (fabs(z) + B) * (1.0 + 0x1p-50);
-    if (y == 0.0) {
-        if (err != 0.0) return 0;
-        *out = 0.0;
-        return 1;
-    }
-    if (!isfinite(y) || !(err < half_gap(y))) return 0;     /* NaN err or y: never certified */
-    *out = y;
-    return 1;
-}
-
 int ozb_sum2_rn(const double *p, int64_t m, double *out)
 {
     return ozb_sum2_certify(p, m, 0.0, out);

@@ -40,9 +40,6 @@ int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out);
  * certified only where it is normal and at least 2^-1000 in magnitude, or an exact zero
  * (err = 0: +0). */
 int ozb_round_certified(double y, double err, double *out);
-/* The same certificate for a Sum2 the caller ran itself: s the cascaded TwoSum's sum, r the
- * floating-point sum of its m errors, ra the floating-point sum of their magnitudes. */
-int ozb_sum2_finish(double s, double r, double ra, int64_t m, double *out);
 
 /* Fixed-order binary64 summation (terms in the order given), then alpha and beta
  * in a common power-of-two frame so that no intermediate overflows spuriously. */
