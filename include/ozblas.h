@@ -85,7 +85,9 @@ typedef struct {
     double   seconds_sum;       /* wall time summing partial products, alpha/beta              */
     double   seconds_total;
     int      fused;             /* 1: DOT/GEMV done by the fused split-and-accumulate kernel;
-                                 * 2: by error-free dot products (TwoSum/TwoProduct, certified)  */
+                                 * 2: by error-free dot products (TwoSum/TwoProduct, certified);
+                                 * 3: the last certifying stage was the deep (two-level) error-free
+                                 *    sums, for results that cancel far below their terms         */
 } ozblas_info_t;
 
 /* Handle management.  ozblas_create: CPU backend. */

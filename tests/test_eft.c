@@ -3,8 +3,9 @@
  * blocks of 32 columns, the parallel DOT's pieces, GEMM strips and column groups of 64, all
  * transposes), strides, alpha/beta and phi; magnitudes
  * that grow and shrink from block to block (a block summed again with a larger sigma);
- * special values, extreme exponents, exact zeros and cancellation, which go to the fused
- * kernels or Scheme I; every path compared bit for bit. */
+ * special values, extreme exponents, exact zeros and cancellation, which go to the deep
+ * (two-level) sums, the fused kernels or Scheme I; residuals b - A x, whose exact values are
+ * often doubles or midpoints (the deep sums' exact-grid case); every path compared bit for bit. */
 #define _POSIX_C_SOURCE 200112L   /* setenv */
 #include <math.h>
 #include <stdio.h>
@@ -15,20 +16,22 @@
 static const ozblas_mode_t CR = OZBLAS_MODE_CORRECTLY_ROUNDED;
 
 /* the knobs are read when a handle is created (core/knobs.c): each path gets its own handle */
-enum { NPATHS = 3 };
+enum { NPATHS = 4 };
 static void set_path(int p)
 {
+    unsetenv("OZBLAS_NO_DEEP");
     unsetenv("OZBLAS_NO_DOT2");
     unsetenv("OZBLAS_NO_FUSED");
-    if (p >= 1) setenv("OZBLAS_NO_DOT2", "1", 1);    /* the fused kernels, then Scheme I */
-    if (p >= 2) setenv("OZBLAS_NO_FUSED", "1", 1);   /* Scheme I alone                  */
+    if (p == 1) setenv("OZBLAS_NO_DEEP", "1", 1);    /* one level, then the fused kernels */
+    if (p >= 2) setenv("OZBLAS_NO_DOT2", "1", 1);    /* the fused kernels, then Scheme I */
+    if (p >= 3) setenv("OZBLAS_NO_FUSED", "1", 1);   /* Scheme I alone                  */
 }
 
 static int eft_ran(ozblas_handle_t h)
 {
     ozblas_info_t info;
     ozblas_get_info(h, &info);
-    return info.fused == 2;
+    return info.fused >= 2;     /* 3: the deep sums ran for some elements too */
 }
 
 START_TEST(eft_dot_reference)
@@ -203,7 +206,7 @@ START_TEST(eft_cancellation)
     ozblas_info_t info;
     ozblas_get_info(h, &info);
     /* the rows at 2^-130 and the exact zero are beyond any bound of the error-free sums */
-    ck_assert_msg(info.fused == 2 && info.exact_fallbacks >= 2, "fused %d fallbacks %lld", info.fused, (long long)info.exact_fallbacks);
+    ck_assert_msg(info.fused >= 2 && info.exact_fallbacks >= 2, "fused %d fallbacks %lld", info.fused, (long long)info.exact_fallbacks);
     double *At = tu_alloc((size_t)(m * n));
     for (int64_t i = 0; i < m; i++)
         for (int64_t l = 0; l < n; l++) At[l + i * n] = A[i + l * m];
@@ -293,6 +296,76 @@ START_TEST(eft_gemm_paths_agree)
 }
 END_TEST
 
+/* Residuals C - A X with C = RN(A X) (and GEMV's y - A x, a DOT's x.y - RN(x.y)): results
+ * about 2^-53 of the products, beyond the one-level bound, certified by the deep sums; for
+ * phi = 0 their exact values are often doubles or midpoints (the exact-grid case).  RN(exact)
+ * on every path, and the deep sums ran. */
+static int deep_ran(ozblas_handle_t h)
+{
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    return info.fused == 3;
+}
+
+START_TEST(eft_deep_residuals)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_deep_residuals");
+    const int64_t shapes[][3] = {{16, 16, 16}, {37, 20, 150}, {9, 70, 300}, {64, 3, 64}};
+    const double phis[] = {0, 1, 4};
+    for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
+        for (int f = 0; f < 3; f++) {
+            const int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
+            const int ta = (int)((q + (size_t)f) % 2);
+            const int64_t lda = ta ? k : m;
+            double *A = tu_alloc((size_t)(m * k)), *X = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+            tu_fill_mat(&r, A, ta ? k : m, ta ? m : k, lda, phis[f]);
+            tu_fill_mat(&r, X, k, n, k, phis[f]);
+            ozref_dgemm(ta, 0, m, n, k, 1.0, A, lda, X, k, 0.0, C0, m);      /* RN(A X) */
+            const double alphas[] = {-1.0, 1.0, 0.75};
+            for (int v = 0; v < 3; v++) {
+                const double alpha = alphas[v], beta = v == 1 ? -1.0 : v == 2 ? -0.75 : 1.0;
+                double *Cp[NPATHS];
+                for (int p = 0; p < NPATHS; p++) {
+                    Cp[p] = tu_alloc((size_t)(m * n));
+                    memcpy(Cp[p], C0, sizeof(double) * (size_t)(m * n));
+                    set_path(p);
+                    ozblas_handle_t hp = tu_handle(CR);
+                    ck_assert_int_eq(ozblas_dgemm(hp, ta ? OZBLAS_OP_T : OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, alpha, A, lda, X, k,
+                                                  beta, Cp[p], m), OZBLAS_STATUS_SUCCESS);
+                    if (p == 0) ck_assert_msg(deep_ran(hp), "residual %lldx%lldx%lld phi %g: no deep sums", (long long)m,
+                                              (long long)n, (long long)k, phis[f]);
+                    ozblas_destroy(hp);
+                }
+                set_path(0);
+                for (int p = 1; p < NPATHS; p++) tu_check_bits(Cp[p], Cp[0], (size_t)(m * n), 1, "eft deep residual paths");
+                tu_gemm_params prm = {0};
+                prm.ta = ta; prm.m = m; prm.n = n; prm.k = k; prm.alpha = alpha; prm.beta = beta;
+                double *Cr = tu_alloc((size_t)(m * n));
+                memcpy(Cr, C0, sizeof(double) * (size_t)(m * n));
+                tu_gemm_run(h, CR, &prm, A, X, Cr, "eft deep residual");
+                tu_check_bits(Cr, Cp[0], (size_t)(m * n), 1, "eft deep residual vs handle");
+                for (int p = 0; p < NPATHS; p++) free(Cp[p]);
+                free(Cr);
+            }
+            /* GEMV: column 0 of the same residual, N and T */
+            double *y0 = tu_alloc((size_t)(ta ? m : m));
+            memcpy(y0, C0, sizeof(double) * (size_t)m);
+            paths_agree(h, ta, ta ? k : m, ta ? m : k, lda, A, X, -1.0, 1.0, y0, "eft deep residual GEMV");
+            ck_assert_msg(deep_ran(h) || m < 2, "GEMV residual: no deep sums");
+            /* DOT: row 0 of op(A) times column 0 of X, minus RN of it, as one more element */
+            double *xa = tu_alloc((size_t)(k + 1)), *xb = tu_alloc((size_t)(k + 1));
+            for (int64_t l = 0; l < k; l++) { xa[l] = ta ? A[l] : A[l * lda]; xb[l] = X[l]; }
+            xa[k] = -ozref_ddot(k, xa, 1, xb, 1);
+            xb[k] = 1.0;
+            tu_dot_run(h, CR, k + 1, xa, 1, xb, 1, "eft deep residual DOT");
+            free(A); free(X); free(C0); free(y0); free(xa); free(xb);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 /* A caller under flush-to-zero and denormals-are-zero (what -ffast-math sets at start-up):
@@ -369,6 +442,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
+    tcase_add_test(tc, eft_deep_residuals);
 #if defined(__x86_64__)
     tcase_add_test(tc, eft_ftz_daz_caller);
 #endif

@@ -22,6 +22,8 @@ static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_NO_CRT", OZB_KNOB_SET, 0, 1, "CORRECTLY_ROUNDED GEMM never through the CRT (FP64 slices)", K(no_crt)},
     {"OZBLAS_NO_DOT2", OZB_KNOB_SET, 0, 1,
      "CORRECTLY_ROUNDED (and DOUBLE DOT/GEMV) without the error-free dot products: GEMM with a small inner dimension on the slices, DOT and GEMV on the fused kernels", K(no_dot2)},
+    {"OZBLAS_NO_DEEP", OZB_KNOB_SET, 0, 1,
+     "CORRECTLY_ROUNDED results the error-free sums cannot certify go straight to the fused kernels and the slices, without the two-level error-free sums", K(no_deep)},
     {"OZBLAS_CUDA_STAGED", OZB_KNOB_SET, 0, 1,
      "CUDA handles take the staged path (host split and sums, device products) for every call", K(cuda_staged)},
     {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},

@@ -14,6 +14,7 @@ typedef struct {
     int lazy_levels;    /* OZBLAS_LAZY_LEVELS (-1: the format's own) */
     int no_crt;         /* OZBLAS_NO_CRT        */
     int no_dot2;        /* OZBLAS_NO_DOT2       */
+    int no_deep;        /* OZBLAS_NO_DEEP       */
     int no_dnnl;        /* OZBLAS_NO_DNNL       */
     int cuda_emulate;   /* OZBLAS_CUDA_EMULATE  */
     int cuda_staged;    /* OZBLAS_CUDA_STAGED   */

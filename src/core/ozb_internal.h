@@ -27,6 +27,7 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD,
        OZB_BUF_EFT,     /* error-free DOT/GEMV (fused/eft_dot.c): its fail flags outlive the fallback's calls */
        OZB_BUF_CSAVE,   /* C as a call got it, for a whole-call fallback (dispatch.c) */
+       OZB_BUF_DEEP,    /* the deep error-free sums (fused/eft_deep.c): their operands and fail flags */
        OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
        OZB_NBUF };
 struct ozblas_context {

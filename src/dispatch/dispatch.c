@@ -9,6 +9,7 @@
 #include "crt/crt.h"
 #include "fused/fused.h"
 #include "fused/eft_dot.h"
+#include "fused/eft_deep.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -23,6 +24,7 @@ static void info_add(ozblas_info_t *fi, const ozblas_info_t *p)
     fi->seconds_split += p->seconds_split;
     fi->seconds_multiply += p->seconds_multiply;
     fi->seconds_sum += p->seconds_sum;
+    fi->fused = fi->fused > p->fused ? fi->fused : p->fused;    /* 3: the deep sums ran too */
 }
 
 /* A method that certifies what it can: RN(exact) written where certified, fail[i + j m] = 1
@@ -105,13 +107,22 @@ static ozblas_status_t by_fused(ozblas_handle_t h, const ozb_problem *pr, const 
     return certified(h, pr, pl, ozb_fused_cr, ozb_scheme1_run);
 }
 
+/* What the error-free sums leave undecided: the same sums with a second extraction level
+ * (src/fused/eft_deep.c; results that cancel to ~2^-60 of their terms, residuals), then the
+ * fused kernels and Scheme I.  Only ever after ozb_eft_cr, so ozb_eft_eligible holds. */
+static ozblas_status_t by_deep(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    if (h->knobs.no_deep || !ozb_eft_deep_eligible(h, pr)) return by_fused(h, pr, pl);
+    return certified(h, pr, pl, ozb_eft_deep_cr, by_fused);
+}
+
 /* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
  * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
  * extreme exponents) by the fused kernels and Scheme I. */
 static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
-    return certified(h, pr, pl, ozb_eft_cr, by_fused);
+    return certified(h, pr, pl, ozb_eft_cr, by_deep);
 }
 
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)

@@ -7,6 +7,7 @@
 #include "core/info.h"
 #include "core/par.h"
 #include <omp.h>
+#include <string.h>
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
 
@@ -89,6 +90,29 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
     return left;
 }
 
+#ifdef EFT_AVX2
+/* A GEMM whose result cancels far below its products (a residual B - A X) leaves nearly every
+ * element to the deep sums, and the dispatch then recomputes the whole call there: the first
+ * strip times the first 8 columns, rounded into a copy of their C, tells that beforehand (1:
+ * most of them failed).  Only where they are a small part of the call; the bits are RN(exact)
+ * whichever stage certifies them. */
+static int probe_fails(const ozb_eft_gemm_t *s)
+{
+    const ozb_problem *pr = s->pr;
+    if (pr->m * pr->n < 256) return 0;
+    const int64_t pm = pr->m < 8 ? pr->m : 8, pn = pr->n < 8 ? pr->n : 8;
+    double cbuf[64];
+    uint8_t pfail[64];
+    ozb_problem pp = *pr;
+    pp.m = pm; pp.n = pn; pp.c = cbuf; pp.crs = 1; pp.ccs = 8;
+    for (int64_t j = 0; j < pn; j++)
+        for (int64_t i = 0; i < pm; i++) cbuf[i + 8 * j] = pr->beta != 0.0 ? pr->c[i * pr->crs + j * pr->ccs] : 0.0;
+    ozb_eft_gemm_t ps = *s;
+    ps.pr = &pp; ps.fail = pfail; ps.by_strip = 1;
+    return 2 * ozb_eft_gemm_units(&ps, 0, 1) > pm * pn;
+}
+#endif
+
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **failp, int64_t *nfail)
 {
     const double work = (double)pr->m * (double)pr->n * (double)pr->k;
@@ -127,7 +151,11 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, con
          * (each group reads all of A): the fewer bytes streamed */
         const int64_t ngroups = (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         s.by_strip = pr->n <= 2 * OZB_EFT_NC;
-        left = ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, ozb_eft_gemm_units, &s);
+        if (probe_fails(&s)) {            /* a residual: everything to the deep sums at once */
+            memset(g.fail, 1, (size_t)pr->m * (size_t)pr->n);
+            left = pr->m * pr->n;
+        } else
+            left = ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, ozb_eft_gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;

@@ -1,0 +1,15 @@
+/* CORRECTLY_ROUNDED DOT, GEMV and GEMM by error-free sums with two extraction levels
+ * (eft_deep.c): the results the one-level sums (eft_dot.h) leave undecided because they cancel
+ * far below their terms. */
+#ifndef OZB_EFT_DEEP_H
+#define OZB_EFT_DEEP_H
+#include "core/problem.h"
+
+/* 1 when its buffers fit the workspace limit (the caller has checked ozb_eft_eligible) */
+int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr);
+
+/* As ozb_eft_cr (eft_dot.h), with a bound near 2^-120 of the largest product instead of 2^-80:
+ * RN(exact) written where certified, *fail the m n flags (owned by the handle until its next
+ * call), *nfail their count. */
+ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
+#endif

@@ -1,0 +1,109 @@
+/* The deep error-free sums' rounding: a row's terms s, c, d rounded to RN(alpha sum + beta c)
+ * where the bound (or exactness) certifies it, four rows at once where alpha = +-1.  Method and
+ * bit budget: eft_deep_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
+#include "fused/eft_deep_kern.h"
+#include "sum/sum.h"
+
+#ifdef EFT_AVX2
+/* N = 3 nblocks + 2 terms in d and a */
+int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, int64_t nblocks, double cval, double *out)
+{
+    double v[5][8];
+    for (int q = 0; q < 2; q++) {
+        _mm256_storeu_pd(v[0] + 4 * q, st->t[q].s); _mm256_storeu_pd(v[1] + 4 * q, st->t[q].c);
+        _mm256_storeu_pd(v[2] + 4 * q, st->t[q].d); _mm256_storeu_pd(v[3] + 4 * q, st->t[q].a);
+        _mm256_storeu_pd(v[4] + 4 * q, st->t[q].g);
+    }
+    const int use_c = pr->beta != 0.0;
+    if (pr->alpha == 0.0 || (use_c && !isfinite(cval))) return 0;
+    double P[24], A = 0.0, G = 0.0, scratch[2 * 24 + 2];
+    int32_t E[24];
+    int n = 0, exact = 1;
+    for (int r = lo; r < hi; r++) {
+        for (int w = 0; w < 3; w++) {
+            if (!(fabs(v[w][r]) <= 0x1p1000)) return 0;          /* overflow or NaN */
+            int ex;
+            const double f = frexp(v[w][r], &ex);
+            P[n] = f * 0x1p53;                                    /* an integer, |P| < 2^53 */
+            E[n++] = ex - 53;
+        }
+        if (st->inexact[r] || !(v[3][r] == 0.0 || (st->gmin[r] < 960 && v[3][r] * (1.0 + 0x1p-20) < ldexp(1.0, 53 + st->gmin[r]))))
+            exact = 0;
+        A += v[3][r];
+        G += v[4][r];
+    }
+    if (exact) {             /* the terms are the exact sum: NearSum's RN, no bound */
+        *out = ozb_sum_nearest(P, E, n, pr->alpha, pr->beta, cval, use_c, scratch, NULL);
+        return 1;
+    }
+    const double N = 3.0 * (double)nblocks + 2.0;
+    const double B = ((N * 0x1p-52) * A + EBD * G) * (1.0 + 0x1p-40) + 0x1p-1000;
+    if (!(B <= 0x1p1000)) return 0;
+    int be;
+    const double bm = frexp(B, &be);
+    return ozb_sum_nearest_bounded(P, E, n, pr->alpha, pr->beta, cval, use_c, bm, be, scratch, out);
+}
+
+/* Four rows at once where alpha = +-1: Sum2 of (alpha s, beta c, alpha c', alpha d, the
+ * TwoProduct error of beta c) in that order (alpha s and beta c, which cancel in a residual,
+ * first: their TwoSum is then exact), certified against Sum2's bound plus delta (the row's
+ * bound, 0 where its terms are exact; sum/sum.c's argument, lane by lane).  Returns the rows
+ * certified (bit r: row r, RN(exact) in y[r]); the rest go through deep_round. */
+int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const double c0[4], const double delta[4],
+                   double y[4])
+{
+    const __m256d absm = ABSMASK, zero = _mm256_setzero_pd(), big = _mm256_set1_pd(0x1p1000);
+    const __m256d al = _mm256_set1_pd(alpha);
+    __m256d T[5] = { _mm256_mul_pd(al, t->s), zero, _mm256_mul_pd(al, t->c), _mm256_mul_pd(al, t->d), zero };
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
+                               _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_and_pd(t->d, absm)), big, _CMP_LE_OQ));
+    if (use_c) {
+        const __m256d bt = _mm256_set1_pd(beta), c = _mm256_loadu_pd(c0);
+        const __m256d h = _mm256_mul_pd(bt, c), ah = _mm256_and_pd(h, absm);
+        /* TwoProduct exact where c = 0 or 2^-969 <= |beta c| <= 2^1000 (sum/eft.h) */
+        ok = _mm256_and_pd(ok, _mm256_or_pd(_mm256_cmp_pd(c, zero, _CMP_EQ_OQ),
+                                            _mm256_and_pd(_mm256_cmp_pd(ah, _mm256_set1_pd(0x1p-969), _CMP_GE_OQ),
+                                                          _mm256_cmp_pd(ah, big, _CMP_LE_OQ))));
+        T[1] = h;
+        T[4] = _mm256_fmsub_pd(bt, c, h);
+    }
+    __m256d s = T[0], r = zero, ra = zero;
+    for (int i = 1; i < 5; i++) {
+        __m256d er;
+        ozb_two_sum4(s, T[i], &s, &er);
+        r = _mm256_add_pd(r, er);
+        ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
+    }
+    __m256d yy, z;
+    ozb_two_sum4(s, r, &yy, &z);
+    /* |exact - yy| <= |z| + 10 u ra (ra's tree of 4 errors) + delta, rounded up */
+    const __m256d margin = _mm256_set1_pd(1.0 + 0x1p-50);
+    const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_and_pd(z, absm), _mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53))),
+                                                    _mm256_loadu_pd(delta)), margin);
+    /* half the smaller gap next to y: 2^(e - 53), 2^(e - 54) at a power of two; |y| >= 2^-960 */
+    const __m256i yb64 = _mm256_castpd_si256(yy);
+    const __m256i ex = _mm256_and_si256(yb64, _mm256_set1_epi64x(0x7ff0000000000000ll));
+    const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb64, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
+    const __m256d hg = _mm256_castsi256_pd(_mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52),
+                                                                               _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52)))));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), big, _CMP_LE_OQ));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
+    _mm256_storeu_pd(y, yy);
+    return _mm256_movemask_pd(ok);
+}
+
+/* A lane's bound for ozb_deep_cert4: 0 where its terms are its exact sum, else its bound
+ * (eft_deep_kern.h); -1 where it is not finite. */
+double ozb_deep_lane_delta(const deep_row *st, int r, int64_t nblocks)
+{
+    double a[8], g[8];
+    _mm256_storeu_pd(a, st->t[0].a); _mm256_storeu_pd(a + 4, st->t[1].a);
+    _mm256_storeu_pd(g, st->t[0].g); _mm256_storeu_pd(g + 4, st->t[1].g);
+    if (!st->inexact[r] && (a[r] == 0.0 || (st->gmin[r] < 960 && a[r] * (1.0 + 0x1p-20) < ldexp(1.0, 53 + st->gmin[r]))))
+        return 0.0;
+    const double B = (((3.0 * (double)nblocks + 2.0) * 0x1p-52) * a[r] + EBD * g[r]) * (1.0 + 0x1p-40) + 0x1p-1000;
+    return B <= 0x1p1000 ? B : -1.0;
+}
+
+#endif
