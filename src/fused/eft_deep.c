@@ -11,10 +11,10 @@
 typedef struct {
     const ozb_problem *pr;
     const double *P;          /* op(A) in strips */
-    const double *nA;         /* strip b, block q: the smallest nonzero |a| of its rows at nA + 8 (b nq + q) */
+    const int32_t *lA;        /* the strips' lowest bits (ozb_deep_lsb), laid out as P */
     const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
     int64_t ldx;
-    const double *nX;         /* column j, block q: the smallest nonzero |x| at nX + j nq + q */
+    const int32_t *lX;        /* column j's lowest bits at lX + j k */
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
     int by_strip;
@@ -25,7 +25,7 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
 {
     const ozb_problem *pr = g->pr;
     deep_row st;
-    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->nA + 8 * b * g->nq, g->nX + j * g->nq, 1, &st);
+    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k, &st);
     int done = 0;            /* rows certified four at a time */
     double yv[8];
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
@@ -82,11 +82,12 @@ static int64_t nblocks(int64_t steps) { return (steps + BL - 1) / BL; }
 static size_t bytes_needed(const ozb_problem *pr)
 {
     const size_t flags = up64((size_t)pr->m * (size_t)pr->n + 8), k = (size_t)pr->k;
-    if (is_dot(pr))        /* x, y in lanes, their lanes' minima */
-        return flags + 2 * up64((k + 8) * sizeof(double)) + 2 * up64(8 * (size_t)nblocks((pr->k + 7) / 8) * sizeof(double));
-    const size_t rows = 8 * (size_t)((pr->m + 7) / 8), nq = (size_t)nblocks(pr->k);
-    return flags + up64(rows * k * sizeof(double)) + up64(rows * nq * sizeof(double)) + up64((size_t)pr->n * nq * sizeof(double))
-           + (pr->b.cs != 1 ? up64(k * (size_t)pr->n * sizeof(double)) : 0);
+    if (is_dot(pr))        /* x, y in lanes and their lowest bits */
+        return flags + 2 * up64((k + 8) * sizeof(double)) + 2 * up64((k + 8) * sizeof(int32_t));
+    const size_t rows = 8 * (size_t)((pr->m + 7) / 8), n = (size_t)pr->n;
+    return flags + up64(rows * k * sizeof(double)) + up64(rows * k * sizeof(int32_t)) + up64(n * k * sizeof(int32_t))
+           + up64(rows * (size_t)nblocks(pr->k) * sizeof(double))      /* the strips' maxima (unused) */
+           + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0);
 }
 
 int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr)
@@ -107,47 +108,42 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
     const int64_t k = pr->k;
     if (is_dot(pr)) {
         /* the two vectors in lanes (element l in lane l mod 8), zero-padded to whole steps */
-        const int64_t steps = (k + 7) / 8, nq = nblocks(steps);
+        const int64_t steps = (k + 7) / 8;
         double *x = (double *)p, *y = (double *)(p + up64(((size_t)k + 8) * sizeof(double)));
-        double *mx = (double *)((char *)y + up64(((size_t)k + 8) * sizeof(double)));
-        double *my = (double *)((char *)mx + up64(8 * (size_t)nq * sizeof(double)));
+        int32_t *lx = (int32_t *)((char *)y + up64(((size_t)k + 8) * sizeof(double)));
+        int32_t *ly = (int32_t *)((char *)lx + up64(((size_t)k + 8) * sizeof(int32_t)));
         for (int64_t l = 0; l < 8 * steps; l++) {
             x[l] = l < k ? pr->a.p[l * pr->a.cs] : 0.0;
             y[l] = l < k ? pr->b.p[l * pr->b.cs] : 0.0;
+            lx[l] = ozb_deep_lsb(x[l]);
+            ly[l] = ozb_deep_lsb(y[l]);
         }
-        ozb_deep_lane_minima(x, steps, mx);
-        ozb_deep_lane_minima(y, steps, my);
         deep_row st;
         double yv;
-        const int ok = ozb_deep_run(x, y, 8, steps, mx, my, 8, &st) &&
-                       ozb_deep_round(pr, &st, 0, 8, nq, pr->beta != 0.0 ? *pr->c : 0.0, &yv);
+        const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) &&
+                       ozb_deep_round(pr, &st, 0, 8, nblocks(steps), pr->beta != 0.0 ? *pr->c : 0.0, &yv);
         if (ok) *pr->c = yv;
         fail[0] = !ok;
         left = !ok;
     } else {
         const int64_t nq = nblocks(k), nstrips = (pr->m + 7) / 8;
+        const size_t rows = 8 * (size_t)nstrips;
         double *P = (double *)p;
-        double *nA = (double *)(p + up64(8 * (size_t)nstrips * (size_t)k * sizeof(double)));
-        double *nX = (double *)((char *)nA + up64(8 * (size_t)nstrips * (size_t)nq * sizeof(double)));
-        ozb_eft_pack_strips(pr, P, nA);        /* the maxima it writes there are replaced by minima */
-        for (int64_t b = 0; b < nstrips; b++) ozb_deep_lane_minima(P + 8 * k * b, k, nA + 8 * b * nq);
-        deep_t g = { pr, P, nA, pr->b.p, pr->b.rs, nX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
+        int32_t *lA = (int32_t *)(p + up64(rows * (size_t)k * sizeof(double)));
+        int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
+        double *mA = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
+        ozb_eft_pack_strips(pr, P, mA);
+        for (size_t e = 0; e < rows * (size_t)k; e++) lA[e] = ozb_deep_lsb(P[e]);
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {
-            double *Bp = (double *)((char *)nX + up64((size_t)pr->n * (size_t)nq * sizeof(double)));
+            double *Bp = (double *)((char *)mA + up64(rows * (size_t)nq * sizeof(double)));
             for (int64_t j = 0; j < pr->n; j++)
                 for (int64_t l = 0; l < k; l++) Bp[l + j * k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
             g.Bx = Bp;
             g.ldx = k;
         }
         for (int64_t j = 0; j < pr->n; j++)
-            for (int64_t q = 0; q < nq; q++) {
-                double m = INFINITY;
-                for (int64_t l = q * BL; l < k && l < (q + 1) * BL; l++) {
-                    const double v = fabs(g.Bx[j * g.ldx + l]);
-                    if (v != 0.0 && v < m) m = v;
-                }
-                nX[j * nq + q] = m;
-            }
+            for (int64_t l = 0; l < k; l++) lX[j * k + l] = ozb_deep_lsb(g.Bx[j * g.ldx + l]);
         const int64_t nunits = g.by_strip ? nstrips : (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         left = ozb_par_for(nt > 1, nt, nunits, units, &g);
     }

@@ -2,6 +2,7 @@
  * blocks.  Method and bit budget: eft_deep_kern.h.  Compiled with -ffp-contract=off: the FMAs
  * are explicit. */
 #include "fused/eft_deep_kern.h"
+#include <string.h>
 
 #ifdef EFT_AVX2
 static inline void deep_add(deep4 *t, __m256d S1, __m256d S2, __m256d R2, __m256d g2)
@@ -25,30 +26,31 @@ static inline void deep_add(deep4 *t, __m256d S1, __m256d S2, __m256d R2, __m256
         R2 = _mm256_add_pd(_mm256_add_pd(R2, _mm256_sub_pd(r1_, qa_)), _mm256_sub_pd(e_, qb_)); \
     } while (0)
 
-/* A lane's block grid against its R2 bound (eft_deep_kern.h): 1 where R2 is exact.
- * mx, my: the smallest nonzero magnitudes (Inf: none, every product zero). */
-static inline int block_grid(double mx, double my, double sigma2, int32_t *gmin)
+/* A lane's block grid against its R2 bound (eft_deep_kern.h): 1 where R2 is exact.  g: the
+ * lowest bit of the lane's products (at least OZB_LSB_NONE: every product zero). */
+static inline int block_grid(int32_t g, double sigma2, int32_t *gmin)
 {
-    if (isinf(mx) || isinf(my)) return 1;
-    const int32_t g = ilogb(mx) + ilogb(my) - 104;
+    if (g >= OZB_LSB_NONE) return 1;
     if (g < *gmin) *gmin = g;
     return g >= -1074 && g >= ilogb(sigma2) - 98;      /* 2 nb u sigma2 <= 2^(8 - 53) sigma2 */
 }
 
-/* nb steps of 8 lanes: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r] (xstep 8);
- * ma[r], mx[r or 0]: the smallest nonzero magnitudes of the lanes' a and x in the block.
- * 0 where some lane's products are out of range. */
-static int deep_block(const double *a, const double *x, int xstep, int64_t nb, const double *ma, const double *mx,
+/* nb steps of 8 lanes: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r] (xstep 8),
+ * la and lx their lowest bits alike.  0 where some lane's products are out of range. */
+static int deep_block(const double *a, const double *x, int xstep, int64_t nb, const int32_t *la, const int32_t *lx,
                       deep_row *st)
 {
     const __m256d z = _mm256_setzero_pd();
     __m256d M0 = z, M1 = z;
+    __m256i G = _mm256_set1_epi32(2 * OZB_LSB_NONE);
     for (int64_t l = 0; l < nb; l++) {
         const double *xl = x + xstep * l;
         const __m256d x0 = xstep == 1 ? _mm256_broadcast_sd(xl) : _mm256_loadu_pd(xl);
         const __m256d x1 = xstep == 1 ? x0 : _mm256_loadu_pd(xl + 4);
         M0 = _mm256_max_pd(M0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l), x0), ABSMASK));
         M1 = _mm256_max_pd(M1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l + 4), x1), ABSMASK));
+        const __m256i gx = xstep == 1 ? _mm256_set1_epi32(lx[l]) : _mm256_loadu_si256((const __m256i *)(lx + 8 * l));
+        G = _mm256_min_epi32(G, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(la + 8 * l)), gx));
     }
     /* max_pd returns its second operand where either is NaN: a NaN product stays in M */
     if (!in_range(M0) || !in_range(M1)) return 0;
@@ -65,33 +67,34 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
     deep_add(&st->t[0], S10, S20, R20, h0);
     deep_add(&st->t[1], S11, S21, R21, h1);
     double h[8];
+    int32_t g[8];
     _mm256_storeu_pd(h, h0); _mm256_storeu_pd(h + 4, h1);
+    _mm256_storeu_si256((__m256i *)g, G);
     for (int r = 0; r < 8; r++)
-        if (!block_grid(ma[r], mx[xstep == 1 ? 0 : r], h[r], &st->gmin[r])) st->inexact[r] = 1;
+        if (!block_grid(g[r], h[r], &st->gmin[r])) st->inexact[r] = 1;
     return 1;
 }
 
-void ozb_deep_lane_minima(const double *S, int64_t steps, double *mins)
+int32_t ozb_deep_lsb(double v)
 {
-    for (int64_t q = 0; q * BL < steps; q++)
-        for (int r = 0; r < 8; r++) {
-            double m = INFINITY;
-            for (int64_t l = q * BL; l < steps && l < (q + 1) * BL; l++) {
-                const double v = fabs(S[8 * l + r]);
-                if (v != 0.0 && v < m) m = v;
-            }
-            mins[8 * q + r] = m;
-        }
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    const int e = (int)(b >> 52 & 0x7ff);
+    uint64_t mant = b & 0x000fffffffffffffull;
+    if (e == 0x7ff) return -4 * OZB_LSB_NONE;           /* Inf/NaN: the block is out of range anyway */
+    if (e == 0 && mant == 0) return OZB_LSB_NONE;        /* zero: no bit */
+    if (e != 0) mant |= 1ull << 52;
+    return (e == 0 ? -1074 : e - 1075) + __builtin_ctzll(mant);
 }
 
-int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const double *ma, const double *mx,
-                 int64_t mxstep, deep_row *st)
+int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
+                 deep_row *st)
 {
     const __m256d z = _mm256_setzero_pd();
     for (int v = 0; v < 2; v++) st->t[v].s = st->t[v].c = st->t[v].d = st->t[v].a = st->t[v].g = z;
     for (int r = 0; r < 8; r++) { st->gmin[r] = INT32_MAX; st->inexact[r] = 0; }
-    for (int64_t q = 0, l0 = 0; l0 < k; q++, l0 += BL)
-        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, ma + 8 * q, mx + mxstep * q, st))
+    for (int64_t l0 = 0; l0 < k; l0 += BL)
+        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la + 8 * l0, lx + xstep * l0, st))
             return 0;
     return 1;
 }

@@ -40,9 +40,10 @@
  *
  * Exact results.  A residual's exact value often has few bits (inputs of 53 bits, a result
  * 2^-53 of them): it can be a double or a midpoint, where no nonzero bound certifies anything.
- * So the grid is tracked too: with mx, my the smallest nonzero |x|, |y| of a lane's block,
- * every x y there is a multiple of 2^g, g = ilogb(mx) + ilogb(my) - 104, and so is every value
- * derived from it above (u sigma and u sigma2 are powers of two above 2^g).  Where g >= -1074
+ * So the grid is tracked too: with g the smallest lsb(x) + lsb(y) over a lane's block (lsb:
+ * the exponent of the lowest set bit, ozb_deep_lsb), every x y there is a multiple of 2^g, and
+ * so is every value derived from it above (p, e: ulp(p) >= 2^g; q1, q2: u sigma and u sigma2 are
+ * powers of two, and where one is below 2^g the extraction leaves t whole).  Where g >= -1074
  * (no product underflows: e is exact) and 2 nb u sigma2 <= 2^(53 + g), every partial sum of
  * R2 is a multiple of 2^g below 2^(53 + g): R2 is exact.  Where every block of a lane is so and
  * its a < 2^(53 + gmin) (1 - 2^-40), d is exact too, and the lane's sum is s + c + d exactly:
@@ -76,13 +77,14 @@ static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
 }
 
 /* k steps of 8 lanes in blocks of BL: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r]
- * (xstep 8); ma + 8 q, mx + mxstep q: block q's smallest nonzero |a| per lane and |x| (per lane
- * where xstep is 8).  0 where some lane's products are out of range.  (eft_deep_kern.c) */
-int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const double *ma, const double *mx,
-                 int64_t mxstep, deep_row *st);
-/* The smallest nonzero magnitude of each of the 8 lanes of S (layout [8 l + r]) per block of
- * BL steps, at mins + 8 q (Inf where a lane's block is all zeros).  (eft_deep_kern.c) */
-void ozb_deep_lane_minima(const double *S, int64_t steps, double *mins);
+ * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb).  0 where some lane's products are
+ * out of range.  (eft_deep_kern.c) */
+int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
+                 deep_row *st);
+/* The exponent of v's lowest set bit (v = odd 2^lsb); OZB_LSB_NONE for zero, far below any
+ * real exponent for Inf/NaN.  (eft_deep_kern.c) */
+#define OZB_LSB_NONE (1 << 20)
+int32_t ozb_deep_lsb(double v);
 /* RN(alpha sum + beta c) of the lanes lo..hi-1 of st taken together into *out, or 0.
  * nblocks: the blocks per lane.  (eft_deep_round.c) */
 int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, int64_t nblocks, double cval, double *out);
