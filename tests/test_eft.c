@@ -250,6 +250,41 @@ START_TEST(eft_gemm_reference)
 }
 END_TEST
 
+/* C = alpha op(A) B + beta C0 (B k x n, ldb k; C m x n, ldc m) on every path, the same bits on
+ * all and RN(exact) (the reference); returns 1 where the default path's info says the deep
+ * sums ran. */
+static int gemm_paths(ozblas_handle_t h, int ta, int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                      int64_t lda, const double *B, double beta, const double *C0, const char *ctx)
+{
+    double *Cp[NPATHS];
+    int deep = 0;
+    for (int p = 0; p < NPATHS; p++) {
+        Cp[p] = tu_alloc((size_t)(m * n));
+        memcpy(Cp[p], C0, sizeof(double) * (size_t)(m * n));
+        set_path(p);
+        ozblas_handle_t hp = tu_handle(CR);
+        ck_assert_int_eq(ozblas_dgemm(hp, ta ? OZBLAS_OP_T : OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, alpha, A, lda, B, k, beta,
+                                      Cp[p], m), OZBLAS_STATUS_SUCCESS);
+        if (p == 0) {
+            ozblas_info_t info;
+            ozblas_get_info(hp, &info);
+            deep = info.fused == 3;
+        }
+        ozblas_destroy(hp);
+    }
+    set_path(0);
+    for (int p = 1; p < NPATHS; p++) tu_check_bits(Cp[p], Cp[0], (size_t)(m * n), 1, ctx);
+    tu_gemm_params prm = {0};
+    prm.ta = ta; prm.m = m; prm.n = n; prm.k = k; prm.alpha = alpha; prm.beta = beta;
+    double *Cr = tu_alloc((size_t)(m * n));
+    memcpy(Cr, C0, sizeof(double) * (size_t)(m * n));
+    tu_gemm_run(h, CR, &prm, A, B, Cr, ctx);
+    tu_check_bits(Cr, Cp[0], (size_t)(m * n), 1, ctx);
+    for (int p = 0; p < NPATHS; p++) free(Cp[p]);
+    free(Cr);
+    return deep;
+}
+
 /* GEMMs through each path: special values in A, B and C, rows and columns scaled far apart
  * (products beyond 2^990: the bound-based sigma is out of range), cancellation; the same bits
  * on every path and the reference's. */
@@ -271,25 +306,7 @@ START_TEST(eft_gemm_paths_agree)
             for (int64_t l = 0; l < k; l++) { A[4 + l * m] = -A[3 + l * m]; B[l + k] = B[l]; A[5 + l * m] = 0.0; }
         if (variant == 3)
             for (int64_t l = 0; l < k; l++) B[l + 3 * k] = ldexp(B[l + 3 * k], (int)(l % 7) * 60 - 200);
-        double *Cp[NPATHS];
-        for (int p = 0; p < NPATHS; p++) {
-            Cp[p] = tu_alloc((size_t)(m * n));
-            memcpy(Cp[p], C0, sizeof(double) * (size_t)(m * n));
-            set_path(p);
-            ozblas_handle_t hp = tu_handle(CR);
-            ck_assert_int_eq(ozblas_dgemm(hp, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, -1.0, A, m, B, k, variant == 1 ? 0.0 : 0.5, Cp[p], m),
-                             OZBLAS_STATUS_SUCCESS);
-            ozblas_destroy(hp);
-        }
-        set_path(0);
-        for (int p = 1; p < NPATHS; p++) tu_check_bits(Cp[p], Cp[0], (size_t)(m * n), 1, "eft gemm paths");
-        tu_gemm_params prm = {0};
-        prm.m = m; prm.n = n; prm.k = k; prm.alpha = -1.0; prm.beta = variant == 1 ? 0.0 : 0.5;
-        double *Cr = tu_alloc((size_t)(m * n));
-        memcpy(Cr, C0, sizeof(double) * (size_t)(m * n));
-        tu_gemm_run(h, CR, &prm, A, B, Cr, "eft gemm paths reference");
-        for (int p = 0; p < NPATHS; p++) free(Cp[p]);
-        free(Cr);
+        gemm_paths(h, 0, m, n, k, -1.0, A, m, B, variant == 1 ? 0.0 : 0.5, C0, "eft gemm paths");
     }
     free(A); free(B); free(C0);
     ozblas_destroy(h);
@@ -326,28 +343,8 @@ START_TEST(eft_deep_residuals)
             const double alphas[] = {-1.0, 1.0, 0.75};
             for (int v = 0; v < 3; v++) {
                 const double alpha = alphas[v], beta = v == 1 ? -1.0 : v == 2 ? -0.75 : 1.0;
-                double *Cp[NPATHS];
-                for (int p = 0; p < NPATHS; p++) {
-                    Cp[p] = tu_alloc((size_t)(m * n));
-                    memcpy(Cp[p], C0, sizeof(double) * (size_t)(m * n));
-                    set_path(p);
-                    ozblas_handle_t hp = tu_handle(CR);
-                    ck_assert_int_eq(ozblas_dgemm(hp, ta ? OZBLAS_OP_T : OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, alpha, A, lda, X, k,
-                                                  beta, Cp[p], m), OZBLAS_STATUS_SUCCESS);
-                    if (p == 0) ck_assert_msg(deep_ran(hp), "residual %lldx%lldx%lld phi %g: no deep sums", (long long)m,
-                                              (long long)n, (long long)k, phis[f]);
-                    ozblas_destroy(hp);
-                }
-                set_path(0);
-                for (int p = 1; p < NPATHS; p++) tu_check_bits(Cp[p], Cp[0], (size_t)(m * n), 1, "eft deep residual paths");
-                tu_gemm_params prm = {0};
-                prm.ta = ta; prm.m = m; prm.n = n; prm.k = k; prm.alpha = alpha; prm.beta = beta;
-                double *Cr = tu_alloc((size_t)(m * n));
-                memcpy(Cr, C0, sizeof(double) * (size_t)(m * n));
-                tu_gemm_run(h, CR, &prm, A, X, Cr, "eft deep residual");
-                tu_check_bits(Cr, Cp[0], (size_t)(m * n), 1, "eft deep residual vs handle");
-                for (int p = 0; p < NPATHS; p++) free(Cp[p]);
-                free(Cr);
+                ck_assert_msg(gemm_paths(h, ta, m, n, k, alpha, A, lda, X, beta, C0, "eft deep residual"),
+                              "residual %lldx%lldx%lld phi %g: no deep sums", (long long)m, (long long)n, (long long)k, phis[f]);
             }
             /* GEMV: column 0 of the same residual, N and T */
             double *y0 = tu_alloc((size_t)(ta ? m : m));

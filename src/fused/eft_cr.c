@@ -167,12 +167,17 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, con
     }
     *failp = g.fail;
     *nfail = left;
+    ozb_eft_info(h, pr, left, 2, ozb_now_if(timed) - t0);
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+void ozb_eft_info(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds)
+{
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
     info->slices_a = info->slices_b = 1;      /* the operands themselves, 53 bits */
     info->exact_fallbacks = left;
     info->blocks = pr->n;
     info->block_m = pr->m; info->block_n = 1; info->block_k = pr->k;
-    info->fused = 2;
-    info->seconds_sum = ozb_now_if(timed) - t0;
-    return OZBLAS_STATUS_SUCCESS;
+    info->fused = stage;
+    info->seconds_sum = seconds;
 }

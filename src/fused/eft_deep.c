@@ -2,6 +2,7 @@
  * a DOT's vectors in lanes l mod 8), their smallest magnitudes per block, the (strip, column)
  * loop and its units.  Method and bit budget: eft_deep_kern.h. */
 #include "fused/eft_deep.h"
+#include "fused/eft_dot.h"
 #include "fused/eft_deep_kern.h"
 #include "core/info.h"
 #include "core/par.h"
@@ -60,21 +61,12 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
     return left;
 }
 
+static int64_t strip_column_v(const void *g, int64_t b, int64_t j) { return strip_column(g, b, j); }
+
 static int64_t units(void *ctx, int64_t lo, int64_t hi)
 {
     const deep_t *g = ctx;
-    const int64_t nstrips = (g->pr->m + 7) / 8;
-    int64_t left = 0;
-    for (int64_t u = lo; u < hi; u++) {
-        if (g->by_strip)
-            for (int64_t j = 0; j < g->pr->n; j++) left += strip_column(g, u, j);
-        else {
-            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < g->pr->n ? j0 + OZB_EFT_NC : g->pr->n;
-            for (int64_t b = 0; b < nstrips; b++)
-                for (int64_t j = j0; j < j1; j++) left += strip_column(g, b, j);
-        }
-    }
-    return left;
+    return ozb_eft_walk_units(g, g->pr->m, g->pr->n, g->by_strip, lo, hi, strip_column_v);
 }
 #endif
 
@@ -159,12 +151,6 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
 #endif
     *failp = fail;
     *nfail = left;
-    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
-    info->slices_a = info->slices_b = 1;
-    info->exact_fallbacks = left;
-    info->blocks = pr->n;
-    info->block_m = pr->m; info->block_n = 1; info->block_k = pr->k;
-    info->fused = 3;
-    info->seconds_sum = ozb_now_if(timed) - t0;
+    ozb_eft_info(h, pr, left, 3, ozb_now_if(timed) - t0);
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -55,21 +55,12 @@ static int64_t strip_column(const ozb_eft_gemm_t *g, int64_t b, int64_t j)
     return ozb_eft_strip_put(&e, b, st, bad);
 }
 
+static int64_t strip_column_v(const void *g, int64_t b, int64_t j) { return strip_column(g, b, j); }
+
 int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi)
 {
     const ozb_eft_gemm_t *g = ctx;
-    const int64_t nstrips = (g->pr->m + 7) / 8;
-    int64_t left = 0;
-    for (int64_t u = lo; u < hi; u++) {
-        if (g->by_strip)
-            for (int64_t j = 0; j < g->pr->n; j++) left += strip_column(g, u, j);
-        else {                    /* a group of columns: op(A) read once per group */
-            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < g->pr->n ? j0 + OZB_EFT_NC : g->pr->n;
-            for (int64_t b = 0; b < nstrips; b++)
-                for (int64_t j = j0; j < j1; j++) left += strip_column(g, b, j);
-        }
-    }
-    return left;
+    return ozb_eft_walk_units(g, g->pr->m, g->pr->n, g->by_strip, lo, hi, strip_column_v);
 }
 #endif
 

@@ -208,6 +208,24 @@ typedef struct {
 /* units lo..hi-1 (strips, each times every column, or groups of OZB_EFT_NC columns times
  * every strip) */
 int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi);
+/* The walk of those units for any (strip, column) kernel sc (returns the elements it left):
+ * one strip times every column, or a group of columns times every strip (op(A) read once per
+ * group).  Inline, so that sc is a direct call. */
+static inline int64_t ozb_eft_walk_units(const void *g, int64_t m, int64_t n, int by_strip, int64_t lo, int64_t hi,
+                                         int64_t (*sc)(const void *g, int64_t b, int64_t j))
+{
+    int64_t left = 0;
+    for (int64_t u = lo; u < hi; u++) {
+        if (by_strip)
+            for (int64_t j = 0; j < n; j++) left += sc(g, u, j);
+        else {
+            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n;
+            for (int64_t b = 0; b < (m + 7) / 8; b++)
+                for (int64_t j = j0; j < j1; j++) left += sc(g, b, j);
+        }
+    }
+    return left;
+}
 
 /* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
 int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi);
