@@ -16,8 +16,6 @@ typedef struct {
     const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
     int64_t ldx;
     const int32_t *lX;        /* column j's lowest bits at lX + j k */
-    const double *mA;         /* strip b, block q: its rows' largest |a| at mA + 8 (b nq + q) */
-    const double *mX;         /* column j, block q: its largest |x| at mX + j nq + q */
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
     int by_strip;
@@ -28,8 +26,7 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
 {
     const ozb_problem *pr = g->pr;
     deep_row st;
-    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k,
-                                g->mA + 8 * b * g->nq, g->mX + j * g->nq, &st);
+    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k, &st);
     int done = 0;            /* rows certified four at a time */
     double yv[8];
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
@@ -81,7 +78,7 @@ static size_t bytes_needed(const ozb_problem *pr)
         return flags + 2 * up64((k + 8) * sizeof(double)) + 2 * up64((k + 8) * sizeof(int32_t));
     const size_t rows = 8 * (size_t)((pr->m + 7) / 8), n = (size_t)pr->n;
     return flags + up64(rows * k * sizeof(double)) + up64(rows * k * sizeof(int32_t)) + up64(n * k * sizeof(int32_t))
-           + up64(rows * (size_t)nblocks(pr->k) * sizeof(double)) + up64(n * (size_t)nblocks(pr->k) * sizeof(double))  /* block maxima */
+           + up64(rows * (size_t)nblocks(pr->k) * sizeof(double))      /* the strips' maxima (unused) */
            + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0);
 }
 
@@ -115,7 +112,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         }
         deep_row st;
         double yv;
-        const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, NULL, NULL, &st) &&
+        const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) &&
                        ozb_deep_round(pr, &st, 0, 8, nblocks(steps), pr->beta != 0.0 ? *pr->c : 0.0, &yv);
         if (ok) *pr->c = yv;
         fail[0] = !ok;
@@ -129,10 +126,9 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         double *mA = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
         ozb_eft_pack_strips(pr, P, mA);
         for (size_t e = 0; e < rows * (size_t)k; e++) lA[e] = ozb_deep_lsb(P[e]);
-        double *mX = (double *)((char *)mA + up64(rows * (size_t)nq * sizeof(double)));
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, mA, mX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {
-            double *Bp = (double *)((char *)mX + up64((size_t)pr->n * (size_t)nq * sizeof(double)));
+            double *Bp = (double *)((char *)mA + up64(rows * (size_t)nq * sizeof(double)));
             for (int64_t j = 0; j < pr->n; j++)
                 for (int64_t l = 0; l < k; l++) Bp[l + j * k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
             g.Bx = Bp;
@@ -140,7 +136,6 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         }
         for (int64_t j = 0; j < pr->n; j++)
             for (int64_t l = 0; l < k; l++) lX[j * k + l] = ozb_deep_lsb(g.Bx[j * g.ldx + l]);
-        ozb_eft_column_maxima(pr, g.Bx, g.ldx, mX);
         const int64_t nunits = g.by_strip ? nstrips : (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         left = ozb_par_for(nt > 1, nt, nunits, units, &g);
     }

@@ -38,38 +38,24 @@ static inline int block_grid(int32_t g, double sigma2, int32_t *gmin)
 }
 
 /* nb steps of 8 lanes: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r] (xstep 8),
- * la and lx their lowest bits alike; ma[r], mx[0] (or NULL): the block's largest |a| per lane
- * and |x|.  0 where some lane's products are out of range. */
+ * la and lx their lowest bits alike.  0 where some lane's products are out of range. */
 static int deep_block(const double *a, const double *x, int xstep, int64_t nb, const int32_t *la, const int32_t *lx,
-                      const double *ma, const double *mx, deep_row *st)
+                      deep_row *st)
 {
     const __m256d z = _mm256_setzero_pd();
     __m256d M0 = z, M1 = z;
-    int bound = 0;
-    if (ma) {   /* GEMM: max|a| max|x| bounds every product (eft_gemm.c); in range, no pass needed */
-        const __m256d xm = _mm256_broadcast_sd(mx);
-        M0 = _mm256_mul_pd(_mm256_loadu_pd(ma), xm);
-        M1 = _mm256_mul_pd(_mm256_loadu_pd(ma + 4), xm);
-        bound = in_range(M0) && in_range(M1);
-    }
-    if (!bound) {
-        M0 = M1 = z;
-        for (int64_t l = 0; l < nb; l++) {
-            const double *xl = x + xstep * l;
-            const __m256d x0 = xstep == 1 ? _mm256_broadcast_sd(xl) : _mm256_loadu_pd(xl);
-            const __m256d x1 = xstep == 1 ? x0 : _mm256_loadu_pd(xl + 4);
-            M0 = _mm256_max_pd(M0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l), x0), ABSMASK));
-            M1 = _mm256_max_pd(M1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l + 4), x1), ABSMASK));
-        }
-        /* max_pd returns its second operand where either is NaN: a NaN product stays in M */
-        if (!in_range(M0) || !in_range(M1)) return 0;
-    }
-    /* the lowest bit of the lanes' products */
     __m256i G = _mm256_set1_epi32(2 * OZB_LSB_NONE);
     for (int64_t l = 0; l < nb; l++) {
+        const double *xl = x + xstep * l;
+        const __m256d x0 = xstep == 1 ? _mm256_broadcast_sd(xl) : _mm256_loadu_pd(xl);
+        const __m256d x1 = xstep == 1 ? x0 : _mm256_loadu_pd(xl + 4);
+        M0 = _mm256_max_pd(M0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l), x0), ABSMASK));
+        M1 = _mm256_max_pd(M1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l + 4), x1), ABSMASK));
         const __m256i gx = xstep == 1 ? _mm256_set1_epi32(lx[l]) : _mm256_loadu_si256((const __m256i *)(lx + 8 * l));
         G = _mm256_min_epi32(G, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(la + 8 * l)), gx));
     }
+    /* max_pd returns its second operand where either is NaN: a NaN product stays in M */
+    if (!in_range(M0) || !in_range(M1)) return 0;
     const __m256d g0 = sigma_for(M0), g1 = sigma_for(M1), s2 = _mm256_set1_pd(0x1p-43);
     const __m256d h0 = _mm256_mul_pd(g0, s2), h1 = _mm256_mul_pd(g1, s2);
     __m256d S10 = z, S11 = z, S20 = z, S21 = z, R20 = z, R21 = z;
@@ -104,14 +90,13 @@ int32_t ozb_deep_lsb(double v)
 }
 
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
-                 const double *ma, const double *mx, deep_row *st)
+                 deep_row *st)
 {
     const __m256d z = _mm256_setzero_pd();
     for (int v = 0; v < 2; v++) st->t[v].s = st->t[v].c = st->t[v].d = st->t[v].a = st->t[v].g = z;
     for (int r = 0; r < 8; r++) { st->gmin[r] = INT32_MAX; st->inexact[r] = 0; }
-    for (int64_t q = 0, l0 = 0; l0 < k; q++, l0 += BL)
-        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la + 8 * l0, lx + xstep * l0,
-                        ma ? ma + 8 * q : NULL, ma ? mx + q : NULL, st))
+    for (int64_t l0 = 0; l0 < k; l0 += BL)
+        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la + 8 * l0, lx + xstep * l0, st))
             return 0;
     return 1;
 }

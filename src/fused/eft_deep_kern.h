@@ -10,8 +10,7 @@
  * strips of 8 rows, ozb_eft_pack_strips, times a broadcast column of op(B)) or, for a DOT,
  * the products l = r mod 8 of its two vectors.  Blocks of nb <= BL products per lane.
  *
- * Bit budget (u = 2^-53).  A block first finds M = max RN(|x y|) per lane (a GEMM strip takes
- * M = RN(max|x| max|y|) instead, as eft_gemm.c does, where that is in range) and takes
+ * Bit budget (u = 2^-53).  A block first finds M = max RN(|x y|) per lane and takes
  * sigma = 2^(floor(log2 M) + 10) > 2^9 M, sigma2 = 2^-43 sigma = 2^10 u sigma (M <= 2^990,
  * so sigma <= 2^1001; M = 0 or tiny: sigma = 2^-960, sigma2 = 2^-1003, both normal).  Per
  * product:
@@ -78,11 +77,10 @@ static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
 }
 
 /* k steps of 8 lanes in blocks of BL: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r]
- * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb); ma + 8 q, mx + q: block q's largest
- * |a| per lane and |x| (GEMM strips; NULL: each block finds its largest product itself).  0
- * where some lane's products are out of range.  (eft_deep_kern.c) */
+ * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb).  0 where some lane's products are
+ * out of range.  (eft_deep_kern.c) */
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
-                 const double *ma, const double *mx, deep_row *st);
+                 deep_row *st);
 /* The exponent of v's lowest set bit (v = odd 2^lsb); OZB_LSB_NONE for zero, far below any
  * real exponent for Inf/NaN.  (eft_deep_kern.c) */
 #define OZB_LSB_NONE (1 << 20)
