@@ -93,16 +93,16 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 #ifdef EFT_AVX2
 /* A GEMM whose result cancels far below its products (a residual B - A X) leaves nearly every
  * element to the deep sums, and the dispatch then recomputes the whole call there: the first
- * strip times the first 8 columns, rounded into a copy of their C, tells that beforehand (1:
+ * strip times the first 2 columns, rounded into a copy of their C, tells that beforehand (1:
  * most of them failed).  Only where they are a small part of the call; the bits are RN(exact)
  * whichever stage certifies them. */
 static int probe_fails(const ozb_eft_gemm_t *s)
 {
     const ozb_problem *pr = s->pr;
-    if (pr->m * pr->n < 4096) return 0;          /* the probe: at most 1.6 % of the call */
-    const int64_t pm = pr->m < 8 ? pr->m : 8, pn = pr->n < 8 ? pr->n : 8;
-    double cbuf[64];
-    uint8_t pfail[64];
+    if (pr->m * pr->n < 256) return 0;           /* the probe: at most 6 % of the call */
+    const int64_t pm = pr->m < 8 ? pr->m : 8, pn = pr->n < 2 ? pr->n : 2;
+    double cbuf[16];
+    uint8_t pfail[16];
     ozb_problem pp = *pr;
     pp.m = pm; pp.n = pn; pp.c = cbuf; pp.crs = 1; pp.ccs = 8;
     for (int64_t j = 0; j < pn; j++)
