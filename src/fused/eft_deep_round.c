@@ -16,7 +16,7 @@ int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, in
     }
     const int use_c = pr->beta != 0.0;
     if (pr->alpha == 0.0 || (use_c && !isfinite(cval))) return 0;
-    double P[24], A = 0.0, G = 0.0, scratch[2 * 24 + 2];
+    double P[24], A = 0.0, G = 0.0, scratch[2 * 24 + 4];   /* frame_terms: 2 n + 2, and the residual's -x */
     int32_t E[24];
     int n = 0, exact = 1;
     for (int r = lo; r < hi; r++) {

@@ -18,7 +18,8 @@ double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alph
 
 /* Lazy correct rounding: terms not in P are bounded by |skipped| <= bound * 2^bound_exp
  * (before alpha).  Returns 1 and *result = RN(alpha*(sum P + skipped) + beta*c) when that
- * value is certain whatever the skipped terms are; 0 when they must be computed. */
+ * value is certain whatever the skipped terms are; 0 when they must be computed.  scratch
+ * holds 2n+3 doubles (the terms in their frame, then the residual's -x). */
 int ozb_sum_nearest_bounded(const double *P, const int32_t *E, int64_t n, double alpha, double beta,
                             double c, int use_c, double bound, int bound_exp, double *scratch, double *result);
 
