@@ -329,7 +329,7 @@ START_TEST(eft_deep_residuals)
     ozblas_handle_t h = tu_handle(CR);
     ozref_rng r;
     tu_rng(&r, "eft_deep_residuals");
-    const int64_t shapes[][3] = {{16, 16, 16}, {37, 20, 150}, {9, 70, 300}, {64, 3, 64}};
+    const int64_t shapes[][3] = {{16, 16, 16}, {37, 20, 150}, {9, 70, 300}, {64, 3, 64}, {1, 1, 150}};
     const double phis[] = {0, 1, 4};
     for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
         for (int f = 0; f < 3; f++) {
