@@ -1,5 +1,5 @@
 /* The deep error-free DOT, GEMV and GEMM: operands into lanes (op(A) in strips of 8 rows,
- * a DOT's vectors in lanes l mod 8), their smallest magnitudes per block, the (strip, column)
+ * a DOT's vectors in lanes l mod 8), the lowest set bit of every operand, the (strip, column)
  * loop and its units.  Method and bit budget: eft_deep_kern.h. */
 #include "fused/eft_deep.h"
 #include "fused/eft_dot.h"
@@ -28,7 +28,7 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
     deep_row st;
     const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k, &st);
     int done = 0;            /* rows certified four at a time */
-    double yv[8];
+    double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
         for (int v = 0; v < 2 && 8 * b + 4 * v < pr->m; v++) {
             double c0[4] = {0, 0, 0, 0}, dl[4] = {0, 0, 0, 0};
@@ -78,7 +78,6 @@ static size_t bytes_needed(const ozb_problem *pr)
         return flags + 2 * up64((k + 8) * sizeof(double)) + 2 * up64((k + 8) * sizeof(int32_t));
     const size_t rows = 8 * (size_t)((pr->m + 7) / 8), n = (size_t)pr->n;
     return flags + up64(rows * k * sizeof(double)) + up64(rows * k * sizeof(int32_t)) + up64(n * k * sizeof(int32_t))
-           + up64(rows * (size_t)nblocks(pr->k) * sizeof(double))      /* the strips' maxima (unused) */
            + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0);
 }
 
@@ -123,12 +122,11 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         double *P = (double *)p;
         int32_t *lA = (int32_t *)(p + up64(rows * (size_t)k * sizeof(double)));
         int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
-        double *mA = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
-        ozb_eft_pack_strips(pr, P, mA);
+        ozb_eft_pack_strips(pr, P, NULL);      /* no maxima: each block finds its largest product */
         for (size_t e = 0; e < rows * (size_t)k; e++) lA[e] = ozb_deep_lsb(P[e]);
         deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {
-            double *Bp = (double *)((char *)mA + up64(rows * (size_t)nq * sizeof(double)));
+            double *Bp = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
             for (int64_t j = 0; j < pr->n; j++)
                 for (int64_t l = 0; l < k; l++) Bp[l + j * k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
             g.Bx = Bp;

@@ -80,7 +80,8 @@ void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA)
                     mx[r] = fabs(v) > mx[r] || isnan(v) ? fabs(v) : mx[r];   /* NaN kept: out of range */
                 }
             }
-            for (int r = 0; r < 8; r++) mA[8 * (b * nq + q) + r] = mx[r];
+            if (mA)
+                for (int r = 0; r < 8; r++) mA[8 * (b * nq + q) + r] = mx[r];
         }
     }
 }

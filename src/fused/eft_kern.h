@@ -167,7 +167,7 @@ static inline double ozb_eft_terms(int64_t k, int64_t lanes, int64_t pieces) { r
 int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt);
 /* op(A) into strips of 8 rows: strip b at P + 8 k b, element (8b + r, l) at [8 l + r], rows
  * beyond m zero (8 k ceil(m / 8) doubles), and the rows' maxima per block of BL columns into
- * mA (8 ceil(m / 8) ceil(k / BL) doubles) (eft_gemm.c) */
+ * mA (8 ceil(m / 8) ceil(k / BL) doubles; NULL: not wanted) (eft_gemm.c) */
 void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA);
 /* The maxima of op(B)'s columns per block of BL into mX (n ceil(k / BL) doubles); x: column j
  * of op(B) at x + j ldx, contiguous (eft_gemm.c) */
