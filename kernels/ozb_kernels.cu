@@ -6,7 +6,13 @@
 #include "ozb_engine_ops.h"
 #include "ozb_sum_ops.h"
 #include "ozb_crt_ops.h"
+#ifdef OZB_HOST_KERNELS
+#include "ozb_cuda_host.h"          /* the emulated device's host build (src/cuda/kernels_host.cc) */
+#else
 #include <cuda_runtime.h>
+#define OZB_LAUNCH(k, g, b, st)      k<<<g, b, 0, st>>>
+#define OZB_LAUNCH_SYNC(k, g, b, st) k<<<g, b, 0, st>>>   /* a kernel with __syncthreads */
+#endif
 
 namespace {
 
@@ -74,7 +80,7 @@ __global__ void k_skinny_i32(const int32_t *A, const double *X, double *P, int64
             red[threadIdx.x] = v;
             __syncthreads();
             for (int s = kSkinnyThreads / 2; s > 0; s >>= 1) {
-                if (threadIdx.x < s) red[threadIdx.x] = __dadd_rn(red[threadIdx.x], red[threadIdx.x + s]);
+                if ((int)threadIdx.x < s) red[threadIdx.x] = __dadd_rn(red[threadIdx.x], red[threadIdx.x + s]);
                 __syncthreads();
             }
             if (threadIdx.x == 0) P[i + j * ldp] = red[0];
@@ -247,192 +253,221 @@ __global__ void k_sum(const ozb_op_sum_args g)
 
 inline int launched() { return (int)cudaGetLastError(); }
 
-}  // namespace
-
-extern "C" int ozb_kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
+static int kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
 {
     if (n <= 0) return 0;
-    k_u8_to_s8_mod<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(src, dst, n, m);
+    OZB_LAUNCH(k_u8_to_s8_mod, blocks_for(n), kThreads, (cudaStream_t)stream)(src, dst, n, m);
     return launched();
 }
 
-extern "C" int ozb_kl_u8_nibbles(const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n, void *stream)
+static int kl_u8_nibbles(const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n, void *stream)
 {
     if (n <= 0) return 0;
-    k_u8_nibbles<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(src, hi, lo, n);
+    OZB_LAUNCH(k_u8_nibbles, blocks_for(n), kThreads, (cudaStream_t)stream)(src, hi, lo, n);
     return launched();
 }
 
-extern "C" int ozb_kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n, void *stream)
+static int kl_hi_lo(const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n, void *stream)
 {
     if (n <= 0) return 0;
-    k_hi_lo<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(hi, lo, dst, n);
+    OZB_LAUNCH(k_hi_lo, blocks_for(n), kThreads, (cudaStream_t)stream)(hi, lo, dst, n);
     return launched();
 }
 
-extern "C" int ozb_kl_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp,
+static int kl_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp,
                                  void *stream)
 {
     if (M <= 0 || N <= 0) return 0;
     if (N > kSkinnyMaxN) return (int)cudaErrorInvalidValue;
     const int64_t g = M < 65535 * 8 ? M : 65535 * 8;
-    k_skinny_i32<<<(unsigned)g, kSkinnyThreads, 0, (cudaStream_t)stream>>>(A, X, P, M, (int)N, kb, ldp);
+    OZB_LAUNCH_SYNC(k_skinny_i32, (unsigned)g, kSkinnyThreads, (cudaStream_t)stream)(A, X, P, M, (int)N, kb, ldp);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_fold(int32_t *acc, const int32_t *src, int64_t ne, int32_t m, void *stream)
+static int kl_crt_fold(int32_t *acc, const int32_t *src, int64_t ne, int32_t m, void *stream)
 {
     if (ne <= 0) return 0;
-    k_crt_fold<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(acc, src, ne, m);
+    OZB_LAUNCH(k_crt_fold, blocks_for(ne), kThreads, (cudaStream_t)stream)(acc, src, ne, m);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_recon(const int32_t *C, int64_t ne, const void *k, double *out, void *stream)
+static int kl_crt_recon(const int32_t *C, int64_t ne, const void *k, double *out, void *stream)
 {
     if (ne <= 0) return 0;
-    k_crt_recon<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(C, ne, *(const ozb_op_crt_consts *)k, out);
+    OZB_LAUNCH(k_crt_recon, blocks_for(ne), kThreads, (cudaStream_t)stream)(C, ne, *(const ozb_op_crt_consts *)k, out);
     return launched();
 }
 
-extern "C" int ozb_kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream)
+static int kl_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta, void *stream)
 {
     if (m <= 0 || n <= 0 || beta == 1.0) return 0;
-    k_scale<<<blocks_for(m * n), kThreads, 0, (cudaStream_t)stream>>>(c, crs, ccs, m, n, beta);
+    OZB_LAUNCH(k_scale, blocks_for(m * n), kThreads, (cudaStream_t)stream)(c, crs, ccs, m, n, beta);
     return launched();
 }
 
-extern "C" int ozb_kl_meta(const void *side, int beta, int limit, uint64_t *mx, int32_t *low, int32_t *e, int32_t *ns,
+static int kl_meta(const void *side, int beta, int limit, uint64_t *mx, int32_t *low, int32_t *e, int32_t *ns,
                            void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     const int64_t n = sd.nkb * sd.rows, items = ozb_op_items(&sd);
     if (n <= 0) return 0;
     cudaStream_t st = (cudaStream_t)stream;
-    k_meta_init<<<blocks_for(n), kThreads, 0, st>>>((unsigned long long *)mx, (int *)low, n);
-    if (items > 0) k_meta_acc<<<blocks_for(items), kThreads, 0, st>>>(sd, (unsigned long long *)mx, (int *)low);
-    k_meta_finish<<<blocks_for(n), kThreads, 0, st>>>((const unsigned long long *)mx, (const int *)low, n, beta, limit, e, ns);
+    OZB_LAUNCH(k_meta_init, blocks_for(n), kThreads, st)((unsigned long long *)mx, (int *)low, n);
+    if (items > 0) OZB_LAUNCH(k_meta_acc, blocks_for(items), kThreads, st)(sd, (unsigned long long *)mx, (int *)low);
+    OZB_LAUNCH(k_meta_finish, blocks_for(n), kThreads, st)((const unsigned long long *)mx, (const int *)low, n, beta, limit, e, ns);
     return launched();
 }
 
-extern "C" int ozb_kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp,
+static int kl_split(const void *side, int type, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp,
                             int rowfast, void *S, int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    k_split<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, type, beta, e, ns, s,
+    OZB_LAUNCH(k_split, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, type, beta, e, ns, s,
                                                                       kbp, rowfast, S, items);
     return launched();
 }
 
-extern "C" int ozb_kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX,
+static int kl_fused(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX,
                             int sb, int64_t kbp, double *P, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     const int64_t items = ozb_op_items(&sd);
     if (items <= 0) return 0;
-    k_fused<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(sd, beta, eA, nsA, sa, SX, sb, kbp, P);
+    OZB_LAUNCH(k_fused, blocks_for(items), kThreads, (cudaStream_t)stream)(sd, beta, eA, nsA, sa, SX, sb, kbp, P);
     return launched();
 }
 
-extern "C" int ozb_kl_sum(const void *g, void *stream)
+static int kl_sum(const void *g, void *stream)
 {
     const ozb_op_sum_args a = *(const ozb_op_sum_args *)g;
     const int64_t total = a.mb * a.nb;
     if (total <= 0) return 0;
     /* 128 threads a block: each carries a 1.9 KB accumulator in local memory */
     const int64_t b = (total + 127) / 128;
-    k_sum<<<(unsigned)(b < 65535 * 16 ? b : 65535 * 16), 128, 0, (cudaStream_t)stream>>>(a);
+    OZB_LAUNCH(k_sum, (unsigned)(b < 65535 * 16 ? b : 65535 * 16), 128, (cudaStream_t)stream)(a);
     return launched();
 }
 
-extern "C" int ozb_kl_colsums(const void *side, const double *g, double sc, double sc2, double *w, void *stream)
+static int kl_colsums(const void *side, const double *g, double sc, double sc2, double *w, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.k <= 0) return 0;
-    k_colsums<<<blocks_for(sd.k), kThreads, 0, (cudaStream_t)stream>>>(sd, g, sc, sc2, w);
+    OZB_LAUNCH(k_colsums, blocks_for(sd.k), kThreads, (cudaStream_t)stream)(sd, g, sc, sc2, w);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_rows(const void *side, void *out, void *stream)
+static int kl_crt_rows(const void *side, void *out, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.rows <= 0) return 0;
-    k_crt_rows<<<blocks_for(sd.rows), kThreads, 0, (cudaStream_t)stream>>>(sd, (ozb_op_crt_row *)out);
+    OZB_LAUNCH(k_crt_rows, blocks_for(sd.rows), kThreads, (cudaStream_t)stream)(sd, (ozb_op_crt_row *)out);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_dots(const void *side, const int32_t *e, const double *v, double *dot, void *stream)
+static int kl_crt_dots(const void *side, const int32_t *e, const double *v, double *dot, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.rows <= 0) return 0;
-    k_crt_dots<<<blocks_for(sd.rows), kThreads, 0, (cudaStream_t)stream>>>(sd, e, v, dot);
+    OZB_LAUNCH(k_crt_dots, blocks_for(sd.rows), kThreads, (cudaStream_t)stream)(sd, e, v, dot);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_residues(const void *side, const double *f1, const double *f2, const void *rc, int64_t kbp,
+static int kl_crt_residues(const void *side, const double *f1, const double *f2, const void *rc, int64_t kbp,
                                    int8_t *out, int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    k_crt_residues<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, f1, f2,
+    OZB_LAUNCH(k_crt_residues, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, f1, f2,
                                                                              *(const ozb_op_crt_res *)rc, kbp, out, items);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_out(const void *g, void *stream)
+static int kl_crt_out(const void *g, void *stream)
 {
     const ozb_op_crt_out_args a = *(const ozb_op_crt_out_args *)g;
     const int64_t ne = a.mbb * a.nbb;
     if (ne <= 0) return 0;
-    k_crt_out<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(a);
+    OZB_LAUNCH(k_crt_out, blocks_for(ne), kThreads, (cudaStream_t)stream)(a);
     return launched();
 }
 
-extern "C" int ozb_kl_local_weights(const void *side, const double *sg, double *v, double *u, void *stream)
+static int kl_local_weights(const void *side, const double *sg, double *v, double *u, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.k <= 0) return 0;
-    k_local_weights<<<blocks_for(sd.k), kThreads, 0, (cudaStream_t)stream>>>(sd, sg, v, u);
+    OZB_LAUNCH(k_local_weights, blocks_for(sd.k), kThreads, (cudaStream_t)stream)(sd, sg, v, u);
     return launched();
 }
 
-extern "C" int ozb_kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream)
+static int kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
     int e = (int)cudaMemsetAsync(slot, 0, 8, st);
     if (e || k <= 0) return e;
-    k_vmax<<<blocks_for(k), kThreads, 0, st>>>(w, k, (unsigned long long *)slot);
+    OZB_LAUNCH(k_vmax, blocks_for(k), kThreads, st)(w, k, (unsigned long long *)slot);
     return launched();
 }
 
-extern "C" int ozb_kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
+static int kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
                            int beta, double sfac, int dhyp, int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    k_crit<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, v, u, e, ns, dA, beta,
+    OZB_LAUNCH(k_crit, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, v, u, e, ns, dA, beta,
                                                                      sfac, dhyp, items);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_quant(const void *side, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
+static int kl_crt_quant(const void *side, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
                                 int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    k_crt_quant<<<blocks_for(items), kThreads, 0, (cudaStream_t)stream>>>(*(const ozb_op_side *)side, e, bits, kbp, lo, hi,
+    OZB_LAUNCH(k_crt_quant, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, e, bits, kbp, lo, hi,
                                                                           items);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne, void *stream)
+static int kl_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne, void *stream)
 {
     if (ne <= 0) return 0;
-    k_crt_bound_acc<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(Ulo, Uhi, Ud, first, ne);
+    OZB_LAUNCH(k_crt_bound_acc, blocks_for(ne), kThreads, (cudaStream_t)stream)(Ulo, Uhi, Ud, first, ne);
     return launched();
 }
 
-extern "C" int ozb_kl_crt_zmax(const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB,
+static int kl_crt_zmax(const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB,
                                const int32_t *cB, uint64_t *Z, void *stream)
 {
     const int64_t ne = mbb * nbb;
     if (ne <= 0) return 0;
-    k_crt_zmax<<<blocks_for(ne), kThreads, 0, (cudaStream_t)stream>>>(Ud, mbb, ne, i0, j0, eB, cB, (unsigned long long *)Z);
+    OZB_LAUNCH(k_crt_zmax, blocks_for(ne), kThreads, (cudaStream_t)stream)(Ud, mbb, ne, i0, j0, eB, cB, (unsigned long long *)Z);
     return launched();
+}
+
+}  // namespace
+
+extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
+{
+    static const ozb_kl_table t = {
+        kl_u8_to_s8_mod,
+        kl_u8_nibbles,
+        kl_hi_lo,
+        kl_skinny_i32,
+        kl_crt_fold,
+        kl_crt_recon,
+        kl_scale,
+        kl_meta,
+        kl_split,
+        kl_fused,
+        kl_colsums,
+        kl_local_weights,
+        kl_vmax,
+        kl_crit,
+        kl_crt_rows,
+        kl_crt_dots,
+        kl_crt_residues,
+        kl_crt_out,
+        kl_crt_quant,
+        kl_crt_bound_acc,
+        kl_crt_zmax,
+        kl_sum,
+    };
+    return &t;
 }

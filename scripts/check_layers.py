@@ -36,7 +36,7 @@ def main():
     edges, errors = {}, []
     files = []
     for d, _, names in os.walk(SRC):
-        files += [os.path.join(d, n) for n in names if n.endswith((".c", ".h", ".inc"))]
+        files += [os.path.join(d, n) for n in names if n.endswith((".c", ".cc", ".h", ".inc"))]
     for f in sorted(files):
         rel = os.path.relpath(f, ROOT)
         text = open(f, encoding="utf-8").read()

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-180}
 bash scripts/deps.sh clang libclang-rt-14-dev libomp-dev libopenblas-pthread-dev
 dir=${OZBLAS_FUZZ_DIR:-build-fuzz}
-CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOZBLAS_WERROR=ON -DOZBLAS_FUZZ=ON \
+CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOZBLAS_WERROR=ON -DOZBLAS_FUZZ=ON \
   -DOZBLAS_BUILD_TESTS=OFF -DOZBLAS_BUILD_BENCH=OFF >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target fuzz_ozblas
 art=${OZBLAS_FUZZ_ARTIFACTS:-$dir/artifacts}

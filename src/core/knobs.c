@@ -7,7 +7,7 @@
 #define K(field) offsetof(ozb_knobs, field)
 static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_CUDA_EMULATE", OZB_KNOB_ONE, 0, 0,
-     "=1: CUDA handles get an emulated device (host memory, the backend's code with host loops)", K(cuda_emulate)},
+     "=1: CUDA handles get an emulated device (host memory, cuBLAS's documented rules enforced, the real kernels compiled for the host)", K(cuda_emulate)},
     {"OZBLAS_NO_DNNL", OZB_KNOB_SET, 0, 0,
      "INT8 and CRT products by OpenBLAS DGEMM on the same integers instead of oneDNN", K(no_dnnl)},
     {"OZBLAS_NO_FUSED", OZB_KNOB_SET, 0, 1,
@@ -27,6 +27,8 @@ static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_CUDA_STAGED", OZB_KNOB_SET, 0, 1,
      "CUDA handles take the staged path (host split and sums, device products) for every call", K(cuda_staged)},
     {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},
+    {"OZBLAS_CUDA_EMU_ORDER", OZB_KNOB_INT, 1, 1,
+     "the emulated device's kernels: seed of the shuffled order of blocks and threads (0: in order)", K(cuda_emu_order)},
 };
 enum { OZB_KNOB_COUNT = (int)(sizeof ozb_knob_table / sizeof ozb_knob_table[0]) };
 

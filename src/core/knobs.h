@@ -19,6 +19,7 @@ typedef struct {
     int cuda_emulate;   /* OZBLAS_CUDA_EMULATE  */
     int cuda_staged;    /* OZBLAS_CUDA_STAGED   */
     int cuda_no_fused;  /* OZBLAS_CUDA_NO_FUSED */
+    int cuda_emu_order; /* OZBLAS_CUDA_EMU_ORDER */
 } ozb_knobs;
 
 typedef enum { OZB_KNOB_SET, OZB_KNOB_ONE, OZB_KNOB_INT } ozb_knob_kind;

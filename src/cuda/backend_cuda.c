@@ -85,7 +85,7 @@ ozblas_status_t ozblas_create_cuda(ozblas_handle_t *handle, int device)
     if (st != OZBLAS_STATUS_SUCCESS) return st;
     ozb_dev *d = NULL;
     const char *why;
-    if ((st = ozb_dev_open(device, h->knobs.cuda_emulate, &d, &why)) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return st; }
+    if ((st = ozb_dev_open(device, &h->knobs, &d, &why)) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return st; }
     h->dev = d;
     *handle = h;
     return OZBLAS_STATUS_SUCCESS;
@@ -97,7 +97,7 @@ const char *ozblas_cuda_unavailable_reason(int device)
     const char *why = "invalid device number";
     ozb_knobs k;
     ozb_knobs_read(&k);
-    ozblas_status_t st = ozb_dev_open(device, k.cuda_emulate, &d, &why);
+    ozblas_status_t st = ozb_dev_open(device, &k, &d, &why);
     if (st == OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return NULL; }
     return st == OZBLAS_STATUS_ALLOC_FAILED ? "allocation failed" : why;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-ozblas_status_t ozb_dev_open(int device, int emulate, ozb_dev **out, const char **why)
+ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, const char **why)
 {
     static const char *none = "";
     *why = none;
@@ -16,7 +16,8 @@ ozblas_status_t ozb_dev_open(int device, int emulate, ozb_dev **out, const char 
     d->ops = ozb_dev_emu_ops();
     d->device = device;
     /* OZBLAS_CUDA_EMULATE=1 (core/knobs.c): the emulated device; else the GPU */
-    const ozblas_status_t st = emulate ? OZBLAS_STATUS_SUCCESS : ozb_dev_gpu_open(d, device, why);
+    const ozblas_status_t st = kn->cuda_emulate ? ozb_dev_emu_open(d, (uint64_t)(uint32_t)kn->cuda_emu_order)
+                                                : ozb_dev_gpu_open(d, device, why);
     if (st != OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return st; }
     *out = d;
     return OZBLAS_STATUS_SUCCESS;
@@ -44,32 +45,47 @@ void  ozb_dev_unlock(ozb_dev *d, int token) { ozb_dev_leave(d, token); pthread_m
 
 void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
 {
-    if (bytes == 0) bytes = 256;
+    if (bytes == 0) bytes = 1;
     if (d->bytes[slot] >= bytes) return d->buf[slot];
-    const size_t want = (bytes + 255) & ~(size_t)255;   /* cuBLAS likes 256-byte alignment */
     if (d->buf[slot]) {                                 /* the old one first: never both held */
         d->ops->sync(d);
         d->ops->release(d, d->buf[slot]);
         d->buf[slot] = NULL;
         d->bytes[slot] = 0;
     }
-    void *p = d->ops->alloc(d, want);
+    /* exactly `bytes` (256-byte aligned): the emulated device's buffers end where the
+     * caller's need ends, so that the sanitizer build sees a kernel's overrun */
+    void *p = d->ops->alloc(d, bytes);
     if (!p) return NULL;
     d->buf[slot] = p;
-    d->bytes[slot] = want;
+    d->bytes[slot] = bytes;
     return p;
+}
+
+/* cudaMemcpy2D fails where a pitch exceeds the device's memPitch (2^31 - 1 bytes on current
+ * GPUs): one long row is copied as rows of at most OZB_COPY_ROW bytes */
+#define OZB_COPY_ROW ((size_t)1 << 30)
+static int copy(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                size_t height)
+{
+    if (width == 0 || height == 0) return 0;
+    if (height > 1 || width <= OZB_COPY_ROW) return d->ops->copy2d(d, to_dev, dst, dpitch, src, spitch, width, height);
+    const size_t rows = width / OZB_COPY_ROW, rest = width - rows * OZB_COPY_ROW;
+    int rc = d->ops->copy2d(d, to_dev, dst, OZB_COPY_ROW, src, OZB_COPY_ROW, OZB_COPY_ROW, rows);
+    if (!rc && rest)
+        rc = d->ops->copy2d(d, to_dev, (char *)dst + rows * OZB_COPY_ROW, rest, (const char *)src + rows * OZB_COPY_ROW,
+                            rest, rest, 1);
+    return rc;
 }
 
 int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
 {
-    if (width == 0 || height == 0) return 0;
-    return d->ops->copy2d(d, 1, dst, dpitch, src, spitch, width, height);
+    return copy(d, 1, dst, dpitch, src, spitch, width, height);
 }
 
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
 {
-    if (width == 0 || height == 0) return 0;
-    return d->ops->copy2d(d, 0, dst, dpitch, src, spitch, width, height);
+    return copy(d, 0, dst, dpitch, src, spitch, width, height);
 }
 
 int ozb_dev_sync(ozb_dev *d) { return d->ops->sync(d); }
@@ -85,44 +101,61 @@ size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit)
 
 int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes) { return bytes == 0 ? 0 : d->ops->zero(d, p, bytes); }
 
-/* cuBLAS's 32-bit sizes; the tiles stay far below */
-static int fits_int(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+/* the cuBLAS types of each operand type: FP64 in IEEE FP64 (the pedantic compute type: no
+ * fixed-point emulation of FP64, whatever cuBLAS's math mode or environment says), binary16
+ * on the tensor cores with FP32 accumulation (never 16F or TF32 compute), int8 with int32
+ * accumulation */
+static const struct { ozb_cu_type ab, c; ozb_cu_compute compute; } cu_types[] = {
+    [OZB_DT_F64] = { OZB_CU_R_64F, OZB_CU_R_64F, OZB_CU_COMPUTE_64F_PEDANTIC },
+    [OZB_DT_F16] = { OZB_CU_R_16F, OZB_CU_R_32F, OZB_CU_COMPUTE_32F },
+    [OZB_DT_S8]  = { OZB_CU_R_8I, OZB_CU_R_32I, OZB_CU_COMPUTE_32I },
+};
+
+static int gemm_call(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                     int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int64_t batch)
 {
-    return m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX;
+    if (m <= 0 || n <= 0 || batch < 0) return 0;
+    /* cuBLAS takes int sizes (the tiles stay far below) */
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
+        batch > INT32_MAX)
+        return -1;
+    const ozb_gemm_call g = { ta, tb, m, n, k, A, lda, sa, B, ldb, sb, C, ldc, sc, batch,
+                              cu_types[type].ab, cu_types[type].c, cu_types[type].compute };
+    return d->ops->gemm(d, &g);
 }
 
 int ozb_dev_gemm(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k,
                  const void *A, int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc)
 {
-    if (m <= 0 || n <= 0) return 0;
-    if (!fits_int(m, n, k, lda, ldb, ldc)) return -1;
-    return d->ops->gemm(d, type, ta, tb, m, n, k, A, lda, B, ldb, C, ldc);
+    return gemm_call(d, type, ta, tb, m, n, k, A, lda, 0, B, ldb, 0, C, ldc, 0, 0);
 }
 
 int ozb_dev_gemm_batched(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *A,
                          int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc,
                          int64_t sc, int64_t batch)
 {
-    if (m <= 0 || n <= 0 || batch <= 0) return 0;
-    if (!fits_int(m, n, k, lda, ldb, ldc) || batch > INT32_MAX) return -1;
-    return d->ops->gemm_batched(d, type, ta, tb, m, n, k, A, lda, sa, B, ldb, sb, C, ldc, sc, batch);
+    return batch <= 0 ? 0 : gemm_call(d, type, ta, tb, m, n, k, A, lda, sa, B, ldb, sb, C, ldc, sc, batch);
 }
 
-/* ---- the kernels ---- */
+/* ---- the kernels: the device current, the launch on the kernels' stream ---- */
+#define KL(name, ...) (d->ops->current(d), d->kl->name(__VA_ARGS__, d->kstream))
 int ozb_dev_u8_to_s8_mod(ozb_dev *d, const uint8_t *src, int8_t *dst, int64_t n, int32_t m)
-{ return d->ops->u8_to_s8_mod(d, src, dst, n, m); }
+{ return KL(u8_to_s8_mod, src, dst, n, m); }
 int ozb_dev_u8_nibbles(ozb_dev *d, const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n)
-{ return d->ops->u8_nibbles(d, src, hi, lo, n); }
+{ return KL(u8_nibbles, src, hi, lo, n); }
 int ozb_dev_hi_lo(ozb_dev *d, const int32_t *hi, const int32_t *lo, int32_t *dst, int64_t n)
-{ return d->ops->hi_lo(d, hi, lo, dst, n); }
+{ return KL(hi_lo, hi, lo, dst, n); }
 int ozb_dev_skinny_i32(ozb_dev *d, const int32_t *A, const double *X, double *P, int64_t M, int64_t N, int64_t kb, int64_t ldp)
-{ return N > OZB_SKINNY_MAX_N ? -1 : d->ops->skinny_i32(d, A, X, P, M, N, kb, ldp); }
+{ return N > OZB_SKINNY_MAX_N ? -1 : KL(skinny_i32, A, X, P, M, N, kb, ldp); }
 int ozb_dev_crt_fold(ozb_dev *d, int32_t *acc, const int32_t *src, int64_t ne, int32_t m)
-{ return d->ops->crt_fold(d, acc, src, ne, m); }
+{ return KL(crt_fold, acc, src, ne, m); }
 int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *consts, double *out)
-{ return d->ops->crt_recon(d, C, ne, consts, out); }
+{ return KL(crt_recon, C, ne, consts, out); }
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
-{ return d->ops->scale(d, c, crs, ccs, m, n, beta); }
+{
+    const int e = KL(scale, c, crs, ccs, m, n, beta);
+    return e ? e : d->ops->sync(d);
+}
 
 /* ---- the device-resident engine ---- */
 static ozb_op_side side_of(const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb)
@@ -136,14 +169,14 @@ int ozb_dev_meta(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, int64_t
                  int32_t *low, int32_t *e, int32_t *ns)
 {
     const ozb_op_side sd = side_of(v, 0, rows, rows, k, kb);
-    return d->ops->meta(d, &sd, beta, limit, mx, low, e, ns);
+    return KL(meta, &sd, beta, limit, mx, low, e, ns);
 }
 
 int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k,
                   int64_t kb, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp, int rowfast, void *S)
 {
     const ozb_op_side sd = side_of(v, r0, rows, R, k, kb);
-    return d->ops->split(d, &sd, (int)type, beta, e, ns, s, kbp, rowfast, S, sd.nkb * rows * kbp);
+    return KL(split, &sd, (int)type, beta, e, ns, s, kbp, rowfast, S, sd.nkb * rows * kbp);
 }
 
 int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb, int beta,
@@ -151,44 +184,50 @@ int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64
 {
     if (sa > OZB_OP_FUSED_MAXS || sb > OZB_OP_FUSED_MAXS) return -1;
     const ozb_op_side sd = side_of(a, r0, rows, R, k, kb);
-    return d->ops->fused(d, &sd, beta, eA, nsA, sa, SX, sb, kbp, P);
+    return KL(fused, &sd, beta, eA, nsA, sa, SX, sb, kbp, P);
 }
 
 int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w)
 {
     const ozb_op_side sd = side_of(b, 0, n, n, k, k);
-    return d->ops->colsums(d, &sd, g, sc, sc2, w);
+    return KL(colsums, &sd, g, sc, sc2, w);
 }
 
 int ozb_dev_local_weights(ozb_dev *d, const ozb_view *b, int64_t k, int64_t kb, const double *sg, double *v, double *u)
 {
     const ozb_op_side sd = side_of(b, 0, 1, 1, k, kb);
-    return d->ops->local_weights(d, &sd, sg, v, u);
+    return KL(local_weights, &sd, sg, v, u);
 }
 
 int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max)
-{ return d->ops->vmax(d, w, k, slot, host_max); }
+{
+    uint64_t b = 0;
+    int rc = KL(vmax, w, k, slot);
+    if (!rc) rc = copy(d, 0, &b, 8, slot, 8, 8, 1);
+    memcpy(host_max, &b, 8);                     /* non-negative doubles order as their bits */
+    return rc;
+}
 
 int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb, const double *v, const double *u,
                  const int32_t *e, int32_t *ns, int32_t *dA, int beta, double sfac, int dhyp)
 {
     const ozb_op_side sd = side_of(a, 0, m, m, k, kb);
-    return d->ops->crit(d, &sd, v, u, e, ns, dA, beta, sfac, dhyp, sd.nkb * m);
+    return KL(crit, &sd, v, u, e, ns, dA, beta, sfac, dhyp, sd.nkb * m);
 }
 
-int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g) { return d->ops->sum(d, g); }
+int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g) { return KL(sum, g); }
 
 /* ---- the CRT format ---- */
 int ozb_dev_crt_rows(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, ozb_op_crt_row *out)
 {
     const ozb_op_side sd = side_of(v, 0, rows, rows, k, k);
-    return d->ops->crt_rows(d, &sd, out);
+    return KL(crt_rows, &sd, out);
 }
 
 int ozb_dev_crt_dots(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, const int32_t *e, const double *v, double *dot)
 {
     const ozb_op_side sd = side_of(a, 0, m, m, k, k);
-    return d->ops->crt_dots(d, &sd, e, v, dot);
+    return KL(crt_dots, &sd, e, v, dot);
 }
 
 /* rows r0..r0+rows-1 over l0..l0+kbb-1: a side of its own */
@@ -202,21 +241,21 @@ int ozb_dev_crt_residues(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows
                          const double *f1, const double *f2, const ozb_op_crt_res *rc, int64_t kbp, int8_t *out)
 {
     const ozb_op_side sd = block_of(v, r0, rows, l0, kbb);
-    return d->ops->crt_residues(d, &sd, f1, f2, rc, kbp, out, rows * kbp);
+    return KL(crt_residues, &sd, f1, f2, rc, kbp, out, rows * kbp);
 }
 
-int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g) { return d->ops->crt_out(d, g); }
+int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g) { return KL(crt_out, g); }
 
 int ozb_dev_crt_quant(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
                       int bits, int64_t kbp, int8_t *lo, int8_t *hi)
 {
     const ozb_op_side sd = block_of(v, r0, rows, l0, kbb);
-    return d->ops->crt_quant(d, &sd, e, bits, kbp, lo, hi, rows * kbp);
+    return KL(crt_quant, &sd, e, bits, kbp, lo, hi, rows * kbp);
 }
 
 int ozb_dev_crt_bound_acc(ozb_dev *d, const int32_t *Ulo, const int32_t *Uhi, double *Ud, int first, int64_t ne)
-{ return d->ops->crt_bound_acc(d, Ulo, Uhi, Ud, first, ne); }
+{ return KL(crt_bound_acc, Ulo, Uhi, Ud, first, ne); }
 
 int ozb_dev_crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, int64_t j0, const int32_t *eB,
                      const int32_t *cB, uint64_t *Z)
-{ return d->ops->crt_zmax(d, Ud, mbb, nbb, i0, j0, eB, cB, Z); }
+{ return KL(crt_zmax, Ud, mbb, nbb, i0, j0, eB, cB, Z); }

@@ -5,9 +5,10 @@
  * Two implementations sit behind it: the GPU (CUDA runtime, cuBLAS loaded with dlopen so
  * that the library does not depend on it where no GPU is used), and an emulated device
  * (OZBLAS_CUDA_EMULATE=1 when the handle is created): host memory, the same calls with the
- * same arguments, GEMMs by plain loops in the device's number types and the kernels'
- * element operations (kernels/ozb_kernel_ops.h).  The emulation lets the host test suite
- * run every line of the backend except the CUDA calls themselves. */
+ * same arguments, cuBLAS's GEMMs by plain loops that enforce cuBLAS's documented argument
+ * rules, and the real kernels compiled for the host, launched with their grid and block
+ * sizes in a shuffled order.  The emulation lets the host test suite run every line of the
+ * backend except the CUDA calls themselves. */
 #ifndef OZB_DEV_H
 #define OZB_DEV_H
 #include "core/ozb_internal.h"
@@ -24,8 +25,9 @@ typedef enum { OZB_DT_F64 = 0, OZB_DT_F16 = 1, OZB_DT_S8 = 2 } ozb_dt;
 enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE, OZB_NDBUF };
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
- * device number is out of range or cuBLAS cannot be loaded. */
-ozblas_status_t ozb_dev_open(int device, int emulate, ozb_dev **out, const char **why);
+ * device number is out of range or cuBLAS cannot be loaded.  The knobs pick the emulated
+ * device (cuda_emulate) and its kernels' order (cuda_emu_order). */
+ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, const char **why);
 void            ozb_dev_close(ozb_dev *d);
 int             ozb_dev_emulated(const ozb_dev *d);
 void            ozb_dev_set_stream(ozb_dev *d, void *stream);

@@ -162,30 +162,41 @@ int ozb_products_cuda_int8(ozb_dev *dev, const ozb_slices *A, const ozb_slices *
  * dimension mbb): dst(i, j) = sum_l RA(i, l) RB(j, l).  RB's uint8 residues become int8 of the
  * same class modulo m (kernels/ozb_kernel_ops.h); m == 0 asks for the exact integer (values of
  * RB up to 255), by the two-nibble split, whose partial products use OZB_DBUF_C.  The caller
- * holds the device lock; dst is not in OZB_DBUF_A, B, B2 or C. */
+ * holds the device lock; dst is not in OZB_DBUF_A, B, B2 or C.
+ *
+ * cuBLAS's INT8 GEMM (CUBLAS_COMPUTE_32I) takes only 4-byte aligned A and B with lda, ldb
+ * multiples of 4: the host's residues (leading dimension mbb, nbb or kbb, whatever the
+ * tile) are copied into device arrays whose leading dimension is rounded up to 4, every
+ * operand starting on a 256-byte boundary; the rows beyond the leading dimension are never
+ * read by the GEMM. */
+static int64_t pad4(int64_t x) { return (x + 3) & ~(int64_t)3; }
+static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+
 static int crt_product(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
                        int64_t kbb, int32_t m, int32_t *dst)
 {
     const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
-    const int64_t lda = colA ? mbb : kbb, ldb = colB ? nbb : kbb;
-    const size_t na = (size_t)mbb * kbb, nb = (size_t)nbb * kbb, ne = (size_t)mbb * nbb;
+    /* host layout: lda x ca (column-major, ca columns), likewise B */
+    const int64_t lda = colA ? mbb : kbb, ca = colA ? kbb : mbb, ldb = colB ? nbb : kbb, cb = colB ? kbb : nbb;
+    const int64_t ldap = pad4(lda), ldbp = pad4(ldb);
+    const size_t na = (size_t)(ldap * ca), nb = (size_t)(ldbp * cb), ne = (size_t)mbb * nbb;
     int rc;
     int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
     uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
-    int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : 2 * nb);
+    int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : al256(nb) + nb);
     int32_t *dC = m ? NULL : ozb_dev_buf(dev, OZB_DBUF_C, 4 * 2 * ne);
     if (!dA || !dU || !dB || (!m && !dC)) return -2;
-    if ((rc = ozb_dev_put(dev, dA, na, RA, na, na, 1))) return rc;
-    if ((rc = ozb_dev_put(dev, dU, nb, RB, nb, nb, 1))) return rc;
+    if ((rc = ozb_dev_put(dev, dA, (size_t)ldap, RA, (size_t)lda, (size_t)lda, (size_t)ca))) return rc;
+    if ((rc = ozb_dev_put(dev, dU, (size_t)ldbp, RB, (size_t)ldb, (size_t)ldb, (size_t)cb))) return rc;
     if (m) {
         if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) return rc;
-        return ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, dB, ldb, dst, mbb);
+        return ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, ldap, dB, ldbp, dst, mbb);
     }
-    int8_t *hi = dB, *lo = dB + nb;
+    int8_t *hi = dB, *lo = dB + al256(nb);
     int32_t *chi = dC, *clo = dC + ne;
     if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) return rc;
-    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, hi, ldb, chi, mbb))) return rc;
-    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, lda, lo, ldb, clo, mbb))) return rc;
+    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, ldap, hi, ldbp, chi, mbb))) return rc;
+    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, ldap, lo, ldbp, clo, mbb))) return rc;
     return ozb_dev_hi_lo(dev, chi, clo, dst, (int64_t)ne);
 }
 

@@ -1,0 +1,226 @@
+/* The emulated device's kernel launches (kernels/ozb_cuda_host.h): the real grid and block
+ * sizes, blocks in a shuffled order, the threads of a block in a shuffled order, one at a
+ * time.  A launch with barriers runs its block's threads as fibers (small stacks of their
+ * own, switched on this host thread): a thread runs until it reaches __syncthreads() or
+ * ends, and when every live thread of the block waits at the barrier they all resume, in a
+ * new shuffled order.  So the kernels' index arithmetic, grid-stride loops, barriers and
+ * cross-thread logic run as written, in an order no kernel may depend on, and a missing
+ * barrier or an order-dependent result shows as a wrong result (or an ASan report: the
+ * sanitizer build runs this code instrumented, its fiber switches annotated).
+ *
+ * The order is a pure function of the stream's seed (the OZBLAS_CUDA_EMU_ORDER knob), so a
+ * failing order can be replayed. */
+#include "../../kernels/ozb_cuda_host.h"
+#include "cuda/emu_grid.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define OZB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OZB_ASAN 1
+#endif
+#endif
+#ifdef OZB_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace ozb_host {
+thread_local dim3v tidx, bidx, bdim, gdim;
+static thread_local int error_;
+
+int  last_error(bool clear) { const int e = error_; if (clear) error_ = 0; return e; }
+void set_error(int e) { error_ = e; }
+
+/* splitmix64: the shuffles' random numbers */
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void shuffle(unsigned *v, unsigned n, uint64_t *s)
+{
+    for (unsigned i = 0; i < n; i++) v[i] = i;
+    if (!*s) return;
+    for (unsigned i = n; i > 1; i--) {
+        const unsigned j = (unsigned)(next(s) % i), t = v[i - 1];
+        v[i - 1] = v[j]; v[j] = t;
+    }
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b) { while (b) { const uint64_t t = a % b; a = b; b = t; } return a; }
+
+/* ---- fibers ---- */
+#if defined(__x86_64__)
+/* switch(save, to): pushes the callee-saved registers, stores the stack pointer in *save,
+ * loads `to` and pops the other context's registers (System V x86-64) */
+extern "C" void ozb_fiber_switch(void **save, void *to);
+__asm__(".text\n.globl ozb_fiber_switch\n.hidden ozb_fiber_switch\n.type ozb_fiber_switch,@function\n"
+        "ozb_fiber_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n.size ozb_fiber_switch,.-ozb_fiber_switch\n");
+#else
+#error "the emulated device's fibers need an x86-64 context switch (add one for this architecture)"
+#endif
+
+enum { READY, WAITING, DONE };
+#ifdef OZB_ASAN
+static const size_t kStack = 512 * 1024;   /* ASan's redzones make frames larger */
+#else
+static const size_t kStack = 128 * 1024;
+#endif
+
+struct fiber { void *sp; int state; unsigned t; char *stack; };
+
+struct block_run {
+    fiber *f;
+    unsigned n;
+    void *sched_sp;
+    fiber *cur;
+    void (*fn)(void *);
+    void *closure;
+    const void *sched_bottom;
+    size_t sched_size;
+};
+static thread_local block_run *run_;   /* the block whose fibers run on this host thread */
+
+static void to_scheduler(fiber *me)
+{
+#ifdef OZB_ASAN
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(me->state == DONE ? nullptr : &fake, run_->sched_bottom, run_->sched_size);
+    ozb_fiber_switch(&me->sp, run_->sched_sp);
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+    ozb_fiber_switch(&me->sp, run_->sched_sp);
+#endif
+}
+
+static void fiber_entry()
+{
+    block_run *r = run_;
+#ifdef OZB_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &r->sched_bottom, &r->sched_size);
+#endif
+    fiber *me = r->cur;
+    r->fn(r->closure);
+    me->state = DONE;
+    to_scheduler(me);
+    abort();                              /* a finished fiber is never resumed */
+}
+
+static void fiber_start(fiber *f)
+{
+    /* the stack as ozb_fiber_switch leaves it: six registers, then fiber_entry as the return
+     * address, entered with the stack 8 bytes off 16 as after a call */
+    uintptr_t top = ((uintptr_t)(f->stack + kStack)) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = nullptr;                      /* fiber_entry's (never used) return address */
+    *--sp = (void *)&fiber_entry;
+    for (int i = 0; i < 6; i++) *--sp = nullptr;
+    f->sp = sp;
+    f->state = READY;
+}
+
+static void resume(block_run *r, fiber *f)
+{
+    r->cur = f;
+    tidx = dim3v{f->t, 0, 0};
+#ifdef OZB_ASAN
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(&fake, f->stack, kStack);
+    ozb_fiber_switch(&r->sched_sp, f->sp);
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+    ozb_fiber_switch(&r->sched_sp, f->sp);
+#endif
+}
+
+void syncthreads()
+{
+    block_run *r = run_;
+    if (!r) {
+        fprintf(stderr, "ozblas emulated device: __syncthreads() in a kernel launched without OZB_LAUNCH_SYNC\n");
+        abort();
+    }
+    fiber *me = r->cur;
+    me->state = WAITING;
+    to_scheduler(me);
+}
+
+/* one block: every thread as a fiber, rounds of shuffled resumption between barriers */
+static void run_block_fibers(block_run *r, unsigned *order, uint64_t *rng)
+{
+    for (unsigned t = 0; t < r->n; t++) { r->f[t].t = t; fiber_start(&r->f[t]); }
+    for (;;) {
+        shuffle(order, r->n, rng);
+        unsigned live = 0;
+        for (unsigned q = 0; q < r->n; q++) {
+            fiber *f = &r->f[order[q]];
+            if (f->state == DONE) continue;
+            f->state = READY;
+            resume(r, f);
+            live += f->state == WAITING;
+        }
+        if (!live) return;
+    }
+}
+
+void run_grid(cudaStream_t st, unsigned grid, unsigned block, size_t param_bytes, bool barriers, void (*fn)(void *),
+              void *closure)
+{
+    /* the hardware's limits (every current NVIDIA GPU): 1024 threads a block, 2^31 - 1 blocks
+     * in x, 4 KiB of kernel parameters (the portable limit) */
+    if (grid == 0 || block == 0 || block > 1024 || grid > 0x7fffffffu) { set_error(cudaErrorInvalidConfiguration); return; }
+    if (param_bytes > 4096) { set_error(cudaErrorInvalidValue); return; }
+    ozb_emu_stream *es = (ozb_emu_stream *)st;
+    uint64_t rng0 = es ? es->rng : 0, *rng = &rng0;
+    if (es && es->rng) es->rng = next(&es->rng) | 1;   /* the next launch gets another order */
+    /* blocks: b -> (a b + c) mod grid, a coprime with grid (a permutation) */
+    uint64_t a = 1, c = 0;
+    if (*rng && grid > 1) {
+        do a = 1 + next(rng) % (grid - 1); while (gcd(a, grid) != 1);
+        c = next(rng) % grid;
+    }
+    unsigned *order = (unsigned *)malloc(sizeof(unsigned) * block);
+    block_run r = {};
+    if (barriers) {
+        r.f = (fiber *)calloc(block, sizeof(fiber));
+        r.n = block;
+        r.fn = fn;
+        r.closure = closure;
+        char *mem = (char *)mmap(nullptr, (size_t)block * kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (!r.f || mem == MAP_FAILED) {
+            fprintf(stderr, "ozblas emulated device: no memory for %u fibers\n", block);
+            abort();
+        }
+        for (unsigned t = 0; t < block; t++) {
+            r.f[t].stack = mem + (size_t)t * kStack;
+            mprotect(r.f[t].stack, 4096, PROT_NONE);     /* a guard page below each stack */
+        }
+    }
+    if (!order) abort();
+    gdim = dim3v{grid, 1, 1};
+    bdim = dim3v{block, 1, 1};
+    for (uint64_t q = 0; q < grid; q++) {
+        bidx = dim3v{(unsigned)((a * q + c) % grid), 0, 0};
+        if (barriers) {
+            run_ = &r;
+            run_block_fibers(&r, order, rng);
+            run_ = nullptr;
+        } else {
+            shuffle(order, block, rng);
+            for (unsigned t = 0; t < block; t++) { tidx = dim3v{order[t], 0, 0}; fn(closure); }
+        }
+    }
+    if (barriers) { munmap(r.f[0].stack, (size_t)block * kStack); free(r.f); }
+    free(order);
+}
+}  // namespace ozb_host
