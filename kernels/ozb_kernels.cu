@@ -237,17 +237,51 @@ __global__ void k_crit(const ozb_op_side sd, const double *v, const double *u, c
         ozb_op_crit_item(&sd, v, u, e, ns, dA, beta, sfac, dhyp, w);
 }
 
-/* one thread per output element, its long accumulator in local memory, cleaned by each
- * rounding so that it is set up once per thread */
-__global__ void k_sum(const ozb_op_sum_args g)
+/* one thread per output element.  DOUBLE and FIXED mode's fixed-order binary64 sum needs
+ * no accumulator; the exact sum's long accumulator (1.9 KB) is each thread's own slot of a
+ * scratch array in global memory, set up once per thread and cleaned by each rounding:
+ * kept off the stack, so that no kernel needs a large stack frame (the driver would
+ * otherwise grow every thread's stack for the rest of the process) */
+__global__ void k_sum_double(const ozb_op_sum_args g)
 {
-    ozb_longacc acc;
-    ozb_op_la_init(&acc);
     const int64_t total = g.mb * g.nb;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = e % g.mb, j = e / g.mb;
-        const double v = ozb_op_sum_elem(&g, i, j, &acc);
-        g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = v;
+        g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = ozb_op_sum_elem(&g, i, j, nullptr);
+    }
+}
+
+/* The exact sum of few elements over many k-blocks (a DOT: one element, up to 2^16 k-blocks):
+ * one block per element, thread t adds the k-blocks kk = t (mod blockDim) into its own
+ * accumulator, a tree merges them (exact digit additions, so any split and any order give
+ * the one accumulator) and thread 0 rounds.  Threads beyond the k-blocks idle. */
+__global__ void k_sum_wide(const ozb_op_sum_args g, ozb_longacc *la)
+{
+    ozb_longacc *base = la + blockIdx.x * (int64_t)blockDim.x, *acc = base + threadIdx.x;
+    const int t = (int)threadIdx.x, T = (int)blockDim.x;
+    if (t < g.nkb) ozb_op_la_init(acc);
+    const int64_t total = g.mb * g.nb;
+    for (int64_t e = blockIdx.x; e < total; e += gridDim.x) {
+        const int64_t i = e % g.mb, j = e / g.mb;
+        if (t < g.nkb) ozb_op_sum_part(&g, i, j, t, T, acc);
+        __syncthreads();
+        for (int s = T / 2; s > 0; s >>= 1) {
+            if (t < s && t + s < g.nkb) ozb_op_la_merge(acc, base + t + s);
+            __syncthreads();
+        }
+        if (t == 0) g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = ozb_op_sum_finish(&g, i, j, acc);
+        __syncthreads();
+    }
+}
+
+__global__ void k_sum_exact(const ozb_op_sum_args g, ozb_longacc *la)
+{
+    ozb_longacc *acc = la + (blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
+    ozb_op_la_init(acc);
+    const int64_t total = g.mb * g.nb;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = e % g.mb, j = e / g.mb;
+        g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = ozb_op_sum_elem(&g, i, j, acc);
     }
 }
 
@@ -337,14 +371,23 @@ static int kl_fused(const void *side, int beta, const int32_t *eA, const int32_t
     return launched();
 }
 
-static int kl_sum(const void *g, void *stream)
+static int kl_sum(const void *g, void *la, void *stream)
 {
     const ozb_op_sum_args a = *(const ozb_op_sum_args *)g;
     const int64_t total = a.mb * a.nb;
     if (total <= 0) return 0;
-    /* 128 threads a block: each carries a 1.9 KB accumulator in local memory */
-    const int64_t b = (total + 127) / 128;
-    OZB_LAUNCH(k_sum, (unsigned)(b < 65535 * 16 ? b : 65535 * 16), 128, (cudaStream_t)stream)(a);
+    cudaStream_t st = (cudaStream_t)stream;
+    const int wide = ozb_kl_sum_wide(total, a.nkb, a.exact);
+    if (a.exact && !la) return (int)cudaErrorInvalidValue;
+    if (wide) {
+        OZB_LAUNCH_SYNC(k_sum_wide, total, wide, st)(a, (ozb_longacc *)la);
+    } else if (a.exact) {
+        OZB_LAUNCH(k_sum_exact, ozb_kl_sum_accumulators(total, a.nkb, 1) / OZB_KL_SUM_BLOCK, OZB_KL_SUM_BLOCK, st)(
+            a, (ozb_longacc *)la);
+    } else {
+        const int64_t b = (total + OZB_KL_SUM_BLOCK - 1) / OZB_KL_SUM_BLOCK;
+        OZB_LAUNCH(k_sum_double, (unsigned)(b < 65535 * 16 ? b : 65535 * 16), OZB_KL_SUM_BLOCK, st)(a);
+    }
     return launched();
 }
 

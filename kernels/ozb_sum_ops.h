@@ -56,6 +56,18 @@ OZB_HD void ozb_op_la_add_product(ozb_longacc *a, double x, double y)
     ozb_op_la_add(a, nx ^ ny, (ozb_u128)mx * my, ex + ey);
 }
 
+/* dst += src, exactly (digit-wise: each digit stays far inside int64 for any number of terms
+ * below 2^29); src is left clean */
+OZB_HD void ozb_op_la_merge(ozb_longacc *dst, ozb_longacc *src)
+{
+    if (src->hi < 0) return;
+    for (int i = src->lo; i <= src->hi; i++) { dst->d[i] += src->d[i]; src->d[i] = 0; }
+    if (src->lo < dst->lo) dst->lo = src->lo;
+    if (src->hi > dst->hi) dst->hi = src->hi;
+    src->lo = OZB_LA_DIGITS;
+    src->hi = -1;
+}
+
 OZB_HD int ozb_op_la_bit(const int64_t *d, int pos) { return (int)((d[pos >> 5] >> (pos & 31)) & 1); }
 
 /* RN of the exact value (subnormal results and overflow to Inf as IEEE 754); *sign is the
@@ -172,12 +184,16 @@ OZB_HD double ozb_op_p_at(const ozb_op_sum_args *g, int64_t idx)
 
 /* The element's terms in the CPU's order, visited from the last to the first: what = 0
  * takes the largest exponent F, 1 adds P 2^(E - F) to *s (the fixed-order sum), 2 adds
- * alpha P 2^E to the long accumulator (alpha = ma 2^ea, sign na). */
+ * alpha P 2^E to the long accumulator (alpha = ma 2^ea, sign na).  Only the k-blocks
+ * kk = kk0 (mod kkstep): (0, 1) for all; the exact sum may split them among threads (its
+ * additions are exact, so any split and order give the same accumulator). */
 OZB_HD void ozb_op_walk(const ozb_op_sum_args *g, int64_t i, int64_t j, int what, int *F, double *s,
-                        ozb_longacc *acc, uint64_t ma, int ea, int na)
+                        ozb_longacc *acc, uint64_t ma, int ea, int na, int kk0, int kkstep)
 {
     const int beta = g->beta_bits;
-    for (int kk = g->nkb - 1; kk >= 0; kk--) {
+    if (kk0 >= g->nkb) return;
+    /* the k-blocks kk = kk0 (mod kkstep), from the last: all of them when kkstep == 1 */
+    for (int kk = g->nkb - 1 - (g->nkb - 1 - kk0) % kkstep; kk >= kk0; kk -= kkstep) {
         const int64_t ia = (int64_t)kk * g->m + g->i0 + i, jb = (int64_t)kk * g->n + g->j0 + j;
         const int nsa = g->nsA[ia], nsb = g->nsB[jb];
         if (nsa <= 0 || nsb <= 0) continue;
@@ -216,6 +232,22 @@ OZB_HD void ozb_op_walk(const ozb_op_sum_args *g, int64_t i, int64_t j, int what
     }
 }
 
+/* The exact sum in parts: alpha P 2^E of the element's k-blocks kk = kk0 (mod kkstep) into
+ * acc; then (one accumulator holding every part, ozb_op_la_merge) beta c and the rounding. */
+OZB_HD void ozb_op_sum_part(const ozb_op_sum_args *g, int64_t i, int64_t j, int kk0, int kkstep, ozb_longacc *acc)
+{
+    int ea, na, F = INT_MIN;
+    const uint64_t ma = ozb_op_mant_exp(g->alpha, &ea, &na);
+    ozb_op_walk(g, i, j, 2, &F, NULL, acc, ma, ea, na, kk0, kkstep);
+}
+
+OZB_HD double ozb_op_sum_finish(const ozb_op_sum_args *g, int64_t i, int64_t j, ozb_longacc *acc)
+{
+    if (g->use_c) ozb_op_la_add_product(acc, g->beta, g->c[(g->i0 + i) * g->crs + (g->j0 + j) * g->ccs]);
+    int sign;
+    return ozb_op_la_round(acc, &sign);
+}
+
 /* The element's value: RN(alpha S + beta c) from the long accumulator (the value of the CPU's
  * NearSum, which is unique), or the CPU's fixed-order binary64 sum.  acc is clean on entry
  * and on return.  Finite alpha, beta, c, and finite products only (resident.c checks). */
@@ -225,16 +257,12 @@ OZB_HD double ozb_op_sum_elem(const ozb_op_sum_args *g, int64_t i, int64_t j, oz
     const double cval = g->use_c ? g->c[gi * g->crs + gj * g->ccs] : 0.0;
     int F = INT_MIN;
     if (g->exact) {
-        int ea, na;
-        const uint64_t ma = ozb_op_mant_exp(g->alpha, &ea, &na);
-        ozb_op_walk(g, i, j, 2, &F, NULL, acc, ma, ea, na);
-        if (g->use_c) ozb_op_la_add_product(acc, g->beta, cval);
-        int sign;
-        return ozb_op_la_round(acc, &sign);
+        ozb_op_sum_part(g, i, j, 0, 1, acc);
+        return ozb_op_sum_finish(g, i, j, acc);
     }
     double s = 0.0;
-    ozb_op_walk(g, i, j, 0, &F, NULL, acc, 0, 0, 0);
-    if (F != INT_MIN) ozb_op_walk(g, i, j, 1, &F, &s, acc, 0, 0, 0);
+    ozb_op_walk(g, i, j, 0, &F, NULL, acc, 0, 0, 0, 0, 1);
+    if (F != INT_MIN) ozb_op_walk(g, i, j, 1, &F, &s, acc, 0, 0, 0, 0, 1);
     return ozb_op_sum_double_finish(s, F, g->alpha, g->beta, cval, g->use_c);
 }
 #endif

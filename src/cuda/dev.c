@@ -215,7 +215,15 @@ int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb
     return KL(crit, &sd, v, u, e, ns, dA, beta, sfac, dhyp, sd.nkb * m);
 }
 
-int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g) { return KL(sum, g); }
+int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g)
+{
+    void *la = NULL;
+    if (g->exact && g->mb > 0 && g->nb > 0) {   /* the exact sum's accumulators (kernels/ozb_kernels.h) */
+        la = ozb_dev_buf(d, OZB_DBUF_LA, sizeof(ozb_longacc) * (size_t)ozb_kl_sum_accumulators(g->mb * g->nb, g->nkb, 1));
+        if (!la) return -2;
+    }
+    return KL(sum, g, la);
+}
 
 /* ---- the CRT format ---- */
 int ozb_dev_crt_rows(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, ozb_op_crt_row *out)

@@ -22,7 +22,9 @@ typedef struct ozb_dev ozb_dev;
 typedef enum { OZB_DT_F64 = 0, OZB_DT_F16 = 1, OZB_DT_S8 = 2 } ozb_dt;
 
 /* Device buffer slots (grown on demand, kept by the handle). */
-enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE, OZB_NDBUF };
+enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE,
+       OZB_DBUF_LA,   /* the exact sum's long accumulators (ozb_dev_sum) */
+       OZB_NDBUF };
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
  * device number is out of range or cuBLAS cannot be loaded.  The knobs pick the emulated

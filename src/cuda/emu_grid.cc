@@ -24,6 +24,7 @@
 #endif
 #endif
 #ifdef OZB_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -120,6 +121,11 @@ static void fiber_start(fiber *f)
 {
     /* the stack as ozb_fiber_switch leaves it: six registers, then fiber_entry as the return
      * address, entered with the stack 8 bytes off 16 as after a call */
+#ifdef OZB_ASAN
+    /* a fiber of the previous block ended without unwinding: its frames' redzones are still
+     * poisoned in the shadow memory */
+    __asan_unpoison_memory_region(f->stack + 4096, kStack - 4096);
+#endif
     uintptr_t top = ((uintptr_t)(f->stack + kStack)) & ~(uintptr_t)15;
     void **sp = (void **)top;
     *--sp = nullptr;                      /* fiber_entry's (never used) return address */

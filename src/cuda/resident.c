@@ -20,6 +20,7 @@
 #include "core/info.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
+#include "../../kernels/ozb_kernels.h"
 #include "core/format.h"
 #include "split/split.h"
 #include "core/tiles.h"
@@ -215,8 +216,12 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
     const size_t dlimit = ozb_dev_limit(dev, ozb_workspace_limit(h));
+    /* the exact sum's long accumulators (ozb_dev_sum): at most 128 per element, 2^17 in all */
+    const int exact = !dbl && (!fixed || h->summation == OZBLAS_SUM_NEARSUM);
+    const double nla = (double)m * (double)n * 128.0;     /* >= ozb_kl_sum_accumulators of any tile */
+    const double la = exact ? (double)sizeof(ozb_longacc) * (nla < (double)OZB_KL_SUM_EXACT_MAX ? nla : (double)OZB_KL_SUM_EXACT_MAX) : 0.0;
     int64_t mb, nb;
-    if (!ozb_tiles(dlimit, m, n, (ozb_tile_cost){sA, sB, pe, 0.0, 8.0}, &mb, &nb)) {
+    if (!ozb_tiles(dlimit, m, n, (ozb_tile_cost){sA, sB, pe, 0.0, 8.0 + la}, &mb, &nb)) {
         st = OZBLAS_STATUS_NOT_SUPPORTED;                  /* the host blocks finer */
         goto out;
     }
@@ -276,7 +281,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
                 P, fused || type == OZB_DT_F64 ? 0 : type == OZB_DT_F16 ? 1 : 2,
                 Mt > 0 ? Mt : 1, Nt > 0 ? Nt : 1, mbb, nbb, i0, j0, m, n, (int)nkb, beta,
                 M.eA, M.nsA, M.eB, M.nsB,
-                !dbl && (!fixed || h->summation == OZBLAS_SUM_NEARSUM), fmt->exact_level_sums, dbl ? 0 : dfast, dA, dhyp,
+                exact, fmt->exact_level_sums, dbl ? 0 : dfast, dA, dhyp,
                 pr->alpha, pr->beta, pr->c_host ? dres : pr->c, pr->c_host ? 0 : pr->crs, pr->c_host ? 0 : pr->ccs, use_c,
             };
             if (!sa || !sb) g.nkb = 0;                   /* no slices: every element is beta C (or 0) */
