@@ -29,6 +29,10 @@ static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},
     {"OZBLAS_CUDA_EMU_ORDER", OZB_KNOB_INT, 1, 1,
      "the emulated device's kernels: seed of the shuffled order of blocks and threads (0: in order)", K(cuda_emu_order)},
+    {"OZBLAS_CUDA_FAIL_ALLOC", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th device allocation fails (fault injection)", K(cuda_fail[0])},
+    {"OZBLAS_CUDA_FAIL_COPY", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th copy between host and device fails", K(cuda_fail[1])},
+    {"OZBLAS_CUDA_FAIL_LAUNCH", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th kernel launch fails", K(cuda_fail[2])},
+    {"OZBLAS_CUDA_FAIL_BLAS", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th cuBLAS call fails", K(cuda_fail[3])},
 };
 enum { OZB_KNOB_COUNT = (int)(sizeof ozb_knob_table / sizeof ozb_knob_table[0]) };
 

@@ -20,6 +20,7 @@ typedef struct {
     int cuda_staged;    /* OZBLAS_CUDA_STAGED   */
     int cuda_no_fused;  /* OZBLAS_CUDA_NO_FUSED */
     int cuda_emu_order; /* OZBLAS_CUDA_EMU_ORDER */
+    int cuda_fail[4];   /* OZBLAS_CUDA_FAIL_ALLOC, _COPY, _LAUNCH, _BLAS (cuda/dev.c) */
 } ozb_knobs;
 
 typedef enum { OZB_KNOB_SET, OZB_KNOB_ONE, OZB_KNOB_INT } ozb_knob_kind;

@@ -19,6 +19,7 @@ ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, con
     const ozblas_status_t st = kn->cuda_emulate ? ozb_dev_emu_open(d, (uint64_t)(uint32_t)kn->cuda_emu_order)
                                                 : ozb_dev_gpu_open(d, device, why);
     if (st != OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return st; }
+    for (int f = 0; f < OZB_FAULTS; f++) d->fail_at[f] = kn->cuda_fail[f];
     *out = d;
     return OZBLAS_STATUS_SUCCESS;
 }
@@ -43,6 +44,9 @@ void  ozb_dev_leave(ozb_dev *d, int token) { d->ops->leave(d, token); }
 int   ozb_dev_lock(ozb_dev *d) { pthread_mutex_lock(&d->mu); return ozb_dev_enter(d); }
 void  ozb_dev_unlock(ozb_dev *d, int token) { ozb_dev_leave(d, token); pthread_mutex_unlock(&d->mu); }
 
+/* Fault injection (OZBLAS_CUDA_FAIL_*): 1 when this call of kind f is the one to fail */
+static int injected(ozb_dev *d, int f) { return d->fail_at[f] > 0 && ++d->calls[f] == d->fail_at[f]; }
+
 void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
 {
     if (bytes == 0) bytes = 1;
@@ -55,7 +59,7 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
     }
     /* exactly `bytes` (256-byte aligned): the emulated device's buffers end where the
      * caller's need ends, so that the sanitizer build sees a kernel's overrun */
-    void *p = d->ops->alloc(d, bytes);
+    void *p = injected(d, OZB_FAULT_ALLOC) ? NULL : d->ops->alloc(d, bytes);
     if (!p) return NULL;
     d->buf[slot] = p;
     d->bytes[slot] = bytes;
@@ -69,6 +73,7 @@ static int copy(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *sr
                 size_t height)
 {
     if (width == 0 || height == 0) return 0;
+    if (injected(d, OZB_FAULT_COPY)) return 1;                  /* cudaErrorInvalidValue */
     if (height > 1 || width <= OZB_COPY_ROW) return d->ops->copy2d(d, to_dev, dst, dpitch, src, spitch, width, height);
     const size_t rows = width / OZB_COPY_ROW, rest = width - rows * OZB_COPY_ROW;
     int rc = d->ops->copy2d(d, to_dev, dst, OZB_COPY_ROW, src, OZB_COPY_ROW, OZB_COPY_ROW, rows);
@@ -121,7 +126,7 @@ static int gemm_call(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t
         return -1;
     const ozb_gemm_call g = { ta, tb, m, n, k, A, lda, sa, B, ldb, sb, C, ldc, sc, batch,
                               cu_types[type].ab, cu_types[type].c, cu_types[type].compute };
-    return d->ops->gemm(d, &g);
+    return injected(d, OZB_FAULT_BLAS) ? 1000 + 13 : d->ops->gemm(d, &g);   /* CUBLAS_STATUS_EXECUTION_FAILED */
 }
 
 int ozb_dev_gemm(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int64_t n, int64_t k,
@@ -138,7 +143,8 @@ int ozb_dev_gemm_batched(ozb_dev *d, ozb_dt type, int ta, int tb, int64_t m, int
 }
 
 /* ---- the kernels: the device current, the launch on the kernels' stream ---- */
-#define KL(name, ...) (d->ops->current(d), d->kl->name(__VA_ARGS__, d->kstream))
+#define KL(name, ...) (injected(d, OZB_FAULT_LAUNCH) ? 719 /* cudaErrorLaunchFailure */ \
+                                                   : (d->ops->current(d), d->kl->name(__VA_ARGS__, d->kstream)))
 int ozb_dev_u8_to_s8_mod(ozb_dev *d, const uint8_t *src, int8_t *dst, int64_t n, int32_t m)
 { return KL(u8_to_s8_mod, src, dst, n, m); }
 int ozb_dev_u8_nibbles(ozb_dev *d, const uint8_t *src, int8_t *hi, int8_t *lo, int64_t n)

@@ -38,6 +38,9 @@ typedef struct {
 const char *ozb_emu_gemm_rule(const ozb_gemm_call *g);
 int         ozb_emu_gemm(const ozb_gemm_call *g);
 
+/* the kinds of device call that fault injection counts (dev.c) */
+enum { OZB_FAULT_ALLOC, OZB_FAULT_COPY, OZB_FAULT_LAUNCH, OZB_FAULT_BLAS, OZB_FAULTS };
+
 typedef struct ozb_dev_ops {
     const char *name;
     int    (*enter)(ozb_dev *d);                  /* the handle's GPU current; returns the previous */
@@ -64,6 +67,8 @@ struct ozb_dev {
     size_t             bytes[OZB_NDBUF];
     void              *impl;             /* the implementation's own state */
     const ozb_kl_table *kl;              /* the kernels' launchers: the GPU's or their host build */
+    int                fail_at[OZB_FAULTS];   /* fault injection (OZBLAS_CUDA_FAIL_*): the n-th call fails */
+    int64_t            calls[OZB_FAULTS];
     void              *kstream;          /* the launchers' stream argument */
 };
 

@@ -20,6 +20,7 @@
 #include "core/info.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
+#include "cuda/stage.h"
 #include "../../kernels/ozb_kernels.h"
 #include "core/format.h"
 #include "split/split.h"
@@ -178,6 +179,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     M.nsC = (int32_t *)q;
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
+    int saved = 0;                       /* C's window saved (several tiles) */
 #define DEV(call) do { if ((call) != 0) goto out; } while (0)
     DEV(ozb_dev_meta(dev, &pr->a, m, k, kb, beta, limit, M.mx, M.low, M.eA, M.nsA));
     DEV(ozb_dev_meta(dev, &pr->b, n, k, kb, beta, limit, M.mx, M.low, M.eB, M.nsB));
@@ -230,6 +232,12 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     void *P = ozb_dev_buf(dev, OZB_DBUF_C, (size_t)(pe * (double)mb * (double)nb) + 8);
     double *dres = pr->c_host ? ozb_dev_buf(dev, OZB_DBUF_STAGE, 8) : NULL;
     if ((sa && !fused && !SA) || !SB || !P || (pr->c_host && !dres)) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+    /* several tiles write C one after another: C's window saved, put back if a step fails */
+    if (!pr->c_host && (mb < m || nb < n)) {
+        if ((st = ozb_stage_save_c(h, pr)) != OZBLAS_STATUS_SUCCESS) goto out;
+        saved = 1;
+        st = OZBLAS_STATUS_EXECUTION_FAILED;
+    }
 
     ozb_prod_stats ps = {0, 0, 0.0};
     const int dfast = dbl ? ddbl : fixed && h->fast_mode ? h->split_count : 0;
@@ -311,6 +319,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     info->seconds_total = ozb_now() - t0;
 out:
 #undef DEV
+    if (st != OZBLAS_STATUS_SUCCESS && saved) ozb_stage_restore_c(h, pr);
     ozb_dev_unlock(dev, tok);
     return st;
 }

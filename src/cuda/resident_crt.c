@@ -19,6 +19,7 @@
 #include "core/tiles.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
+#include "cuda/stage.h"
 #include "crt/crt.h"
 #include "crt/crt_gemm.h"
 #include "core/format.h"
@@ -137,6 +138,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
 
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
+    int saved = 0;                       /* C's window saved (several tiles) */
 #define DEV(call) do { if ((call) != 0) goto out; } while (0)
     DEV(ozb_dev_crt_rows(dev, &pr->a, m, k, dRow));
     DEV(ozb_dev_crt_rows(dev, &pr->b, n, k, dRow + m));
@@ -219,6 +221,12 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (size_t)s * (size_t)mb * (size_t)nb * (nkb > 1 ? 2 : 1));
     double *val = ozb_dev_buf(dev, OZB_DBUF_C2, 8 * (size_t)mb * (size_t)nb);
     if (!RA || !RB || !acc || !val) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+    /* several tiles write C one after another: C's window saved, put back if a step fails */
+    if (!pr->c_host && (mb < m || nb < n)) {
+        if ((st = ozb_stage_save_c(h, pr)) != OZBLAS_STATUS_SUCCESS) goto out;
+        saved = 1;
+        st = OZBLAS_STATUS_EXECUTION_FAILED;
+    }
     double tres = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t calls = 0;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
@@ -260,6 +268,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     info->seconds_total = ozb_now() - t0;
 out:
 #undef DEV
+    if (st != OZBLAS_STATUS_SUCCESS && saved) ozb_stage_restore_c(h, pr);
     ozb_dev_unlock(dev, tok);
     return st;
 }

@@ -50,6 +50,20 @@ static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, in
 
 static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run);
 
+ozblas_status_t ozb_stage_save_c(ozblas_handle_t h, const ozb_problem *pr)
+{
+    geom_t g;
+    ozb_view hv;
+    return stage_in(h, OZB_BUF_DSAVE, pr->c, pr->m, pr->n, pr->crs, pr->ccs, 1, &g, &hv);
+}
+
+void ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr)
+{
+    geom_t g;
+    if (geometry(pr->c, pr->m, pr->n, pr->crs, pr->ccs, &g)) return;
+    ozb_dev_put(h->dev, (void *)g.dev_base, g.pitch, h->buf[OZB_BUF_DSAVE].p, g.width, g.width, g.height);
+}
+
 ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
 {
     const int tok = ozb_dev_enter(h->dev);

@@ -1,0 +1,143 @@
+/* Fault injection on the CUDA backend (the emulated device, src/cuda/dev.c): the n-th device
+ * allocation, copy, kernel launch or cuBLAS call of a handle fails (OZBLAS_CUDA_FAIL_*), for
+ * every n up to past the last such call of the routine, in the resident and staged paths and
+ * the formats that reach them.  Each call then either succeeds with the CPU handle's bits (a
+ * fallback took over) or returns EXECUTION_FAILED or ALLOC_FAILED with its output untouched;
+ * either way the handle stays usable: the same call again (the injected failure is past)
+ * gives the CPU's bits.  Leaks: the sanitizer build's LeakSanitizer checks every run. */
+#define _POSIX_C_SOURCE 200112L   /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tu.h"
+
+typedef struct { const char *name; ozblas_mode_t mode; ozblas_engine_t eng; int split, staged; size_t ws; } cfg_t;
+
+static const cfg_t CFGS[] = {
+    {"CR FP64", OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64, 0, 0},
+    {"DOUBLE CRT_INT8", OZBLAS_MODE_DOUBLE, OZBLAS_ENGINE_CRT_INT8, 0, 0},
+    {"FIXED 3 INT8", OZBLAS_MODE_FIXED, OZBLAS_ENGINE_INT8, 3, 0},
+    {"FIXED 4 CRT_INT8", OZBLAS_MODE_FIXED, OZBLAS_ENGINE_CRT_INT8, 4, 0},
+    {"CR FP64 staged", OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64, 0, 1},
+    {"FIXED 3 CRT_INT8 staged", OZBLAS_MODE_FIXED, OZBLAS_ENGINE_CRT_INT8, 3, 1},
+    /* a workspace small enough for several output tiles */
+    {"CR FP64 tiled", OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64, 0, 0, 48 << 10},
+    {"FIXED 4 CRT_INT8 tiled", OZBLAS_MODE_FIXED, OZBLAS_ENGINE_CRT_INT8, 4, 0, 24 << 10},
+};
+#define NCFG ((int)(sizeof CFGS / sizeof CFGS[0]))
+static const char *KNOBS[4] = {"OZBLAS_CUDA_FAIL_ALLOC", "OZBLAS_CUDA_FAIL_COPY", "OZBLAS_CUDA_FAIL_LAUNCH",
+                               "OZBLAS_CUDA_FAIL_BLAS"};
+#define NMAX 60   /* every routine below makes fewer calls of each kind (asserted) */
+
+enum { R_DOT, R_GEMV, R_GEMM, NR };
+#define M 23
+#define N 19
+#define K 37
+
+typedef struct { double A[M * K], B[K * N], x[K], y[M], C0[M * N]; } inputs_t;
+
+/* the routine r on h into out (the output buffer, pre-filled with the initial C / y) */
+static ozblas_status_t run(ozblas_handle_t h, int r, const inputs_t *in, double *out)
+{
+    switch (r) {
+    case R_DOT: return ozblas_ddot(h, K, in->A, 1, in->x, 1, out);
+    case R_GEMV: return ozblas_dgemv(h, OZBLAS_OP_N, M, K, 0.75, in->A, M, in->x, 1, -0.5, out, 1);
+    default: return ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, M, N, K, 1.25, in->A, M, in->B, K, 0.5, out, M);
+    }
+}
+static size_t out_len(int r) { return r == R_DOT ? 1 : r == R_GEMV ? M : (size_t)M * N; }
+static void out_init(int r, const inputs_t *in, double *out)
+{
+    if (r == R_DOT) out[0] = 0.0;
+    else memcpy(out, r == R_GEMV ? in->y : in->C0, sizeof(double) * out_len(r));
+}
+
+static ozblas_handle_t make(const cfg_t *c, int cuda)
+{
+    ozblas_handle_t h = NULL;
+    if (cuda) ck_assert_int_eq(ozblas_create_cuda(&h, 0), OZBLAS_STATUS_SUCCESS);
+    else ck_assert_int_eq(ozblas_create(&h), OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_eq(ozblas_set_mode(h, c->mode), OZBLAS_STATUS_SUCCESS);
+    if (ozblas_set_engine(h, c->eng) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); return NULL; }
+    if (c->split) ck_assert_int_eq(ozblas_set_split_count(h, c->split), OZBLAS_STATUS_SUCCESS);
+    if (c->ws) ck_assert_int_eq(ozblas_set_workspace_limit(h, c->ws), OZBLAS_STATUS_SUCCESS);
+    return h;
+}
+
+static int same_bits(const double *a, const double *b, size_t n) { return memcmp(a, b, sizeof(double) * n) == 0; }
+
+START_TEST(faults)
+{
+    const cfg_t *c = &CFGS[_i];
+    static inputs_t in;
+    ozref_rng rng;
+    tu_rng(&rng, c->name);
+    tu_fill_mat(&rng, in.A, M, K, M, 1.0);
+    tu_fill_mat(&rng, in.B, K, N, K, 1.0);
+    tu_fill_vec(&rng, in.x, K, 1, 1.0);
+    tu_fill_vec(&rng, in.y, M, 1, 1.0);
+    tu_fill_mat(&rng, in.C0, M, N, M, 1.0);
+    setenv("OZBLAS_CUDA_EMULATE", "1", 1);
+    if (c->staged) setenv("OZBLAS_CUDA_STAGED", "1", 1);
+    else unsetenv("OZBLAS_CUDA_STAGED");
+    double ref[M * N], out[M * N], before[M * N];
+    int failed_runs = 0;
+    for (int r = 0; r < NR; r++) {
+        ozblas_handle_t cpu = make(c, 0);
+        if (!cpu) return;                                  /* an engine this build lacks */
+        out_init(r, &in, ref);
+        ck_assert_int_eq(run(cpu, r, &in, ref), OZBLAS_STATUS_SUCCESS);
+        ozblas_destroy(cpu);
+        for (int kind = 0; kind < 4; kind++) {
+            int last_hit = 0;
+            for (int n = 1; n <= NMAX; n++) {
+                char v[16];
+                snprintf(v, sizeof v, "%d", n);
+                setenv(KNOBS[kind], v, 1);
+                ozblas_handle_t h = make(c, 1);
+                unsetenv(KNOBS[kind]);
+                out_init(r, &in, out);
+                memcpy(before, out, sizeof(double) * out_len(r));
+                const ozblas_status_t st = run(h, r, &in, out);
+                if (st == OZBLAS_STATUS_SUCCESS) {
+                    ck_assert_msg(same_bits(out, ref, out_len(r)), "%s routine %d %s=%d: success with other bits than the CPU's",
+                                  c->name, r, KNOBS[kind], n);
+                } else {
+                    ck_assert_msg(st == OZBLAS_STATUS_EXECUTION_FAILED || st == OZBLAS_STATUS_ALLOC_FAILED,
+                                  "%s routine %d %s=%d: status %d", c->name, r, KNOBS[kind], n, (int)st);
+                    ck_assert_msg(same_bits(out, before, out_len(r)), "%s routine %d %s=%d: failed and wrote its output",
+                                  c->name, r, KNOBS[kind], n);
+                    last_hit = n;
+                    failed_runs++;
+                    out_init(r, &in, out);                 /* the handle still works */
+                    ck_assert_int_eq(run(h, r, &in, out), OZBLAS_STATUS_SUCCESS);
+                    ck_assert_msg(same_bits(out, ref, out_len(r)), "%s routine %d %s=%d: the call after the failure differs",
+                                  c->name, r, KNOBS[kind], n);
+                }
+                if (c->ws && r == R_GEMM && kind == 0 && n == 1) {
+                    ozblas_info_t info;
+                    ck_assert_int_eq(ozblas_get_info(h, &info), OZBLAS_STATUS_SUCCESS);
+                    ck_assert_msg(info.blocks > 1, "%s: %lld tiles, not several", c->name, (long long)info.blocks);
+                }
+                ozblas_destroy(h);
+            }
+            ck_assert_msg(last_hit < NMAX - 5, "%s routine %d %s: failures up to n = %d, raise NMAX", c->name, r, KNOBS[kind],
+                          last_hit);
+        }
+    }
+    ck_assert_msg(failed_runs > 0, "%s: no injected failure reached the caller", c->name);
+    printf("%s: %d injected failures reported to the caller\n", c->name, failed_runs);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("device_faults");
+    TCase *tc = tcase_create("faults");
+    tcase_set_timeout(tc, tu_timeout(300));
+    tcase_add_loop_test(tc, faults, 0, NCFG);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_main("test_device_faults", suite()); }   /* the emulated device is in every build */
