@@ -93,13 +93,10 @@ ozblas_status_t ozblas_create_cuda(ozblas_handle_t *handle, int device)
 
 const char *ozblas_cuda_unavailable_reason(int device)
 {
-    ozb_dev *d = NULL;
     const char *why = "invalid device number";
     ozb_knobs k;
     ozb_knobs_read(&k);
-    ozblas_status_t st = ozb_dev_open(device, &k, &d, &why);
-    if (st == OZBLAS_STATUS_SUCCESS) { ozb_dev_close(d); return NULL; }
-    return st == OZBLAS_STATUS_ALLOC_FAILED ? "allocation failed" : why;
+    return ozb_dev_probe(device, &k, &why) == OZBLAS_STATUS_SUCCESS ? NULL : why;
 }
 
 ozblas_status_t ozblas_set_stream(ozblas_handle_t h, void *cuda_stream)

@@ -2,6 +2,7 @@
  * argument checks, the kernels' side descriptors); the work itself goes through the
  * device's table of operations (dev_ops.h: dev_gpu.c, dev_emu.c). */
 #include "cuda/dev_ops.h"
+#include "core/tiles.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,14 @@ ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, con
     for (int f = 0; f < OZB_FAULTS; f++) d->fail_at[f] = kn->cuda_fail[f];
     *out = d;
     return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozb_dev_probe(int device, const ozb_knobs *kn, const char **why)
+{
+    static const char *none = "";
+    *why = none;
+    if (device < 0) { *why = "negative device number"; return OZBLAS_STATUS_INVALID_VALUE; }
+    return kn->cuda_emulate ? OZBLAS_STATUS_SUCCESS : ozb_dev_gpu_probe(device, why);
 }
 
 void ozb_dev_close(ozb_dev *d)
@@ -52,8 +61,7 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
     if (bytes == 0) bytes = 1;
     if (d->bytes[slot] >= bytes) return d->buf[slot];
     if (d->buf[slot]) {                                 /* the old one first: never both held */
-        d->ops->sync(d);
-        d->ops->release(d, d->buf[slot]);
+        d->ops->release(d, d->buf[slot]);               /* stream-ordered: after the work queued on it */
         d->buf[slot] = NULL;
         d->bytes[slot] = 0;
     }
@@ -95,13 +103,36 @@ int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t sp
 
 int ozb_dev_sync(ozb_dev *d) { return d->ops->sync(d); }
 
-size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit)
+size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit, unsigned slots)
 {
     size_t free_b = 0, held = 0;
     if (d->ops->mem_free(d, &free_b)) return ws_limit;
-    for (int i = 0; i < OZB_NDBUF; i++) held += d->bytes[i];
+    for (int i = 0; i < OZB_NDBUF; i++)
+        if (slots >> i & 1) held += d->bytes[i];
     const size_t cap = free_b / 2 + held;
     return ws_limit < cap ? ws_limit : cap;
+}
+
+ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n, const ozb_dev_tilebuf *bufs, int nbufs,
+                              int64_t *mb, int64_t *nb, void **ptr)
+{
+    unsigned slots = 0;
+    ozb_tile_cost c = { 0.0, 0.0, 0.0, 0.0, 0.0 };
+    for (int i = 0; i < nbufs; i++) {
+        slots |= 1u << bufs[i].slot;
+        c.a += bufs[i].a; c.b += bufs[i].b; c.elem += bufs[i].elem; c.fixed += bufs[i].fixed;
+    }
+    for (size_t limit = ozb_dev_limit(d, ws_limit, slots);; limit /= 2) {
+        if (!ozb_tiles(limit, m, n, c, mb, nb)) return OZBLAS_STATUS_NOT_SUPPORTED;
+        int ok = 1;
+        for (int i = 0; i < nbufs && ok; i++) {
+            const ozb_dev_tilebuf *t = &bufs[i];
+            const double bytes = t->a * (double)*mb + t->b * (double)*nb + t->elem * (double)*mb * (double)*nb + t->fixed;
+            ok = (ptr[i] = ozb_dev_buf(d, t->slot, (size_t)bytes)) != NULL;
+        }
+        if (ok) return OZBLAS_STATUS_SUCCESS;
+        if (*mb == 1 && *nb == 1) return OZBLAS_STATUS_ALLOC_FAILED;
+    }
 }
 
 int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes) { return bytes == 0 ? 0 : d->ops->zero(d, p, bytes); }

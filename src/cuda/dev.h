@@ -30,6 +30,9 @@ enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBU
  * device number is out of range or cuBLAS cannot be loaded.  The knobs pick the emulated
  * device (cuda_emulate) and its kernels' order (cuda_emu_order). */
 ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, const char **why);
+/* What ozb_dev_open would return (and *why), without opening a device: no cuBLAS handle, no
+ * buffers (ozblas_cuda_unavailable_reason). */
+ozblas_status_t ozb_dev_probe(int device, const ozb_knobs *kn, const char **why);
 void            ozb_dev_close(ozb_dev *d);
 int             ozb_dev_emulated(const ozb_dev *d);
 void            ozb_dev_set_stream(ozb_dev *d, void *stream);
@@ -73,10 +76,20 @@ int ozb_dev_sync(ozb_dev *d);
 
 /* ---- the device-resident engine's operations (cuda/resident.c; element operations in
  * kernels/ozb_kernel_ops.h and ozb_sum_ops.h) ---- */
-/* The device memory a call may use: the handle's workspace limit, and on a GPU at most half
- * of the device memory free now plus what the handle's buffers already hold (so that a
- * limit derived from host memory never asks a GPU for more than it has). */
-size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit);
+/* The device memory a call's tile buffers may use: the handle's workspace limit, and on a GPU
+ * at most half of the device memory free now plus what the buffers in `slots` (a bit mask of
+ * OZB_DBUF_*: the ones the tiles will grow or reuse) already hold, so that a limit derived
+ * from host memory never asks a GPU for more than it has. */
+size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit, unsigned slots);
+/* A tile buffer: a*mb + b*nb + elem*mb*nb + fixed bytes in device buffer slot `slot`. */
+typedef struct { int slot; double a, b, elem, fixed; } ozb_dev_tilebuf;
+/* The tiles mb x nb of an m x n output whose buffers fit the call's device memory
+ * (ozb_dev_limit, counting as available what the listed slots already hold), and the
+ * buffers themselves (ptr[i] for bufs[i]): where an allocation fails, the limit is halved and
+ * the tiles planned again.  SUCCESS; NOT_SUPPORTED where not even a 1 x 1 tile fits the
+ * limit (the host then blocks finer); ALLOC_FAILED where no tile could be allocated. */
+ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n, const ozb_dev_tilebuf *bufs, int nbufs,
+                              int64_t *mb, int64_t *nb, void **ptr);
 /* Sets `bytes` bytes of device memory to zero. */
 int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes);
 /* C_b = op(A_b) op(B_b) for b < batch, A_b = A + b*sa elements (likewise B, C): one strided

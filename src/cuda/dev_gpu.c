@@ -9,6 +9,7 @@
 #include <string.h>
 
 typedef struct {
+    int             pools;               /* the device has memory pools: stream-ordered allocation */
     void           *lib;                 /* dlopen'ed cuBLAS */
     cublasHandle_t  blas;
     cublasStatus_t (*create)(cublasHandle_t *);
@@ -50,19 +51,31 @@ static void close_gpu(ozb_dev *d)
 
 static void set_stream(ozb_dev *d, void *stream)
 {
+    use(d);
+    cudaStreamSynchronize(S(d));        /* the old stream's work on our buffers is done */
     G(d)->set_stream(G(d)->blas, (cudaStream_t)stream);
     d->kstream = stream;
 }
 
+/* Stream-ordered allocation (cudaMallocAsync, the device's memory pool) where the device has
+ * memory pools (every GPU of sm_80 and sm_90 does): growing a buffer in the middle of a call
+ * then neither synchronizes the device nor stalls other streams, as cudaMalloc/cudaFree do.
+ * A buffer is used and released on the handle's stream only (set_stream drains the old one). */
 static void *alloc(ozb_dev *d, size_t bytes)
 {
     void *p = NULL;
     use(d);
-    if (cudaMalloc(&p, bytes) != cudaSuccess) { cudaGetLastError(); return NULL; }
+    const cudaError_t e = G(d)->pools ? cudaMallocAsync(&p, bytes, S(d)) : cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) { cudaGetLastError(); return NULL; }
     return p;
 }
 
-static void release(ozb_dev *d, void *p) { use(d); cudaFree(p); }
+static void release(ozb_dev *d, void *p)
+{
+    use(d);
+    if (G(d)->pools) cudaFreeAsync(p, S(d));
+    else cudaFree(p);
+}
 
 static int copy2d(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                   size_t height)
@@ -126,17 +139,37 @@ static const ozb_dev_ops gpu_ops = {
     .current = current, .gemm = gemm,
 };
 
+/* Why no device can be used, from cudaGetDeviceCount's error (static text) */
+static const char *runtime_error(cudaError_t e)
+{
+    /* the runtime says "insufficient driver" also where there is no driver at all: it loads
+     * libcuda.so.1 itself, so the library is loaded here if a driver is installed */
+    void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (e == cudaErrorInsufficientDriver && !drv) return "no NVIDIA driver is installed (libcuda.so.1 not found)";
+    if (drv) dlclose(drv);
+    switch (e) {
+    case cudaErrorInsufficientDriver:
+        return "the NVIDIA driver is older than this build's CUDA runtime needs (ozblas links the CUDA " OZB_CUDA_VERSION
+               " runtime statically: CUDA 13 needs driver 580 or newer, CUDA 12 driver 525 or newer; update the "
+               "driver or build ozblas with the toolkit that matches it)";
+    case cudaErrorNoDevice: return "no CUDA device is present";
+    case cudaErrorInitializationError: return "the CUDA driver could not be initialized (is the NVIDIA kernel module loaded?)";
+    default: return "the CUDA runtime reports no usable device";
+    }
+}
+
+/* The device and cuBLAS, without creating a cuBLAS handle (probe) or with one (d). */
 static ozblas_status_t open_gpu(ozb_dev *d, gpu_t *g, int device, const char **why)
 {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    const cudaError_t ce = cudaGetDeviceCount(&count);
+    if (ce != cudaSuccess || count == 0) {
         cudaGetLastError();
-        *why = "no CUDA device is present (or no driver)";
+        *why = ce != cudaSuccess ? runtime_error(ce) : "no CUDA device is present";
         return OZBLAS_STATUS_NOT_SUPPORTED;
     }
     if (device >= count) { *why = "the device number is beyond the devices present"; return OZBLAS_STATUS_NOT_SUPPORTED; }
-    d->device = device;
-    if (use(d) != cudaSuccess) { *why = "cudaSetDevice failed"; return OZBLAS_STATUS_NOT_SUPPORTED; }
+    if (cudaSetDevice(device) != cudaSuccess) { cudaGetLastError(); *why = "cudaSetDevice failed"; return OZBLAS_STATUS_NOT_SUPPORTED; }
     g->lib = dlopen("libcublas.so." OZB_CUBLAS_SOVERSION, RTLD_NOW | RTLD_LOCAL);
     if (!g->lib) g->lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
     if (!g->lib) { *why = "libcublas.so could not be loaded"; return OZBLAS_STATUS_NOT_SUPPORTED; }
@@ -150,11 +183,29 @@ static ozblas_status_t open_gpu(ozb_dev *d, gpu_t *g, int device, const char **w
     OZB_SYM(gemm_ex, "cublasGemmEx");
     OZB_SYM(gemm_sb_ex, "cublasGemmStridedBatchedEx");
 #undef OZB_SYM
+    if (!d) return OZBLAS_STATUS_SUCCESS;             /* a probe: no handle, no context work */
+    d->device = device;
+    int pools = 0;
+    if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess) { cudaGetLastError(); pools = 0; }
+    g->pools = pools;
     if (g->create(&g->blas) != CUBLAS_STATUS_SUCCESS) { g->blas = NULL; *why = "cublasCreate failed"; return OZBLAS_STATUS_NOT_SUPPORTED; }
     /* the default math mode: FP16 inputs may use the tensor cores (FP32 accumulation, the
-     * format's budget), FP64 is IEEE FP64 (no TF32, no fixed-point emulation of FP64) */
+     * format's budget); FP64 products ask for CUBLAS_COMPUTE_64F_PEDANTIC (dev.c), which no
+     * FP64 emulation setting of cuBLAS's (math mode or environment) applies to */
     g->set_math(g->blas, CUBLAS_DEFAULT_MATH);
     return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozb_dev_gpu_probe(int device, const char **why)
+{
+    gpu_t g;
+    memset(&g, 0, sizeof g);
+    int prev = -1;
+    if (cudaGetDevice(&prev) != cudaSuccess) { cudaGetLastError(); prev = -1; }
+    const ozblas_status_t st = open_gpu(NULL, &g, device, why);
+    if (prev >= 0) cudaSetDevice(prev);
+    if (g.lib) dlclose(g.lib);
+    return st;
 }
 
 ozblas_status_t ozb_dev_gpu_open(ozb_dev *d, int device, const char **why)
@@ -172,6 +223,13 @@ ozblas_status_t ozb_dev_gpu_open(ozb_dev *d, int device, const char **why)
     return st;
 }
 #else
+ozblas_status_t ozb_dev_gpu_probe(int device, const char **why)
+{
+    (void)device;
+    *why = "this build of ozblas has no CUDA backend (nvcc was not found at configure time)";
+    return OZBLAS_STATUS_NOT_SUPPORTED;
+}
+
 ozblas_status_t ozb_dev_gpu_open(ozb_dev *d, int device, const char **why)
 {
     (void)d; (void)device;

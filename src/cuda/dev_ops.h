@@ -79,6 +79,8 @@ const ozb_dev_ops *ozb_dev_emu_ops(void);
 /* Opens the GPU `device` into d (sets d->ops and d->impl); NOT_SUPPORTED with *why where it
  * cannot (dev_gpu.c; no CUDA in this build: always). */
 ozblas_status_t ozb_dev_gpu_open(ozb_dev *d, int device, const char **why);
+/* What ozb_dev_gpu_open would say, without creating a cuBLAS handle. */
+ozblas_status_t ozb_dev_gpu_probe(int device, const char **why);
 /* Sets up the emulated device in d (d->impl: its stream, the kernels' order seed `order`). */
 ozblas_status_t ozb_dev_emu_open(ozb_dev *d, uint64_t order);
 #endif

@@ -217,21 +217,25 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     const size_t eb = ebytes(type), ob = fused || type == OZB_DT_F64 ? 8 : 4;
     const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
-    const size_t dlimit = ozb_dev_limit(dev, ozb_workspace_limit(h));
     /* the exact sum's long accumulators (ozb_dev_sum): at most 128 per element, 2^17 in all */
     const int exact = !dbl && (!fixed || h->summation == OZBLAS_SUM_NEARSUM);
     const double nla = (double)m * (double)n * 128.0;     /* >= ozb_kl_sum_accumulators of any tile */
     const double la = exact ? (double)sizeof(ozb_longacc) * (nla < (double)OZB_KL_SUM_EXACT_MAX ? nla : (double)OZB_KL_SUM_EXACT_MAX) : 0.0;
+    ozb_dev_tilebuf tbuf[4] = {
+        { OZB_DBUF_B, 0.0, sB, 0.0, 8.0 },                 /* op(B)'s slices of a column tile */
+        { OZB_DBUF_C, 0.0, 0.0, pe, 8.0 },                 /* the products */
+    };
+    int ntb = 2, iA = -1;
+    if (sa && !fused) { iA = ntb; tbuf[ntb++] = (ozb_dev_tilebuf){ OZB_DBUF_A, sA, 0.0, 0.0, 0.0 }; }   /* op(A)'s slices */
+    if (exact) tbuf[ntb++] = (ozb_dev_tilebuf){ OZB_DBUF_LA, 0.0, 0.0, 0.0, la };
+    void *tp[4] = { NULL, NULL, NULL, NULL };
     int64_t mb, nb;
-    if (!ozb_tiles(dlimit, m, n, (ozb_tile_cost){sA, sB, pe, 0.0, 8.0 + la}, &mb, &nb)) {
-        st = OZBLAS_STATUS_NOT_SUPPORTED;                  /* the host blocks finer */
-        goto out;
-    }
-    void *SA = sa && !fused ? ozb_dev_buf(dev, OZB_DBUF_A, (size_t)(sA * (double)mb)) : NULL;
-    void *SB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)(sB * (double)nb) + 8);
-    void *P = ozb_dev_buf(dev, OZB_DBUF_C, (size_t)(pe * (double)mb * (double)nb) + 8);
+    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, tbuf, ntb, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS)
+        goto out;                                          /* NOT_SUPPORTED: the host blocks finer */
+    void *SB = tp[0], *P = tp[1], *SA = iA >= 0 ? tp[iA] : NULL;
     double *dres = pr->c_host ? ozb_dev_buf(dev, OZB_DBUF_STAGE, 8) : NULL;
-    if ((sa && !fused && !SA) || !SB || !P || (pr->c_host && !dres)) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+    st = OZBLAS_STATUS_EXECUTION_FAILED;
+    if (pr->c_host && !dres) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
     /* several tiles write C one after another: C's window saved, put back if a step fails */
     if (!pr->c_host && (mb < m || nb < n)) {
         if ((st = ozb_stage_save_c(h, pr)) != OZBLAS_STATUS_SUCCESS) goto out;

@@ -52,15 +52,21 @@ static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, 
     ozb_dev *dev = h->dev;
     const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const int64_t kbp = (kb + 15) & ~(int64_t)15, mn = m > n ? m : n;
-    int64_t mb, nb;
-    ozb_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, (ozb_tile_cost){3.0 * (double)kbp, 3.0 * (double)kbp, 16.0, 0.0, 0.0}, &mb, &nb);
     char *w = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)mn));
-    int8_t *Aq = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)mb * (size_t)kbp);
-    int8_t *Bq = ozb_dev_buf(dev, OZB_DBUF_B, 2 * (size_t)nb * (size_t)kbp);
-    int32_t *U = ozb_dev_buf(dev, OZB_DBUF_C, 8 * (size_t)mb * (size_t)nb);
-    double *Ud = ozb_dev_buf(dev, OZB_DBUF_C2, 8 * (size_t)mb * (size_t)nb);
     uint64_t *hZ = ozb_buf_get(h, OZB_BUF_HC, 8 * (size_t)m + 64);
-    if (!w || !Aq || !Bq || !U || !Ud || !hZ) return OZBLAS_STATUS_ALLOC_FAILED;
+    if (!w || !hZ) return OZBLAS_STATUS_ALLOC_FAILED;
+    /* per tile: 6-bit magnitudes of op(A), two 7-bit parts of op(B), their two products, the bound */
+    const ozb_dev_tilebuf tbuf[4] = {
+        { OZB_DBUF_A, (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, 2.0 * (double)kbp, 0.0, 0.0 },
+        { OZB_DBUF_C, 0.0, 0.0, 8.0, 0.0 }, { OZB_DBUF_C2, 0.0, 0.0, 8.0, 0.0 },
+    };
+    void *tp[4];
+    int64_t mb, nb;
+    const ozblas_status_t ts = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, tbuf, 4, &mb, &nb, tp);
+    if (ts != OZBLAS_STATUS_SUCCESS) return ts;
+    int8_t *Aq = tp[0], *Bq = tp[1];
+    int32_t *U = tp[2];
+    double *Ud = tp[3];
     uint64_t *Z = (uint64_t *)w;
     int32_t *eA = (int32_t *)(w + al256(8 * (size_t)m)), *eB = (int32_t *)((char *)eA + al256(4 * (size_t)mn));
     int32_t *cB = (int32_t *)((char *)eB + al256(4 * (size_t)mn));
@@ -211,16 +217,20 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     ozb_crt_recon_consts(&cs, &kc);
     const double t1 = ozb_now();
 
-    /* tiles: residues s (mb + nb) kbp bytes, products 2 s ne int32 (a later k-block's beside
-     * the accumulated ones), C' ne doubles */
+    /* tiles: residues s (mb + nb) kbp bytes, products s ne int32 (2 s ne: a later k-block's
+     * beside the accumulated ones), C' ne doubles */
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
+    const ozb_dev_tilebuf tbuf[4] = {
+        { OZB_DBUF_A, (double)s * (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, (double)s * (double)kbp, 0.0, 0.0 },
+        { OZB_DBUF_C, 0.0, 0.0, 4.0 * s * (nkb > 1 ? 2 : 1), 0.0 }, { OZB_DBUF_C2, 0.0, 0.0, 8.0, 0.0 },
+    };
+    void *tp[4];
     int64_t mb, nb;
-    ozb_tiles(ozb_dev_limit(dev, ozb_workspace_limit(h)), m, n, (ozb_tile_cost){(double)s * (double)kbp, (double)s * (double)kbp, 8.0 * s + 8.0, 0.0, 0.0}, &mb, &nb);
-    int8_t *RA = ozb_dev_buf(dev, OZB_DBUF_A, (size_t)s * (size_t)mb * (size_t)kbp);
-    int8_t *RB = ozb_dev_buf(dev, OZB_DBUF_B, (size_t)s * (size_t)nb * (size_t)kbp);
-    int32_t *acc = ozb_dev_buf(dev, OZB_DBUF_C, 4 * (size_t)s * (size_t)mb * (size_t)nb * (nkb > 1 ? 2 : 1));
-    double *val = ozb_dev_buf(dev, OZB_DBUF_C2, 8 * (size_t)mb * (size_t)nb);
-    if (!RA || !RB || !acc || !val) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, tbuf, 4, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS) goto out;
+    st = OZBLAS_STATUS_EXECUTION_FAILED;
+    int8_t *RA = tp[0], *RB = tp[1];
+    int32_t *acc = tp[2];
+    double *val = tp[3];
     /* several tiles write C one after another: C's window saved, put back if a step fails */
     if (!pr->c_host && (mb < m || nb < n)) {
         if ((st = ozb_stage_save_c(h, pr)) != OZBLAS_STATUS_SUCCESS) goto out;
