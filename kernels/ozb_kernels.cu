@@ -16,13 +16,9 @@
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = OZB_KL_THREADS;
 
-inline unsigned blocks_for(int64_t n)
-{
-    int64_t b = (n + kThreads - 1) / kThreads;
-    return (unsigned)(b < 65535 * 16 ? (b < 1 ? 1 : b) : 65535 * 16);   /* grid-stride loops cover the rest */
-}
+inline unsigned blocks_for(int64_t n) { return ozb_kl_blocks(n); }   /* ozb_launch.h */
 
 __global__ void k_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m)
 {
@@ -56,7 +52,7 @@ __global__ void k_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t 
 /* One block of 128 threads per row i of A: each thread walks l with stride 128 keeping N
  * sums in registers (N <= 16, unrolled), then a shared-memory tree adds the 128 partial sums.
  * Every sum is an exact integer (ozb_kernel_ops.h), so this order gives the CPU's bits. */
-constexpr int kSkinnyThreads = 128;
+constexpr int kSkinnyThreads = OZB_KL_SKINNY_THREADS;
 constexpr int kSkinnyMaxN = 16;
 
 __global__ void k_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M, int N, int64_t kb, int64_t ldp)
@@ -313,8 +309,7 @@ static int kl_skinny_i32(const int32_t *A, const double *X, double *P, int64_t M
 {
     if (M <= 0 || N <= 0) return 0;
     if (N > kSkinnyMaxN) return (int)cudaErrorInvalidValue;
-    const int64_t g = M < 65535 * 8 ? M : 65535 * 8;
-    OZB_LAUNCH_SYNC(k_skinny_i32, (unsigned)g, kSkinnyThreads, (cudaStream_t)stream)(A, X, P, M, (int)N, kb, ldp);
+    OZB_LAUNCH_SYNC(k_skinny_i32, ozb_kl_skinny_grid(M), kSkinnyThreads, (cudaStream_t)stream)(A, X, P, M, (int)N, kb, ldp);
     return launched();
 }
 
@@ -385,8 +380,7 @@ static int kl_sum(const void *g, void *la, void *stream)
         OZB_LAUNCH(k_sum_exact, ozb_kl_sum_accumulators(total, a.nkb, 1) / OZB_KL_SUM_BLOCK, OZB_KL_SUM_BLOCK, st)(
             a, (ozb_longacc *)la);
     } else {
-        const int64_t b = (total + OZB_KL_SUM_BLOCK - 1) / OZB_KL_SUM_BLOCK;
-        OZB_LAUNCH(k_sum_double, (unsigned)(b < 65535 * 16 ? b : 65535 * 16), OZB_KL_SUM_BLOCK, st)(a);
+        OZB_LAUNCH(k_sum_double, ozb_kl_sum_blocks(total), OZB_KL_SUM_BLOCK, st)(a);
     }
     return launched();
 }

@@ -5,6 +5,7 @@
 #ifndef OZB_KERNELS_H
 #define OZB_KERNELS_H
 #include <stdint.h>
+#include "ozb_launch.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,30 +61,6 @@ typedef struct ozb_kl_table {
      * accumulators in la, ozb_kl_sum_accumulators(mb nb, nkb, exact) of them */
     int (*sum)(const void *g, void *la, void *stream);
 } ozb_kl_table;
-
-/* The exact sum's grid and its long accumulators (ozb_longacc, 1.9 KB each, in global
- * memory): few elements over many k-blocks (at most OZB_KL_SUM_WIDE_MAX elements, nkb >= 2)
- * take one block of ozb_kl_sum_wide() threads per element; others one thread per element in
- * blocks of OZB_KL_SUM_BLOCK, at most OZB_KL_SUM_EXACT_MAX threads (grid-stride beyond).
- * Either way at most 2^17 accumulators. */
-#define OZB_KL_SUM_BLOCK 128
-#define OZB_KL_SUM_EXACT_MAX ((int64_t)1 << 17)
-#define OZB_KL_SUM_WIDE_MAX 1024
-static inline int ozb_kl_sum_wide(int64_t elements, int64_t nkb, int exact)
-{
-    if (!exact || nkb < 2 || elements > OZB_KL_SUM_WIDE_MAX) return 0;
-    int t = 32;                                        /* a power of two >= nkb, 32 .. 128 */
-    while (t < nkb && t < 128) t *= 2;
-    return t;
-}
-static inline int64_t ozb_kl_sum_accumulators(int64_t elements, int64_t nkb, int exact)
-{
-    if (!exact) return 0;
-    const int w = ozb_kl_sum_wide(elements, nkb, exact);
-    if (w) return elements * w;
-    const int64_t t = (elements + OZB_KL_SUM_BLOCK - 1) / OZB_KL_SUM_BLOCK * OZB_KL_SUM_BLOCK;
-    return t < OZB_KL_SUM_EXACT_MAX ? t : OZB_KL_SUM_EXACT_MAX;
-}
 
 /* The launchers of the GPU build (ozb_kernels.cu by nvcc) and of the host build of the same
  * kernels for the emulated device (src/cuda/kernels_host.cc: kernels/ozb_cuda_host.h), whose

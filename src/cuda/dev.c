@@ -113,8 +113,8 @@ size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit, unsigned slots)
     return ws_limit < cap ? ws_limit : cap;
 }
 
-ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n, const ozb_dev_tilebuf *bufs, int nbufs,
-                              int64_t *mb, int64_t *nb, void **ptr)
+ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n, int64_t mbmax, int64_t nbmax,
+                              const ozb_dev_tilebuf *bufs, int nbufs, int64_t *mb, int64_t *nb, void **ptr)
 {
     unsigned slots = 0;
     ozb_tile_cost c = { 0.0, 0.0, 0.0, 0.0, 0.0 };
@@ -123,7 +123,7 @@ ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n,
         c.a += bufs[i].a; c.b += bufs[i].b; c.elem += bufs[i].elem; c.fixed += bufs[i].fixed;
     }
     for (size_t limit = ozb_dev_limit(d, ws_limit, slots);; limit /= 2) {
-        if (!ozb_tiles(limit, m, n, c, mb, nb)) return OZBLAS_STATUS_NOT_SUPPORTED;
+        if (!ozb_tiles(limit, m < mbmax ? m : mbmax, n < nbmax ? n : nbmax, c, mb, nb)) return OZBLAS_STATUS_NOT_SUPPORTED;
         int ok = 1;
         for (int i = 0; i < nbufs && ok; i++) {
             const ozb_dev_tilebuf *t = &bufs[i];

@@ -87,9 +87,10 @@ typedef struct { int slot; double a, b, elem, fixed; } ozb_dev_tilebuf;
  * (ozb_dev_limit, counting as available what the listed slots already hold), and the
  * buffers themselves (ptr[i] for bufs[i]): where an allocation fails, the limit is halved and
  * the tiles planned again.  SUCCESS; NOT_SUPPORTED where not even a 1 x 1 tile fits the
- * limit (the host then blocks finer); ALLOC_FAILED where no tile could be allocated. */
-ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n, const ozb_dev_tilebuf *bufs, int nbufs,
-                              int64_t *mb, int64_t *nb, void **ptr);
+ * limit (the host then blocks finer); ALLOC_FAILED where no tile could be allocated.  mb <= mbmax
+ * and nb <= nbmax (cuBLAS's int dimensions: a tile's GEMM has mb times the slices rows). */
+ozblas_status_t ozb_dev_tiles(ozb_dev *d, size_t ws_limit, int64_t m, int64_t n, int64_t mbmax, int64_t nbmax,
+                              const ozb_dev_tilebuf *bufs, int nbufs, int64_t *mb, int64_t *nb, void **ptr);
 /* Sets `bytes` bytes of device memory to zero. */
 int ozb_dev_zero(ozb_dev *d, void *p, size_t bytes);
 /* C_b = op(A_b) op(B_b) for b < batch, A_b = A + b*sa elements (likewise B, C): one strided

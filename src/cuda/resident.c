@@ -230,7 +230,9 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     if (exact) tbuf[ntb++] = (ozb_dev_tilebuf){ OZB_DBUF_LA, 0.0, 0.0, 0.0, la };
     void *tp[4] = { NULL, NULL, NULL, NULL };
     int64_t mb, nb;
-    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, tbuf, ntb, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS)
+    /* a tile's batched GEMM has sa mb rows and up to sb nb columns: cuBLAS's int sizes */
+    const int64_t mbmax = INT32_MAX / (sa > 0 ? sa : 1), nbmax = INT32_MAX / (sb > 0 ? sb : 1);
+    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, mbmax, nbmax, tbuf, ntb, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS)
         goto out;                                          /* NOT_SUPPORTED: the host blocks finer */
     void *SB = tp[0], *P = tp[1], *SA = iA >= 0 ? tp[iA] : NULL;
     double *dres = pr->c_host ? ozb_dev_buf(dev, OZB_DBUF_STAGE, 8) : NULL;

@@ -62,7 +62,7 @@ static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, 
     };
     void *tp[4];
     int64_t mb, nb;
-    const ozblas_status_t ts = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, tbuf, 4, &mb, &nb, tp);
+    const ozblas_status_t ts = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 4, &mb, &nb, tp);
     if (ts != OZBLAS_STATUS_SUCCESS) return ts;
     int8_t *Aq = tp[0], *Bq = tp[1];
     int32_t *U = tp[2];
@@ -226,7 +226,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     };
     void *tp[4];
     int64_t mb, nb;
-    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, tbuf, 4, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS) goto out;
+    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 4, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS) goto out;
     st = OZBLAS_STATUS_EXECUTION_FAILED;
     int8_t *RA = tp[0], *RB = tp[1];
     int32_t *acc = tp[2];

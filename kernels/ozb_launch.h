@@ -1,0 +1,56 @@
+/* The kernels' launch geometry (ozb_kernels.cu), in C so that the host code sizes its
+ * scratch from it and the tests check it against the hardware's limits (test_limits.c):
+ * at most 1024 threads a block, at most 2^31 - 1 blocks in x.  Every kernel indexes with
+ * 64-bit integers and loops grid-stride, so a grid smaller than the work still covers it. */
+#ifndef OZB_LAUNCH_H
+#define OZB_LAUNCH_H
+#include <stdint.h>
+
+#define OZB_KL_THREADS  256
+#define OZB_KL_GRID_MAX (65535 * 16)
+/* blocks of OZB_KL_THREADS for n items: at least 1, at most OZB_KL_GRID_MAX */
+static inline unsigned ozb_kl_blocks(int64_t n)
+{
+    const int64_t b = (n + OZB_KL_THREADS - 1) / OZB_KL_THREADS;
+    return (unsigned)(b < OZB_KL_GRID_MAX ? (b < 1 ? 1 : b) : OZB_KL_GRID_MAX);
+}
+
+/* the skinny product: one block of OZB_KL_SKINNY_THREADS per row, at most OZB_KL_SKINNY_GRID_MAX */
+#define OZB_KL_SKINNY_THREADS  128
+#define OZB_KL_SKINNY_GRID_MAX (65535 * 8)
+static inline unsigned ozb_kl_skinny_grid(int64_t rows)
+{
+    return (unsigned)(rows < OZB_KL_SKINNY_GRID_MAX ? (rows < 1 ? 1 : rows) : OZB_KL_SKINNY_GRID_MAX);
+}
+
+/* The exact sum's grid and its long accumulators (ozb_longacc, 1.9 KB each, in global
+ * memory): few elements over many k-blocks (at most OZB_KL_SUM_WIDE_MAX elements, nkb >= 2)
+ * take one block of ozb_kl_sum_wide() threads per element; others one thread per element in
+ * blocks of OZB_KL_SUM_BLOCK, at most OZB_KL_SUM_EXACT_MAX threads (grid-stride beyond).
+ * Either way at most 2^17 accumulators. */
+#define OZB_KL_SUM_BLOCK 128
+#define OZB_KL_SUM_EXACT_MAX ((int64_t)1 << 17)
+#define OZB_KL_SUM_WIDE_MAX 1024
+/* the fixed-order binary64 sum: one thread per element, blocks of OZB_KL_SUM_BLOCK */
+static inline unsigned ozb_kl_sum_blocks(int64_t elements)
+{
+    const int64_t b = (elements + OZB_KL_SUM_BLOCK - 1) / OZB_KL_SUM_BLOCK;
+    return (unsigned)(b < OZB_KL_GRID_MAX ? (b < 1 ? 1 : b) : OZB_KL_GRID_MAX);
+}
+static inline int ozb_kl_sum_wide(int64_t elements, int64_t nkb, int exact)
+{
+    if (!exact || nkb < 2 || elements < 1 || elements > OZB_KL_SUM_WIDE_MAX) return 0;
+    int t = 32;                                        /* a power of two >= nkb, 32 .. 128 */
+    while (t < nkb && t < 128) t *= 2;
+    return t;
+}
+static inline int64_t ozb_kl_sum_accumulators(int64_t elements, int64_t nkb, int exact)
+{
+    if (!exact) return 0;
+    const int w = ozb_kl_sum_wide(elements, nkb, exact);
+    if (w) return elements * w;
+    const int64_t t = (elements + OZB_KL_SUM_BLOCK - 1) / OZB_KL_SUM_BLOCK * OZB_KL_SUM_BLOCK;
+    return t < OZB_KL_SUM_EXACT_MAX ? t : OZB_KL_SUM_EXACT_MAX;
+}
+
+#endif
