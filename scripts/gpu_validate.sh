@@ -2,8 +2,11 @@
 # On the lent GPU machine (no Debian packages there): unpacks gpu-bundle.tar.xz made by
 # scripts/gpu_bundle.sh, runs the test suite with every routine runner's call repeated on a
 # CUDA handle and compared bit for bit with the CPU handle (OZBLAS_TEST_CUDA=1), the
-# white-box product tests, compute-sanitizer on two of them, and ozblas-bench --backend cuda.
-# Logs go to ${OUT:-gpu-out}; the summary is printed last.
+# white-box product tests, compute-sanitizer (memcheck, racecheck, synccheck), and
+# ozblas-bench --backend cuda.
+# Among the tests: test_device_faults on the GPU (every n-th allocation, copy, launch and
+# cuBLAS call failing) and test_limits.  Logs go to ${OUT:-gpu-out} (the device tool brings
+# them back; commit them under bench/results/); the summary is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}; mkdir -p "$out"
@@ -22,11 +25,20 @@ for n in test_formats test_device_engine; do
   OZBLAS_CUDA_STAGED=1 OZBLAS_TEST_CUDA=1 timeout 1200 "gpu-bundle/bin/$n" > "$out/$n.staged.log" 2>&1; rc=$?
   echo "$n (OZBLAS_TEST_CUDA=1, OZBLAS_CUDA_STAGED=1): rc=$rc $(grep -E '^[0-9]+%: Checks' "$out/$n.staged.log" | tail -1)" | tee -a "$summary"
 done
-# compute-sanitizer: memcheck of the device code paths (no fork: CK_FORK=no)
+# compute-sanitizer (no fork: CK_FORK=no): memcheck of the device code paths; racecheck
+# (shared-memory hazards: the skinny product's and the wide exact sum's reductions) and
+# synccheck (barriers) of the engine test, which runs every kernel
 for n in test_int8_products test_dgemm test_device_engine; do
   CK_FORK=no OZBLAS_TEST_CUDA=1 timeout 1800 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "gpu-bundle/bin/$n" > "$out/$n.memcheck.log" 2>&1; rc=$?
   echo "$n under compute-sanitizer memcheck: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/$n.memcheck.log" | tail -1)" | tee -a "$summary"
+done
+for tool in racecheck synccheck; do
+  for n in test_device_engine test_ddot; do
+    CK_FORK=no OZBLAS_TEST_CUDA=1 timeout 1800 compute-sanitizer --tool $tool --error-exitcode 9 \
+      "gpu-bundle/bin/$n" > "$out/$n.$tool.log" 2>&1; rc=$?
+    echo "$n under compute-sanitizer $tool: rc=$rc $(grep -E 'ERROR SUMMARY|HAZARD' "$out/$n.$tool.log" | tail -1)" | tee -a "$summary"
+  done
 done
 b=gpu-bundle/bin/ozblas-bench
 {

@@ -4,7 +4,8 @@
  * the formats that reach them.  Each call then either succeeds with the CPU handle's bits (a
  * fallback took over) or returns EXECUTION_FAILED or ALLOC_FAILED with its output untouched;
  * either way the handle stays usable: the same call again (the injected failure is past)
- * gives the CPU's bits.  Leaks: the sanitizer build's LeakSanitizer checks every run. */
+ * gives the CPU's bits.  Leaks: the sanitizer build's LeakSanitizer checks every run.
+ * OZBLAS_TEST_CUDA=1 runs it on GPU 0 (scripts/gpu_validate.sh), skipped without one. */
 #define _POSIX_C_SOURCE 200112L   /* setenv */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static const cfg_t CFGS[] = {
 #define NCFG ((int)(sizeof CFGS / sizeof CFGS[0]))
 static const char *KNOBS[4] = {"OZBLAS_CUDA_FAIL_ALLOC", "OZBLAS_CUDA_FAIL_COPY", "OZBLAS_CUDA_FAIL_LAUNCH",
                                "OZBLAS_CUDA_FAIL_BLAS"};
+static int on_gpu;   /* OZBLAS_TEST_CUDA=1 */
 #define NMAX 60   /* every routine below makes fewer calls of each kind (asserted) */
 
 enum { R_DOT, R_GEMV, R_GEMM, NR };
@@ -77,7 +79,7 @@ START_TEST(faults)
     tu_fill_vec(&rng, in.x, K, 1, 1.0);
     tu_fill_vec(&rng, in.y, M, 1, 1.0);
     tu_fill_mat(&rng, in.C0, M, N, M, 1.0);
-    setenv("OZBLAS_CUDA_EMULATE", "1", 1);
+    if (!on_gpu) setenv("OZBLAS_CUDA_EMULATE", "1", 1);
     if (c->staged) setenv("OZBLAS_CUDA_STAGED", "1", 1);
     else unsetenv("OZBLAS_CUDA_STAGED");
     double ref[M * N], out[M * N], before[M * N];
@@ -140,4 +142,14 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void) { return tu_main("test_device_faults", suite()); }   /* the emulated device is in every build */
+int main(void)
+{
+    /* the emulated device (in every build); OZBLAS_TEST_CUDA=1: GPU 0, skipped without one */
+    const char *t = getenv("OZBLAS_TEST_CUDA");
+    on_gpu = t && strcmp(t, "1") == 0;
+    if (on_gpu && ozblas_cuda_unavailable_reason(0)) {
+        tu_skip_note("test_device_faults", ozblas_cuda_unavailable_reason(0));
+        return 77;
+    }
+    return tu_main("test_device_faults", suite());
+}
