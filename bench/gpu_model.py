@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A model, not a measurement: the operation and byte counts of every phase of ozblas's
+device-resident CUDA paths (src/cuda/resident*.c, kernels/ozb_kernels.cu) and the time they
+imply on one H100 SXM (FP64 tensor 67 TFLOPS, INT8 tensor 1979 TOPS dense, HBM3 3.35 TB/s),
+before and after issue 17.  Each phase's time is max(ops / peak, bytes / bandwidth) divided by
+an efficiency that the kernel's design caps (stated per row: occupancy of one-thread-per-row
+kernels, uncoalesced byte stores, dependent single-thread loops).  Peak rates are upper
+bounds (cuBLAS reaches 70-90 % of them); the efficiencies are assumptions, named as such.
+Nothing here ran on a GPU.  Usage: python3 bench/gpu_model.py > bench/results/gpu-model.md"""
+
+FP64, INT8, BW = 67e12, 1979e12, 3.35e12
+THREADS_RESIDENT = 132 * 2048          # H100 SXM: 132 SMs x 2048 threads
+N = 16384
+GB = 1e9
+
+
+def t(ops=0.0, rate=1.0, bytes_=0.0, eff=1.0):
+    return max(ops / rate, bytes_ / BW) / eff
+
+
+def table(title, rows, ref_name, ref_time, target):
+    out = [f"### {title}", "",
+           "| phase | ops | bytes | efficiency (assumed) | before (ms) | after (ms) | note |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    tb = ta = 0.0
+    for name, ops, byt, eff_b, eff_a, tbefore, tafter, note in rows:
+        tb += tbefore
+        ta += tafter
+        out.append(f"| {name} | {ops:.3g} | {byt / GB:.2f} GB | {eff_b} / {eff_a} | {tbefore * 1e3:.2f} | {tafter * 1e3:.2f} | {note} |")
+    out.append(f"| **total** | | | | **{tb * 1e3:.1f}** | **{ta * 1e3:.1f}** | {ref_name} {ref_time * 1e3:.2f} ms: "
+               f"{tb / ref_time:.2f}x before, {ta / ref_time:.2f}x after; target {target} |")
+    out.append("")
+    return out
+
+
+def crt_double():
+    s = 15                               # moduli DOUBLE picks at k = 16384, phi 0.5 and 1 (ozblas_get_info on the CPU)
+    n2 = N * N
+    occ = 2 * N / THREADS_RESIDENT       # one thread per row, both sides' rows in flight at best
+    rows = []
+    rb = 2 * n2 * 8
+    rows.append(("row scales (k_crt_rows)", 3 * 2 * n2, rb, f"{occ:.2f}", f"{occ:.2f}", t(bytes_=rb, eff=occ),
+                 t(bytes_=rb, eff=occ), "one thread per row, crt.c's sums in its order: not parallel without new bits (finding 5, open)"))
+    db = 2 * n2 * 8
+    occ1 = N / THREADS_RESIDENT
+    rows.append(("DOUBLE's |A||B|e (k_colsums, k_crt_dots)", 2 * 2 * n2, db, f"{occ1:.2f}", f"{occ1:.2f}", t(bytes_=db, eff=occ1),
+                 t(bytes_=db, eff=occ1), "one thread per column / row (finding 5, open)"))
+    resb = 2 * n2 * 8 + 2 * s * n2
+    rows.append(("residues (k_crt_residues)", 2 * s * 6 * n2, resb, "0.25", "0.25", t(bytes_=resb, eff=0.25),
+                 t(bytes_=resb, eff=0.25), "int8 stores kbp bytes apart for column-major A (finding 5, open)"))
+    gops = 2.0 * N ** 3 * s
+    gb = s * (2 * n2 + 4 * n2)
+    rows.append(("products (cublasGemmStridedBatchedEx, INT8)", gops, gb, "1", "1", t(gops, INT8, gb), t(gops, INT8, gb),
+                 f"{s} INT8 GEMMs at peak; lda, ldb multiples of 16"))
+    rcb = s * 4 * n2 + 8 * n2
+    rows.append(("reconstruction (k_crt_recon)", s * 8 * n2, rcb, "1", "1", t(bytes_=rcb), t(bytes_=rcb), "reads every modulus' int32"))
+    ob = 3 * 8 * n2
+    rows.append(("alpha C' + beta C (k_crt_out)", 4 * n2, ob, "1", "1", t(bytes_=ob), t(bytes_=ob), ""))
+    g1 = t(gops, INT8, gb)
+    return table(f"DGEMM n = {N}, DOUBLE, CRT_INT8 ({s} moduli)", rows, "its INT8 GEMMs", g1, "<= 1.2x the INT8 GEMMs")
+
+
+def cr_dgemm():
+    # FP64 slices (the device's CORRECTLY_ROUNDED engine today): 3 x 3 slices of 26 bits at phi = 1,
+    # all 9 pairs as FP64 GEMMs, then the exact sum of every element
+    sa = sb = 3
+    n2 = N * N
+    gops = 2.0 * N ** 3 * sa * sb
+    rows = []
+    sb_ = 2 * n2 * 8 * 2 + (sa + sb) * n2 * 8
+    rows.append(("metadata and slices (k_meta_*, k_split)", 10 * 2 * n2, sb_, "1", "1", t(bytes_=sb_), t(bytes_=sb_), ""))
+    rows.append(("products (FP64 GEMMs, COMPUTE_64F_PEDANTIC)", gops, 0, "1", "1", t(gops, FP64), t(gops, FP64),
+                 "9 slice pairs on the FP64 tensor cores (finding 4: the exact CRT instead, open)"))
+    pb = sa * sb * n2 * 8 + 8 * n2
+    # the exact sum: one thread per element, 1.9 KB long accumulator; before in local memory
+    # (the driver's per-thread stack), after in a global scratch of at most 2^17 accumulators
+    la_b = n2 * 1864 * 2
+    la_a = (1 << 17) * 1864 * 2 + pb
+    rows.append(("exact sums (k_sum -> k_sum_exact)", 60 * sa * sb * n2, pb, "0.5", "0.5", t(bytes_=pb + la_b, eff=0.5),
+                 t(bytes_=la_a, eff=0.5),
+                 "before: every thread zeroes 1.9 KB of local memory (0.5 TB for 2^28 elements); after: 2^17 accumulators, cleaned by each rounding"))
+    ref = t(2.0 * N ** 3, FP64)
+    return table(f"DGEMM n = {N}, CORRECTLY_ROUNDED (FP64 slices, 3 x 3)", rows, "cuBLAS DGEMM", ref, "<= 2x cuBLAS DGEMM")
+
+
+def cr_dot():
+    n = 1 << 27
+    sa = sb = 5                          # slices the device takes at phi = 1 (ozblas_get_info, emulated device, n = 2^22)
+    kb = 32768
+    nkb = n // kb
+    rows = []
+    mb = 2 * n * 8
+    rows.append(("metadata of x and y (k_meta_*)", 4 * n, mb, "1", "1", t(bytes_=mb), t(bytes_=mb), ""))
+    sp = n * 8 + sb * n * 8
+    rows.append(("y's slices (k_split)", 10 * n, sp, "1", "1", t(bytes_=sp), t(bytes_=sp), "stored: 5 doubles per element (open: split y in registers too)"))
+    fb = n * 8 + sb * n * 8
+    rows.append(("fused products (k_fused)", 2 * n * sa * sb, fb, "1", "1", t(bytes_=fb), t(bytes_=fb),
+                 "x split in registers; 229 registers, 12.5 % occupancy (finding 5, open): assumed to stream"))
+    terms = nkb * sa * sb
+    # one thread: each long-accumulator addition a dependent chain of local-memory accesses, ~100 ns
+    before = terms * 100e-9
+    after = (terms / 128) * 100e-9 + 7 * 232 * 20e-9
+    rows.append((f"exact sum of {terms} partial products (k_sum -> k_sum_wide)", 40 * terms, terms * 8, "1 thread",
+                 "128 threads", before, after, "before: one thread (finding 3); after: 128 threads and a merge tree, the same bits"))
+    ref = t(bytes_=2 * n * 8)
+    return table("DDOT n = 2^27, CORRECTLY_ROUNDED", rows, "cuBLAS DDOT", ref, "<= 2x cuBLAS")
+
+
+def cr_gemv():
+    sa = sb = 4
+    n2 = N * N
+    rows = []
+    rows.append(("metadata of A and x (k_meta_*)", 4 * n2, n2 * 8, "1", "1", t(bytes_=n2 * 8), t(bytes_=n2 * 8), ""))
+    fb = n2 * 8
+    rows.append(("fused products (k_fused)", 2 * n2 * sa * sb, fb, "1", "1", t(bytes_=fb), t(bytes_=fb),
+                 "A split in registers; 229 registers: assumed to stream"))
+    eb = N * 64 * sa * sb * 8
+    rows.append(("exact sums (k_sum -> k_sum_exact)", 40 * N * 8 * sa * sb, eb, "1", "1", t(bytes_=eb + N * 1864 * 2),
+                 t(bytes_=eb + N * 1864), "16384 elements, 8 k-blocks of 2048"))
+    ref = t(bytes_=n2 * 8)
+    return table(f"DGEMV n = {N}, CORRECTLY_ROUNDED", rows, "cuBLAS DGEMV", ref, "<= 2x cuBLAS")
+
+
+def main():
+    out = ["# ozblas on an H100: a model of the device-resident paths (not a measurement)", "",
+           "Generated by `python3 bench/gpu_model.py`; the counts follow the kernels and engines of main "
+           "(src/cuda/resident*.c, kernels/ozb_kernels.cu) after issue 17's changes; 'before' is main before them.", "",
+           "Machine assumed: one H100 SXM, FP64 tensor 67 TFLOPS, INT8 tensor 1979 TOPS dense, HBM3 3.35 TB/s, "
+           "132 SMs x 2048 resident threads.  Each phase: max(ops / peak, bytes / bandwidth) / efficiency; the "
+           "efficiency column gives the assumed factor before / after (occupancy of one-thread-per-row kernels, "
+           "uncoalesced byte stores).  No number here was measured: no GPU was available to this project's "
+           "sessions; `scripts/gpu_validate.sh` measures the same cases on the day one is.", ""]
+    for f in (crt_double, cr_dgemm, cr_dot, cr_gemv):
+        out += f()
+    out += ["## What the model says is still missing", "",
+            "- DGEMM DOUBLE (CRT): the per-row scans (row scales, DOUBLE's |A||B|e) run one thread per row and "
+            "dominate the overhead; they sum in crt.c's sequential order, so a parallel version needs a fixed "
+            "reduction tree on the CPU too (a deliberate change of DOUBLE's bits).  Residues: int8 stores kbp bytes "
+            "apart for column-major A (a shared-memory transpose would make them coalesced).",
+            "- CORRECTLY_ROUNDED DGEMM still runs FP64 slices on the device (9 FP64 GEMMs); the CPU's exact CRT "
+            "on the INT8 tensor cores would take about 15-20 INT8 GEMMs (~0.07-0.09 s at peak) plus the "
+            "certification (finding 4, open).",
+            "- DDOT: y's slices are stored (5 doubles per element) and read back; splitting y in registers like x "
+            "would bring the DOT to about 2 reads of x and y (~1.3 ms, 2x cuBLAS).", ""]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
