@@ -5,8 +5,8 @@
  * threads in a shuffled order.  A kernel launched with OZB_LAUNCH_SYNC runs its threads as
  * fibers: __syncthreads() suspends the thread until every live thread of its block has
  * reached it, and the waiting threads resume in a new shuffled order; __shared__ memory is
- * one copy per block (blocks run one at a time).  Atomics are the plain read-modify-write
- * (one thread runs at a time).  The launch checks the hardware's limits (threads per block,
+ * one copy per block (blocks run one at a time; launches from several host threads are
+ * serialized).  Atomics are the plain read-modify-write (one thread runs at a time).  The launch checks the hardware's limits (threads per block,
  * grid size, kernel parameter bytes) and reports a violation through cudaGetLastError, as
  * the runtime does.  Nothing here is compiled by nvcc. */
 #ifndef OZB_CUDA_HOST_H
@@ -22,7 +22,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static thread_local   /* one block at a time per host thread: the block's shared memory */
+#define __shared__ static   /* one block at a time (launches are serialized): the block's shared memory */
 
 struct ozb_emu_stream;                              /* src/cuda/emu_grid.h */
 typedef struct ozb_emu_stream *cudaStream_t;
@@ -31,7 +31,9 @@ enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInvalidConfiguration
 
 namespace ozb_host {
 struct dim3v { unsigned x, y, z; };
-extern thread_local dim3v tidx, bidx, bdim, gdim;
+/* plain globals, not thread_local: launches are serialized (one lock), and a thread-local
+ * access in a shared library is a __tls_get_addr call, which the sanitizers intercept */
+extern __attribute__((visibility("hidden"))) dim3v tidx, bidx, bdim, gdim;
 /* runs fn(closure) once for every thread of a grid x block launch; barriers: as fibers */
 void run_grid(cudaStream_t st, unsigned grid, unsigned block, size_t param_bytes, bool barriers,
               void (*fn)(void *), void *closure);

@@ -14,6 +14,7 @@
 #include "cuda/emu_grid.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -29,8 +30,9 @@
 #endif
 
 namespace ozb_host {
-thread_local dim3v tidx, bidx, bdim, gdim;
+dim3v tidx, bidx, bdim, gdim;
 static thread_local int error_;
+static pthread_mutex_t launch_mu = PTHREAD_MUTEX_INITIALIZER;   /* one launch at a time, process-wide */
 
 int  last_error(bool clear) { const int e = error_; if (clear) error_ = 0; return e; }
 void set_error(int e) { error_ = e; }
@@ -90,7 +92,7 @@ struct block_run {
     const void *sched_bottom;
     size_t sched_size;
 };
-static thread_local block_run *run_;   /* the block whose fibers run on this host thread */
+static block_run *run_;   /* the block whose fibers run now (launches are serialized) */
 
 static void to_scheduler(fiber *me)
 {
@@ -195,6 +197,7 @@ void run_grid(cudaStream_t st, unsigned grid, unsigned block, size_t param_bytes
         do a = 1 + next(rng) % (grid - 1); while (gcd(a, grid) != 1);
         c = next(rng) % grid;
     }
+    pthread_mutex_lock(&launch_mu);
     unsigned *order = (unsigned *)malloc(sizeof(unsigned) * block);
     block_run r = {};
     if (barriers) {
@@ -228,5 +231,6 @@ void run_grid(cudaStream_t st, unsigned grid, unsigned block, size_t param_bytes
     }
     if (barriers) { munmap(r.f[0].stack, (size_t)block * kStack); free(r.f); }
     free(order);
+    pthread_mutex_unlock(&launch_mu);
 }
 }  // namespace ozb_host
