@@ -120,6 +120,32 @@ OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA,
     for (int64_t l = l0; l < l1; l += st) ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, xd + (l - kk * v->kb), kbp, sb, acc);
 }
 
+/* The DOT's fused item (op(A) and op(B)^T one row each, side b over the same k and kb): as
+ * ozb_op_fused_item, with y's digits split in registers too (ozb_op_digits: the digits the
+ * split kernel would have stored), so that neither side's slices are stored: the same
+ * products, the same integers in P. */
+OZB_HD void ozb_op_fused_dot_item(const ozb_op_side *v, const ozb_op_side *b, int beta, const int32_t *eA, const int32_t *nsA,
+                                  const int32_t *eB, const int32_t *nsB, int sb, int64_t w,
+                                  double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS], int *nsa, int64_t *kkout, int64_t *rout)
+{
+    int64_t r, kk, l0, l1, st;
+    ozb_op_item_range(v, w, &r, &kk, &l0, &l1, &st);
+    for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+        for (int u = 0; u < OZB_OP_FUSED_MAXS; u++) acc[t][u] = 0.0;
+    const int64_t mi = kk * v->R + v->r0 + r, mb = kk * b->R + b->r0;
+    const int ea = eA[mi], eb = eB[mb], nb = nsB[mb];
+    *nsa = nsA[mi];
+    *kkout = kk;
+    *rout = r;
+    if (*nsa <= 0 || nb <= 0) return;
+    const double *row = v->p + (v->r0 + r) * v->rs, *y = b->p + b->r0 * b->rs;
+    double yd[OZB_OP_FUSED_MAXS];
+    for (int64_t l = l0; l < l1; l += st) {
+        ozb_op_digits(y[l * b->cs], eb, nb, beta, yd);
+        ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, yd, 1, sb, acc);
+    }
+}
+
 /* ---- DOUBLE mode (Algorithm 3 of seed 000) on the device: split.c's decisions, same order ---- */
 
 /* One term of split.c's ozb_crit_sum for element x of a row with grid exponent E: T = 0 the

@@ -199,6 +199,16 @@ OZB_HD int ozb_op_fast_safe_d(double U, double s_bound, int beta, int e_rel)
  * digit product is an integer below 2^(2 beta) and a block's kb of them stay below
  * 2^(2 beta + ceil(log2 kb)) <= 2^53 (the format's budget, core/format.c), so every partial
  * sum, in any order and on any thread layout, is the same integer. */
+/* The first ns digits of x on the grid 2^e (ozb_op_split_item's chain), zeros after them up
+ * to OZB_OP_FUSED_MAXS: the digits the split would have stored, kept in registers. */
+OZB_HD void ozb_op_digits(double x, int e, int ns, int beta, double d[OZB_OP_FUSED_MAXS])
+{
+    for (int t = 0; t < OZB_OP_FUSED_MAXS; t++) {
+        d[t] = 0.0;
+        if (t < ns) ozb_op_digit(x, e - (t + 1) * beta, &d[t], &x);
+    }
+}
+
 OZB_HD void ozb_op_fused_acc(double a, int ea, int nsa, int beta, const double *xd, int64_t xs, int nsb,
                              double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS])
 {

@@ -155,6 +155,24 @@ __global__ void k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const
     }
 }
 
+/* the DOT: both sides split in registers (ozb_op_fused_dot_item), P and the atomics as k_fused */
+__global__ void k_fused_dot(const ozb_op_side sd, const ozb_op_side sy, int beta, const int32_t *eA, const int32_t *nsA,
+                            int sa, const int32_t *eB, const int32_t *nsB, int sb, double *P)
+{
+    const int64_t items = ozb_op_items(&sd), M = (int64_t)sa * sd.rows;
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
+        double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS];
+        int nsa;
+        int64_t kk, r;
+        ozb_op_fused_dot_item(&sd, &sy, beta, eA, nsA, eB, nsB, sb, w, acc, &nsa, &kk, &r);
+#pragma unroll
+        for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+#pragma unroll
+            for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
+                if (t < nsa && u < sb && acc[t][u] != 0.0) atomicAdd(P + kk * M * sb + t * sd.rows + r + u * M, acc[t][u]);
+    }
+}
+
 __global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double sc2, double *w)
 {
     for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < sd.k; l += (int64_t)gridDim.x * blockDim.x)
@@ -366,6 +384,17 @@ static int kl_fused(const void *side, int beta, const int32_t *eA, const int32_t
     return launched();
 }
 
+static int kl_fused_dot(const void *side, const void *yside, int beta, const int32_t *eA, const int32_t *nsA, int sa,
+                        const int32_t *eB, const int32_t *nsB, int sb, double *P, void *stream)
+{
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    const int64_t items = ozb_op_items(&sd);
+    if (items <= 0) return 0;
+    OZB_LAUNCH(k_fused_dot, blocks_for(items), kThreads, (cudaStream_t)stream)(sd, *(const ozb_op_side *)yside, beta, eA, nsA,
+                                                                             sa, eB, nsB, sb, P);
+    return launched();
+}
+
 static int kl_sum(const void *g, void *la, void *stream)
 {
     const ozb_op_sum_args a = *(const ozb_op_sum_args *)g;
@@ -493,6 +522,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_meta,
         kl_split,
         kl_fused,
+        kl_fused_dot,
         kl_colsums,
         kl_local_weights,
         kl_vmax,

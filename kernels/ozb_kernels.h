@@ -38,6 +38,10 @@ typedef struct ozb_kl_table {
                      int64_t kbp, double *P, void *stream);
     /* DOUBLE mode: column sums (ozb_op_colsum_item), the maximum of a non-negative vector into
      * *slot as bits, and the criterion's slice counts (ozb_op_crit_item) */
+    /* the DOT's fused products: as fused, op(B)^T's one row split in registers too (yside over
+     * the same k and kb, eB/nsB its metadata), no stored slices (ozb_op_fused_dot_item) */
+    int (*fused_dot)(const void *side, const void *yside, int beta, const int32_t *eA, const int32_t *nsA, int sa,
+                     const int32_t *eB, const int32_t *nsB, int sb, double *P, void *stream);
     int (*colsums)(const void *side, const double *g, double sc, double sc2, double *w, void *stream);
     int (*local_weights)(const void *side, const double *sg, double *v, double *u, void *stream);
     int (*vmax)(const double *w, int64_t k, uint64_t *slot, void *stream);

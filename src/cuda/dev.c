@@ -224,6 +224,14 @@ int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64
     return KL(fused, &sd, beta, eA, nsA, sa, SX, sb, kbp, P);
 }
 
+int ozb_dev_fused_dot(ozb_dev *d, const ozb_view *a, const ozb_view *b, int64_t k, int64_t kb, int beta, const int32_t *eA,
+                      const int32_t *nsA, int sa, const int32_t *eB, const int32_t *nsB, int sb, double *P)
+{
+    if (sa > OZB_OP_FUSED_MAXS || sb > OZB_OP_FUSED_MAXS) return -1;
+    const ozb_op_side sd = side_of(a, 0, 1, 1, k, kb), sy = side_of(b, 0, 1, 1, k, kb);
+    return KL(fused_dot, &sd, &sy, beta, eA, nsA, sa, eB, nsB, sb, P);
+}
+
 int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w)
 {
     const ozb_op_side sd = side_of(b, 0, n, n, k, k);

@@ -115,6 +115,11 @@ int ozb_dev_split(ozb_dev *d, ozb_dt type, const ozb_view *v, int64_t r0, int64_
  * never stored. */
 int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb, int beta,
                   const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb, int64_t kbp, double *P);
+/* The DOT's fused products (op(A) and op(B)^T one row each): as ozb_dev_fused, op(B)^T's
+ * digits split in registers too (metadata eB, nsB from ozb_dev_meta, sb its largest count),
+ * so that no slices are stored. */
+int ozb_dev_fused_dot(ozb_dev *d, const ozb_view *a, const ozb_view *b, int64_t k, int64_t kb, int beta, const int32_t *eA,
+                      const int32_t *nsA, int sa, const int32_t *eB, const int32_t *nsB, int sb, double *P);
 /* DOUBLE mode: w[l] = ozb_op_colsum_item(b, g, sc, l) for l < k (b: op(B)^T's n rows). */
 int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w);
 /* DOUBLE-mode DOT: ozb_op_local_weights_item for l < k (b: the one row of op(B)^T) */

@@ -80,7 +80,28 @@ static const size_t kStack = 512 * 1024;   /* ASan's redzones make frames larger
 static const size_t kStack = 128 * 1024;
 #endif
 
+static const size_t kTopFrames = 64 * 1024;
+
 struct fiber { void *sp; int state; unsigned t; char *stack; };
+
+/* The fibers' stacks, kept from one launch to the next (launches are serialized): mapped once
+ * for the largest block so far, a guard page below each */
+static char *stacks_;
+static unsigned nstacks_;
+static char *fiber_stacks(unsigned block)
+{
+    if (block <= nstacks_) return stacks_;
+    if (stacks_) munmap(stacks_, (size_t)nstacks_ * kStack);
+    char *mem = (char *)mmap(nullptr, (size_t)block * kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        fprintf(stderr, "ozblas emulated device: no memory for %u fibers\n", block);
+        abort();
+    }
+    for (unsigned t = 0; t < block; t++) mprotect(mem + (size_t)t * kStack, 4096, PROT_NONE);
+    stacks_ = mem;
+    nstacks_ = block;
+    return mem;
+}
 
 struct block_run {
     fiber *f;
@@ -124,9 +145,10 @@ static void fiber_start(fiber *f)
     /* the stack as ozb_fiber_switch leaves it: six registers, then fiber_entry as the return
      * address, entered with the stack 8 bytes off 16 as after a call */
 #ifdef OZB_ASAN
-    /* a fiber of the previous block ended without unwinding: its frames' redzones are still
-     * poisoned in the shadow memory */
-    __asan_unpoison_memory_region(f->stack + 4096, kStack - 4096);
+    /* a fiber of the previous block ended without unwinding its last frames (fiber_entry,
+     * to_scheduler: the kernel body itself returned): their redzones, at the top of the
+     * stack, are still poisoned in the shadow memory */
+    __asan_unpoison_memory_region(f->stack + kStack - kTopFrames, kTopFrames);
 #endif
     uintptr_t top = ((uintptr_t)(f->stack + kStack)) & ~(uintptr_t)15;
     void **sp = (void **)top;
@@ -205,15 +227,9 @@ void run_grid(cudaStream_t st, unsigned grid, unsigned block, size_t param_bytes
         r.n = block;
         r.fn = fn;
         r.closure = closure;
-        char *mem = (char *)mmap(nullptr, (size_t)block * kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (!r.f || mem == MAP_FAILED) {
-            fprintf(stderr, "ozblas emulated device: no memory for %u fibers\n", block);
-            abort();
-        }
-        for (unsigned t = 0; t < block; t++) {
-            r.f[t].stack = mem + (size_t)t * kStack;
-            mprotect(r.f[t].stack, 4096, PROT_NONE);     /* a guard page below each stack */
-        }
+        if (!r.f) abort();
+        char *mem = fiber_stacks(block);
+        for (unsigned t = 0; t < block; t++) r.f[t].stack = mem + (size_t)t * kStack;
     }
     if (!order) abort();
     gdim = dim3v{grid, 1, 1};
@@ -229,7 +245,7 @@ void run_grid(cudaStream_t st, unsigned grid, unsigned block, size_t param_bytes
             for (unsigned t = 0; t < block; t++) { tidx = dim3v{order[t], 0, 0}; fn(closure); }
         }
     }
-    if (barriers) { munmap(r.f[0].stack, (size_t)block * kStack); free(r.f); }
+    free(r.f);
     free(order);
     pthread_mutex_unlock(&launch_mu);
 }

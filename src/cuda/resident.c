@@ -215,7 +215,9 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     const int rowA = !fused && type != OZB_DT_S8 && pr->a.rs == 1 && m > 1;
     const int rowB = !fused && type != OZB_DT_S8 && pr->b.rs == 1 && n > 1;
     const size_t eb = ebytes(type), ob = fused || type == OZB_DT_F64 ? 8 : 4;
-    const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = (double)nkb * sb * kbp * (fused ? 8 : eb);
+    /* a DOT splits both sides in registers: no slices stored (ozb_dev_fused_dot) */
+    const int dot = fused && m == 1;
+    const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = dot ? 0.0 : (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
     /* the exact sum's long accumulators (ozb_dev_sum): at most 128 per element, 2^17 in all */
     const int exact = !dbl && (!fixed || h->summation == OZBLAS_SUM_NEARSUM);
@@ -252,7 +254,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     int64_t tiles = 0;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
-        if (sa && sb) {                                  /* op(B)'s slices of this column tile, once */
+        if (sa && sb && !dot) {                          /* op(B)'s slices of this column tile, once */
             const double ts = ozb_now();
             DEV(ozb_dev_split(dev, type, &pr->b, j0, nbb, n, k, kb, beta, M.eB, M.nsB, sb, kbp, rowB, SB));
             tsplit += ozb_now() - ts;
@@ -264,7 +266,8 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
             if (sa && sb) {
                 if (fused) {
                     DEV(ozb_dev_zero(dev, P, 8 * (size_t)(nkb * Mt * Nt)));
-                    DEV(ozb_dev_fused(dev, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, SB, sb, kbp, P));
+                    if (dot) DEV(ozb_dev_fused_dot(dev, &pr->a, &pr->b, k, kb, beta, M.eA, M.nsA, sa, M.eB, M.nsB, sb, P));
+                    else DEV(ozb_dev_fused(dev, &pr->a, i0, mbb, m, k, kb, beta, M.eA, M.nsA, sa, SB, sb, kbp, P));
                     ps.calls += 1; ps.pairs += (int64_t)sa * sb * nkb;
                     ps.flops += 2.0 * (double)Mt * (double)Nt * (double)k;
                 } else {
