@@ -92,10 +92,11 @@ def cr_dot():
     mb = 2 * n * 8
     rows.append(("metadata of x and y (k_meta_*)", 4 * n, mb, "1", "1", t(bytes_=mb), t(bytes_=mb), ""))
     sp = n * 8 + sb * n * 8
-    rows.append(("y's slices (k_split)", 10 * n, sp, "1", "1", t(bytes_=sp), t(bytes_=sp), "stored: 5 doubles per element (open: split y in registers too)"))
-    fb = n * 8 + sb * n * 8
-    rows.append(("fused products (k_fused)", 2 * n * sa * sb, fb, "1", "1", t(bytes_=fb), t(bytes_=fb),
-                 "x split in registers; 229 registers, 12.5 % occupancy (finding 5, open): assumed to stream"))
+    rows.append(("y's slices (k_split)", 10 * n, sp, "1", "-", t(bytes_=sp), 0.0,
+                 "before: stored, 5 doubles per element; after: none (k_fused_dot splits y in registers)"))
+    fb, fa = n * 8 + sb * n * 8, 2 * n * 8
+    rows.append(("fused products (k_fused -> k_fused_dot)", 2 * n * sa * sb, fa, "1", "1", t(bytes_=fb), t(bytes_=fa),
+                 "after: x and y read once, both split in registers; 231 registers (finding 5, open): assumed to stream"))
     terms = nkb * sa * sb
     # one thread: each long-accumulator addition a dependent chain of local-memory accesses, ~100 ns
     before = terms * 100e-9
@@ -140,8 +141,8 @@ def main():
             "- CORRECTLY_ROUNDED DGEMM still runs FP64 slices on the device (9 FP64 GEMMs); the CPU's exact CRT "
             "on the INT8 tensor cores would take about 15-20 INT8 GEMMs (~0.07-0.09 s at peak) plus the "
             "certification (finding 4, open).",
-            "- DDOT: y's slices are stored (5 doubles per element) and read back; splitting y in registers like x "
-            "would bring the DOT to about 2 reads of x and y (~1.3 ms, 2x cuBLAS).", ""]
+            "- DDOT: x and y are read twice (metadata, then the fused products): 2x cuBLAS at best; the kernel's "
+            "231 registers (12.5 % occupancy) may keep it from streaming (finding 5, open).", ""]
     print("\n".join(out))
 
 
