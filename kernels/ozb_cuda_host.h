@@ -66,6 +66,7 @@ template <typename... P> launcher<P...> launch(void (*k)(P...), unsigned grid, u
 #define gridDim   (ozb_host::gdim)
 #define OZB_LAUNCH(k, g, b, st)      ozb_host::launch(k, (unsigned)(g), (unsigned)(b), st, false)
 #define OZB_LAUNCH_SYNC(k, g, b, st) ozb_host::launch(k, (unsigned)(g), (unsigned)(b), st, true)
+#define OZB_BOUNDS(threads, blocks)   /* __launch_bounds__: registers, nothing to do on the host */
 
 inline void __syncthreads() { ozb_host::syncthreads(); }
 inline cudaError_t cudaGetLastError() { return ozb_host::last_error(true); }

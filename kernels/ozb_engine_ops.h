@@ -99,15 +99,16 @@ OZB_HD void ozb_op_split_item(const ozb_op_side *v, int type, int beta, const in
     }
 }
 
-/* Fused item w: acc[t][u] = sum over the item's elements of digit t of a times digit u of
- * x (SX from the split, F64, s = sb); *nsa, *kk and *r say where it goes. */
+/* Fused item w, half t0: acc[t - t0][u] = sum over the item's elements of digit t of a
+ * (t0 <= t < t0 + OZB_OP_FUSED_HALF) times digit u of x (SX from the split, F64, s = sb);
+ * *nsa, *kk and *r say where it goes. */
 OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA, const int32_t *nsA, const double *SX,
-                              int sb, int64_t kbp, int64_t w, double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS],
+                              int sb, int64_t kbp, int64_t w, int t0, double acc[OZB_OP_FUSED_HALF][OZB_OP_FUSED_MAXS],
                               int *nsa, int64_t *kkout, int64_t *rout)
 {
     int64_t r, kk, l0, l1, st;
     ozb_op_item_range(v, w, &r, &kk, &l0, &l1, &st);
-    for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+    for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
         for (int u = 0; u < OZB_OP_FUSED_MAXS; u++) acc[t][u] = 0.0;
     const int64_t mi = kk * v->R + v->r0 + r;
     const int ea = eA[mi];
@@ -117,7 +118,8 @@ OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA,
     if (*nsa <= 0) return;
     const double *row = v->p + (v->r0 + r) * v->rs;
     const double *xd = SX + kk * sb * kbp;                  /* digit u of x_l at xd[u*kbp + l - kk*kb] */
-    for (int64_t l = l0; l < l1; l += st) ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, xd + (l - kk * v->kb), kbp, sb, acc);
+    for (int64_t l = l0; l < l1; l += st)
+        ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, xd + (l - kk * v->kb), kbp, sb, t0, acc);
 }
 
 /* The DOT's fused item (op(A) and op(B)^T one row each, side b over the same k and kb): as
@@ -125,12 +127,12 @@ OZB_HD void ozb_op_fused_item(const ozb_op_side *v, int beta, const int32_t *eA,
  * split kernel would have stored), so that neither side's slices are stored: the same
  * products, the same integers in P. */
 OZB_HD void ozb_op_fused_dot_item(const ozb_op_side *v, const ozb_op_side *b, int beta, const int32_t *eA, const int32_t *nsA,
-                                  const int32_t *eB, const int32_t *nsB, int sb, int64_t w,
-                                  double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS], int *nsa, int64_t *kkout, int64_t *rout)
+                                  const int32_t *eB, const int32_t *nsB, int sb, int64_t w, int t0,
+                                  double acc[OZB_OP_FUSED_HALF][OZB_OP_FUSED_MAXS], int *nsa, int64_t *kkout, int64_t *rout)
 {
     int64_t r, kk, l0, l1, st;
     ozb_op_item_range(v, w, &r, &kk, &l0, &l1, &st);
-    for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+    for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
         for (int u = 0; u < OZB_OP_FUSED_MAXS; u++) acc[t][u] = 0.0;
     const int64_t mi = kk * v->R + v->r0 + r, mb = kk * b->R + b->r0;
     const int ea = eA[mi], eb = eB[mb], nb = nsB[mb];
@@ -142,7 +144,7 @@ OZB_HD void ozb_op_fused_dot_item(const ozb_op_side *v, const ozb_op_side *b, in
     double yd[OZB_OP_FUSED_MAXS];
     for (int64_t l = l0; l < l1; l += st) {
         ozb_op_digits(y[l * b->cs], eb, nb, beta, yd);
-        ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, yd, 1, sb, acc);
+        ozb_op_fused_acc(row[l * v->cs], ea, *nsa, beta, yd, 1, sb, t0, acc);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #define OZB_LAUNCH(k, g, b, st)      k<<<g, b, 0, st>>>
 #define OZB_LAUNCH_SYNC(k, g, b, st) k<<<g, b, 0, st>>>   /* a kernel with __syncthreads */
+#define OZB_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
 #endif
 
 namespace {
@@ -137,21 +138,25 @@ __global__ void k_split(const ozb_op_side sd, int type, int beta, const int32_t 
 }
 
 /* every partial sum is an integer below 2^53 (ozb_kernel_ops.h), so the atomic additions
- * are exact and their order does not matter */
-__global__ void k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const int32_t *nsA, int sa,
+ * are exact and their order does not matter.  Two threads per item, each half of op(A)'s
+ * digits (4 x 8 sums in registers, not 8 x 8: 116-120 registers, so two blocks of 256 fit an
+ * SM; the neighbouring threads load the same elements) */
+__global__ void OZB_BOUNDS(kThreads, 2) k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const int32_t *nsA, int sa,
                         const double *SX, int sb, int64_t kbp, double *P)
 {
-    const int64_t items = ozb_op_items(&sd), M = (int64_t)sa * sd.rows;
+    const int64_t items = 2 * ozb_op_items(&sd), M = (int64_t)sa * sd.rows;
     for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
-        double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS];
+        double acc[OZB_OP_FUSED_HALF][OZB_OP_FUSED_MAXS];
         int nsa;
         int64_t kk, r;
-        ozb_op_fused_item(&sd, beta, eA, nsA, SX, sb, kbp, w, acc, &nsa, &kk, &r);
+        const int t0 = (int)(w & 1) * OZB_OP_FUSED_HALF;   /* the two halves of an item: neighbouring threads */
+        ozb_op_fused_item(&sd, beta, eA, nsA, SX, sb, kbp, w >> 1, t0, acc, &nsa, &kk, &r);
 #pragma unroll
-        for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+        for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
 #pragma unroll
             for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
-                if (t < nsa && u < sb && acc[t][u] != 0.0) atomicAdd(P + kk * M * sb + t * sd.rows + r + u * M, acc[t][u]);
+                if (t0 + t < nsa && u < sb && acc[t][u] != 0.0)
+                    atomicAdd(P + kk * M * sb + (t0 + t) * sd.rows + r + u * M, acc[t][u]);
     }
 }
 
@@ -159,17 +164,19 @@ __global__ void k_fused(const ozb_op_side sd, int beta, const int32_t *eA, const
 __global__ void k_fused_dot(const ozb_op_side sd, const ozb_op_side sy, int beta, const int32_t *eA, const int32_t *nsA,
                             int sa, const int32_t *eB, const int32_t *nsB, int sb, double *P)
 {
-    const int64_t items = ozb_op_items(&sd), M = (int64_t)sa * sd.rows;
+    const int64_t items = 2 * ozb_op_items(&sd), M = (int64_t)sa * sd.rows;
     for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
-        double acc[OZB_OP_FUSED_MAXS][OZB_OP_FUSED_MAXS];
+        double acc[OZB_OP_FUSED_HALF][OZB_OP_FUSED_MAXS];
         int nsa;
         int64_t kk, r;
-        ozb_op_fused_dot_item(&sd, &sy, beta, eA, nsA, eB, nsB, sb, w, acc, &nsa, &kk, &r);
+        const int t0 = (int)(w & 1) * OZB_OP_FUSED_HALF;
+        ozb_op_fused_dot_item(&sd, &sy, beta, eA, nsA, eB, nsB, sb, w >> 1, t0, acc, &nsa, &kk, &r);
 #pragma unroll
-        for (int t = 0; t < OZB_OP_FUSED_MAXS; t++)
+        for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
 #pragma unroll
             for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
-                if (t < nsa && u < sb && acc[t][u] != 0.0) atomicAdd(P + kk * M * sb + t * sd.rows + r + u * M, acc[t][u]);
+                if (t0 + t < nsa && u < sb && acc[t][u] != 0.0)
+                    atomicAdd(P + kk * M * sb + (t0 + t) * sd.rows + r + u * M, acc[t][u]);
     }
 }
 
@@ -380,7 +387,7 @@ static int kl_fused(const void *side, int beta, const int32_t *eA, const int32_t
     const ozb_op_side sd = *(const ozb_op_side *)side;
     const int64_t items = ozb_op_items(&sd);
     if (items <= 0) return 0;
-    OZB_LAUNCH(k_fused, blocks_for(items), kThreads, (cudaStream_t)stream)(sd, beta, eA, nsA, sa, SX, sb, kbp, P);
+    OZB_LAUNCH(k_fused, blocks_for(2 * items), kThreads, (cudaStream_t)stream)(sd, beta, eA, nsA, sa, SX, sb, kbp, P);
     return launched();
 }
 
@@ -390,7 +397,7 @@ static int kl_fused_dot(const void *side, const void *yside, int beta, const int
     const ozb_op_side sd = *(const ozb_op_side *)side;
     const int64_t items = ozb_op_items(&sd);
     if (items <= 0) return 0;
-    OZB_LAUNCH(k_fused_dot, blocks_for(items), kThreads, (cudaStream_t)stream)(sd, *(const ozb_op_side *)yside, beta, eA, nsA,
+    OZB_LAUNCH(k_fused_dot, blocks_for(2 * items), kThreads, (cudaStream_t)stream)(sd, *(const ozb_op_side *)yside, beta, eA, nsA,
                                                                              sa, eB, nsB, sb, P);
     return launched();
 }

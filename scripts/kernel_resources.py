@@ -11,8 +11,8 @@ import re, subprocess, sys
 STACK_MAX = 1024
 REG_DEFAULT = 64        # registers a kernel may use unless budgeted below
 REG_BUDGET = {          # kernel name -> registers (255 is the hardware's maximum)
-    "k_fused": 232,     # 8 x 8 digit-pair sums in registers (ozb_op_fused_item): issue 17 finding 5
-    "k_fused_dot": 240, # the same, and y's 8 digits
+    "k_fused": 128,     # 4 x 8 digit-pair sums (half of op(A)'s digits per thread), 2 blocks of 256 an SM
+    "k_fused_dot": 144, # the same and y's 8 digits: 1 block of 256 an SM (128 spills)
     "k_crit": 96,
     "k_skinny_i32": 96, # 16 sums of doubles per thread
     "k_sum_double": 72, # the element's walk over its slice pairs
