@@ -278,8 +278,9 @@ __global__ void k_sum_double(const ozb_op_sum_args g)
  * the one accumulator) and thread 0 rounds.  Threads beyond the k-blocks idle. */
 __global__ void k_sum_wide(const ozb_op_sum_args g, ozb_longacc *la)
 {
-    ozb_longacc *base = la + blockIdx.x * (int64_t)blockDim.x, *acc = base + threadIdx.x;
     const int t = (int)threadIdx.x, T = (int)blockDim.x;
+    /* one accumulator per thread that has a k-block (t < nkb) */
+    ozb_longacc *base = la + blockIdx.x * (int64_t)(g.nkb < T ? g.nkb : T), *acc = base + t;   /* ozb_kl_sum_wide_slots */
     if (t < g.nkb) ozb_op_la_init(acc);
     const int64_t total = g.mb * g.nb;
     for (int64_t e = blockIdx.x; e < total; e += gridDim.x) {

@@ -44,11 +44,13 @@ static inline int ozb_kl_sum_wide(int64_t elements, int64_t nkb, int exact)
     while (t < nkb && t < 128) t *= 2;
     return t;
 }
+/* the wide sum's accumulators per block: its threads that have a k-block */
+static inline int64_t ozb_kl_sum_wide_slots(int64_t nkb, int wide) { return nkb < wide ? nkb : wide; }
 static inline int64_t ozb_kl_sum_accumulators(int64_t elements, int64_t nkb, int exact)
 {
     if (!exact) return 0;
     const int w = ozb_kl_sum_wide(elements, nkb, exact);
-    if (w) return elements * w;
+    if (w) return elements * ozb_kl_sum_wide_slots(nkb, w);
     const int64_t t = (elements + OZB_KL_SUM_BLOCK - 1) / OZB_KL_SUM_BLOCK * OZB_KL_SUM_BLOCK;
     return t < OZB_KL_SUM_EXACT_MAX ? t : OZB_KL_SUM_EXACT_MAX;
 }

@@ -219,18 +219,16 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     const int dot = fused && m == 1;
     const double sA = fused ? 0.0 : (double)nkb * sa * kbp * eb, sB = dot ? 0.0 : (double)nkb * sb * kbp * (fused ? 8 : eb);
     const double pe = (double)nkb * sa * sb * ob;
-    /* the exact sum's long accumulators (ozb_dev_sum): at most 128 per element, 2^17 in all */
+    /* the exact sum's long accumulators are ozb_dev_sum's own scratch (at most 2^17 of 1.9 KB,
+     * kernels/ozb_launch.h), outside the workspace limit like cuBLAS's workspace */
     const int exact = !dbl && (!fixed || h->summation == OZBLAS_SUM_NEARSUM);
-    const double nla = (double)m * (double)n * 128.0;     /* >= ozb_kl_sum_accumulators of any tile */
-    const double la = exact ? (double)sizeof(ozb_longacc) * (nla < (double)OZB_KL_SUM_EXACT_MAX ? nla : (double)OZB_KL_SUM_EXACT_MAX) : 0.0;
-    ozb_dev_tilebuf tbuf[4] = {
+    ozb_dev_tilebuf tbuf[3] = {
         { OZB_DBUF_B, 0.0, sB, 0.0, 8.0 },                 /* op(B)'s slices of a column tile */
         { OZB_DBUF_C, 0.0, 0.0, pe, 8.0 },                 /* the products */
     };
     int ntb = 2, iA = -1;
     if (sa && !fused) { iA = ntb; tbuf[ntb++] = (ozb_dev_tilebuf){ OZB_DBUF_A, sA, 0.0, 0.0, 0.0 }; }   /* op(A)'s slices */
-    if (exact) tbuf[ntb++] = (ozb_dev_tilebuf){ OZB_DBUF_LA, 0.0, 0.0, 0.0, la };
-    void *tp[4] = { NULL, NULL, NULL, NULL };
+    void *tp[3] = { NULL, NULL, NULL };
     int64_t mb, nb;
     /* a tile's batched GEMM has sa mb rows and up to sb nb columns: cuBLAS's int sizes */
     const int64_t mbmax = INT32_MAX / (sa > 0 ? sa : 1), nbmax = INT32_MAX / (sb > 0 ? sb : 1);
