@@ -137,6 +137,17 @@ __global__ void k_split(const ozb_op_side sd, int type, int beta, const int32_t 
         ozb_op_split_item(&sd, type, beta, e, ns, s, kbp, rowfast, S, w);
 }
 
+/* an item's sums into P: digit pair (t, u) at P[base + t rows + u M] */
+__device__ __forceinline__ void fused_add(double *P, const double acc[OZB_OP_FUSED_HALF][OZB_OP_FUSED_MAXS], int t0,
+                                          int nsa, int sb, int64_t base, int64_t rows, int64_t M)
+{
+#pragma unroll
+    for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
+#pragma unroll
+        for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
+            if (t0 + t < nsa && u < sb && acc[t][u] != 0.0) atomicAdd(P + base + (t0 + t) * rows + u * M, acc[t][u]);
+}
+
 /* every partial sum is an integer below 2^53 (ozb_kernel_ops.h), so the atomic additions
  * are exact and their order does not matter.  Two threads per item, each half of op(A)'s
  * digits (4 x 8 sums in registers, not 8 x 8: 116-120 registers, so two blocks of 256 fit an
@@ -151,12 +162,7 @@ __global__ void OZB_BOUNDS(kThreads, 2) k_fused(const ozb_op_side sd, int beta, 
         int64_t kk, r;
         const int t0 = (int)(w & 1) * OZB_OP_FUSED_HALF;   /* the two halves of an item: neighbouring threads */
         ozb_op_fused_item(&sd, beta, eA, nsA, SX, sb, kbp, w >> 1, t0, acc, &nsa, &kk, &r);
-#pragma unroll
-        for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
-#pragma unroll
-            for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
-                if (t0 + t < nsa && u < sb && acc[t][u] != 0.0)
-                    atomicAdd(P + kk * M * sb + (t0 + t) * sd.rows + r + u * M, acc[t][u]);
+        fused_add(P, acc, t0, nsa, sb, kk * M * sb + r, sd.rows, M);
     }
 }
 
@@ -171,12 +177,7 @@ __global__ void k_fused_dot(const ozb_op_side sd, const ozb_op_side sy, int beta
         int64_t kk, r;
         const int t0 = (int)(w & 1) * OZB_OP_FUSED_HALF;
         ozb_op_fused_dot_item(&sd, &sy, beta, eA, nsA, eB, nsB, sb, w >> 1, t0, acc, &nsa, &kk, &r);
-#pragma unroll
-        for (int t = 0; t < OZB_OP_FUSED_HALF; t++)
-#pragma unroll
-            for (int u = 0; u < OZB_OP_FUSED_MAXS; u++)
-                if (t0 + t < nsa && u < sb && acc[t][u] != 0.0)
-                    atomicAdd(P + kk * M * sb + (t0 + t) * sd.rows + r + u * M, acc[t][u]);
+        fused_add(P, acc, t0, nsa, sb, kk * M * sb + r, sd.rows, M);
     }
 }
 
