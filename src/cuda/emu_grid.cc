@@ -58,8 +58,10 @@ static void shuffle(unsigned *v, unsigned n, uint64_t *s)
 
 static uint64_t gcd(uint64_t a, uint64_t b) { while (b) { const uint64_t t = a % b; a = b; b = t; } return a; }
 
-/* ---- fibers ---- */
-#if defined(__x86_64__)
+/* ---- fibers: a small context switch on x86-64; ucontext's elsewhere (slower: a system call
+ * per switch), or where OZB_FIBER_UCONTEXT asks for it ---- */
+#if defined(__x86_64__) && !defined(OZB_FIBER_UCONTEXT)
+#define OZB_FIBER_ASM 1
 /* switch(save, to): pushes the callee-saved registers, stores the stack pointer in *save,
  * loads `to` and pops the other context's registers (System V x86-64) */
 extern "C" void ozb_fiber_switch(void **save, void *to);
@@ -70,7 +72,7 @@ __asm__(".text\n.globl ozb_fiber_switch\n.hidden ozb_fiber_switch\n.type ozb_fib
         "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
         "  ret\n.size ozb_fiber_switch,.-ozb_fiber_switch\n");
 #else
-#error "the emulated device's fibers need an x86-64 context switch (add one for this architecture)"
+#include <ucontext.h>
 #endif
 
 enum { READY, WAITING, DONE };
@@ -82,7 +84,15 @@ static const size_t kStack = 128 * 1024;
 
 static const size_t kTopFrames = 64 * 1024;
 
-struct fiber { void *sp; int state; unsigned t; char *stack; };
+struct fiber {
+    void *sp;                             /* OZB_FIBER_ASM: the saved stack pointer */
+    int state;
+    unsigned t;
+    char *stack;
+#ifndef OZB_FIBER_ASM
+    ucontext_t uc;
+#endif
+};
 
 /* The fibers' stacks, kept from one launch to the next (launches are serialized): mapped once
  * for the largest block so far, a guard page below each */
@@ -112,18 +122,40 @@ struct block_run {
     void *closure;
     const void *sched_bottom;
     size_t sched_size;
+#ifndef OZB_FIBER_ASM
+    ucontext_t sched_uc;
+#endif
 };
 static block_run *run_;   /* the block whose fibers run now (launches are serialized) */
+
+/* the two switches: from the scheduler into fiber f, from fiber f back to the scheduler */
+static void switch_in(block_run *r, fiber *f)
+{
+#ifdef OZB_FIBER_ASM
+    ozb_fiber_switch(&r->sched_sp, f->sp);
+#else
+    swapcontext(&r->sched_uc, &f->uc);
+#endif
+}
+
+static void switch_out(block_run *r, fiber *f)
+{
+#ifdef OZB_FIBER_ASM
+    ozb_fiber_switch(&f->sp, r->sched_sp);
+#else
+    swapcontext(&f->uc, &r->sched_uc);
+#endif
+}
 
 static void to_scheduler(fiber *me)
 {
 #ifdef OZB_ASAN
     void *fake = nullptr;
     __sanitizer_start_switch_fiber(me->state == DONE ? nullptr : &fake, run_->sched_bottom, run_->sched_size);
-    ozb_fiber_switch(&me->sp, run_->sched_sp);
+    switch_out(run_, me);
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #else
-    ozb_fiber_switch(&me->sp, run_->sched_sp);
+    switch_out(run_, me);
 #endif
 }
 
@@ -142,20 +174,28 @@ static void fiber_entry()
 
 static void fiber_start(fiber *f)
 {
-    /* the stack as ozb_fiber_switch leaves it: six registers, then fiber_entry as the return
-     * address, entered with the stack 8 bytes off 16 as after a call */
+    /* ozb_fiber_switch: the stack as it leaves it, six registers, then fiber_entry as the
+     * return address, entered with the stack 8 bytes off 16 as after a call */
 #ifdef OZB_ASAN
     /* a fiber of the previous block ended without unwinding its last frames (fiber_entry,
      * to_scheduler: the kernel body itself returned): their redzones, at the top of the
      * stack, are still poisoned in the shadow memory */
     __asan_unpoison_memory_region(f->stack + kStack - kTopFrames, kTopFrames);
 #endif
+#ifdef OZB_FIBER_ASM
     uintptr_t top = ((uintptr_t)(f->stack + kStack)) & ~(uintptr_t)15;
     void **sp = (void **)top;
     *--sp = nullptr;                      /* fiber_entry's (never used) return address */
     *--sp = (void *)&fiber_entry;
     for (int i = 0; i < 6; i++) *--sp = nullptr;
     f->sp = sp;
+#else
+    getcontext(&f->uc);
+    f->uc.uc_stack.ss_sp = f->stack + 4096;   /* above the guard page */
+    f->uc.uc_stack.ss_size = kStack - 4096;
+    f->uc.uc_link = nullptr;
+    makecontext(&f->uc, fiber_entry, 0);
+#endif
     f->state = READY;
 }
 
@@ -166,10 +206,10 @@ static void resume(block_run *r, fiber *f)
 #ifdef OZB_ASAN
     void *fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, f->stack, kStack);
-    ozb_fiber_switch(&r->sched_sp, f->sp);
+    switch_in(r, f);
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #else
-    ozb_fiber_switch(&r->sched_sp, f->sp);
+    switch_in(r, f);
 #endif
 }
 
