@@ -84,15 +84,16 @@ static const size_t kStack = 128 * 1024;
 
 static const size_t kTopFrames = 64 * 1024;
 
-struct fiber {
-    void *sp;                             /* OZB_FIBER_ASM: the saved stack pointer */
-    int state;
-    unsigned t;
-    char *stack;
-#ifndef OZB_FIBER_ASM
+/* a suspended context: the saved stack pointer (ozb_fiber_switch), or ucontext's */
+struct context {
+#ifdef OZB_FIBER_ASM
+    void *sp;
+#else
     ucontext_t uc;
 #endif
 };
+
+struct fiber { context cx; int state; unsigned t; char *stack; };
 
 /* The fibers' stacks, kept from one launch to the next (launches are serialized): mapped once
  * for the largest block so far, a guard page below each */
@@ -116,47 +117,38 @@ static char *fiber_stacks(unsigned block)
 struct block_run {
     fiber *f;
     unsigned n;
-    void *sched_sp;
+    context sched;
     fiber *cur;
     void (*fn)(void *);
     void *closure;
     const void *sched_bottom;
     size_t sched_size;
-#ifndef OZB_FIBER_ASM
-    ucontext_t sched_uc;
-#endif
 };
 static block_run *run_;   /* the block whose fibers run now (launches are serialized) */
 
-/* the two switches: from the scheduler into fiber f, from fiber f back to the scheduler */
-static void switch_in(block_run *r, fiber *f)
+/* Saves the running context in *save and resumes *to, whose stack is [bottom, bottom + size)
+ * (for ASan's fiber annotations; `ending`: the running context is never resumed). */
+static void swap(context *save, context *to, const void *bottom, size_t size, bool ending)
 {
-#ifdef OZB_FIBER_ASM
-    ozb_fiber_switch(&r->sched_sp, f->sp);
+#ifdef OZB_ASAN
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(ending ? nullptr : &fake, bottom, size);
 #else
-    swapcontext(&r->sched_uc, &f->uc);
+    (void)bottom; (void)size; (void)ending;
 #endif
-}
-
-static void switch_out(block_run *r, fiber *f)
-{
 #ifdef OZB_FIBER_ASM
-    ozb_fiber_switch(&f->sp, r->sched_sp);
+    ozb_fiber_switch(&save->sp, to->sp);
 #else
-    swapcontext(&f->uc, &r->sched_uc);
+    swapcontext(&save->uc, &to->uc);
+#endif
+#ifdef OZB_ASAN
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
 }
 
 static void to_scheduler(fiber *me)
 {
-#ifdef OZB_ASAN
-    void *fake = nullptr;
-    __sanitizer_start_switch_fiber(me->state == DONE ? nullptr : &fake, run_->sched_bottom, run_->sched_size);
-    switch_out(run_, me);
-    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#else
-    switch_out(run_, me);
-#endif
+    swap(&me->cx, &run_->sched, run_->sched_bottom, run_->sched_size, me->state == DONE);
 }
 
 static void fiber_entry()
@@ -188,13 +180,13 @@ static void fiber_start(fiber *f)
     *--sp = nullptr;                      /* fiber_entry's (never used) return address */
     *--sp = (void *)&fiber_entry;
     for (int i = 0; i < 6; i++) *--sp = nullptr;
-    f->sp = sp;
+    f->cx.sp = sp;
 #else
-    getcontext(&f->uc);
-    f->uc.uc_stack.ss_sp = f->stack + 4096;   /* above the guard page */
-    f->uc.uc_stack.ss_size = kStack - 4096;
-    f->uc.uc_link = nullptr;
-    makecontext(&f->uc, fiber_entry, 0);
+    getcontext(&f->cx.uc);
+    f->cx.uc.uc_stack.ss_sp = f->stack + 4096;   /* above the guard page */
+    f->cx.uc.uc_stack.ss_size = kStack - 4096;
+    f->cx.uc.uc_link = nullptr;
+    makecontext(&f->cx.uc, fiber_entry, 0);
 #endif
     f->state = READY;
 }
@@ -203,14 +195,7 @@ static void resume(block_run *r, fiber *f)
 {
     r->cur = f;
     tidx = dim3v{f->t, 0, 0};
-#ifdef OZB_ASAN
-    void *fake = nullptr;
-    __sanitizer_start_switch_fiber(&fake, f->stack, kStack);
-    switch_in(r, f);
-    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#else
-    switch_in(r, f);
-#endif
+    swap(&r->sched, &f->cx, f->stack, kStack, false);
 }
 
 void syncthreads()
