@@ -402,6 +402,59 @@ START_TEST(eft_ftz_daz_caller)
 END_TEST
 #endif
 
+/* Elements whose products are all exactly zero (zero rows, zeros of op(A) meeting the nonzeros
+ * of x and the reverse) resolve to RN(beta c) before any later method: c normal, subnormal,
+ * +-0, a tie below 2^-1074 that rounds to +-0, Inf and NaN; a 0 x Inf pair that must stay NaN.
+ * GEMV both ways, a GEMM with a zero block, and DOTs; RN(exact) on every path. */
+START_TEST(eft_zero_products)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_zero_products");
+    const int64_t m = 21, n = 300, lda = 23;
+    const double cs[] = {0.75, -0x1p-1060, 0x1p-1074, -0x1p-1074, -0.0, 0x1p-1073, INFINITY, NAN, 3.0};
+    double *A = tu_alloc((size_t)(lda * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)n);
+    for (int tr = 0; tr < 2; tr++)
+        for (int bv = 0; bv < 3; bv++) {
+            tu_fill_mat(&r, A, m, n, lda, 1);
+            const int64_t rows = tr ? n : m, inner = tr ? m : n;
+            tu_fill_vec(&r, x, inner, 1, 1);
+            for (int64_t l = 0; l < inner; l += 2) x[l] = 0.0;       /* x zero at even l */
+            for (int64_t i = 0; i < rows; i++) y0[i] = cs[i % 9];
+#define OPA(i, l) (*(tr ? &A[(l) + (i) * lda] : &A[(i) + (l) * lda]))
+            for (int64_t i = 0; i < rows; i++) {
+                if (i % 3 == 2) continue;                              /* rows with real products */
+                for (int64_t l = 1; l < inner; l += 2) OPA(i, l) = 0.0; /* zero where x is not */
+                if (i % 3 == 1) for (int64_t l = 0; l < inner; l += 2) OPA(i, l) = 0.0;   /* zero row */
+            }
+            OPA(3 % rows, 4) = INFINITY;                              /* meets x[4] = 0: NaN */
+            const double beta = bv == 0 ? 0.0 : bv == 1 ? 0.5 : -1.0;
+            paths_agree(h, tr, m, n, lda, A, x, 1.0, beta, y0, "eft zero products");
+#undef OPA
+        }
+    /* a GEMM whose op(A) has a zero block of rows and op(B) a zero column */
+    tu_gemm_params p = {0, 0, 40, 9, 70, 0, 0, 0, -1.0, 0.5, 0};
+    double *Ag = tu_alloc(40 * 70), *B = tu_alloc(70 * 9), *C = tu_alloc(40 * 9);
+    tu_fill_mat(&r, Ag, 40, 70, 40, 2);
+    tu_fill_mat(&r, B, 70, 9, 70, 2);
+    for (int64_t l = 0; l < 70; l++) for (int64_t i = 8; i < 24; i++) Ag[i + l * 40] = 0.0;
+    for (int64_t l = 0; l < 70; l++) B[l + 3 * 70] = 0.0;
+    for (int64_t e = 0; e < 40 * 9; e++) C[e] = cs[e % 9];
+    tu_gemm_run(h, CR, &p, Ag, B, C, "eft zero products GEMM");
+    /* DOTs: all products zero, and an exact zero of real products (Scheme I's) */
+    double xd[16], yd[16];
+    for (int l = 0; l < 16; l++) { xd[l] = l % 2 ? 1.5 : 0.0; yd[l] = l % 2 ? 0.0 : -2.0; }
+    double d = 1.0;
+    ck_assert_int_eq(ozblas_ddot(h, 16, xd, 1, yd, 1, &d), OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg(tu_bits(d) == 0, "DOT of zero products: %a, not +0", d);
+    yd[1] = 1.0; yd[3] = 1.0; xd[3] = -1.5;
+    ck_assert_int_eq(ozblas_ddot(h, 16, xd, 1, yd, 1, &d), OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg(tu_bits(d) == 0, "DOT cancelling to zero: %a, not +0", d);
+    free(A); free(x); free(y0); free(Ag); free(B); free(C);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded: the same bits. */
 START_TEST(eft_double_mode_is_cr)
 {
@@ -436,6 +489,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_magnitude_steps);
     tcase_add_test(tc, eft_special_rows);
     tcase_add_test(tc, eft_cancellation);
+    tcase_add_test(tc, eft_zero_products);
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);

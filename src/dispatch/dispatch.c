@@ -10,6 +10,7 @@
 #include "fused/fused.h"
 #include "fused/eft_dot.h"
 #include "fused/eft_deep.h"
+#include "fused/zero_products.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -29,7 +30,7 @@ static void info_add(ozblas_info_t *fi, const ozblas_info_t *p)
 
 /* A method that certifies what it can: RN(exact) written where certified, fail[i + j m] = 1
  * (column-major flags owned by the handle) where the element was left untouched. */
-typedef ozblas_status_t (*certify_fn)(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
+typedef ozblas_status_t (*certify_fn)(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
 /* A method that computes a whole (sub)problem. */
 typedef ozblas_status_t (*method_fn)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl);
 
@@ -61,10 +62,15 @@ static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const
     /* C as it came in, where it is read: to be restored before a whole-call fallback */
     double *saved = NULL;
     if (pr->beta != 0.0 && mn > 1 && (saved = ozb_buf_get(h, OZB_BUF_CSAVE, sizeof(double) * (size_t)mn))) copy_c(pr, saved, 1);
-    const uint8_t *fail;
+    uint8_t *fail;
     int64_t nfail;
     ozblas_status_t st = certify(h, pr, call_threads(h, pr), &fail, &nfail);
     if (st != OZBLAS_STATUS_SUCCESS) return st;
+    if (nfail > 0) {              /* exact zero sums (LAPACK's structured zeros): beta c */
+        const int64_t z = ozb_zero_products(pr, fail);
+        nfail -= z;
+        if (h->info.exact_fallbacks >= z) h->info.exact_fallbacks -= z;   /* the error-free sums count them */
+    }
     if (nfail == 0) {                     /* the common case: no copy of the info */
         h->info.seconds_total = ozb_now_if(timed) - t_start;
         return OZBLAS_STATUS_SUCCESS;

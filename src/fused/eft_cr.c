@@ -113,7 +113,7 @@ static int probe_fails(const ozb_eft_gemm_t *s)
 }
 #endif
 
-ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **failp, int64_t *nfail)
+ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
     const double work = (double)pr->m * (double)pr->n * (double)pr->k;
     const int timed = ozb_timed(work);

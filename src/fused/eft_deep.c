@@ -86,7 +86,7 @@ int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr)
     return bytes_needed(pr) <= ozb_workspace_limit(h);
 }
 
-ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **failp, int64_t *nfail)
+ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
     const int timed = ozb_timed((double)pr->m * (double)pr->n * (double)pr->k);
     const double t0 = ozb_now_if(timed);

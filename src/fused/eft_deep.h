@@ -11,5 +11,5 @@ int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr);
 /* As ozb_eft_cr (eft_dot.h), with a bound near 2^-120 of the largest product instead of 2^-80:
  * RN(exact) written where certified, *fail the m n flags (owned by the handle until its next
  * call), *nfail their count. */
-ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
+ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
 #endif

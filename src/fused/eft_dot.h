@@ -16,7 +16,7 @@ int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *p
  * untouched: Inf/NaN or overflow anywhere in its row and column, results below 2^-947 or
  * exactly zero, or a sum within its error bound of a rounding boundary.  *nfail is their
  * count. */
-ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, const uint8_t **fail, int64_t *nfail);
+ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
 
 /* The info of an error-free call (stage 2: one level, 3: the deep sums): the operands
  * themselves as 53-bit slices, `left` elements left to the caller.  (eft_cr.c) */

@@ -326,7 +326,7 @@ static int64_t row_results(void *ctx, int64_t lo, int64_t hi)
 }
 
 ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
-                             const uint8_t **failp, int64_t *nfailp)
+                             uint8_t **failp, int64_t *nfailp)
 {
     fz_t f;
     f.pr = pr;

@@ -15,5 +15,5 @@ int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan 
  * for the caller to compute (non-finite inputs or alpha/beta/C, grids outside the normal
  * range, or a rounding the truncated levels cannot decide).  *nfail is their count. */
 ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
-                             const uint8_t **fail, int64_t *nfail);
+                             uint8_t **fail, int64_t *nfail);
 #endif

@@ -1,0 +1,15 @@
+/* Elements whose every product is exactly zero (a zero row or column block, a structured zero
+ * of a triangular or banded operand): the error-free sums cannot certify them, since a zero
+ * sum within a nonzero bound may round to either sign or to a subnormal, but their exact value
+ * is simply beta c. */
+#ifndef OZB_ZERO_PRODUCTS_H
+#define OZB_ZERO_PRODUCTS_H
+#include "core/problem.h"
+
+/* For every flagged element (fail: m n flags, column-major) whose products op(A)(i, l)
+ * op(B)(l, j) are all exactly zero (for each l one factor is zero and the other finite):
+ * writes RN(beta c) (+0 where beta or c is zero: the contract's exact zero) and clears its
+ * flag.  Left flagged: c not finite, or beta c overflowing or underflowing to zero (the
+ * later methods decide those).  Returns the flags cleared. */
+int64_t ozb_zero_products(const ozb_problem *pr, uint8_t *fail);
+#endif
