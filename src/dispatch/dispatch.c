@@ -11,6 +11,7 @@
 #include "fused/eft_dot.h"
 #include "fused/eft_deep.h"
 #include "fused/zero_products.h"
+#include "fused/eft_scaled.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -122,13 +123,22 @@ static ozblas_status_t by_deep(ozblas_handle_t h, const ozb_problem *pr, const o
     return certified(h, pr, pl, ozb_eft_deep_cr, by_fused);
 }
 
+/* What the error-free sums leave undecided because every product is tiny (operands near
+ * 2^-970: LAPACK's scaling tests): the same sums on the call scaled by a power of two
+ * (src/fused/eft_scaled.c), then the deep sums. */
+static ozblas_status_t by_scaled(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    if (!ozb_eft_scale_for(h, pr)) return by_deep(h, pr, pl);
+    return certified(h, pr, pl, ozb_eft_scaled_cr, by_deep);
+}
+
 /* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
  * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
  * extreme exponents) by the fused kernels and Scheme I. */
 static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
-    return certified(h, pr, pl, ozb_eft_cr, by_deep);
+    return certified(h, pr, pl, ozb_eft_cr, by_scaled);
 }
 
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)

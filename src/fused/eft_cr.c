@@ -115,10 +115,15 @@ static int probe_fails(const ozb_eft_gemm_t *s)
 
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
+    return ozb_eft_cr_in(h, pr, nt, OZB_BUF_EFT, failp, nfail);
+}
+
+ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, int slot, uint8_t **failp, int64_t *nfail)
+{
     const double work = (double)pr->m * (double)pr->n * (double)pr->k;
     const int timed = ozb_timed(work);
     const double t0 = ozb_now_if(timed);
-    char *buf = ozb_buf_get(h, OZB_BUF_EFT, bytes_needed(pr, nt));
+    char *buf = ozb_buf_get(h, slot, bytes_needed(pr, nt));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     gemm_t g = { pr, pr->a, (uint8_t *)buf, NULL, thread_bytes(pr) };
     char *p = buf + up64((size_t)pr->m * (size_t)pr->n + 8);

@@ -18,6 +18,10 @@ int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *p
  * count. */
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
 
+/* The same with its buffers in workspace slot `slot` (the scaled sums run it inside a call
+ * whose flags are in OZB_BUF_EFT) */
+ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, int slot, uint8_t **fail, int64_t *nfail);
+
 /* The info of an error-free call (stage 2: one level, 3: the deep sums): the operands
  * themselves as 53-bit slices, `left` elements left to the caller.  (eft_cr.c) */
 void ozb_eft_info(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds);

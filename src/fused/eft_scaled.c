@@ -1,0 +1,126 @@
+/* The error-free sums on a problem scaled by a power of two (eft_scaled.h): one operand (the
+ * one with fewer elements, if it stays below 2^990) and C are multiplied by 2^s, which is exact
+ * (scaling up loses no bit, even of a subnormal), so the scaled call's exact results are 2^s
+ * times the call's.  A certified scaled result r' is RN(2^s exact); 2^-s r' is RN(exact)
+ * wherever it is a normal number (no bit is lost scaling it back); a subnormal one could be a
+ * double rounding and is left to the next method. */
+#include "fused/eft_scaled.h"
+#include "fused/eft_dot.h"
+#include <math.h>
+#include <string.h>
+
+static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* max |v(i, l)| over rows x k; -1 where some element is not finite */
+static double view_max(const ozb_view *v, int64_t rows, int64_t k)
+{
+    double mx = 0.0;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t l = 0; l < k; l++) {
+            const double a = fabs(ozb_view_at(v, i, l));
+            if (!isfinite(a)) return -1.0;
+            if (a > mx) mx = a;
+        }
+    return mx;
+}
+
+static double c_max(const ozb_problem *pr)
+{
+    double mx = 0.0;
+    for (int64_t j = 0; j < pr->n; j++)
+        for (int64_t i = 0; i < pr->m; i++) {
+            const double c = fabs(pr->c[i * pr->crs + j * pr->ccs]);
+            if (!isfinite(c)) return -1.0;
+            if (c > mx) mx = c;
+        }
+    return mx;
+}
+
+/* s and the side it scales (0: op(A), 1: op(B)); s = 0: none */
+static int plan(ozblas_handle_t h, const ozb_problem *pr, int *side)
+{
+    const double ma = view_max(&pr->a, pr->m, pr->k), mb = view_max(&pr->b, pr->n, pr->k);
+    if (!(ma > 0.0) || !(mb > 0.0)) return 0;                 /* zero products, Inf/NaN */
+    const int ea = ilogb(ma), eb = ilogb(mb);
+    if (ea + eb > -900) return 0;               /* products within the sums' range */
+    const int s = -(ea + eb);
+    /* the side with fewer elements, where it stays below 2^990 */
+    const int first = (double)pr->m > (double)pr->n;          /* 1: op(B) is smaller */
+    *side = -1;
+    for (int q = 0; q < 2 && *side < 0; q++) {
+        const int sd = q ? !first : first;
+        if ((sd ? eb : ea) + s <= 990) *side = sd;
+    }
+    if (*side < 0) return 0;
+    if (pr->beta != 0.0) {
+        const double mc = c_max(pr);
+        if (mc < 0.0 || (mc > 0.0 && ilogb(mc) + s > 990)) return 0;
+    }
+    const size_t mn = (size_t)pr->m * (size_t)pr->n;
+    const size_t bytes = up64(mn + 8) + up64(mn * sizeof(double)) + up64((size_t)(*side ? pr->n : pr->m) * (size_t)pr->k * sizeof(double));
+    return bytes <= ozb_workspace_limit(h) ? s : 0;
+}
+
+int ozb_eft_scale_for(ozblas_handle_t h, const ozb_problem *pr)
+{
+    int side;
+    return plan(h, pr, &side);
+}
+
+/* v 2^s, s > 0, in steps that stay exact (each product at most the final one) */
+static double scale_up(double v, int s)
+{
+    for (; s > 0; s -= 1000) v *= ldexp(1.0, s < 1000 ? s : 1000);
+    return v;
+}
+
+ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
+{
+    const int64_t m = pr->m, n = pr->n, k = pr->k;
+    const size_t mn = (size_t)m * (size_t)n;
+    int side = 0;
+    const int s = plan(h, pr, &side);
+    const int64_t rows = side ? n : m;
+    char *buf = ozb_buf_get(h, OZB_BUF_SCALED, up64(mn + 8) + up64(mn * sizeof(double)) + up64((size_t)rows * (size_t)k * sizeof(double)));
+    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
+    uint8_t *fail = (uint8_t *)buf;
+    *failp = fail;
+    memset(fail, 1, mn);
+    *nfail = (int64_t)mn;
+    if (s == 0) return OZBLAS_STATUS_SUCCESS;
+    double *Cs = (double *)(buf + up64(mn + 8)), *P = (double *)((char *)Cs + up64(mn * sizeof(double)));
+    const double f = ldexp(1.0, s < 1000 ? s : 1000);
+    const ozb_view *v = side ? &pr->b : &pr->a;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t l = 0; l < k; l++) {
+            const double x = ozb_view_at(v, i, l);
+            P[i * k + l] = s <= 1000 ? x * f : scale_up(x, s);
+        }
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            const double c = pr->beta != 0.0 ? pr->c[i * pr->crs + j * pr->ccs] : 0.0;
+            Cs[i + j * m] = s <= 1000 ? c * f : scale_up(c, s);
+        }
+    ozb_problem sp = *pr;
+    const ozb_view pv = { P, k, 1 };
+    if (side) sp.b = pv; else sp.a = pv;
+    sp.c = Cs; sp.crs = 1; sp.ccs = m;
+    uint8_t *f2;
+    int64_t n2;
+    ozblas_status_t st = ozb_eft_cr_in(h, &sp, nt, OZB_BUF_EFT2, &f2, &n2);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    int64_t left = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            const size_t e = (size_t)(i + j * m);
+            const double r = Cs[e];
+            /* normal once scaled back (a zero is never certified by the sums) */
+            if (!f2[e] && r != 0.0 && ilogb(r) - s >= -1022) {
+                pr->c[i * pr->crs + j * pr->ccs] = ldexp(r, -s);
+                fail[e] = 0;
+            } else
+                left++;
+        }
+    *nfail = left;
+    return OZBLAS_STATUS_SUCCESS;
+}
