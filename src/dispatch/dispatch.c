@@ -143,6 +143,13 @@ static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const oz
 
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
+    /* a small CORRECTLY_ROUNDED DOT straight to the error-free sums: no workspace, no
+     * eligibility walk (its bits are RN(exact) like every other path's) */
+    if (pr->m == 1 && pr->n == 1 && plan->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && plan->engine == OZBLAS_ENGINE_FP64 &&
+        !h->knobs.no_dot2 && ozb_eft_dot_small(pr)) {
+        ozb_eft_info(h, pr, 0, 2, 0.0);
+        return OZBLAS_STATUS_SUCCESS;
+    }
     ozb_plan pl = *plan;
     /* CRT_INT8: FIXED and DOUBLE through the scheme (INT8 slices where it does not reach);
      * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the FP64 kernels, which

@@ -64,6 +64,15 @@ static void dot_init(dot_t *d)
     d->have_g = d->bad = 0;
 }
 
+/* dst[0..7] = src[0..r-1] and zeros (0 < r < 8), by masked loads: nothing past src[r-1] is
+ * read, and no library call on small DOTs */
+static inline void load_tail(double *dst, const double *src, int64_t r)
+{
+    const __m256i idx = _mm256_setr_epi64x(0, 1, 2, 3);
+    _mm256_storeu_pd(dst, _mm256_maskload_pd(src, _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), idx)));
+    _mm256_storeu_pd(dst + 4, _mm256_maskload_pd(src + 4, _mm256_cmpgt_epi64(_mm256_set1_epi64x(r - 4), idx)));
+}
+
 /* n contiguous products; a tail below 8 zero-padded (a zero product adds exact zeros) */
 static void dot_contig(dot_t *d, const double *x, const double *y, int64_t n)
 {
@@ -71,9 +80,9 @@ static void dot_contig(dot_t *d, const double *x, const double *y, int64_t n)
     const int64_t n8 = n / 8;
     if (!dot_run(x, y, n8, d->t, d->g, &d->have_g)) { d->bad = 1; return; }
     if (n % 8) {
-        double xt[8] = {0}, yt[8] = {0};
-        memcpy(xt, x + 8 * n8, sizeof(double) * (size_t)(n % 8));
-        memcpy(yt, y + 8 * n8, sizeof(double) * (size_t)(n % 8));
+        double xt[8], yt[8];
+        load_tail(xt, x + 8 * n8, n % 8);
+        load_tail(yt, y + 8 * n8, n % 8);
         if (!dot_run(xt, yt, 1, d->t, d->g, &d->have_g)) d->bad = 1;
     }
 }
@@ -249,6 +258,25 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
 }
 
 #endif
+
+int ozb_eft_dot_small(const ozb_problem *pr)
+{
+#ifdef EFT_AVX2
+    if (pr->m != 1 || pr->n != 1 || (double)pr->k >= OZB_PAR_WORK) return 0;
+    if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return 0;
+    dot_t d;
+    dot_init(&d);
+    dot_strided(&d, pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, pr->k);
+    const int use_c = pr->beta != 0.0;
+    double r;
+    if (!finish(dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
+    *pr->c = r;
+    return 1;
+#else
+    (void)pr;
+    return 0;
+#endif
+}
 
 int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt)
 {
