@@ -508,6 +508,49 @@ START_TEST(eft_scaled_tiny)
 }
 END_TEST
 
+/* Short DOTs and GEMVs whose products span the exponent range (LAPACK's scaling tests: 1e-292
+ * against 1e-146, products below the subnormal range, results near zero or subnormal): the
+ * error-free sums certify none of them, the exact short sums do; Inf and NaN still follow
+ * the special-value rules.  RN(exact) on every path. */
+START_TEST(eft_exact_small)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_exact_small");
+    const double scales[] = {0x1p-970, 1.0, 0x1p-485, 0x1p-1074, 0x1p500};
+    for (int q = 0; q < 60; q++) {
+        const int64_t n = 2 + q % 5;
+        double x[8], y[8];
+        tu_fill_vec(&r, x, n, 1, 1);
+        tu_fill_vec(&r, y, n, 1, 1);
+        for (int64_t l = 0; l < n; l++) {
+            x[l] *= scales[(q + l) % 5];
+            y[l] *= scales[(q + 2 * l + 1) % 5] * (q % 3 == 0 ? 0x1p-485 : 1.0);
+        }
+        if (q % 7 == 3) y[1] = -x[0] * y[0] / x[1];        /* near cancellation of two products */
+        if (q == 50) x[0] = INFINITY;
+        if (q == 51) y[1] = NAN;
+        const double ref = ozref_ddot(n, x, 1, y, 1);
+        double d;
+        ck_assert_int_eq(ozblas_ddot(h, n, x, 1, y, 1, &d), OZBLAS_STATUS_SUCCESS);
+        ck_assert_msg(tu_bits(d) == tu_bits(ref) || (isnan(d) && isnan(ref)), "short DOT %d: %a, exact %a", q, d, ref);
+    }
+    const int64_t m = 9, k = 4;
+    double A[36], xv[9], y0[9];
+    for (int tr = 0; tr < 2; tr++) {
+        tu_fill_mat(&r, A, m, k, m, 1);
+        const int64_t rows = tr ? k : m, inner = tr ? m : k;
+        tu_fill_vec(&r, xv, inner, 1, 1);
+        tu_fill_vec(&r, y0, rows, 1, 1);
+        for (int64_t e = 0; e < m * k; e++) A[e] *= scales[e % 5];
+        for (int64_t l = 0; l < inner; l++) xv[l] *= scales[(l + 3) % 5];
+        for (int64_t i = 0; i < rows; i++) y0[i] *= 0x1p-1000;
+        paths_agree(h, tr, m, k, m, A, xv, -1.0, 0.5, y0, "eft exact small");
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded: the same bits. */
 START_TEST(eft_double_mode_is_cr)
 {
@@ -544,6 +587,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_cancellation);
     tcase_add_test(tc, eft_zero_products);
     tcase_add_test(tc, eft_scaled_tiny);
+    tcase_add_test(tc, eft_exact_small);
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);

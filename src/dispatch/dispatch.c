@@ -12,6 +12,7 @@
 #include "fused/eft_deep.h"
 #include "fused/zero_products.h"
 #include "fused/eft_scaled.h"
+#include "fused/exact_small.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -114,13 +115,22 @@ static ozblas_status_t by_fused(ozblas_handle_t h, const ozb_problem *pr, const 
     return certified(h, pr, pl, ozb_fused_cr, ozb_scheme1_run);
 }
 
+/* Short inner dimensions that the error-free sums could not certify (products spanning the
+ * exponent range): every product split exactly and rounded once (src/fused/exact_small.c);
+ * special values on to the fused kernels and Scheme I. */
+static ozblas_status_t by_exact_small(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    if (pr->k > OZB_EXACT_SMALL_K) return by_fused(h, pr, pl);
+    return certified(h, pr, pl, ozb_exact_small, by_fused);
+}
+
 /* What the error-free sums leave undecided: the same sums with a second extraction level
  * (src/fused/eft_deep.c; results that cancel to ~2^-60 of their terms, residuals), then the
  * fused kernels and Scheme I.  Only ever after ozb_eft_cr, so ozb_eft_eligible holds. */
 static ozblas_status_t by_deep(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
-    if (h->knobs.no_deep || !ozb_eft_deep_eligible(h, pr)) return by_fused(h, pr, pl);
-    return certified(h, pr, pl, ozb_eft_deep_cr, by_fused);
+    if (h->knobs.no_deep || !ozb_eft_deep_eligible(h, pr)) return by_exact_small(h, pr, pl);
+    return certified(h, pr, pl, ozb_eft_deep_cr, by_exact_small);
 }
 
 /* What the error-free sums leave undecided because every product is tiny (operands near

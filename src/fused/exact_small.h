@@ -1,0 +1,16 @@
+/* CORRECTLY_ROUNDED calls with a short inner dimension whose products span the whole exponent
+ * range (LAPACK's scaling tests: DOTs of length 2-3 mixing 1e-292 and 1e-146, products below
+ * the subnormal range), which the error-free sums cannot certify: every product split exactly
+ * into integer terms and rounded once by NearSum or the long accumulator (sum/sum.h), instead
+ * of the slices of Scheme I. */
+#ifndef OZB_EXACT_SMALL_H
+#define OZB_EXACT_SMALL_H
+#include "core/problem.h"
+
+#define OZB_EXACT_SMALL_K 32        /* inner dimensions up to this: terms on the stack */
+
+/* Writes RN(exact) for every element whose row of op(A), column of op(B) and C (where beta
+ * != 0) are finite (pr->k <= OZB_EXACT_SMALL_K); the others flagged for the special-value
+ * rules of the later methods.  *fail: m n flags owned by the handle. */
+ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
+#endif
