@@ -441,6 +441,12 @@ START_TEST(eft_zero_products)
     for (int64_t l = 0; l < 70; l++) B[l + 3 * 70] = 0.0;
     for (int64_t e = 0; e < 40 * 9; e++) C[e] = cs[e % 9];
     tu_gemm_run(h, CR, &p, Ag, B, C, "eft zero products GEMM");
+    /* zero products with alpha or beta not finite: alpha 0 and Inf 0 are NaN, not beta c */
+    const double A0[2] = {0.0, 0.0}, x1[1] = {1.0}, yz[2] = {0.0, 0.0};
+    paths_agree(h, 0, 2, 1, 2, A0, x1, INFINITY, 0.0, yz, "zero products, alpha Inf");
+    paths_agree(h, 0, 2, 1, 2, A0, x1, NAN, 0.0, yz, "zero products, alpha NaN");
+    paths_agree(h, 0, 2, 1, 2, A0, x1, 1.0, INFINITY, yz, "zero products, beta Inf, c 0");
+    paths_agree(h, 0, 2, 1, 2, A0, x1, 1.0, NAN, yz, "zero products, beta NaN");
     /* DOTs: all products zero, and an exact zero of real products (Scheme I's) */
     double xd[16], yd[16];
     for (int l = 0; l < 16; l++) { xd[l] = l % 2 ? 1.5 : 0.0; yd[l] = l % 2 ? 0.0 : -2.0; }

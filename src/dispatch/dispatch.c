@@ -126,7 +126,7 @@ static ozblas_status_t by_exact_small(ozblas_handle_t h, const ozb_problem *pr, 
 
 /* What the error-free sums leave undecided: the same sums with a second extraction level
  * (src/fused/eft_deep.c; results that cancel to ~2^-60 of their terms, residuals), then the
- * fused kernels and Scheme I.  Only ever after ozb_eft_cr, so ozb_eft_eligible holds. */
+ * exact short sums, the fused kernels and Scheme I.  Only ever after ozb_eft_cr, so ozb_eft_eligible holds. */
 static ozblas_status_t by_deep(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (h->knobs.no_deep || !ozb_eft_deep_eligible(h, pr)) return by_exact_small(h, pr, pl);

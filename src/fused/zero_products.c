@@ -63,6 +63,9 @@ static int64_t by_column(const ozb_problem *pr, int64_t j, uint8_t *fail)
 
 int64_t ozb_zero_products(const ozb_problem *pr, uint8_t *fail)
 {
+    /* alpha 0 is NaN for alpha = Inf or NaN, and beta c is NaN for beta = Inf with c = 0: the
+     * special-value rules of the later methods decide those */
+    if (!isfinite(pr->alpha) || (pr->beta != 0.0 && !isfinite(pr->beta))) return 0;
     int64_t cleared = 0;
     for (int64_t j = 0; j < pr->n; j++) {
         if (pr->a.rs == 1 && pr->m > 1) {
