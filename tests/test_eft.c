@@ -221,6 +221,83 @@ START_TEST(eft_cancellation)
 }
 END_TEST
 
+/* Short DOTs (k <= 1024: one sigma for every product, src/fused/eft_dot_small.c) across its
+ * edges: the vector tail (k mod 4), the 256-product budget switch, strides; magnitudes that
+ * grow past the first products' guess (a second pass), fall far below them, or reach the range
+ * limit; special values in the first vector, the middle and the tail; cancellation; tiny
+ * products; alpha and beta (a GEMV with one output element).  RN(exact) bit for bit. */
+START_TEST(eft_dot_short)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_dot_short");
+    const int64_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 100, 255, 256, 257, 300, 1023, 1024};
+    const int64_t incs[][2] = {{1, 1}, {-1, 2}, {3, -1}};
+    const int nsz = (int)(sizeof sizes / sizeof *sizes);
+    double *x = tu_alloc(3 * 1024), *y = tu_alloc(3 * 1024);
+    char ctx[128];
+    for (int s = 0; s < nsz; s++) {
+        const int64_t n = sizes[s];
+        for (int pat = 0; pat < 10; pat++) {
+            const int64_t ix = incs[pat % 3][0], iy = incs[pat % 3][1];
+            tu_fill_vec(&r, x, n, ix, pat % 2 ? 4 : 1);
+            tu_fill_vec(&r, y, n, iy, 1);
+            for (int64_t l = 0; l < n; l++) {
+                double *xl = tu_vec_elem(x, n, ix, l), *yl = tu_vec_elem(y, n, iy, l);
+                switch (pat) {
+                case 1: *xl = ldexp(*xl, (int)(l * 45 / n)); break;               /* growth past the guess */
+                case 2: *xl = ldexp(*xl, l < 4 ? 0 : -80); break;                 /* far below the first */
+                case 3: if (l == n - 1) *xl = ldexp(*xl, 200); break;             /* the last one huge */
+                case 4: *xl = ldexp(*xl, 500); *yl = ldexp(*yl, 489); break;      /* near the range limit */
+                case 5: *xl = ldexp(*xl, -540); *yl = ldexp(*yl, -530); break;    /* tiny products */
+                case 6:                                                           /* cancellation */
+                    if (l >= n / 2 && l - n / 2 < n / 2) {
+                        *xl = -*tu_vec_elem(x, n, ix, l - n / 2);
+                        *yl = *tu_vec_elem(y, n, iy, l - n / 2);
+                        if (l == n - 1) *xl += ldexp(*xl, -60);
+                    }
+                    break;
+                case 7: if (l == (n - 1) / 2) *xl = (s % 2) ? INFINITY : NAN; break;
+                case 8: if (l == n - 1) *yl = -INFINITY; break;
+                case 9:   /* one sign, 2^14..2^16 after four 1s: sums beyond sigma unless it is redone */
+                    *xl = l < 4 ? 1.0 : ldexp(1.0 + fabs(*xl) / (1.0 + fabs(*xl)), 15);
+                    *yl = l < 4 ? 1.0 : 0.5 + fabs(*yl) / (2.0 + 2.0 * fabs(*yl));
+                    break;
+                default: break;
+                }
+            }
+            snprintf(ctx, sizeof ctx, "eft dot short pattern %d", pat);
+            tu_dot_run(h, CR, n, x, ix, y, iy, ctx);
+            if (pat == 0 || pat == 1) {
+                ozblas_info_t info;
+                ozblas_get_info(h, &info);
+                ck_assert_msg(info.fused == 2, "n=%lld pattern %d: fused %d", (long long)n, pat, info.fused);
+            }
+        }
+        /* one output element: alpha and beta */
+        tu_gemv_params p = {0};
+        p.trans = s % 2;
+        p.m = p.trans ? n : 1;
+        p.n = p.trans ? 1 : n;
+        p.incx = s % 3 == 1 ? -2 : 1;
+        p.incy = 1;
+        p.alpha = s % 3 ? -0.75 : 3.0;
+        p.beta = s % 2 ? 0.5 : 0.0;
+        tu_gemv_random(h, CR, p, 1, &r, "eft dot short gemv");
+    }
+    /* the exact sum 1 + 2^-53 - 2^-96 (RN: 1) where the sum of the split's residuals is
+     * 1 + 2^-53 + 2^-96 (the residual of (2^-37 + 2^-66)(1 - 2^-29) = 2^-37 - 2^-95 rounds to
+     * 2^-37): only the bound keeps it from being certified as 1 + 2^-52 */
+    const double tx[4] = {1.0, 0x1p-37 + 0x1p-66, 0x1p-96, -0x1p-37 + 0x1p-53};
+    const double ty[4] = {1.0, 1.0 - 0x1p-29, 1.0, 1.0};
+    double d;
+    ck_assert_int_eq(ozblas_ddot(h, 4, tx, 1, ty, 1, &d), OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg(d == 1.0 && d == ozref_ddot(4, tx, 1, ty, 1), "near tie: %a", d);
+    free(x); free(y);
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(eft_gemm_reference)
 {
     ozblas_handle_t h = tu_handle(CR);
@@ -587,6 +664,7 @@ static Suite *eft_suite(void)
     TCase *tc = tcase_create("eft");
     tcase_set_timeout(tc, tu_timeout(300));
     tcase_add_test(tc, eft_dot_reference);
+    tcase_add_test(tc, eft_dot_short);
     tcase_add_test(tc, eft_gemv_reference);
     tcase_add_test(tc, eft_magnitude_steps);
     tcase_add_test(tc, eft_special_rows);

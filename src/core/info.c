@@ -4,7 +4,10 @@
 ozblas_info_t *ozb_info_begin(ozblas_handle_t h, ozblas_summation_t summation, int bits_per_slice)
 {
     ozblas_info_t *info = &h->info;
-    memset(info, 0, sizeof *info);
+    /* an assignment, not memset: the compiler's vector stores, not a rep stos whose start-up
+     * costs ~8 ns on every small call (issue 14) */
+    static const ozblas_info_t zero;
+    *info = zero;
     info->mode = h->mode;
     info->engine = h->engine;
     info->summation = summation;

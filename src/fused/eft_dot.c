@@ -3,6 +3,7 @@
  * of op(A) contiguous (one DOT per row), the certificate, the orchestration.
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_dot.h"
+#include "fused/eft_dot_small.h"
 #include "fused/eft_kern.h"
 #include "core/info.h"
 #include "core/par.h"
@@ -129,6 +130,13 @@ static int finish(fold_t f, double N, double alpha, double beta, double c0, int 
     /* n 2^-1074 (n <= 2^32) and the rounding of G EBC where it is subnormal, with a normal
      * number: arithmetic on subnormals costs a microcode assist of about 100 cycles here */
     B += 0x1p-1000;
+    return ozb_eft_finish(f.S, f.C, B, alpha, beta, c0, use_c, out);
+}
+
+int ozb_eft_finish(double S, double C, double B, double alpha, double beta, double c0, int use_c, double *out)
+{
+    if (!isfinite(S) || !isfinite(C) || !isfinite(B)) return 0;
+    const fold_t f = {S, C, 0.0, 0.0};
     double T[6];
     int m = 0;
     if (alpha == 1.0 && !use_c) {
@@ -264,11 +272,12 @@ int ozb_eft_dot_small(const ozb_problem *pr)
 #ifdef EFT_AVX2
     if (pr->m != 1 || pr->n != 1 || (double)pr->k >= OZB_PAR_WORK) return 0;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return 0;
+    if (pr->k <= OZB_DOT_ONE_SIGMA) return ozb_eft_dot_short(pr);
+    const int use_c = pr->beta != 0.0;
+    double r;
     dot_t d;
     dot_init(&d);
     dot_strided(&d, pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, pr->k);
-    const int use_c = pr->beta != 0.0;
-    double r;
     if (!finish(dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
     *pr->c = r;
     return 1;

@@ -155,6 +155,10 @@ typedef struct {
 /* Row i's rounded result into C, or its fail flag set; returns 1 when left to the caller.
  * N: the number of terms of the row's C (the bound at the top). */
 int64_t ozb_eft_put(const ozb_eft_t *e, int64_t i, fold_t f, double N);
+/* RN(alpha (S + C + D) + beta c0) for every |D| <= B, by Sum2 over alpha S, alpha C and beta
+ * c0 split exactly (or TwoSum where alpha = 1 and beta c0 is not used): 1 and *out where
+ * certified, 0 where not (S, C, B finite, B >= 0) (eft_dot.c) */
+int ozb_eft_finish(double S, double C, double B, double alpha, double beta, double c0, int use_c, double *out);
 
 /* N for k products in `lanes` lanes summed as `pieces` pieces: one w per lane and block (at
  * most k) and the folds' errors */

@@ -1,0 +1,115 @@
+/* Short correctly rounded DOTs (n <= OZB_DOT_ONE_SIGMA): the split of eft_kern.h with a single
+ * sigma for every product, chosen from their exact maximum, and none of the streaming
+ * machinery (blocks, lane totals, folds).  Issue 14: the fixed cost of the short DOTs LAPACK
+ * and iterative solvers make by the million.
+ *
+ * Bit budget (u = 2^-53).  sigma a power of two, every |q| <= sigma / 2^9 (checked after the
+ * pass, 2^11 beyond 256 products; then every |x y| <= sigma / 2), per product
+ *     q = RN(x y + sigma) - sigma,   r = RN(x y - q):
+ *   - x y + sigma lies in [sigma/2, 3 sigma/2]: its rounding h is a multiple of u sigma and q = h - sigma
+ *     is exact (Sterbenz), a multiple of u sigma with |x y - q| <= u sigma;
+ *   - n <= 256 products with every |q| <= sigma / 2^9, or n <= 1024 with every |q| <= sigma / 2^11:
+ *     every partial sum of the q in any order is at most sigma / 2 < 2^53 u sigma, a multiple
+ *     of u sigma: S is exact, whatever the lanes and the order of the horizontal adds;
+ *   - r errs by at most u |x y - q| <= u^2 sigma (2^-1075 where it is subnormal), and R, a
+ *     floating-point sum of n terms of magnitude <= u sigma, by at most gamma_(n-1) n u sigma:
+ *     |S + R - sum x y| <= (n + n^2) u^2 sigma (1 + 2^-40) + n 2^-1075 =: B.
+ * Non-finite or overflowing products make S or R non-finite (or m out of range): the call is
+ * left to the general path, as is one the certificate cannot decide.
+ * Compiled with -ffp-contract=off: the FMAs are explicit. */
+#include "fused/eft_dot_small.h"
+#include "fused/eft_kern.h"
+
+#ifdef EFT_AVX2
+/* the first r elements at p (0 <= r < 4) and zeros: nothing past p[r-1] is read, and no masked
+ * load (vmaskmovpd costs ~10 ns here) */
+static inline __m256d load_first(const double *p, int64_t r)
+{
+    switch (r) {
+    case 1: return _mm256_setr_pd(p[0], 0.0, 0.0, 0.0);
+    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
+    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
+    default: return _mm256_setzero_pd();
+    }
+}
+
+static inline double hsum(__m256d v)
+{
+    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+/* x, y contiguous, 0 < n <= OZB_DOT_ONE_SIGMA.  sigma is guessed from the first four products
+ * (first_sigma: 2^8 headroom) and proved afterwards by the largest |q| (as in eft_kern.h): one
+ * pass where magnitudes do not grow by more than 2^8, a second with the sigma the first one
+ * found where they do (the operands are in L1). */
+static int one_sigma(const double *x, const double *y, int64_t n, double *S, double *R, double *B)
+{
+    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
+    const __m256d xt = load_first(x + n4, r), yt = load_first(y + n4, r);   /* zeros when r = 0 */
+    __m256d m = n4 ? _mm256_mul_pd(_mm256_loadu_pd(x), _mm256_loadu_pd(y)) : _mm256_mul_pd(xt, yt);
+    m = _mm256_and_pd(m, ABSMASK);
+    m = _mm256_max_pd(m, _mm256_permute4x64_pd(m, 0x4e));
+    m = _mm256_max_pd(m, _mm256_permute_pd(m, 0x5));             /* every lane: their max */
+    if (!in_range(m)) return 0;
+    __m256d g = first_sigma(m);
+    /* the budget's |q| limit: 2^-9 sigma for 256 products, 2^-11 sigma for 1024 */
+    const int wide = n > 256;
+    const __m256d lim = _mm256_set1_pd(wide ? 0x1p-11 : 0x1p-9);
+    for (;;) {
+        __m256d S0 = _mm256_setzero_pd(), S1 = S0, R0 = S0, R1 = S0, M0 = S0, M1 = S0;
+        SPLIT4(S0, R0, M0, xt, yt, g);
+        int64_t i = 0;
+        for (; i + 8 <= n4; i += 8) {
+            SPLIT4(S0, R0, M0, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);
+            SPLIT4(S1, R1, M1, _mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4), g);
+        }
+        if (i < n4) SPLIT4(S1, R1, M1, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);
+        M0 = _mm256_max_pd(M0, M1);
+        if (!in_range(M0)) return 0;                             /* NaN products: S below */
+        /* every |q| <= lim sigma proves every |x y| <= sigma / 2 (a larger one rounds to a q of
+         * at least sigma / 2) and the budget at the top */
+        if (_mm256_movemask_pd(_mm256_cmp_pd(M0, _mm256_mul_pd(g, lim), _CMP_LE_OQ)) == 0xf) {
+            *S = hsum(_mm256_add_pd(S0, S1));
+            *R = hsum(_mm256_add_pd(R0, R1));
+            break;
+        }
+        M0 = _mm256_max_pd(M0, _mm256_permute4x64_pd(M0, 0x4e));
+        M0 = _mm256_max_pd(M0, _mm256_permute_pd(M0, 0x5));
+        /* sigma_for: max|q| < 2^-9 sigma; wide: times 4.  At least twice the last: it grows
+         * every time round */
+        __m256d g1 = sigma_for(M0);
+        if (wide) g1 = _mm256_mul_pd(g1, _mm256_set1_pd(4.0));
+        g = _mm256_max_pd(g1, _mm256_add_pd(g, g));
+    }
+    const double nn = (double)n;                                 /* n^2 + n < 2^21: exact */
+    /* (n^2 + n) sigma is exact (sigma <= 2^1012 with max|q| <= 2^990, so it is finite), and so
+     * is its product by 2^-106 (at least 2^-1066 with at most 21 bits: a multiple of 2^-1074);
+     * the margin's rounding errs upward of what the 2^-40 needs */
+    *B = ((nn * nn + nn) * _mm256_cvtsd_f64(g)) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
+    return 1;
+}
+#endif
+
+int ozb_eft_dot_short(const ozb_problem *pr)
+{
+#ifdef EFT_AVX2
+    const int64_t n = pr->k;
+    if (n <= 0 || n > OZB_DOT_ONE_SIGMA) return 0;
+    double S, R, B;
+    const double *x = pr->a.p, *y = pr->b.p;
+    if (pr->a.cs != 1 || pr->b.cs != 1) {
+        double xb[OZB_DOT_ONE_SIGMA], yb[OZB_DOT_ONE_SIGMA];
+        for (int64_t l = 0; l < n; l++) { xb[l] = x[l * pr->a.cs]; yb[l] = y[l * pr->b.cs]; }
+        if (!one_sigma(xb, yb, n, &S, &R, &B)) return 0;
+    } else if (!one_sigma(x, y, n, &S, &R, &B)) return 0;
+    const int use_c = pr->beta != 0.0;
+    double r;
+    if (!ozb_eft_finish(S, R, B, pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
+    *pr->c = r;
+    return 1;
+#else
+    (void)pr;
+    return 0;
+#endif
+}

@@ -1,0 +1,14 @@
+/* Short correctly rounded DOTs by one error-free split with a single sigma (eft_dot_small.c). */
+#ifndef OZB_EFT_DOT_SMALL_H
+#define OZB_EFT_DOT_SMALL_H
+#include "core/problem.h"
+
+/* the most products one sigma can take with its budget (eft_dot_small.c) */
+#define OZB_DOT_ONE_SIGMA 1024
+
+/* A DOT (pr: m = n = 1, finite alpha and beta) of 0 < k <= OZB_DOT_ONE_SIGMA products, any
+ * strides: RN(alpha x^T y + beta c) into C and 1 where the split's bound certifies it, else 0
+ * (a product beyond 2^990 in magnitude, Inf or NaN, a result too near a rounding boundary or
+ * tiny, a CPU without AVX2 and FMA): the caller's general path then finds the same bits. */
+int ozb_eft_dot_short(const ozb_problem *pr);
+#endif
