@@ -247,6 +247,23 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
     ozb_eft_t e = *e0;
     e.terms = ozb_eft_terms(pr->k, LANES, 1);
     int64_t left = 0, i = lo;
+    if (pr->k <= OZB_DOT_ONE_SIGMA) {       /* short rows: one split each (eft_dot_small.c) */
+        for (; i < hi; i += 4) {
+            double s[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0}, g[4] = {0, 0, 0, 0};
+            const int rows = hi - i < 4 ? (int)(hi - i) : 4;
+            for (int q = 0; q < rows; q++)
+                if (!ozb_eft_split1(pr->a.p + (i + q) * pr->a.rs, e.x, pr->k, &s[q], &c[q], &g[q])) s[q] = NAN;
+            if (rows == 4) {
+                const tot4 f = {_mm256_loadu_pd(s), _mm256_loadu_pd(c), _mm256_setzero_pd(), _mm256_loadu_pd(g)};
+                left += ozb_eft_put4(&e, i, &f);
+            } else
+                for (int q = 0; q < rows; q++) {
+                    const fold_t f = {s[q], c[q], 0.0, g[q]};
+                    left += ozb_eft_put(&e, i + q, f, e.terms);
+                }
+        }
+        return left;
+    }
     for (; i + 4 <= hi; i += 4) {
         dot_t d[4];
         for (int q = 0; q < 4; q++) {

@@ -1,6 +1,6 @@
-/* Short correctly rounded DOTs (n <= OZB_DOT_ONE_SIGMA): the split of eft_kern.h with a single
- * sigma for every product, chosen from their exact maximum, and none of the streaming
- * machinery (blocks, lane totals, folds).  Issue 14: the fixed cost of the short DOTs LAPACK
+/* Short correctly rounded DOTs and GEMV-T rows (n <= OZB_DOT_ONE_SIGMA): the split of
+ * eft_kern.h with a single sigma for every product, and none of the streaming machinery
+ * (blocks, lane totals, folds).  Issue 14: the fixed cost of the short DOTs LAPACK
  * and iterative solvers make by the million.
  *
  * Bit budget (u = 2^-53).  sigma a power of two, every |q| <= sigma / 2^9 (checked after the
@@ -43,7 +43,7 @@ static inline double hsum(__m256d v)
  * (first_sigma: 2^8 headroom) and proved afterwards by the largest |q| (as in eft_kern.h): one
  * pass where magnitudes do not grow by more than 2^8, a second with the sigma the first one
  * found where they do (the operands are in L1). */
-static int one_sigma(const double *x, const double *y, int64_t n, double *S, double *R, double *B)
+static int one_sigma(const double *x, const double *y, int64_t n, double *S, double *R, double *sigma)
 {
     const int64_t n4 = n & ~(int64_t)3, r = n - n4;
     const __m256d xt = load_first(x + n4, r), yt = load_first(y + n4, r);   /* zeros when r = 0 */
@@ -82,11 +82,7 @@ static int one_sigma(const double *x, const double *y, int64_t n, double *S, dou
         if (wide) g1 = _mm256_mul_pd(g1, _mm256_set1_pd(4.0));
         g = _mm256_max_pd(g1, _mm256_add_pd(g, g));
     }
-    const double nn = (double)n;                                 /* n^2 + n < 2^21: exact */
-    /* (n^2 + n) sigma is exact (sigma <= 2^1012 with max|q| <= 2^990, so it is finite), and so
-     * is its product by 2^-106 (at least 2^-1066 with at most 21 bits: a multiple of 2^-1074);
-     * the margin's rounding errs upward of what the 2^-40 needs */
-    *B = ((nn * nn + nn) * _mm256_cvtsd_f64(g)) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
+    *sigma = _mm256_cvtsd_f64(g);                                /* at most 2^1008 */
     return 1;
 }
 #endif
@@ -96,13 +92,18 @@ int ozb_eft_dot_short(const ozb_problem *pr)
 #ifdef EFT_AVX2
     const int64_t n = pr->k;
     if (n <= 0 || n > OZB_DOT_ONE_SIGMA) return 0;
-    double S, R, B;
+    double S, R, sigma;
     const double *x = pr->a.p, *y = pr->b.p;
     if (pr->a.cs != 1 || pr->b.cs != 1) {
         double xb[OZB_DOT_ONE_SIGMA], yb[OZB_DOT_ONE_SIGMA];
         for (int64_t l = 0; l < n; l++) { xb[l] = x[l * pr->a.cs]; yb[l] = y[l * pr->b.cs]; }
-        if (!one_sigma(xb, yb, n, &S, &R, &B)) return 0;
-    } else if (!one_sigma(x, y, n, &S, &R, &B)) return 0;
+        if (!one_sigma(xb, yb, n, &S, &R, &sigma)) return 0;
+    } else if (!one_sigma(x, y, n, &S, &R, &sigma)) return 0;
+    const double nn = (double)n;                                 /* n^2 + n < 2^21: exact */
+    /* (n^2 + n) sigma is exact (sigma <= 2^1008), and so is its product by 2^-106 (at least
+     * 2^-1066 with at most 21 bits: a multiple of 2^-1074); the margin's rounding errs upward
+     * of what the 2^-40 needs */
+    const double B = ((nn * nn + nn) * sigma) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
     const int use_c = pr->beta != 0.0;
     double r;
     if (!ozb_eft_finish(S, R, B, pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
@@ -110,6 +111,22 @@ int ozb_eft_dot_short(const ozb_problem *pr)
     return 1;
 #else
     (void)pr;
+    return 0;
+#endif
+}
+
+int ozb_eft_split1(const double *x, const double *y, int64_t n, double *S, double *R, double *G)
+{
+#ifdef EFT_AVX2
+    double sigma;
+    if (n <= 0 || n > OZB_DOT_ONE_SIGMA || !one_sigma(x, y, n, S, R, &sigma)) return 0;
+    const double nn = (double)n;
+    /* (n^2 + n) sigma 2^-14: exact (at least 2^-974, at most 21 bits), and G EBC =
+     * (n^2 + n) 2^-106 (1 + 2^-20) sigma covers B at the top with the margin to spare */
+    *G = ((nn * nn + nn) * sigma) * 0x1p-14;
+    return 1;
+#else
+    (void)x; (void)y; (void)n; (void)S; (void)R; (void)G;
     return 0;
 #endif
 }

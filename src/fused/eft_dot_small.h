@@ -11,4 +11,10 @@
  * (a product beyond 2^990 in magnitude, Inf or NaN, a result too near a rounding boundary or
  * tiny, a CPU without AVX2 and FMA): the caller's general path then finds the same bits. */
 int ozb_eft_dot_short(const ozb_problem *pr);
+
+/* The same split for one row of a GEMV (x, y contiguous, 0 < n <= OZB_DOT_ONE_SIGMA): 1 and
+ * sum x_i y_i = S + R + D with S exact and |D| <= G EBC + 2^-1000 (EBC of eft_kern.h: G plays
+ * the lanes' sum of sigmas there, and S, R, 0, G are a fold's S, C, A, G), or 0 where a product
+ * is Inf or beyond 2^990 in magnitude (NaN: S or R non-finite). */
+int ozb_eft_split1(const double *x, const double *y, int64_t n, double *S, double *R, double *G);
 #endif
