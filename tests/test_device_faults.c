@@ -38,16 +38,28 @@ enum { R_DOT, R_GEMV, R_GEMM, NR };
 
 typedef struct { double A[M * K], B[K * N], x[K], y[M], C0[M * N]; } inputs_t;
 
-/* the routine r on h into out (the output buffer, pre-filled with the initial C / y) */
-static ozblas_status_t run(ozblas_handle_t h, int r, const inputs_t *in, double *out)
+static size_t out_len(int r) { return r == R_DOT ? 1 : r == R_GEMV ? M : (size_t)M * N; }
+
+/* the routine r on h into out (the output buffer, pre-filled with the initial C / y); on the
+ * GPU a CUDA handle's operands and C / y are in device memory (DOT's result is a host scalar) */
+static ozblas_status_t run_on(ozblas_handle_t h, int r, const double *A, const double *B, const double *x, double *out)
 {
     switch (r) {
-    case R_DOT: return ozblas_ddot(h, K, in->A, 1, in->x, 1, out);
-    case R_GEMV: return ozblas_dgemv(h, OZBLAS_OP_N, M, K, 0.75, in->A, M, in->x, 1, -0.5, out, 1);
-    default: return ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, M, N, K, 1.25, in->A, M, in->B, K, 0.5, out, M);
+    case R_DOT: return ozblas_ddot(h, K, A, 1, x, 1, out);
+    case R_GEMV: return ozblas_dgemv(h, OZBLAS_OP_N, M, K, 0.75, A, M, x, 1, -0.5, out, 1);
+    default: return ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, M, N, K, 1.25, A, M, B, K, 0.5, out, M);
     }
 }
-static size_t out_len(int r) { return r == R_DOT ? 1 : r == R_GEMV ? M : (size_t)M * N; }
+static ozblas_status_t run(ozblas_handle_t h, int cuda, int r, const inputs_t *in, double *out)
+{
+    if (!cuda || !on_gpu) return run_on(h, r, in->A, in->B, in->x, out);   /* host memory: CPU or emulated */
+    double *A = tu_dev_copy(in->A, M * K), *B = tu_dev_copy(in->B, K * N), *x = tu_dev_copy(in->x, K);
+    double *o = r == R_DOT ? NULL : tu_dev_copy(out, out_len(r));
+    const ozblas_status_t st = run_on(h, r, A, B, x, r == R_DOT ? out : o);
+    tu_dev_take(NULL, A, M * K); tu_dev_take(NULL, B, K * N); tu_dev_take(NULL, x, K);
+    if (o) tu_dev_take(out, o, out_len(r));
+    return st;
+}
 static void out_init(int r, const inputs_t *in, double *out)
 {
     if (r == R_DOT) out[0] = 0.0;
@@ -88,7 +100,7 @@ START_TEST(faults)
         ozblas_handle_t cpu = make(c, 0);
         if (!cpu) return;                                  /* an engine this build lacks */
         out_init(r, &in, ref);
-        ck_assert_int_eq(run(cpu, r, &in, ref), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(run(cpu, 0, r, &in, ref), OZBLAS_STATUS_SUCCESS);
         ozblas_destroy(cpu);
         for (int kind = 0; kind < 4; kind++) {
             int last_hit = 0;
@@ -100,7 +112,7 @@ START_TEST(faults)
                 unsetenv(KNOBS[kind]);
                 out_init(r, &in, out);
                 memcpy(before, out, sizeof(double) * out_len(r));
-                const ozblas_status_t st = run(h, r, &in, out);
+                const ozblas_status_t st = run(h, 1, r, &in, out);
                 if (st == OZBLAS_STATUS_SUCCESS) {
                     ck_assert_msg(same_bits(out, ref, out_len(r)), "%s routine %d %s=%d: success with other bits than the CPU's",
                                   c->name, r, KNOBS[kind], n);
@@ -112,7 +124,7 @@ START_TEST(faults)
                     last_hit = n;
                     failed_runs++;
                     out_init(r, &in, out);                 /* the handle still works */
-                    ck_assert_int_eq(run(h, r, &in, out), OZBLAS_STATUS_SUCCESS);
+                    ck_assert_int_eq(run(h, 1, r, &in, out), OZBLAS_STATUS_SUCCESS);
                     ck_assert_msg(same_bits(out, ref, out_len(r)), "%s routine %d %s=%d: the call after the failure differs",
                                   c->name, r, KNOBS[kind], n);
                 }

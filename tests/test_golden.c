@@ -182,18 +182,51 @@ static void make(const shape_t *s, double phi, uint64_t seed, bufs_t *b)
 
 static void unmake(bufs_t *b) { free(b->a); free(b->b); free(b->c); }
 
+static int on_gpu;   /* `test_golden cuda`: operands and result in GPU 0's memory */
+
+#ifdef OZBLAS_TEST_HAVE_CUDA
+#include <cuda_runtime_api.h>
+static double *to_dev(const double *h, size_t n)
+{
+    void *d = NULL;
+    if (cudaMalloc(&d, n * 8 + 8) != cudaSuccess || cudaMemcpy(d, h, n * 8, cudaMemcpyHostToDevice) != cudaSuccess) {
+        printf("FAIL: cudaMalloc/cudaMemcpy of %zu doubles\n", n);
+        exit(1);
+    }
+    return d;
+}
+#endif
+
+static ozblas_status_t run_on(ozblas_handle_t h, const shape_t *s, const double *a, const double *b, double alpha,
+                              double beta, double *out)
+{
+    switch (s->routine) {
+    case R_DOT: return ozblas_ddot(h, s->k, a, s->incx, b, s->incy, out);
+    case R_GEMV:
+        return ozblas_dgemv(h, s->ta ? OZBLAS_OP_T : OZBLAS_OP_N, s->ta ? s->k : s->m, s->ta ? s->m : s->k, alpha, a,
+                            s->lda, b, s->incx, beta, out, s->incy);
+    default:
+        return ozblas_dgemm(h, s->ta ? OZBLAS_OP_T : OZBLAS_OP_N, s->tb ? OZBLAS_OP_T : OZBLAS_OP_N, s->m, s->n, s->k,
+                            alpha, a, s->lda, b, s->ldb, beta, out, s->ldc);
+    }
+}
+
 static ozblas_status_t run(ozblas_handle_t h, const shape_t *s, const bufs_t *b, double alpha, double beta, double *out)
 {
     memcpy(out, b->c, sizeof(double) * b->nc);
-    switch (s->routine) {
-    case R_DOT: return ozblas_ddot(h, s->k, b->a, s->incx, b->b, s->incy, out);
-    case R_GEMV:
-        return ozblas_dgemv(h, s->ta ? OZBLAS_OP_T : OZBLAS_OP_N, s->ta ? s->k : s->m, s->ta ? s->m : s->k, alpha, b->a,
-                            s->lda, b->b, s->incx, beta, out, s->incy);
-    default:
-        return ozblas_dgemm(h, s->ta ? OZBLAS_OP_T : OZBLAS_OP_N, s->tb ? OZBLAS_OP_T : OZBLAS_OP_N, s->m, s->n, s->k,
-                            alpha, b->a, s->lda, b->b, s->ldb, beta, out, s->ldc);
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    if (on_gpu) {   /* DOT's result is a host scalar (ozblas.h); GEMV's and GEMM's C lives on the device */
+        double *da = to_dev(b->a, b->na), *db = to_dev(b->b, b->nb), *dc = to_dev(out, b->nc);
+        const ozblas_status_t st = run_on(h, s, da, db, alpha, beta, s->routine == R_DOT ? out : dc);
+        if (s->routine != R_DOT && cudaMemcpy(out, dc, b->nc * 8, cudaMemcpyDeviceToHost) != cudaSuccess) {
+            printf("FAIL: cudaMemcpy back\n");
+            exit(1);
+        }
+        cudaFree(da); cudaFree(db); cudaFree(dc);
+        return st;
     }
+#endif
+    return run_on(h, s, b->a, b->b, alpha, beta, out);
 }
 
 static uint64_t mix(uint64_t z)
@@ -286,6 +319,16 @@ int main(int argc, char **argv)
             printf("SKIP: no CUDA handle on the emulated device in this build\n");
             return 77;
         }
+    } else if (!strcmp(what, "cuda")) {   /* GPU 0 (scripts/gpu_validate.sh): the same bits */
+        if (ozblas_create_cuda(&h, 0) != OZBLAS_STATUS_SUCCESS) {
+            printf("SKIP: no CUDA device: %s\n", ozblas_cuda_unavailable_reason(0));
+            return 77;
+        }
+#ifndef OZBLAS_TEST_HAVE_CUDA
+        printf("SKIP: test_golden was built without the CUDA runtime\n");
+        return 77;
+#endif
+        on_gpu = 1;
     } else if (ozblas_create(&h) != OZBLAS_STATUS_SUCCESS) { printf("FAIL: ozblas_create\n"); return 1; }
     if (writing) {
         if (argc < 3 || !(wf = fopen(argv[2], "w"))) { fprintf(stderr, "usage: test_golden write FILE\n"); return 2; }

@@ -45,6 +45,9 @@ static void dev_fetch_free(double *host, void *dev, size_t n)
 #endif
 }
 
+void *tu_dev_copy(const double *host, size_t n) { return dev_alloc_copy(host, n); }
+void  tu_dev_take(double *host, void *dev, size_t n) { dev_fetch_free(host, dev, n); }
+
 int tu_twin_info(ozblas_info_t *info)
 {
     if (!twin_h) return 0;
@@ -132,6 +135,9 @@ int tu_main(const char *name, Suite *s)
     }
     fflush(stdout);
     SRunner *sr = srunner_create(s);
+    /* CUDA does not survive fork(): ozblas_cuda_unavailable_reason() above has initialised it
+     * in this process, so on the GPU the tests run in it (CK_FORK=yes is honoured) */
+    if (twin_mode == 1 && !getenv("CK_FORK")) srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -91,6 +91,11 @@ double tu_dot_run(ozblas_handle_t h, ozblas_mode_t mode, int64_t n, const double
 void tu_dot_random(ozblas_handle_t h, ozblas_mode_t mode, int64_t n, int64_t incx, int64_t incy,
                    double phi, ozref_rng *r, const char *tag);
 
+/* Operands for a CUDA handle under OZBLAS_TEST_CUDA (=1: GPU 0's memory, =emulate: host
+ * memory): a device copy of n doubles, and back into host (when not NULL), freeing it. */
+void *tu_dev_copy(const double *host, size_t n);
+void  tu_dev_take(double *host, void *dev, size_t n);
+
 /* The CUDA twin's info after its last call (OZBLAS_TEST_CUDA set); 0 where there is no twin. */
 int tu_twin_info(ozblas_info_t *info);
 

@@ -101,6 +101,11 @@ int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t sp
     return copy(d, 0, dst, dpitch, src, spitch, width, height);
 }
 
+int ozb_dev_move(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
+{
+    return copy(d, 2, dst, dpitch, src, spitch, width, height);
+}
+
 int ozb_dev_sync(ozb_dev *d) { return d->ops->sync(d); }
 
 size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit, unsigned slots)

@@ -54,6 +54,7 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes);
  * Return 0 on success. */
 int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
+int ozb_dev_move(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);   /* device to device */
 
 /* C (m x n, column-major, ldc; double / float / int32 by type) = op(A) op(B), device
  * pointers, ta/tb 0 = N, 1 = T.  Only exact products are ever asked for (bit budgets in

@@ -81,8 +81,8 @@ static int copy2d(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *
                   size_t height)
 {
     use(d);
-    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
-                                   to_dev ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, S(d));
+    static const enum cudaMemcpyKind kind[] = { cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice };
+    int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind[to_dev], S(d));
     return e ? e : (int)cudaStreamSynchronize(S(d));
 }
 

@@ -49,6 +49,7 @@ typedef struct ozb_dev_ops {
     void   (*set_stream)(ozb_dev *d, void *stream);
     void  *(*alloc)(ozb_dev *d, size_t bytes);    /* 256-byte aligned, NULL on failure */
     void   (*release)(ozb_dev *d, void *p);
+    /* to_dev: 0 device to host, 1 host to device, 2 device to device */
     int    (*copy2d)(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                      size_t height);
     int    (*sync)(ozb_dev *d);

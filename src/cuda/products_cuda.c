@@ -162,13 +162,15 @@ int ozb_products_cuda_int8(ozb_dev *dev, const ozb_slices *A, const ozb_slices *
  * dimension mbb): dst(i, j) = sum_l RA(i, l) RB(j, l).  RB's uint8 residues become int8 of the
  * same class modulo m (kernels/ozb_kernel_ops.h); m == 0 asks for the exact integer (values of
  * RB up to 255), by the two-nibble split, whose partial products use OZB_DBUF_C.  The caller
- * holds the device lock; dst is not in OZB_DBUF_A, B, B2 or C.
+ * holds the device lock; dst is not in OZB_DBUF_A, B, B2, C or A2.
  *
  * cuBLAS's INT8 GEMM (CUBLAS_COMPUTE_32I) takes only 4-byte aligned A and B with lda, ldb
  * multiples of 4: the host's residues (leading dimension mbb, nbb or kbb, whatever the
  * tile) are copied into device arrays whose leading dimension is rounded up to 4, every
- * operand starting on a 256-byte boundary; the rows beyond the leading dimension are never
- * read by the GEMM. */
+ * operand starting on a 256-byte boundary.  Outside the TN layout, cuBLAS 13.1 on an H100
+ * also refused (CUBLAS_STATUS_NOT_SUPPORTED, seen 2026-11-24) m and ldc that are not
+ * multiples of 4: the product is then computed with m rounded up to 4 (A's extra rows or
+ * columns zero) into OZB_DBUF_A2 and its first mbb rows moved to dst. */
 static int64_t pad4(int64_t x) { return (x + 3) & ~(int64_t)3; }
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
 
@@ -178,26 +180,33 @@ static int crt_product(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *
     const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
     /* host layout: lda x ca (column-major, ca columns), likewise B */
     const int64_t lda = colA ? mbb : kbb, ca = colA ? kbb : mbb, ldb = colB ? nbb : kbb, cb = colB ? kbb : nbb;
-    const int64_t ldap = pad4(lda), ldbp = pad4(ldb);
-    const size_t na = (size_t)(ldap * ca), nb = (size_t)(ldbp * cb), ne = (size_t)mbb * nbb;
+    const int64_t ldap = pad4(lda), ldbp = pad4(ldb), m4 = pad4(mbb), cap = colA ? ca : m4;
+    const int padded = m4 != mbb && !(ta == 1 && tb == 0);
+    const int64_t mg = padded ? m4 : mbb;           /* the GEMM's m and ldc */
+    const size_t na = (size_t)(ldap * cap), nb = (size_t)(ldbp * cb), ne = (size_t)mg * nbb;
     int rc;
     int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
     uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
     int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : al256(nb) + nb);
     int32_t *dC = m ? NULL : ozb_dev_buf(dev, OZB_DBUF_C, 4 * 2 * ne);
-    if (!dA || !dU || !dB || (!m && !dC)) return -2;
+    int32_t *out = padded ? ozb_dev_buf(dev, OZB_DBUF_A2, 4 * ne) : dst;
+    if (!dA || !dU || !dB || (!m && !dC) || !out) return -2;
+    if (padded && (rc = ozb_dev_zero(dev, dA, na))) return rc;   /* the rows (or columns) beyond mbb */
     if ((rc = ozb_dev_put(dev, dA, (size_t)ldap, RA, (size_t)lda, (size_t)lda, (size_t)ca))) return rc;
     if ((rc = ozb_dev_put(dev, dU, (size_t)ldbp, RB, (size_t)ldb, (size_t)ldb, (size_t)cb))) return rc;
     if (m) {
         if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) return rc;
-        return ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, ldap, dB, ldbp, dst, mbb);
+        rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mg, nbb, kbb, dA, ldap, dB, ldbp, out, mg);
+    } else {
+        int8_t *hi = dB, *lo = dB + al256(nb);
+        int32_t *chi = dC, *clo = dC + ne;
+        if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) return rc;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mg, nbb, kbb, dA, ldap, hi, ldbp, chi, mg))) return rc;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mg, nbb, kbb, dA, ldap, lo, ldbp, clo, mg))) return rc;
+        rc = ozb_dev_hi_lo(dev, chi, clo, out, (int64_t)ne);
     }
-    int8_t *hi = dB, *lo = dB + al256(nb);
-    int32_t *chi = dC, *clo = dC + ne;
-    if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) return rc;
-    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, ldap, hi, ldbp, chi, mbb))) return rc;
-    if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mbb, nbb, kbb, dA, ldap, lo, ldbp, clo, mbb))) return rc;
-    return ozb_dev_hi_lo(dev, chi, clo, dst, (int64_t)ne);
+    if (rc || !padded) return rc;
+    return ozb_dev_move(dev, dst, 4 * (size_t)mbb, out, 4 * (size_t)m4, 4 * (size_t)mbb, (size_t)nbb);
 }
 
 /* crt/crt_gemm.h's product on the device, the result brought back to the host (dst) */
