@@ -119,14 +119,22 @@ typedef struct { double m[OZB_OP_CRT_MAXMOD], inv[OZB_OP_CRT_MAXMOD], p26[OZB_OP
 /* Residue item w = (kk, r, l < kbp) of a tile's rows r0..r0+rows-1 (ozb_op_item_elem): the
  * residues of trunc(x f1 f2) for every modulus,
  * out[((kk*s + t)*rows + r)*kbp + l] as int8 of the residue class (centred); 0 beyond the block. */
+/* the scaled element (r, l) of k-block kk as the residues take it (0 beyond the block) */
+OZB_HD void ozb_op_crt_res_hl(const ozb_op_side *v, const double *f1, const double *f2, int64_t r, int64_t l, int64_t kk,
+                              double *xh, double *xl)
+{
+    const int64_t gl = kk * v->kb + l, gr = v->r0 + r;
+    *xh = 0.0; *xl = 0.0;
+    if (l < v->kb && gl < v->k) ozb_op_crt_hl(v->p[gr * v->rs + gl * v->cs] * f1[gr] * f2[gr], xh, xl);
+}
+
 OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const double *f2, const ozb_op_crt_res *rc,
                                 int64_t kbp, int8_t *out, int64_t w)
 {
     int64_t r, l, kk;
     ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
-    const int64_t gl = kk * v->kb + l, gr = v->r0 + r;
-    double xh = 0.0, xl = 0.0;
-    if (l < v->kb && gl < v->k) ozb_op_crt_hl(v->p[gr * v->rs + gl * v->cs] * f1[gr] * f2[gr], &xh, &xl);
+    double xh, xl;
+    ozb_op_crt_res_hl(v, f1, f2, r, l, kk, &xh, &xl);
     for (int t = 0; t < rc->s; t++)
         out[((kk * rc->s + t) * v->rows + r) * kbp + l] = ozb_op_crt_residue(xh, xl, rc->m[t], rc->inv[t], rc->p26[t], 0);
 }

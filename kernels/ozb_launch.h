@@ -15,6 +15,19 @@ static inline unsigned ozb_kl_blocks(int64_t n)
     return (unsigned)(b < OZB_KL_GRID_MAX ? (b < 1 ? 1 : b) : OZB_KL_GRID_MAX);
 }
 
+/* the CRT residues of a column-major side (k_crt_residues_cm): tiles of OZB_KL_RES_TILE rows
+ * x OZB_KL_RES_TILE k-positions, one block of OZB_KL_THREADS a tile, at most OZB_KL_GRID_MAX
+ * blocks (grid-stride beyond) */
+#define OZB_KL_RES_TILE 32
+static inline int64_t ozb_kl_res_tiles(int64_t rows, int64_t kbp, int64_t nkb)
+{
+    return (rows + OZB_KL_RES_TILE - 1) / OZB_KL_RES_TILE * ((kbp + OZB_KL_RES_TILE - 1) / OZB_KL_RES_TILE) * nkb;
+}
+static inline unsigned ozb_kl_res_blocks(int64_t tiles)
+{
+    return (unsigned)(tiles < OZB_KL_GRID_MAX ? (tiles < 1 ? 1 : tiles) : OZB_KL_GRID_MAX);
+}
+
 /* the skinny product: one block of OZB_KL_SKINNY_THREADS per row, at most OZB_KL_SKINNY_GRID_MAX */
 #define OZB_KL_SKINNY_THREADS  128
 #define OZB_KL_SKINNY_GRID_MAX (65535 * 8)
