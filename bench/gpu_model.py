@@ -46,8 +46,9 @@ def crt_double():
     rows.append(("DOUBLE's |A||B|e (k_colsums, k_crt_dots)", 2 * 2 * n2, db, f"{occ1:.2f}", f"{occ1:.2f}", t(bytes_=db, eff=occ1),
                  t(bytes_=db, eff=occ1), "one thread per column / row (finding 5, open)"))
     resb = 2 * n2 * 8 + 2 * s * n2
-    rows.append(("residues (k_crt_residues)", 2 * s * 6 * n2, resb, "0.25", "0.25", t(bytes_=resb, eff=0.25),
-                 t(bytes_=resb, eff=0.25), "int8 stores kbp bytes apart for column-major A (finding 5, open)"))
+    rows.append(("residues (k_crt_residues, k_crt_residues_cm)", 2 * s * 6 * n2, resb, "0.25", "1", t(bytes_=resb, eff=0.25),
+                 t(bytes_=resb), "before: int8 stores kbp bytes apart for column-major A (measured at 4096: 4.05 ms "
+                 "against 0.43 row-major); after: 32 x 32 tiles through shared memory (not yet timed on a GPU)"))
     gops = 2.0 * N ** 3 * s
     gb = s * (2 * n2 + 4 * n2)
     rows.append(("products (cublasGemmStridedBatchedEx, INT8)", gops, gb, "1", "1", t(gops, INT8, gb), t(gops, INT8, gb),
@@ -129,21 +130,25 @@ def main():
            "Machine assumed: one H100 SXM, FP64 tensor 67 TFLOPS, INT8 tensor 1979 TOPS dense, HBM3 3.35 TB/s, "
            "132 SMs x 2048 resident threads.  Each phase: max(ops / peak, bytes / bandwidth) / efficiency; the "
            "efficiency column gives the assumed factor before / after (occupancy of one-thread-per-row kernels, "
-           "uncoalesced byte stores).  No number here was measured: no GPU was available to this project's "
-           "sessions; `scripts/gpu_validate.sh` measures the same cases on the day one is.", ""]
+           "uncoalesced byte stores).  No number in the tables was measured.", "",
+           "**Measured on an H100 on 2026-11-24** (`gpu-h100-2026-11-24.md`): the model is far too kind to "
+           "the fused and exact-sum kernels.  DDOT CR at 2^24-2^27 is 23-27x cuBLAS (model: 2.2x): "
+           "k_fused_dot is compute- and latency-bound (2.62 ms at 2^24, ~6 G elements/s), not streaming; "
+           "DGEMV CR 8192 is ~28x (k_fused 4.68 ms); CR DGEMM 2048 spends 13.7 ms in k_sum_exact against "
+           "6.7 ms of FP64 slice products; DOUBLE DGEMM via CRT at 4096 is 4.4x cuBLAS DGEMM, the INT8 "
+           "GEMMs 18 % of it (residues of the column-major side 4.05 ms, the one-thread-per-row scans 4.4 ms).", ""]
     for f in (crt_double, cr_dgemm, cr_dot, cr_gemv):
         out += f()
     out += ["## What the model says is still missing", "",
             "- DGEMM DOUBLE (CRT): the per-row scans (row scales, DOUBLE's |A||B|e) run one thread per row and "
             "dominate the overhead; they sum in crt.c's sequential order, so a parallel version needs a fixed "
-            "reduction tree on the CPU too (a deliberate change of DOUBLE's bits).  Residues: int8 stores kbp bytes "
-            "apart for column-major A (a shared-memory transpose would make them coalesced).",
+            "reduction tree on the CPU too (a deliberate change of DOUBLE's bits).",
             "- CORRECTLY_ROUNDED DGEMM still runs FP64 slices on the device (9 FP64 GEMMs); the CPU's exact CRT "
             "on the INT8 tensor cores would take about 15-20 INT8 GEMMs (~0.07-0.09 s at peak) plus the "
             "certification (finding 4, open).",
-            "- DDOT: x and y are read twice (metadata, then the fused products): 2x cuBLAS at best; the fused "
-            "kernels keep 4 x 8 sums a thread (120 registers, k_fused_dot 138): whether that streams at HBM speed "
-            "is for a GPU to say.", ""]
+            "- DDOT and DGEMV CR: the fused kernels (slices of both operands in registers, every slice pair on "
+            "the FP64 units) do not stream (measured: 23-28x cuBLAS).  The CPU's error-free sums (TwoProduct and "
+            "one certified bound, src/fused/eft_*.c, ~10 flops an element) are the design to port.", ""]
     print("\n".join(out))
 
 
