@@ -106,6 +106,47 @@ static void paths_agree(ozblas_handle_t h, int trans, int64_t m, int64_t n, int6
     free(yc);
 }
 
+/* GEMV-T rows of 257..1024 products (sigma from max|a| max|x| before the pass,
+ * ozb_eft_split1_bounded): products growing 2^15 after the first four, one huge product
+ * beside tiny ones, a row beyond 2^490, Inf and NaN in a row, NaN in x, cancellation to a
+ * near tie, zero rows; every path the same bits, and the reference's. */
+START_TEST(eft_gemv_t_bounded)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_gemv_t_bounded");
+    const int64_t ks[] = {257, 300, 1024};
+    enum { ROWS = 9 };
+    for (size_t q = 0; q < sizeof ks / sizeof *ks; q++)
+        for (int pat = 0; pat < 6; pat++) {
+            const int64_t k = ks[q], lda = k + 1;
+            double *A = tu_alloc((size_t)(lda * ROWS)), *x = tu_alloc((size_t)k), y0[ROWS];
+            tu_fill_mat(&r, A, k, ROWS, lda, 1.0);
+            tu_fill_vec(&r, x, k, 1, 1.0);
+            tu_fill_vec(&r, y0, ROWS, 1, 1.0);
+            double *c0 = A, *c1 = A + lda, *c2 = A + 2 * lda, *c3 = A + 3 * lda, *c4 = A + 4 * lda, *c5 = A + 5 * lda;
+            for (int64_t l = 0; l < k; l++) {
+                c0[l] = l < 4 ? 1.0 : ldexp(1.0 + fabs(c0[l]), 15);          /* growth after four */
+                c1[l] = l == k / 2 ? 0x1p200 : ldexp(c1[l], -30);              /* one huge, many tiny */
+                c4[l] = 0.0;                                                   /* a zero row */
+            }
+            c2[k - 1] = pat == 1 ? INFINITY : pat == 2 ? NAN : 0x1p495;         /* beyond 2^490: the general path */
+            if (pat == 3) x[k / 3] = NAN;
+            if (pat == 4) for (int64_t l = 0; l < k; l++) x[l] = ldexp(x[l], -1000);   /* subnormal products */
+            /* row 3: x's dot minus RN of it plus a half-ulp (a near tie that cancels) */
+            double d = 0.0;
+            for (int64_t l = 0; l < k - 1; l++) d += c3[l] * x[l];
+            c3[k - 1] = x[k - 1] != 0.0 ? -(d + ldexp(d, -53)) / x[k - 1] : 0.0;
+            if (pat == 5) for (int64_t l = 0; l < k; l++) c5[l] = -c0[l];       /* two rows that cancel */
+            char ctx[80];
+            snprintf(ctx, sizeof ctx, "eft gemv T bounded k=%lld pattern %d", (long long)k, pat);
+            paths_agree(h, 1, k, ROWS, lda, A, x, pat % 2 ? -1.0 : 0.75, pat % 3 ? 0.5 : 0.0, y0, ctx);
+            free(A); free(x);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* Magnitudes that grow by 2^40 and shrink by 2^60 between blocks, and a huge element in the
  * middle of a block: blocks summed again with a larger sigma; RN(exact) on every path. */
 START_TEST(eft_magnitude_steps)
@@ -671,6 +712,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_dot_reference);
     tcase_add_test(tc, eft_dot_short);
     tcase_add_test(tc, eft_gemv_reference);
+    tcase_add_test(tc, eft_gemv_t_bounded);
     tcase_add_test(tc, eft_magnitude_steps);
     tcase_add_test(tc, eft_special_rows);
     tcase_add_test(tc, eft_cancellation);

@@ -248,11 +248,22 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
     e.terms = ozb_eft_terms(pr->k, LANES, 1);
     int64_t left = 0, i = lo;
     if (pr->k <= OZB_DOT_ONE_SIGMA) {       /* short rows: one split each (eft_dot_small.c) */
+        /* beyond 256 products the guessed sigma leaves products only 2^6 of growth over the
+         * row's first four: on the sweep's data (phi = 1) most rows of 512 then passed twice,
+         * and sigma from max|a| max|x| (one pass always, plus the max) is cheaper (AVX2 EPYC,
+         * CR, 1 thread, ozblas-bench: T 512 230-250 -> 162-176 us).  Up to 256 (2^8 of
+         * growth) both took the same time (64, 128, 256), and the guess stays (its sigma comes
+         * from the products themselves: a tighter bound where big a meet small x). */
+        const double xmax = pr->k > 256 ? ozb_eft_absmax(e.x, pr->k) : 0.0;
         for (; i < hi; i += 4) {
             double s[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0}, g[4] = {0, 0, 0, 0};
             const int rows = hi - i < 4 ? (int)(hi - i) : 4;
-            for (int q = 0; q < rows; q++)
-                if (!ozb_eft_split1(pr->a.p + (i + q) * pr->a.rs, e.x, pr->k, &s[q], &c[q], &g[q])) s[q] = NAN;
+            for (int q = 0; q < rows; q++) {
+                const double *a = pr->a.p + (i + q) * pr->a.rs;
+                if (!(pr->k > 256 ? ozb_eft_split1_bounded(a, e.x, pr->k, xmax, &s[q], &c[q], &g[q])
+                                  : ozb_eft_split1(a, e.x, pr->k, &s[q], &c[q], &g[q])))
+                    s[q] = NAN;
+            }
             if (rows == 4) {
                 const tot4 f = {_mm256_loadu_pd(s), _mm256_loadu_pd(c), _mm256_setzero_pd(), _mm256_loadu_pd(g)};
                 left += ozb_eft_put4(&e, i, &f);

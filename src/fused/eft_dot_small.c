@@ -19,6 +19,7 @@
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_dot_small.h"
 #include "fused/eft_kern.h"
+#include <math.h>
 
 #ifdef EFT_AVX2
 /* the first r elements at p (0 <= r < 4) and zeros: nothing past p[r-1] is read, and no masked
@@ -111,6 +112,71 @@ int ozb_eft_dot_short(const ozb_problem *pr)
     return 1;
 #else
     (void)pr;
+    return 0;
+#endif
+}
+
+#ifdef EFT_AVX2
+/* max |x_i| of x[0..n-1] (0 < n), NaN and Inf included as themselves (the caller's range check) */
+static double absmax(const double *x, int64_t n)
+{
+    const int64_t n4 = n & ~(int64_t)3;
+    __m256d m0 = _mm256_and_pd(load_first(x + n4, n - n4), ABSMASK), m1 = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 8 <= n4; i += 8) {
+        m0 = _mm256_max_pd(m0, _mm256_and_pd(_mm256_loadu_pd(x + i), ABSMASK));
+        m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_loadu_pd(x + i + 4), ABSMASK));
+    }
+    if (i < n4) m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_loadu_pd(x + i), ABSMASK));
+    /* max_pd returns its second operand where either is NaN: a NaN met survives as m0 or m1
+     * only if it came second; OR-ing a NaN flag keeps it whatever the order */
+    const __m256d nan = _mm256_or_pd(_mm256_cmp_pd(m0, m0, _CMP_UNORD_Q), _mm256_cmp_pd(m1, m1, _CMP_UNORD_Q));
+    m0 = _mm256_max_pd(m0, m1);
+    m0 = _mm256_max_pd(m0, _mm256_permute4x64_pd(m0, 0x4e));
+    m0 = _mm256_max_pd(m0, _mm256_permute_pd(m0, 0x5));
+    return _mm256_movemask_pd(nan) ? NAN : _mm256_cvtsd_f64(m0);
+}
+#endif
+
+double ozb_eft_absmax(const double *x, int64_t n)
+{
+#ifdef EFT_AVX2
+    return n > 0 ? absmax(x, n) : 0.0;
+#else
+    (void)x; (void)n;
+    return NAN;
+#endif
+}
+
+/* With ymax >= max|y_i| known, sigma comes from max|x_i| ymax, before the pass: no largest |q|
+ * to keep and no second pass.  Budget: with P = RN(xmax ymax), every |x_i y_i| <= xmax ymax
+ * <= P (1 + u) < 2 P, so sigma_for(4P) (4P < 2^-9 sigma) gives |x y| < 2^-10 sigma and
+ * |q| <= |x y| + u sigma < 2^-9 sigma: the conditions of the file's head (times 4, 2^-11 sigma,
+ * beyond 256 products). */
+int ozb_eft_split1_bounded(const double *x, const double *y, int64_t n, double ymax, double *S, double *R, double *G)
+{
+#ifdef EFT_AVX2
+    if (n <= 0 || n > OZB_DOT_ONE_SIGMA || !(ymax <= 0x1p490)) return 0;
+    const double xmax = absmax(x, n);
+    if (!(xmax <= 0x1p490)) return 0;                       /* Inf, NaN, or products beyond 2^980 */
+    __m256d g = sigma_for(_mm256_set1_pd(4.0 * (xmax * ymax)));
+    if (n > 256) g = _mm256_mul_pd(g, _mm256_set1_pd(4.0));
+    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
+    __m256d S0 = _mm256_setzero_pd(), S1 = S0, R0 = S0, R1 = S0;
+    SPLIT4_NOMAX(S0, R0, load_first(x + n4, r), load_first(y + n4, r), g);
+    int64_t i = 0;
+    for (; i + 8 <= n4; i += 8) {
+        SPLIT4_NOMAX(S0, R0, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);
+        SPLIT4_NOMAX(S1, R1, _mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4), g);
+    }
+    if (i < n4) SPLIT4_NOMAX(S1, R1, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);
+    *S = hsum(_mm256_add_pd(S0, S1));
+    *R = hsum(_mm256_add_pd(R0, R1));
+    const double nn = (double)n, sigma = _mm256_cvtsd_f64(g);
+    *G = ((nn * nn + nn) * sigma) * 0x1p-14;                 /* as ozb_eft_split1's */
+    return 1;
+#else
+    (void)x; (void)y; (void)n; (void)ymax; (void)S; (void)R; (void)G;
     return 0;
 #endif
 }

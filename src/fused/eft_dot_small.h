@@ -17,4 +17,11 @@ int ozb_eft_dot_short(const ozb_problem *pr);
  * the lanes' sum of sigmas there, and S, R, 0, G are a fold's S, C, A, G), or 0 where a product
  * is Inf or beyond 2^990 in magnitude (NaN: S or R non-finite). */
 int ozb_eft_split1(const double *x, const double *y, int64_t n, double *S, double *R, double *G);
+
+/* The same with ymax >= max|y_i| given (a GEMV's vector, once per call): sigma from max|x_i|
+ * ymax before the pass, one pass always (where products grow across the row, ozb_eft_split1
+ * passes twice).  0 also where max|x_i| or ymax exceeds 2^490. */
+int ozb_eft_split1_bounded(const double *x, const double *y, int64_t n, double ymax, double *S, double *R, double *G);
+/* max |x_i| (NaN if some x_i is NaN; NaN without AVX2) */
+double ozb_eft_absmax(const double *x, int64_t n);
 #endif
