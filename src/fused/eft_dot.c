@@ -45,7 +45,7 @@ static int dot_run(const double *x, const double *y, int64_t n8, tot4 t[2], __m2
                 tot_add(&t[1], S1, R1, g1);
             }
             /* the next block's sigma (or this one's again): never below what this one needs */
-            g[0] = sigma_for(M0); g[1] = sigma_for(M1);
+            g[0] = next_sigma(M0); g[1] = next_sigma(M1);
             if (!ok) { g[0] = _mm256_max_pd(g[0], g0); g[1] = _mm256_max_pd(g[1], g1); continue; }
             break;
         }

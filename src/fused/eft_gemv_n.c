@@ -31,7 +31,7 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
             tot_add(&st[0].t, S0, R0, g0);
             tot_add(&st[1].t, S1, R1, g1);
         }
-        st[0].g = sigma_for(M0); st[1].g = sigma_for(M1);
+        st[0].g = next_sigma(M0); st[1].g = next_sigma(M1);
         if (!ok) { st[0].g = _mm256_max_pd(st[0].g, g0); st[1].g = _mm256_max_pd(st[1].g, g1); continue; }
         return 1;
     }
