@@ -64,12 +64,48 @@ int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi)
 }
 #endif
 
+#ifdef EFT_AVX2
+/* max(m, |v|) per lane, with *nan collecting the lanes where some v was NaN (max_pd alone
+ * would drop a NaN met before a number) */
+static inline __m256d absmax_acc(__m256d m, __m256d v, __m256d *nan)
+{
+    *nan = _mm256_or_pd(*nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+    return _mm256_max_pd(m, _mm256_and_pd(v, ABSMASK));
+}
+static inline __m256d with_nan(__m256d m, __m256d nan) { return _mm256_blendv_pd(m, _mm256_set1_pd(NAN), nan); }
+
+/* the strips of column-major op(A) (rs == 1), full strips of 8 rows: two loads per column, the
+ * same values and maxima as the element loop below */
+static void pack_full_strip(const ozb_problem *pr, int64_t b, double *s, double *mA, int64_t nq)
+{
+    const int64_t k = pr->k;
+    for (int64_t q = 0; q < nq; q++) {
+        __m256d m0 = _mm256_setzero_pd(), m1 = m0, n0 = m0, n1 = m0;
+        for (int64_t l = q * BL; l < k && l < (q + 1) * BL; l++) {
+            const double *src = pr->a.p + 8 * b + l * pr->a.cs;
+            const __m256d v0 = _mm256_loadu_pd(src), v1 = _mm256_loadu_pd(src + 4);
+            _mm256_storeu_pd(s + 8 * l, v0);
+            _mm256_storeu_pd(s + 8 * l + 4, v1);
+            m0 = absmax_acc(m0, v0, &n0);
+            m1 = absmax_acc(m1, v1, &n1);
+        }
+        if (mA) {
+            _mm256_storeu_pd(mA + 8 * (b * nq + q), with_nan(m0, n0));
+            _mm256_storeu_pd(mA + 8 * (b * nq + q) + 4, with_nan(m1, n1));
+        }
+    }
+}
+#endif
+
 void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA)
 {
     const int64_t m = pr->m, k = pr->k, nq = (k + BL - 1) / BL;
     for (int64_t b = 0; b < (m + 7) / 8; b++) {
         double *s = P + 8 * k * b;
         const int rows = (int)(m - 8 * b < 8 ? m - 8 * b : 8);
+#ifdef EFT_AVX2
+        if (rows == 8 && pr->a.rs == 1) { pack_full_strip(pr, b, s, mA, nq); continue; }
+#endif
         for (int64_t q = 0; q < nq; q++) {
             double mx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (int64_t l = q * BL; l < k && l < (q + 1) * BL; l++) {
@@ -92,7 +128,18 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
     for (int64_t j = 0; j < pr->n; j++)
         for (int64_t q = 0; q < nq; q++) {
             double mx = 0.0;
-            for (int64_t l = q * BL; l < k && l < (q + 1) * BL; l++) {
+            int64_t l = q * BL;
+            const int64_t end = k < (q + 1) * BL ? k : (q + 1) * BL;
+#ifdef EFT_AVX2
+            if (end - l >= 4) {        /* four at a time, then the element loop for the rest */
+                __m256d m4 = _mm256_setzero_pd(), n4 = m4;
+                for (; l + 4 <= end; l += 4) m4 = absmax_acc(m4, _mm256_loadu_pd(x + j * ldx + l), &n4);
+                m4 = _mm256_max_pd(m4, _mm256_permute4x64_pd(m4, 0x4e));
+                m4 = _mm256_max_pd(m4, _mm256_permute_pd(m4, 0x5));
+                mx = _mm256_movemask_pd(n4) ? NAN : _mm256_cvtsd_f64(m4);
+            }
+#endif
+            for (; l < end; l++) {
                 const double v = x[j * ldx + l];
                 mx = fabs(v) > mx || isnan(v) ? fabs(v) : mx;
             }
