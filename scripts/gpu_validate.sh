@@ -10,7 +10,9 @@
 #           call failing) and test_limits; the programs run side by side (the machine has
 #           16 cores), each under its own time limit
 # staged:   the staged path (operands through the host, products on the GPU) forced: same bits
-# sanitize: compute-sanitizer memcheck, racecheck and synccheck
+# sanitize: compute-sanitizer memcheck, racecheck and synccheck (run it in a command of its
+#           own with GPU_VALIDATE_TEST_LIMIT=540: on the H100 the three tools on
+#           test_device_engine did not finish in 200 s)
 # bench:    ozblas-bench --backend cuda (CUDA-event medians against cuBLAS)
 # One device-tool command may run 10 minutes: run the phases in separate commands if needed.
 # Results: ${OUT:-gpu-out}/summary.txt and logs.tgz (commit them under bench/results/); each
