@@ -2,7 +2,7 @@
  * hardware's and cuBLAS's limits (every GPU ozblas targets: at most 1024 threads a block,
  * at most 2^31 - 1 blocks in x, int dimensions and leading dimensions for cuBLAS):
  *  - every launcher's grid (kernels/ozb_launch.h) is at least 1 and at most 2^31 - 1 blocks
- *    for 0 .. 2^62 items, and the exact sum's scratch stays within its 2^17 accumulators;
+ *    for 0 .. 2^62 items (the tiled residues' tiles for up to 2^40 rows x 2^24 positions), and the exact sum's scratch stays within its 2^17 accumulators;
  *  - the device tiler (ozb_dev_tiles) keeps a tile's GEMM dimensions within int for
  *    m = 2^31 rows, n = 2^31 columns, k = 2^24 (the emulated device: its buffers are
  *    allocated, so the costs are kept small by a small workspace limit);
@@ -31,6 +31,15 @@ static void grids(void)
         /* below the cap the grid has a thread per item (no grid-stride needed) */
         if (n <= (int64_t)OZB_KL_GRID_MAX * OZB_KL_THREADS)
             CHECK((int64_t)b * OZB_KL_THREADS >= n, "ozb_kl_blocks(%lld) = %u: too few threads", (long long)n, b);
+        /* the tiled CRT residues: n rows x up to 2^24 k-positions, tiles in int64, grid capped */
+        for (int64_t kbp = 4; n <= ((int64_t)1 << 40) && kbp <= ((int64_t)1 << 24); kbp *= 64) {
+            const int64_t t = ozb_kl_res_tiles(n, kbp, 1);
+            const unsigned rb = ozb_kl_res_blocks(t);
+            const int64_t want = (n + OZB_KL_RES_TILE - 1) / OZB_KL_RES_TILE * ((kbp + OZB_KL_RES_TILE - 1) / OZB_KL_RES_TILE);
+            CHECK(t == want && t >= 0, "ozb_kl_res_tiles(%lld, %lld) = %lld", (long long)n, (long long)kbp, (long long)t);
+            CHECK(rb >= 1 && rb <= OZB_KL_GRID_MAX && (t > OZB_KL_GRID_MAX || rb == (t ? t : 1)),
+                  "ozb_kl_res_blocks(%lld) = %u", (long long)t, rb);
+        }
         for (int64_t nkb = 1; nkb <= ((int64_t)1 << 20); nkb *= 4) {
             const int64_t acc = ozb_kl_sum_accumulators(n, nkb, 1);
             const int w = ozb_kl_sum_wide(n, nkb, 1);
@@ -97,6 +106,10 @@ static void gemm_rules(ozb_dev *d)
     CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 0, 8, 4, 16, a8, 4, b8, 16, c32, 8) != 0, "lda < m (transa = N) accepted");
     CHECK(ozb_dev_gemm(d, OZB_DT_F64, 1, 0, 8, 4, 16, a, 16, b, 16, c, 4) != 0, "ldc < m accepted");
     CHECK(ozb_dev_gemm(d, OZB_DT_F64, 1, 1, 4, 8, 16, a, 16, b, 4, c, 4) != 0, "ldb < n (transb = T) accepted");
+    /* seen on an H100 (cuBLAS 13.1): INT8 outside TN with m or ldc not a multiple of 4 refused */
+    CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 1, 5, 4, 16, a8, 8, b8, 4, c32, 5) != 0, "INT8 NT with m = ldc = 5 accepted");
+    CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 1, 8, 4, 16, a8, 8, b8, 4, c32, 8) == 0, "INT8 NT with m = ldc = 8 refused");
+    CHECK(ozb_dev_gemm(d, OZB_DT_S8, 1, 0, 5, 4, 16, a8, 16, b8, 16, c32, 5) == 0, "INT8 TN with m = ldc = 5 refused");
     CHECK(ozb_dev_gemm_batched(d, OZB_DT_F64, 1, 0, 4, 4, 4, a, 4, 16, b, 4, 16, c, 4, 8, 2) != 0,
           "overlapping C[i] (stride 8 < 16) accepted");
     CHECK(ozb_dev_gemm_batched(d, OZB_DT_F64, 1, 0, 4, 4, 4, a, 4, 16, b, 4, 16, c, 4, 16, 2) == 0, "a valid batch refused");
