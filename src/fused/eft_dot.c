@@ -158,6 +158,9 @@ int ozb_eft_finish(double S, double C, double B, double alpha, double beta, doub
         m += 2;
         B *= fabs(alpha);                                /* its rounding: the 2^-50 margin */
         if (!(B <= 0x1p1000)) return 0;
+        /* a bound that underflows to zero would certify a tiny exact value as +0 (a fuzz input:
+         * alpha 2^-1010 times products below 2^-1075, RN(exact) -0): never below 2^-1000 */
+        if (B < 0x1p-1000) B = 0x1p-1000;
     }
     if (use_c) {
         if (!ozb_two_product(beta, c0, &T[m], &T[m + 1])) return 0;
