@@ -341,11 +341,7 @@ END_TEST
 
 START_TEST(eft_gemm_reference)
 {
-    /* where oneDNN's int8 GEMM is exact (AVX512-VNNI), CORRECTLY_ROUNDED GEMM from 64^3 on
-     * goes through the CRT by default (dispatch.c): this test is about the error-free sums */
-    setenv("OZBLAS_NO_CRT", "1", 1);
     ozblas_handle_t h = tu_handle(CR);
-    unsetenv("OZBLAS_NO_CRT");
     ozref_rng r;
     tu_rng(&r, "eft_gemm_reference");
     /* m below and above a strip of 8, n around the column groups of 64 (units by strip up to

@@ -19,7 +19,7 @@ static const ozb_knob_def ozb_knob_table[] = {
      "CORRECTLY_ROUNDED GEMM on FP64 slices multiplies every slice pair before rounding", K(no_lazy)},
     {"OZBLAS_LAZY_LEVELS", OZB_KNOB_INT, -1, 1,
      "slice levels the lazy CORRECTLY_ROUNDED GEMM multiplies first (1: only the leading pair)", K(lazy_levels)},
-    {"OZBLAS_NO_CRT", OZB_KNOB_SET, 0, 1, "CORRECTLY_ROUNDED GEMM never through the CRT (FP64 slices)", K(no_crt)},
+    {"OZBLAS_NO_CRT", OZB_KNOB_SET, 0, 1, "CORRECTLY_ROUNDED GEMM that the error-free sums do not take never through the CRT (FP64 slices)", K(no_crt)},
     {"OZBLAS_NO_DOT2", OZB_KNOB_SET, 0, 1,
      "CORRECTLY_ROUNDED (and DOUBLE DOT/GEMV) without the error-free dot products: GEMM with a small inner dimension on the slices, DOT and GEMV on the fused kernels", K(no_dot2)},
     {"OZBLAS_NO_DEEP", OZB_KNOB_SET, 0, 1,

@@ -113,10 +113,28 @@ static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const
     return OZBLAS_STATUS_SUCCESS;
 }
 
+/* Correctly rounded GEMM that the error-free sums do not take (workspace limit, engines
+ * other than FP64 slices' CR): the CRT where oneDNN's int8 GEMM is exact and fast, before the
+ * FP64 slices.  It is no longer the first method for CR GEMM: on an AVX512-VNNI EPYC (Zen 4,
+ * 2 threads, phi = 1) the error-free sums are faster at every size (64^3 30 against 47 us,
+ * 512^3 9.3 against 29 ms, 2048^3 0.63 against 0.82 s, 4096^3 4.6 against 5.3 s).  Returns
+ * NOT_SUPPORTED where it does not apply (spans beyond the moduli table, special values,
+ * small or one-column calls): the result is unique, so the method never changes a bit. */
+static ozblas_status_t by_crt(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    if (pl->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || pl->engine != OZBLAS_ENGINE_FP64 || pr->n <= 8 ||
+        h->knobs.no_crt || !ozb_format_for(h, OZBLAS_ENGINE_INT8, NULL) || !ozb_int8_fast(h) ||
+        (double)pr->m * (double)pr->n * (double)pr->k < 262144.0)
+        return OZBLAS_STATUS_NOT_SUPPORTED;
+    return ozb_crt_cr_run(h, pr, call_threads(h, pr));
+}
+
 /* Correctly rounded DOT and GEMV: the fused split-and-accumulate kernels (src/fused/fused.c),
- * their undecided rows by Scheme I. */
+ * their undecided rows by Scheme I; GEMM the CRT first where it applies. */
 static ozblas_status_t by_fused(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
+    const ozblas_status_t st = by_crt(h, pr, pl);
+    if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
     if (!ozb_fused_eligible(h, pr, pl)) return ozb_scheme1_run(h, pr, pl);
     return certified(h, pr, pl, ozb_fused_cr, ozb_scheme1_run);
 }
@@ -171,15 +189,9 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
      * CORRECTLY_ROUNDED GEMM through it too, DOT/GEMV through the FP64 kernels, which
      * are faster for one column (the bits are the same) */
     const int crt_cr = pl.mode == OZBLAS_MODE_CORRECTLY_ROUNDED && pr->n > 8;
-    /* CORRECTLY_ROUNDED GEMM with the default FP64 format also goes through the CRT where
-     * oneDNN is built in: the result is unique, and from 64^3 on it is faster than the lazy
-     * FP64 slices (measured: 300^3 9.2 against 20.6 ms, 2048^3 0.80 against 2.34 s).
-     * OZBLAS_NO_CRT=1 keeps the slices (a test knob: both paths must give the same bits). */
-    const int crt_default_cr = crt_cr && h->engine == OZBLAS_ENGINE_FP64 && ozb_format_for(h, OZBLAS_ENGINE_INT8, NULL) && ozb_int8_fast(h) &&
-                               (double)pr->m * (double)pr->n * (double)pr->k >= 262144.0 && !h->knobs.no_crt;
     /* pl.engine is CRT_INT8 in FIXED and DOUBLE with CRT_INT8 (INT8 once a device's CRT found
      * the accuracy beyond the moduli table: the host's would too, same selection) */
-    if (pl.engine == OZBLAS_ENGINE_CRT_INT8 || (h->engine == OZBLAS_ENGINE_CRT_INT8 && crt_cr) || crt_default_cr) {
+    if (pl.engine == OZBLAS_ENGINE_CRT_INT8 || (h->engine == OZBLAS_ENGINE_CRT_INT8 && crt_cr)) {
         const double t0 = ozb_now();
         ozblas_status_t st = crt_cr ? ozb_crt_cr_run(h, pr, call_threads(h, pr)) : ozb_crt_run(h, pr, &pl, call_threads(h, pr));
         h->info.seconds_total = ozb_now() - t0;
