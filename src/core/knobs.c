@@ -11,7 +11,7 @@ static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_NO_DNNL", OZB_KNOB_SET, 0, 0,
      "INT8 and CRT products by OpenBLAS DGEMM on the same integers instead of oneDNN", K(no_dnnl)},
     {"OZBLAS_NO_FUSED", OZB_KNOB_SET, 0, 1,
-     "CORRECTLY_ROUNDED DOT/GEMV without the fused kernels (the GEMM-ized pipeline)", K(no_fused)},
+     "CORRECTLY_ROUNDED DOT/GEMV and FIXED DOT without the fused kernels (the GEMM-ized pipeline with stored slices)", K(no_fused)},
     {"OZBLAS_FUSED_FAIL", OZB_KNOB_INT, 0, 1,
      "1: the fused kernels' first pass certifies nothing (every row to the second pass); 2: nor the second", K(fused_fail)},
     {"OZBLAS_FUSED_AVX2", OZB_KNOB_SET, 0, 1, "the fused kernels' 256-bit set even where AVX-512 is present", K(fused_avx2)},

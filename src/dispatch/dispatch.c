@@ -9,6 +9,7 @@
 #include "crt/crt.h"
 #include "fused/fused.h"
 #include "fused/eft_dot.h"
+#include "fused/fixed_dot.h"
 #include "fused/eft_deep.h"
 #include "fused/zero_products.h"
 #include "fused/eft_scaled.h"
@@ -197,6 +198,11 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
         h->info.seconds_total = ozb_now() - t0;
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
         if (!crt_cr) pl.engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
+    }
+    /* FIXED DOT with FP64 slices: the fused kernels, the pipeline's bits without its slices */
+    if (pl.mode == OZBLAS_MODE_FIXED && pr->m == 1 && pr->n == 1) {
+        const ozblas_status_t st = ozb_fixed_dot(h, pr, &pl, call_threads(h, pr));
+        if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
     }
     /* CORRECTLY_ROUNDED (and DOUBLE with FP64 slices) DOT, GEMV and GEMM: streaming
      * error-free sums (src/fused/eft_*.c), what they cannot certify by the fused kernels (one

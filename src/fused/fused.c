@@ -46,7 +46,7 @@ static levels_t levels(int D)
     return L;
 }
 
-static const ozb_fz_kernels *kernels(ozblas_handle_t h)
+const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
 {
 #if defined(__x86_64__)
     if (h->knobs.fused_avx2) return &ozb_fz_avx2;   /* a test knob: both sets give the same bits */
@@ -90,7 +90,7 @@ static size_t thread_bytes(int64_t nkb)
 int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
-    if (h->knobs.no_fused || !kernels(h)) return 0;
+    if (h->knobs.no_fused || !ozb_fz_kernels_for(h)) return 0;
     if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
     const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;
     const double bytes = (double)psums_bytes(mpad, 1, nkb, NP1) + (double)psums_bytes(mpad, 1, nkb, NP2)
@@ -330,7 +330,7 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
 {
     fz_t f;
     f.pr = pr;
-    f.K = kernels(h);
+    f.K = ozb_fz_kernels_for(h);
     f.W = f.K->width;
     f.m = pr->m; f.k = pr->k; f.nkb = nblocks(pr->k); f.kb = OZB_FZ_KB;
     f.dot = f.m == 1;

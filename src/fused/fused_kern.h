@@ -24,6 +24,7 @@
 #define OZB_FZ_D1    4         /* first pass: levels t + u < 4, 84 bits below the leading digits */
 #define OZB_FZ_D2    6         /* rows the first pass cannot decide: 126 bits                    */
 #define OZB_FZ_NPAIRS(d) ((d) * ((d) + 1) / 2)
+#define OZB_FZ_FIXED_MAX 4     /* FIXED mode's split counts with a fused DOT kernel */
 /* Pair order: t = 0..D-1, then u = 0..D-1-t: (0,0) (0,1) ... (0,D-1) (1,0) ... (D-1,0). */
 
 typedef struct {
@@ -42,10 +43,19 @@ typedef struct {
     /* a strip of rows <= width rows: P[p * ldp + r] for row r, row r scaled by s[r] */
     void (*strip[2])(const double *A, int64_t lda, int rows, int64_t n, const double *s,
                      const double *yq, int64_t ldq, double *P, int64_t ldp);
+    /* FIXED mode's DOT (fixed_dot.c): [0][D] the pairs t + u < D (fast mode), [1][D] every
+     * pair t, u < D, t-major; digits of radix 2^beta for any beta <= 26 with
+     * 2 beta + log2(n) <= 53; NULL where not built (D > 4) */
+    void (*fdot[2][OZB_FZ_FIXED_MAX + 1])(const double *x, const double *y, int64_t n, double sx, double sy,
+                                          double radix, double *P);
 } ozb_fz_kernels;
 
 /* The widest kernel set this CPU runs; NULL where none is built (non-x86). */
 const ozb_fz_kernels *ozb_fz_select(void);
+/* The set a handle's calls use (OZBLAS_FUSED_AVX2 forces the 256-bit one); NULL: none
+ * (fused.c) */
+struct ozblas_context;
+const ozb_fz_kernels *ozb_fz_kernels_for(struct ozblas_context *h);
 
 #if defined(__x86_64__)
 extern const ozb_fz_kernels ozb_fz_avx2;
