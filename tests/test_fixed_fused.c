@@ -1,4 +1,4 @@
-/* FIXED-mode DOT by the fused kernels (src/fused/fixed_dot.c) against the GEMM-ized pipeline
+/* FIXED-mode DOT and GEMV-T by the fused kernels (src/fused/fixed_dot.c) against the GEMM-ized pipeline
  * with stored slices (OZBLAS_NO_FUSED=1): the same bits, exactly, for every split count, fast
  * mode on and off, both summations, lengths across the pipeline's k-blocks of 2^15 (and the
  * digit width that k sets), strides, phi from 0 to 12, cancellation, zero blocks, near-overflow
@@ -127,6 +127,52 @@ START_TEST(fixed_fused_edges)
 }
 END_TEST
 
+/* GEMV: T by the fused kernels (a DOT per row of op(A)), N by the pipeline; the same bits */
+START_TEST(fixed_fused_gemv)
+{
+    const int split = 1 + _i % 4, fast = _i / 4 % 2;
+    const ozblas_summation_t sum = SUMS[_i / 8];
+    ozblas_handle_t hf = handle(0, split, fast, sum), hp = handle(1, split, fast, sum);
+    ozref_rng r;
+    tu_rng(&r, "fixed_fused_gemv");
+    /* rows of op(A) x inner dimension, across GEMV's blocks of 2^12 */
+    const int64_t shapes[][2] = {{1, 5000}, {7, 4097}, {33, 4096}, {65, 9000}, {3, 1}, {130, 300}};
+    const double phis[] = {0, 1, 4, 12};
+    int c = 0;
+    for (int tr = 0; tr < 2; tr++)
+        for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++, c++) {
+            const int64_t rows = shapes[q][0], k = shapes[q][1];
+            const int64_t m = tr ? k : rows, n = tr ? rows : k, lda = m + (c % 2 ? 3 : 0);
+            const int64_t incx = c % 3 == 1 ? -2 : 1, incy = c % 4 == 3 ? 3 : 1;
+            const double alpha = c % 3 ? 1.0 : -0.75, beta = c % 2 ? 0.5 : 0.0;
+            double *A = tu_alloc((size_t)(lda * n)), *x = tu_alloc(tu_vec_len(k, incx));
+            double *y0 = tu_alloc(tu_vec_len(rows, incy)), *yf = tu_alloc(tu_vec_len(rows, incy)),
+                   *yp = tu_alloc(tu_vec_len(rows, incy));
+            const double phi = phis[c % 4];
+            tu_fill_mat(&r, A, m, n, lda, phi);
+            tu_fill_vec(&r, x, k, incx, phi);
+            tu_fill_vec(&r, y0, rows, incy, 1.0);
+            const size_t ny = tu_vec_len(rows, incy);
+            memcpy(yf, y0, ny * sizeof(double));
+            memcpy(yp, y0, ny * sizeof(double));
+            const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+            ck_assert_int_eq(ozblas_dgemv(hf, op, m, n, alpha, A, lda, x, incx, beta, yf, incy), OZBLAS_STATUS_SUCCESS);
+            ozblas_info_t info;
+            ozblas_get_info(hf, &info);
+            ck_assert_int_eq(ozblas_dgemv(hp, op, m, n, alpha, A, lda, x, incx, beta, yp, incy), OZBLAS_STATUS_SUCCESS);
+            char ctx[128];
+            snprintf(ctx, sizeof ctx, "gemv %c %lldx%lld split %d fast %d sum %d phi %g", tr ? 'T' : 'N', (long long)m,
+                     (long long)n, split, fast, (int)sum, phi);
+            for (size_t e = 0; e < ny; e++)
+                ck_assert_msg(tu_bits(yf[e]) == tu_bits(yp[e]), "%s: y[%zu] fused %a pipeline %a", ctx, e, yf[e], yp[e]);
+            ck_assert_msg(info.fused == (tr || rows == 1), "%s: fused path %d", ctx, info.fused);
+            free(A); free(x); free(y0); free(yf); free(yp);
+        }
+    ozblas_destroy(hf);
+    ozblas_destroy(hp);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("fixed_fused");
@@ -134,6 +180,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, tu_timeout(300));
     tcase_add_loop_test(tc, fixed_fused_random, 0, 20);
     tcase_add_loop_test(tc, fixed_fused_edges, 0, 16);
+    tcase_add_loop_test(tc, fixed_fused_gemv, 0, 16);
     suite_add_tcase(s, tc);
     return s;
 }

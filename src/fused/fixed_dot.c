@@ -1,9 +1,10 @@
-/* FIXED-mode DOT without stored slices (issue 16): the fused kernels (fused_kern_d.inc)
+/* FIXED-mode DOT and GEMV-T without stored slices (issue 16): the fused kernels (fused_kern_d.inc)
  * compute, in registers, the same digits and the same exact pair sums that the GEMM-ized
  * pipeline (src/scheme1) stores as slices and multiplies by DGEMM, and the terms go to the
  * same summation in the same order.  So the result is the configuration's defined one, bit
  * for bit, at the cost of one read of x and y (the block maximum first, then the block again
- * from cache).
+ * from cache).  A GEMV-T is a DOT per row of op(A): the rows' grids are their own per block,
+ * op(B)'s blocks (their exponents found once) are shared, as in the pipeline.
  *
  * Why the bits are the same.  The pipeline splits each k-block (kb = min(OZB_KBLOCK_DOT, k),
  * beta = the FP64 format's bits for kb) of x on the grid of the block's maximum,
@@ -46,10 +47,15 @@ typedef struct {
     void (*kern)(const double *, const double *, int64_t, double, double, double, double *);
     const ozb_fz_kernels *K;
     int64_t kb, nkb;
-    int beta, np;
-    double *P;                /* P[kk * np + p] */
-    int32_t *ex, *ey;         /* block exponents */
-    double *gather;           /* per thread: 2 kb doubles for strided operands */
+    int beta, np, L, fast, nearsum;
+    double *P;                /* DOT: P[kk * np + p]; GEMV-T: per thread, one row's */
+    int32_t *ex, *ey;         /* block exponents: DOT x's, and y's (op(B)'s, all blocks) */
+    const double *y;          /* op(B) contiguous (gathered where strided) */
+    double *gather;           /* per thread: kb doubles for a strided row of op(A) */
+    double *TP, *scratch;     /* per thread: a row's terms and the summation's scratch */
+    int32_t *TE, *ext;        /* per thread: the terms' exponents, the row's block exponents */
+    double *out;              /* GEMV-T: the rows' results until all are known */
+    size_t thr_dbl, thr_i32;  /* per-thread sizes of the double and int32 areas */
 } fx_t;
 
 static int32_t block_exp(int64_t mxbits, int beta)
@@ -77,105 +83,182 @@ static int64_t gather_max(const double *x, int64_t inc, int64_t n, double *buf)
     return mx;
 }
 
-/* blocks lo..hi-1: exponents and pair sums; returns the blocks out of the kernels' reach */
-static int64_t blocks(void *ctx, int64_t lo, int64_t hi)
+static int64_t blen(const fx_t *f, int64_t kk) { return f->kb < f->pr->k - kk * f->kb ? f->kb : f->pr->k - kk * f->kb; }
+
+/* op(B)'s blocks lo..hi-1: their exponents (op(B) already contiguous) */
+static int64_t y_blocks(void *ctx, int64_t lo, int64_t hi)
 {
     const fx_t *f = ctx;
-    const ozb_problem *pr = f->pr;
-    double *xb = f->gather + 2 * f->kb * (int64_t)omp_get_thread_num(), *yb = xb + f->kb;
     int64_t bad = 0;
     for (int64_t kk = lo; kk < hi; kk++) {
-        const int64_t l0 = kk * f->kb, n = f->kb < pr->k - l0 ? f->kb : pr->k - l0;
-        const double *x = pr->a.p + l0 * pr->a.cs, *y = pr->b.p + l0 * pr->b.cs;
+        f->ey[kk] = block_exp(f->K->maxbits(f->y + kk * f->kb, blen(f, kk)), f->beta);
+        bad += f->ey[kk] == E_BAD;
+    }
+    return bad;
+}
+
+/* Row `row` of op(A) times op(B), blocks lo..hi-1: exponents into ex, pair sums into P;
+ * returns the blocks out of the kernels' reach. */
+static int64_t row_blocks(const fx_t *f, int64_t row, int64_t lo, int64_t hi, int32_t *ex, double *P, double *xb)
+{
+    const ozb_problem *pr = f->pr;
+    int64_t bad = 0;
+    for (int64_t kk = lo; kk < hi; kk++) {
+        const int64_t l0 = kk * f->kb, n = blen(f, kk);
+        const double *x = pr->a.p + row * pr->a.rs + l0 * pr->a.cs;
         const int64_t mx = pr->a.cs == 1 ? f->K->maxbits(x, n) : gather_max(x, pr->a.cs, n, xb);
-        const int64_t my = pr->b.cs == 1 ? f->K->maxbits(y, n) : gather_max(y, pr->b.cs, n, yb);
         if (pr->a.cs != 1) x = xb;
-        if (pr->b.cs != 1) y = yb;
-        const int32_t ex = block_exp(mx, f->beta), ey = block_exp(my, f->beta);
-        f->ex[kk] = ex;
-        f->ey[kk] = ey;
-        if (ex == E_BAD || ey == E_BAD) { bad++; continue; }
-        double *Pk = f->P + kk * f->np;
-        if (usable(ex) && usable(ey))
-            f->kern(x, y, n, ozb_pow2(f->beta - ex), ozb_pow2(f->beta - ey), ozb_pow2(f->beta), Pk);
+        const int32_t e = block_exp(mx, f->beta), ey = f->ey[kk];
+        ex[kk] = e;
+        if (e == E_BAD) { bad++; continue; }
+        double *Pk = P + kk * f->np;
+        if (usable(e) && usable(ey))
+            f->kern(x, f->y + l0, n, ozb_pow2(f->beta - e), ozb_pow2(f->beta - ey), ozb_pow2(f->beta), Pk);
         else
             for (int p = 0; p < f->np; p++) Pk[p] = 0.0;
     }
     return bad;
 }
 
+static double *thr_d(const fx_t *f) { return f->gather + f->thr_dbl * (size_t)omp_get_thread_num(); }
+static int32_t *thr_i(const fx_t *f) { return f->ext + f->thr_i32 * (size_t)omp_get_thread_num(); }
+
+/* a DOT's blocks lo..hi-1 (row 0) */
+static int64_t dot_blocks(void *ctx, int64_t lo, int64_t hi)
+{
+    const fx_t *f = ctx;
+    return row_blocks(f, 0, lo, hi, f->ex, f->P, thr_d(f));
+}
+
+/* The terms of a row (P, ex per block) in s1_element's order, block, then t, then u, and
+ * their sum: RN(alpha sum + beta c) by the configured summation.  Pairs with a zero sum are
+ * left out (both summations skip zero terms).  *smax: the deepest digit used. */
+static double row_sum(const fx_t *f, const double *P, const int32_t *ex, double cval, double *TP, int32_t *TE,
+                      double *scratch, int64_t *fb, int *smax)
+{
+    const ozb_problem *pr = f->pr;
+    int64_t n = 0;
+    for (int64_t kk = 0; kk < f->nkb; kk++) {
+        if (!usable(ex[kk]) || !usable(f->ey[kk])) continue;
+        const double *Pk = P + kk * f->np;
+        int p = 0;
+        for (int t = 0; t < f->L; t++)
+            for (int u = 0; u < (f->fast ? f->L - t : f->L); u++, p++) {
+                if (Pk[p] == 0.0) continue;
+                TP[n] = Pk[p];
+                TE[n] = (ex[kk] - (t + 1) * f->beta) + (f->ey[kk] - (u + 1) * f->beta);
+                n++;
+                *smax = t + 1 > *smax ? t + 1 : *smax;
+                *smax = u + 1 > *smax ? u + 1 : *smax;
+            }
+    }
+    const int use_c = pr->beta != 0.0;
+    return f->nearsum ? ozb_sum_nearest(TP, TE, n, pr->alpha, pr->beta, cval, use_c, scratch, fb)
+                      : ozb_sum_double(TP, TE, n, pr->alpha, pr->beta, cval, use_c);
+}
+
+/* GEMV-T rows lo..hi-1, each on its own (per-thread buffers): results into f->out; returns
+ * the rows out of the kernels' reach */
+static int64_t gemv_rows(void *ctx, int64_t lo, int64_t hi)
+{
+    const fx_t *f = ctx;
+    const ozb_problem *pr = f->pr;
+    double *xb = thr_d(f), *P = xb + f->kb, *TP = P + f->nkb * f->np, *scratch = TP + f->nkb * f->np;
+    int32_t *ex = thr_i(f), *TE = ex + f->nkb;
+    int64_t bad = 0, fb = 0;
+    int smax = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        if (row_blocks(f, i, 0, f->nkb, ex, P, xb)) { bad++; continue; }
+        const double cval = pr->beta != 0.0 ? pr->c[i * pr->crs] : 0.0;
+        f->out[i] = row_sum(f, P, ex, cval, TP, TE, scratch, &fb, &smax);
+    }
+    return bad;
+}
+
 ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt)
 {
-    if (plan->mode != OZBLAS_MODE_FIXED || plan->engine != OZBLAS_ENGINE_FP64 || pr->m != 1 || pr->n != 1 ||
-        h->knobs.no_fused)
+    if (plan->mode != OZBLAS_MODE_FIXED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1 ||
+        (pr->m > 1 && pr->a.cs != 1) || h->knobs.no_fused)
         return OZBLAS_STATUS_NOT_SUPPORTED;
     const int L = h->split_count, fast = h->fast_mode;
     const ozb_fz_kernels *K = ozb_fz_kernels_for(h);
     if (!K || L < 1 || L > OZB_FZ_FIXED_MAX || !K->fdot[fast ? 0 : 1][L]) return OZBLAS_STATUS_NOT_SUPPORTED;
     /* what s1_element hands to its special-value path; alpha = 0 never reaches a method */
     const int use_c = pr->beta != 0.0;
-    if (!isfinite(pr->alpha) || pr->alpha == 0.0 || (use_c && (!isfinite(pr->beta) || !isfinite(*pr->c))))
-        return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!isfinite(pr->alpha) || pr->alpha == 0.0 || (use_c && !isfinite(pr->beta))) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (use_c)
+        for (int64_t i = 0; i < pr->m; i++)
+            if (!isfinite(pr->c[i * pr->crs])) return OZBLAS_STATUS_NOT_SUPPORTED;
     ozb_format fmt;
     if (!ozb_format_for(h, OZBLAS_ENGINE_FP64, &fmt)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    const int timed = ozb_timed((double)pr->k);
+    const int timed = ozb_timed((double)pr->m * (double)pr->k);
     const double t0 = ozb_now_if(timed);
     /* the pipeline's blocking (scheme1/pipeline.c): kb and beta from the routine's block and k */
     const int64_t kblock = pr->kblock < fmt.kblock_max ? pr->kblock : fmt.kblock_max;
     fx_t f = {0};
     f.pr = pr;
     f.K = K;
+    f.L = L;
+    f.fast = fast;
+    f.nearsum = h->summation == OZBLAS_SUM_NEARSUM;
     f.kern = K->fdot[fast ? 0 : 1][L];
     f.kb = kblock < pr->k ? kblock : pr->k;
     f.nkb = (pr->k + f.kb - 1) / f.kb;
     f.beta = fmt.bits(f.kb);
     f.np = fast ? L * (L + 1) / 2 : L * L;
-    const size_t nterm = (size_t)f.nkb * (size_t)f.np;
-    const int strided = pr->a.cs != 1 || pr->b.cs != 1;
-    const size_t gather = strided ? 2 * (size_t)f.kb * (size_t)(nt > 0 ? nt : 1) : 0;
-    /* P, then TP (a copy in term order), scratch (2 nterm + 2), gather; TE, ex, ey */
-    const size_t dbl = nterm + nterm + (2 * nterm + 2) + gather;
-    char *buf = ozb_buf_get(h, OZB_BUF_FZ_TERMS, dbl * sizeof(double) + (nterm + 2 * (size_t)f.nkb) * sizeof(int32_t));
+    const int64_t ntr = nt > 0 ? nt : 1, nterm = f.nkb * f.np;
+    const int dot = pr->m == 1;
+    /* per thread: a gathered block (kb), then for GEMV-T rows P, TP (nterm each) and the
+     * scratch (2 nterm + 2); int32: the row's exponents (nkb), TE (nterm) */
+    f.thr_dbl = (size_t)f.kb + (dot ? 0 : 4 * (size_t)nterm + 2);
+    f.thr_i32 = dot ? 1 : (size_t)(f.nkb + nterm);
+    /* shared: op(B) gathered (k, where strided), DOT: P, TP (nterm each), scratch (2 nterm +
+     * 2); GEMV-T: the rows' results (m).  int32: ey (nkb), DOT: ex (nkb), TE (nterm) */
+    const size_t ygather = pr->b.cs != 1 ? (size_t)pr->k : 0;
+    const size_t shared = ygather + (dot ? 4 * (size_t)nterm + 2 : (size_t)pr->m);
+    const size_t shared_i = (size_t)f.nkb + (dot ? (size_t)(f.nkb + nterm) : 0);
+    const size_t bytes = (shared + f.thr_dbl * (size_t)ntr) * sizeof(double) + (shared_i + f.thr_i32 * (size_t)ntr) * sizeof(int32_t);
+    char *buf = ozb_buf_get(h, OZB_BUF_FZ_TERMS, bytes);
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    f.P = (double *)buf;
-    double *TP = f.P + nterm, *scratch = TP + nterm;
-    f.gather = scratch + 2 * nterm + 2;
-    int32_t *TE = (int32_t *)(f.gather + gather);
-    f.ex = TE + nterm;
-    f.ey = f.ex + f.nkb;
-    if (ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
-    const double t1 = ozb_now_if(timed);
-    /* the terms in s1_element's order: block, then t, then u */
-    int64_t n = 0;
-    int smax = 0;
-    for (int64_t kk = 0; kk < f.nkb; kk++) {
-        if (!usable(f.ex[kk]) || !usable(f.ey[kk])) continue;
-        const double *Pk = f.P + kk * f.np;
-        int p = 0;
-        for (int t = 0; t < L; t++)
-            for (int u = 0; u < (fast ? L - t : L); u++, p++) {
-                if (Pk[p] == 0.0) continue;
-                TP[n] = Pk[p];
-                TE[n] = (f.ex[kk] - (t + 1) * f.beta) + (f.ey[kk] - (u + 1) * f.beta);
-                n++;
-                smax = t + 1 > smax ? t + 1 : smax;
-                smax = u + 1 > smax ? u + 1 : smax;
-            }
+    double *d = (double *)buf;
+    double *yb = d;
+    d += ygather;
+    f.gather = d;
+    d += f.thr_dbl * (size_t)ntr;
+    int32_t *iw = (int32_t *)(d + (dot ? 4 * (size_t)nterm + 2 : (size_t)pr->m));
+    f.ey = iw;
+    f.ext = iw + f.nkb;
+    f.ex = f.ext + f.thr_i32 * (size_t)ntr;
+    /* op(B), contiguous, and its block exponents, once */
+    f.y = pr->b.p;
+    if (pr->b.cs != 1) {
+        for (int64_t l = 0; l < pr->k; l++) yb[l] = pr->b.p[l * pr->b.cs];
+        f.y = yb;
     }
-    const double cval = use_c ? *pr->c : 0.0;
+    if (ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
     int64_t fb = 0;
-    *pr->c = h->summation == OZBLAS_SUM_NEARSUM ? ozb_sum_nearest(TP, TE, n, pr->alpha, pr->beta, cval, use_c, scratch, &fb)
-                                                : ozb_sum_double(TP, TE, n, pr->alpha, pr->beta, cval, use_c);
+    int smax = 0;
+    if (dot) {
+        f.P = d;
+        double *TP = d + nterm, *scratch = TP + nterm;
+        int32_t *TE = f.ex + f.nkb;
+        if (ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, dot_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
+        *pr->c = row_sum(&f, f.P, f.ex, use_c ? *pr->c : 0.0, TP, TE, scratch, &fb, &smax);
+    } else {
+        f.out = d;
+        if (ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, gemv_rows, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
+        for (int64_t i = 0; i < pr->m; i++) pr->c[i * pr->crs] = f.out[i];
+        smax = L;
+    }
     ozblas_info_t *info = ozb_info_begin(h, h->summation, f.beta);
-    info->slices_a = info->slices_b = smax;
+    info->slices_a = info->slices_b = smax > 0 ? smax : 1;
     info->split_count = fast ? L : 0;
     info->fast_mode = fast;
-    info->slice_products = (int64_t)nterm;
+    info->slice_products = pr->m * nterm;
     info->blocks = f.nkb;
     info->block_m = 1; info->block_n = 1; info->block_k = f.kb;
     info->exact_fallbacks = fb;
-    info->seconds_multiply = t1 - t0;
-    info->seconds_sum = ozb_now_if(timed) - t1;
+    info->seconds_multiply = ozb_now_if(timed) - t0;
     info->seconds_total = ozb_now_if(timed) - t0;
     info->fused = 1;
     return OZBLAS_STATUS_SUCCESS;
