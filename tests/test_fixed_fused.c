@@ -1,4 +1,4 @@
-/* FIXED-mode DOT and GEMV-T by the fused kernels (src/fused/fixed_dot.c) against the GEMM-ized pipeline
+/* FIXED-mode DOT and GEMV by the fused kernels (src/fused/fixed_dot.c) against the GEMM-ized pipeline
  * with stored slices (OZBLAS_NO_FUSED=1): the same bits, exactly, for every split count, fast
  * mode on and off, both summations, lengths across the pipeline's k-blocks of 2^15 (and the
  * digit width that k sets), strides, phi from 0 to 12, cancellation, zero blocks, near-overflow
@@ -127,7 +127,7 @@ START_TEST(fixed_fused_edges)
 }
 END_TEST
 
-/* GEMV: T by the fused kernels (a DOT per row of op(A)), N by the pipeline; the same bits */
+/* GEMV, T (a DOT per row of op(A)) and N (strips of rows in lanes): the same bits */
 START_TEST(fixed_fused_gemv)
 {
     const int split = 1 + _i % 4, fast = _i / 4 % 2;
@@ -165,8 +165,31 @@ START_TEST(fixed_fused_gemv)
                      (long long)n, split, fast, (int)sum, phi);
             for (size_t e = 0; e < ny; e++)
                 ck_assert_msg(tu_bits(yf[e]) == tu_bits(yp[e]), "%s: y[%zu] fused %a pipeline %a", ctx, e, yf[e], yp[e]);
-            ck_assert_msg(info.fused == (tr || rows == 1), "%s: fused path %d", ctx, info.fused);
+            ck_assert_msg(info.fused == 1, "%s: fused path %d", ctx, info.fused);
             free(A); free(x); free(y0); free(yf); free(yp);
+        }
+    /* a zero row (fused), a subnormal row and an Inf (the pipeline), GEMV N and T */
+    for (int tr = 0; tr < 2; tr++)
+        for (int kind = 0; kind < 3; kind++) {
+            const int64_t rows = 40, k = 5000, m = tr ? k : rows, n = tr ? rows : k;
+            double *A = tu_alloc((size_t)(m * n)), *x = tu_alloc((size_t)k), *yf = tu_alloc((size_t)rows),
+                   *yp = tu_alloc((size_t)rows);
+            tu_fill_mat(&r, A, m, n, m, 1.0);
+            tu_fill_vec(&r, x, k, 1, 1.0);
+            for (int64_t l = 0; l < k; l++) {
+                double *a = tr ? &A[l + 17 * m] : &A[17 + l * m];   /* row 17 of op(A) */
+                *a = kind == 0 ? 0.0 : kind == 1 ? *a * 0x1p-1060 : (l == 4321 ? INFINITY : *a);
+            }
+            const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+            ck_assert_int_eq(ozblas_dgemv(hf, op, m, n, 1.0, A, m, x, 1, 0.0, yf, 1), OZBLAS_STATUS_SUCCESS);
+            ozblas_info_t info;
+            ozblas_get_info(hf, &info);
+            ck_assert_int_eq(ozblas_dgemv(hp, op, m, n, 1.0, A, m, x, 1, 0.0, yp, 1), OZBLAS_STATUS_SUCCESS);
+            for (int64_t e = 0; e < rows; e++)
+                ck_assert_msg(tu_bits(yf[e]) == tu_bits(yp[e]) || (isnan(yf[e]) && isnan(yp[e])),
+                              "gemv edge %d %c: y[%lld] fused %a pipeline %a", kind, tr ? 'T' : 'N', (long long)e, yf[e], yp[e]);
+            ck_assert_msg(info.fused == (kind == 0), "gemv edge %d %c: fused path %d", kind, tr ? 'T' : 'N', info.fused);
+            free(A); free(x); free(yf); free(yp);
         }
     ozblas_destroy(hf);
     ozblas_destroy(hp);

@@ -199,8 +199,8 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
         if (!crt_cr) pl.engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
     }
-    /* FIXED DOT and GEMV-T with FP64 slices: the fused kernels, the pipeline's bits without
-     * its slices */
+    /* FIXED DOT and GEMV with FP64 slices: the fused kernels, the pipeline's bits without its
+     * slices */
     if (pl.mode == OZBLAS_MODE_FIXED && pr->n == 1) {
         const ozblas_status_t st = ozb_fixed_dot(h, pr, &pl, call_threads(h, pr));
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;

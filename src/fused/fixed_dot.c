@@ -1,10 +1,11 @@
-/* FIXED-mode DOT and GEMV-T without stored slices (issue 16): the fused kernels (fused_kern_d.inc)
+/* FIXED-mode DOT and GEMV without stored slices (issue 16): the fused kernels (fused_kern_d.inc)
  * compute, in registers, the same digits and the same exact pair sums that the GEMM-ized
  * pipeline (src/scheme1) stores as slices and multiplies by DGEMM, and the terms go to the
  * same summation in the same order.  So the result is the configuration's defined one, bit
  * for bit, at the cost of one read of x and y (the block maximum first, then the block again
- * from cache).  A GEMV-T is a DOT per row of op(A): the rows' grids are their own per block,
- * op(B)'s blocks (their exponents found once) are shared, as in the pipeline.
+ * from cache).  A GEMV-T is a DOT per row of op(A), a GEMV-N strips of rows in the lanes (the
+ * strip kernel, op(B)'s digits found once): the rows' grids are their own per block, op(B)'s
+ * blocks are shared, as in the pipeline.
  *
  * Why the bits are the same.  The pipeline splits each k-block (kb = min(OZB_KBLOCK_DOT, k),
  * beta = the FP64 format's bits for kb) of x on the grid of the block's maximum,
@@ -45,6 +46,8 @@
 typedef struct {
     const ozb_problem *pr;
     void (*kern)(const double *, const double *, int64_t, double, double, double, double *);
+    void (*fstrip)(const double *, int64_t, int, int64_t, const double *, const double *, int64_t, double, double *,
+                   int64_t);
     const ozb_fz_kernels *K;
     int64_t kb, nkb;
     int beta, np, L, fast, nearsum;
@@ -54,7 +57,8 @@ typedef struct {
     double *gather;           /* per thread: kb doubles for a strided row of op(A) */
     double *TP, *scratch;     /* per thread: a row's terms and the summation's scratch */
     int32_t *TE, *ext;        /* per thread: the terms' exponents, the row's block exponents */
-    double *out;              /* GEMV-T: the rows' results until all are known */
+    double *out;              /* GEMV: the rows' results until all are known */
+    double *yq;               /* GEMV-N: op(B)'s digits, yq[u k + l], u < L */
     size_t thr_dbl, thr_i32;  /* per-thread sizes of the double and int32 areas */
 } fx_t;
 
@@ -175,10 +179,78 @@ static int64_t gemv_rows(void *ctx, int64_t lo, int64_t hi)
     return bad;
 }
 
+/* op(B)'s digits u < L on its blocks' grids (the kernels' recurrence, scalar: read once) */
+static int64_t y_digits(void *ctx, int64_t lo, int64_t hi)
+{
+    const fx_t *f = ctx;
+    const double pw = ozb_pow2(f->beta);
+    for (int64_t kk = lo; kk < hi; kk++) {
+        const int64_t l0 = kk * f->kb, n = blen(f, kk);
+        const double sc = usable(f->ey[kk]) ? ozb_pow2(f->beta - f->ey[kk]) : 0.0;
+        for (int64_t l = l0; l < l0 + n; l++) {
+            double r = f->y[l] * sc;
+            for (int u = 0; u < f->L; u++) {
+                const double q = trunc(r);
+                f->yq[u * f->pr->k + l] = q;
+                r = (r - q) * pw;
+            }
+        }
+    }
+    return 0;
+}
+
+/* GEMV-N strips lo..hi-1 of W rows (columns of op(A) contiguous): per block the rows' maxima,
+ * then the strip kernel with a scale per lane; each row's terms gathered from its lane */
+static int64_t gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
+{
+    const fx_t *f = ctx;
+    const ozb_problem *pr = f->pr;
+    const int W = f->K->width;
+    const int64_t nterm = f->nkb * f->np;
+    double *Ps = thr_d(f), *P = Ps + nterm * W, *TP = P + nterm, *scratch = TP + nterm;
+    int32_t *es = thr_i(f), *ex = es + f->nkb * W, *TE = ex + f->nkb;
+    int64_t bad = 0, fb = 0;
+    int smax = 0;
+    for (int64_t b = lo; b < hi; b++) {
+        const int64_t r0 = b * W;
+        const int rows = (int)(pr->m - r0 < W ? pr->m - r0 : W);
+        for (int64_t kk = 0; kk < f->nkb; kk++) {
+            const int64_t l0 = kk * f->kb, n = blen(f, kk);
+            const double *A = pr->a.p + r0 + l0 * pr->a.cs;
+            int64_t mx[8];
+            double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            f->K->maxbits_strip(A, pr->a.cs, rows, n, mx);
+            int any = 0;
+            for (int r = 0; r < rows; r++) {
+                const int32_t e = block_exp(mx[r], f->beta);
+                es[kk * W + r] = e;
+                if (e == E_BAD) bad++;
+                if (usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
+            }
+            double *Pk = Ps + kk * f->np * W;
+            if (any && usable(f->ey[kk]))
+                f->fstrip(A, pr->a.cs, rows, n, sc, f->yq + l0, pr->k, ozb_pow2(f->beta), Pk, W);
+            else
+                for (int64_t p = 0; p < f->np * W; p++) Pk[p] = 0.0;
+        }
+        if (bad) continue;
+        for (int r = 0; r < rows; r++) {
+            for (int64_t kk = 0; kk < f->nkb; kk++) {
+                ex[kk] = es[kk * W + r];
+                for (int p = 0; p < f->np; p++) P[kk * f->np + p] = Ps[(kk * f->np + p) * W + r];
+            }
+            const int64_t i = r0 + r;
+            const double cval = pr->beta != 0.0 ? pr->c[i * pr->crs] : 0.0;
+            f->out[i] = row_sum(f, P, ex, cval, TP, TE, scratch, &fb, &smax);
+        }
+    }
+    return bad;
+}
+
 ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt)
 {
     if (plan->mode != OZBLAS_MODE_FIXED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1 ||
-        (pr->m > 1 && pr->a.cs != 1) || h->knobs.no_fused)
+        (pr->m > 1 && pr->a.cs != 1 && pr->a.rs != 1) || h->knobs.no_fused)
         return OZBLAS_STATUS_NOT_SUPPORTED;
     const int L = h->split_count, fast = h->fast_mode;
     const ozb_fz_kernels *K = ozb_fz_kernels_for(h);
@@ -202,20 +274,24 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     f.fast = fast;
     f.nearsum = h->summation == OZBLAS_SUM_NEARSUM;
     f.kern = K->fdot[fast ? 0 : 1][L];
+    f.fstrip = K->fstrip[fast ? 0 : 1][L];
     f.kb = kblock < pr->k ? kblock : pr->k;
     f.nkb = (pr->k + f.kb - 1) / f.kb;
     f.beta = fmt.bits(f.kb);
     f.np = fast ? L * (L + 1) / 2 : L * L;
     const int64_t ntr = nt > 0 ? nt : 1, nterm = f.nkb * f.np;
-    const int dot = pr->m == 1;
-    /* per thread: a gathered block (kb), then for GEMV-T rows P, TP (nterm each) and the
-     * scratch (2 nterm + 2); int32: the row's exponents (nkb), TE (nterm) */
-    f.thr_dbl = (size_t)f.kb + (dot ? 0 : 4 * (size_t)nterm + 2);
-    f.thr_i32 = dot ? 1 : (size_t)(f.nkb + nterm);
+    const int dot = pr->m == 1, gemv_n = !dot && pr->a.cs != 1, W = K->width;
+    /* per thread: a gathered block (kb), then for GEMV rows P, TP (nterm each) and the
+     * scratch (2 nterm + 2), GEMV-N before them a strip's pair sums (W nterm); int32: the
+     * row's exponents (nkb), TE (nterm), GEMV-N before them the strip's (W nkb) */
+    f.thr_dbl = (size_t)f.kb + (dot ? 0 : 4 * (size_t)nterm + 2) + (gemv_n ? (size_t)W * (size_t)nterm : 0);
+    f.thr_i32 = dot ? 1 : (size_t)(f.nkb + nterm) + (gemv_n ? (size_t)W * (size_t)f.nkb : 0);
     /* shared: op(B) gathered (k, where strided), DOT: P, TP (nterm each), scratch (2 nterm +
-     * 2); GEMV-T: the rows' results (m).  int32: ey (nkb), DOT: ex (nkb), TE (nterm) */
+     * 2); GEMV: the rows' results (m), GEMV-N op(B)'s digits (L k).  int32: ey (nkb), DOT: ex
+     * (nkb), TE (nterm) */
     const size_t ygather = pr->b.cs != 1 ? (size_t)pr->k : 0;
-    const size_t shared = ygather + (dot ? 4 * (size_t)nterm + 2 : (size_t)pr->m);
+    const size_t ydig = gemv_n ? (size_t)L * (size_t)pr->k : 0;
+    const size_t shared = ygather + ydig + (dot ? 4 * (size_t)nterm + 2 : (size_t)pr->m);
     const size_t shared_i = (size_t)f.nkb + (dot ? (size_t)(f.nkb + nterm) : 0);
     const size_t bytes = (shared + f.thr_dbl * (size_t)ntr) * sizeof(double) + (shared_i + f.thr_i32 * (size_t)ntr) * sizeof(int32_t);
     char *buf = ozb_buf_get(h, OZB_BUF_FZ_TERMS, bytes);
@@ -223,6 +299,8 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     double *d = (double *)buf;
     double *yb = d;
     d += ygather;
+    f.yq = d;
+    d += ydig;
     f.gather = d;
     d += f.thr_dbl * (size_t)ntr;
     int32_t *iw = (int32_t *)(d + (dot ? 4 * (size_t)nterm + 2 : (size_t)pr->m));
@@ -244,6 +322,13 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
         int32_t *TE = f.ex + f.nkb;
         if (ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, dot_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
         *pr->c = row_sum(&f, f.P, f.ex, use_c ? *pr->c : 0.0, TP, TE, scratch, &fb, &smax);
+    } else if (gemv_n) {
+        f.out = d;
+        ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_digits, &f);
+        const int64_t nstrips = (pr->m + W - 1) / W;
+        if (ozb_par_for(nt > 1 && nstrips > 1, nt, nstrips, gemv_n_strips, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
+        for (int64_t i = 0; i < pr->m; i++) pr->c[i * pr->crs] = f.out[i];
+        smax = L;
     } else {
         f.out = d;
         if (ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, gemv_rows, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
