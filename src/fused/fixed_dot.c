@@ -3,8 +3,9 @@
  * pipeline (src/scheme1) stores as slices and multiplies by DGEMM, and the terms go to the
  * same summation in the same order.  So the result is the configuration's defined one, bit
  * for bit, at the cost of one read of x and y (the block maximum first, then the block again
- * from cache).  A GEMV-T is a DOT per row of op(A), a GEMV-N strips of rows in the lanes (the
- * strip kernel, op(B)'s digits found once): the rows' grids are their own per block, op(B)'s
+ * from cache).  A GEMV-T is a DOT per row of op(A), a GEMV-N panels of rows copied to cache and
+ * strips of them in the lanes (the strip kernel, op(B)'s digits found once): the rows' grids
+ * are their own per block, op(B)'s
  * blocks are shared, as in the pipeline.
  *
  * Why the bits are the same.  The pipeline splits each k-block (kb = min(OZB_KBLOCK_DOT, k),
@@ -46,6 +47,7 @@
 typedef struct {
     const ozb_problem *pr;
     void (*kern)(const double *, const double *, int64_t, double, double, double, double *);
+    void (*fdotq)(const double *, int64_t, double, const double *, int64_t, double, double *);
     void (*fstrip)(const double *, int64_t, int, int64_t, const double *, const double *, int64_t, double, double *,
                    int64_t);
     const ozb_fz_kernels *K;
@@ -116,7 +118,9 @@ static int64_t row_blocks(const fx_t *f, int64_t row, int64_t lo, int64_t hi, in
         ex[kk] = e;
         if (e == E_BAD) { bad++; continue; }
         double *Pk = P + kk * f->np;
-        if (usable(e) && usable(ey))
+        if (usable(e) && usable(ey) && f->yq)   /* GEMV-T: op(B)'s digits found once */
+            f->fdotq(x, n, ozb_pow2(f->beta - e), f->yq + l0, pr->k, ozb_pow2(f->beta), Pk);
+        else if (usable(e) && usable(ey))
             f->kern(x, f->y + l0, n, ozb_pow2(f->beta - e), ozb_pow2(f->beta - ey), ozb_pow2(f->beta), Pk);
         else
             for (int p = 0; p < f->np; p++) Pk[p] = 0.0;
@@ -199,45 +203,50 @@ static int64_t y_digits(void *ctx, int64_t lo, int64_t hi)
     return 0;
 }
 
-/* GEMV-N strips lo..hi-1 of W rows (columns of op(A) contiguous): per block the rows' maxima,
- * then the strip kernel with a scale per lane; each row's terms gathered from its lane */
-static int64_t gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
+/* GEMV-N panels lo..hi-1 of 4W rows (columns of op(A) contiguous): per block the panel copied
+ * to cache with its rows' maxima in one pass (K->panel: a column's page visited once for
+ * 4W rows, as the CR kernels read GEMV-N), then the strip kernel on the copy, a scale per
+ * lane; each row's terms gathered from its lane */
+static int64_t gemv_n_panels(void *ctx, int64_t lo, int64_t hi)
 {
     const fx_t *f = ctx;
     const ozb_problem *pr = f->pr;
-    const int W = f->K->width;
+    const int W = f->K->width, G = 4 * W;
     const int64_t nterm = f->nkb * f->np;
-    double *Ps = thr_d(f), *P = Ps + nterm * W, *TP = P + nterm, *scratch = TP + nterm;
-    int32_t *es = thr_i(f), *ex = es + f->nkb * W, *TE = ex + f->nkb;
+    double *copy = thr_d(f), *Ps = copy + (int64_t)G * f->kb, *P = Ps + nterm * G, *TP = P + nterm, *scratch = TP + nterm;
+    int32_t *es = thr_i(f), *ex = es + f->nkb * G, *TE = ex + f->nkb;
     int64_t bad = 0, fb = 0;
     int smax = 0;
     for (int64_t b = lo; b < hi; b++) {
-        const int64_t r0 = b * W;
-        const int rows = (int)(pr->m - r0 < W ? pr->m - r0 : W);
+        const int64_t r0 = b * G;
+        const int rows = (int)(pr->m - r0 < G ? pr->m - r0 : G);
         for (int64_t kk = 0; kk < f->nkb; kk++) {
             const int64_t l0 = kk * f->kb, n = blen(f, kk);
-            const double *A = pr->a.p + r0 + l0 * pr->a.cs;
-            int64_t mx[8];
-            double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            f->K->maxbits_strip(A, pr->a.cs, rows, n, mx);
-            int any = 0;
-            for (int r = 0; r < rows; r++) {
-                const int32_t e = block_exp(mx[r], f->beta);
-                es[kk * W + r] = e;
-                if (e == E_BAD) bad++;
-                if (usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
+            int64_t mx[32];
+            f->K->panel(pr->a.p + r0 + l0 * pr->a.cs, pr->a.cs, rows, n, copy, mx);
+            double *Pk = Ps + kk * f->np * G;
+            for (int v = 0; v * W < rows; v++) {
+                const int rv = rows - v * W < W ? rows - v * W : W;
+                double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                int any = 0;
+                for (int r = 0; r < rv; r++) {
+                    const int32_t e = block_exp(mx[v * W + r], f->beta);
+                    es[kk * G + v * W + r] = e;
+                    if (e == E_BAD) bad++;
+                    if (usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
+                }
+                if (any && usable(f->ey[kk]))
+                    f->fstrip(copy + v * n * W, W, rv, n, sc, f->yq + l0, pr->k, ozb_pow2(f->beta), Pk + v * W, G);
+                else
+                    for (int p = 0; p < f->np; p++)
+                        for (int r = 0; r < W; r++) Pk[p * G + v * W + r] = 0.0;
             }
-            double *Pk = Ps + kk * f->np * W;
-            if (any && usable(f->ey[kk]))
-                f->fstrip(A, pr->a.cs, rows, n, sc, f->yq + l0, pr->k, ozb_pow2(f->beta), Pk, W);
-            else
-                for (int64_t p = 0; p < f->np * W; p++) Pk[p] = 0.0;
         }
         if (bad) continue;
         for (int r = 0; r < rows; r++) {
             for (int64_t kk = 0; kk < f->nkb; kk++) {
-                ex[kk] = es[kk * W + r];
-                for (int p = 0; p < f->np; p++) P[kk * f->np + p] = Ps[(kk * f->np + p) * W + r];
+                ex[kk] = es[kk * G + r];
+                for (int p = 0; p < f->np; p++) P[kk * f->np + p] = Ps[(kk * f->np + p) * G + r];
             }
             const int64_t i = r0 + r;
             const double cval = pr->beta != 0.0 ? pr->c[i * pr->crs] : 0.0;
@@ -275,6 +284,7 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     f.nearsum = h->summation == OZBLAS_SUM_NEARSUM;
     f.kern = K->fdot[fast ? 0 : 1][L];
     f.fstrip = K->fstrip[fast ? 0 : 1][L];
+    f.fdotq = K->fdotq[fast ? 0 : 1][L];
     f.kb = kblock < pr->k ? kblock : pr->k;
     f.nkb = (pr->k + f.kb - 1) / f.kb;
     f.beta = fmt.bits(f.kb);
@@ -282,15 +292,15 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     const int64_t ntr = nt > 0 ? nt : 1, nterm = f.nkb * f.np;
     const int dot = pr->m == 1, gemv_n = !dot && pr->a.cs != 1, W = K->width;
     /* per thread: a gathered block (kb), then for GEMV rows P, TP (nterm each) and the
-     * scratch (2 nterm + 2), GEMV-N before them a strip's pair sums (W nterm); int32: the
-     * row's exponents (nkb), TE (nterm), GEMV-N before them the strip's (W nkb) */
-    f.thr_dbl = (size_t)f.kb + (dot ? 0 : 4 * (size_t)nterm + 2) + (gemv_n ? (size_t)W * (size_t)nterm : 0);
-    f.thr_i32 = dot ? 1 : (size_t)(f.nkb + nterm) + (gemv_n ? (size_t)W * (size_t)f.nkb : 0);
+     * scratch (2 nterm + 2), GEMV-N before them a panel's copy (4 W kb) and pair sums (4 W
+     * nterm); int32: the row's exponents (nkb), TE (nterm), GEMV-N before them the panel's (4 W nkb) */
+    f.thr_dbl = (size_t)f.kb + (dot ? 0 : 4 * (size_t)nterm + 2) + (gemv_n ? 4 * (size_t)W * ((size_t)nterm + (size_t)f.kb) : 0);
+    f.thr_i32 = dot ? 1 : (size_t)(f.nkb + nterm) + (gemv_n ? 4 * (size_t)W * (size_t)f.nkb : 0);
     /* shared: op(B) gathered (k, where strided), DOT: P, TP (nterm each), scratch (2 nterm +
-     * 2); GEMV: the rows' results (m), GEMV-N op(B)'s digits (L k).  int32: ey (nkb), DOT: ex
+     * 2); GEMV: the rows' results (m), op(B)'s digits (L k).  int32: ey (nkb), DOT: ex
      * (nkb), TE (nterm) */
     const size_t ygather = pr->b.cs != 1 ? (size_t)pr->k : 0;
-    const size_t ydig = gemv_n ? (size_t)L * (size_t)pr->k : 0;
+    const size_t ydig = dot ? 0 : (size_t)L * (size_t)pr->k;
     const size_t shared = ygather + ydig + (dot ? 4 * (size_t)nterm + 2 : (size_t)pr->m);
     const size_t shared_i = (size_t)f.nkb + (dot ? (size_t)(f.nkb + nterm) : 0);
     const size_t bytes = (shared + f.thr_dbl * (size_t)ntr) * sizeof(double) + (shared_i + f.thr_i32 * (size_t)ntr) * sizeof(int32_t);
@@ -299,7 +309,7 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     double *d = (double *)buf;
     double *yb = d;
     d += ygather;
-    f.yq = d;
+    f.yq = dot ? NULL : d;
     d += ydig;
     f.gather = d;
     d += f.thr_dbl * (size_t)ntr;
@@ -325,12 +335,13 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     } else if (gemv_n) {
         f.out = d;
         ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_digits, &f);
-        const int64_t nstrips = (pr->m + W - 1) / W;
-        if (ozb_par_for(nt > 1 && nstrips > 1, nt, nstrips, gemv_n_strips, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
+        const int64_t npanels = (pr->m + 4 * W - 1) / (4 * W);
+        if (ozb_par_for(nt > 1 && npanels > 1, nt, npanels, gemv_n_panels, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
         for (int64_t i = 0; i < pr->m; i++) pr->c[i * pr->crs] = f.out[i];
         smax = L;
     } else {
         f.out = d;
+        ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_digits, &f);
         if (ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, gemv_rows, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
         for (int64_t i = 0; i < pr->m; i++) pr->c[i * pr->crs] = f.out[i];
         smax = L;

@@ -48,6 +48,9 @@ typedef struct {
      * 2 beta + log2(n) <= 53; NULL where not built (D > 4) */
     void (*fdot[2][OZB_FZ_FIXED_MAX + 1])(const double *x, const double *y, int64_t n, double sx, double sy,
                                           double radix, double *P);
+    /* its GEMV-T rows: as dotq, with those pairs and radix */
+    void (*fdotq[2][OZB_FZ_FIXED_MAX + 1])(const double *a, int64_t n, double sa, const double *yq, int64_t ldq,
+                                           double radix, double *P);
     /* and its GEMV-N strips: as strip, with those pairs and radix */
     void (*fstrip[2][OZB_FZ_FIXED_MAX + 1])(const double *A, int64_t lda, int rows, int64_t n, const double *s,
                                             const double *yq, int64_t ldq, double radix, double *P, int64_t ldp);
