@@ -67,7 +67,9 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
                 !(use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
                 int64_t nterm = 0;
                 double bnd = 0.0;
-                const int32_t e0 = MA->w[i] + MB->w[j];
+                /* a zero row or column (ns = 0) never wrote its w: e0 only where both have slices
+                 * (UBSan, official CI 2026-11-24: garbage w overflowed the int sum) */
+                const int32_t e0 = nsa > 0 && nsb > 0 ? MA->w[i] + MB->w[j] : 0;
                 for (int t = 0; t < nsa; t++)
                     for (int u = 0; u < nsb; u++) {
                         const int32_t ew = MA->w[(int64_t)t * MA->R + i] + MB->w[(int64_t)u * MB->R + j];
