@@ -103,7 +103,7 @@ START_TEST(fixed_fused_edges)
             case 4: if (i == 40000) x[i] = INFINITY; break;
             case 5: if (i == 40001) y[i] = NAN; break;
             case 6: x[i] = i % 2 ? 0x1p-1074 : -0x1p-1073; break;        /* the smallest subnormals */
-            case 7: x[i] *= 0x1p-1000; y[i] = y[i] * 0x1p60; break;       /* tiny x, large y          */
+            case 7: x[i] = i == 32768 ? 0x1p-1001 : x[i] * 0x1p-1000; y[i] = y[i] * 0x1p60; break;   /* tiny x (block maximum >= 2^-1001: in reach), large y */
             default: x[i] = y[i] = 0.0; break;                           /* zero in both            */
             }
         }
