@@ -53,15 +53,14 @@ typedef struct {
     const ozb_fz_kernels *K;
     int64_t kb, nkb;
     int beta, np, L, fast, nearsum;
-    double *P;                /* DOT: P[kk * np + p]; GEMV-T: per thread, one row's */
+    double *P;                /* DOT: P[kk * np + p] */
     int32_t *ex, *ey;         /* block exponents: DOT x's, and y's (op(B)'s, all blocks) */
     const double *y;          /* op(B) contiguous (gathered where strided) */
-    double *gather;           /* per thread: kb doubles for a strided row of op(A) */
-    double *TP, *scratch;     /* per thread: a row's terms and the summation's scratch */
-    int32_t *TE, *ext;        /* per thread: the terms' exponents, the row's block exponents */
+    double *gather;           /* the per-thread double areas, thr_dbl each (ozb_fixed_dot) */
+    int32_t *ext;             /* the per-thread int32 areas, thr_i32 each */
     double *out;              /* GEMV: the rows' results until all are known */
-    double *yq;               /* GEMV-N: op(B)'s digits, yq[u k + l], u < L */
-    size_t thr_dbl, thr_i32;  /* per-thread sizes of the double and int32 areas */
+    double *yq;               /* GEMV: op(B)'s digits, yq[u k + l], u < L (DOT: NULL) */
+    size_t thr_dbl, thr_i32;
 } fx_t;
 
 static int32_t block_exp(int64_t mxbits, int beta)
