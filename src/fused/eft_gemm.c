@@ -14,6 +14,7 @@
  * (ozb_eft_strip_block, the GEMV kernel); rows whose products themselves are out of range,
  * Inf or NaN are left to the caller.  Compiled with -ffp-contract=off. */
 #include "fused/eft_kern.h"
+#include "fused/eft_dot_small.h"
 
 #ifdef EFT_AVX2
 /* strip b of op(A) times column j of op(B), rounded into C (or flagged) */
@@ -127,22 +128,16 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
     const int64_t k = pr->k, nq = (k + BL - 1) / BL;
     for (int64_t j = 0; j < pr->n; j++)
         for (int64_t q = 0; q < nq; q++) {
-            double mx = 0.0;
-            int64_t l = q * BL;
-            const int64_t end = k < (q + 1) * BL ? k : (q + 1) * BL;
+            const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
 #ifdef EFT_AVX2
-            if (end - l >= 4) {        /* four at a time, then the element loop for the rest */
-                __m256d m4 = _mm256_setzero_pd(), n4 = m4;
-                for (; l + 4 <= end; l += 4) m4 = absmax_acc(m4, _mm256_loadu_pd(x + j * ldx + l), &n4);
-                m4 = _mm256_max_pd(m4, _mm256_permute4x64_pd(m4, 0x4e));
-                m4 = _mm256_max_pd(m4, _mm256_permute_pd(m4, 0x5));
-                mx = _mm256_movemask_pd(n4) ? NAN : _mm256_cvtsd_f64(m4);
-            }
-#endif
-            for (; l < end; l++) {
+            mX[j * nq + q] = ozb_eft_absmax(x + j * ldx + l0, nb);     /* NaN where one is NaN */
+#else
+            double mx = 0.0;
+            for (int64_t l = l0; l < l0 + nb; l++) {
                 const double v = x[j * ldx + l];
                 mx = fabs(v) > mx || isnan(v) ? fabs(v) : mx;
             }
             mX[j * nq + q] = mx;
+#endif
         }
 }

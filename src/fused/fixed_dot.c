@@ -31,6 +31,7 @@
  * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
 #include "fused/fixed_dot.h"
 #include "fused/fused_kern.h"
+#include "fused/fused_grid.h"
 #include "core/format.h"
 #include "core/info.h"
 #include "core/par.h"
@@ -41,8 +42,6 @@
 #include <omp.h>
 #include <string.h>
 
-#define E_ZERO INT32_MIN      /* the block is zero: no terms */
-#define E_BAD  INT32_MAX      /* Inf/NaN, or a scale outside the normal range */
 
 typedef struct {
     const ozb_problem *pr;
@@ -63,31 +62,6 @@ typedef struct {
     size_t thr_dbl, thr_i32;
 } fx_t;
 
-static int32_t block_exp(int64_t mxbits, int beta)
-{
-    if (mxbits == 0) return E_ZERO;
-    if ((uint64_t)mxbits >= 0x7ff0000000000000ull) return E_BAD;
-    double m;
-    memcpy(&m, &mxbits, sizeof m);
-    const int e = ozb_ilogb(m) + 1;
-    return (beta - e >= -1022 && beta - e <= 1022) ? e : E_BAD;
-}
-
-static int usable(int32_t e) { return e != E_ZERO && e != E_BAD; }
-
-/* a block of a strided vector copied to buf; its largest |bits| */
-static int64_t gather_max(const double *x, int64_t inc, int64_t n, double *buf)
-{
-    int64_t mx = 0;
-    for (int64_t l = 0; l < n; l++) {
-        const double v = x[l * inc];
-        buf[l] = v;
-        const int64_t b = (int64_t)(ozb_bits(v) & 0x7fffffffffffffffull);
-        mx = b > mx ? b : mx;
-    }
-    return mx;
-}
-
 static int64_t blen(const fx_t *f, int64_t kk) { return f->kb < f->pr->k - kk * f->kb ? f->kb : f->pr->k - kk * f->kb; }
 
 /* op(B)'s blocks lo..hi-1: their exponents (op(B) already contiguous) */
@@ -96,8 +70,8 @@ static int64_t y_blocks(void *ctx, int64_t lo, int64_t hi)
     const fx_t *f = ctx;
     int64_t bad = 0;
     for (int64_t kk = lo; kk < hi; kk++) {
-        f->ey[kk] = block_exp(f->K->maxbits(f->y + kk * f->kb, blen(f, kk)), f->beta);
-        bad += f->ey[kk] == E_BAD;
+        f->ey[kk] = ozb_fz_block_exp(f->K->maxbits(f->y + kk * f->kb, blen(f, kk)), f->beta);
+        bad += f->ey[kk] == OZB_FZ_E_BAD;
     }
     return bad;
 }
@@ -111,15 +85,15 @@ static int64_t row_blocks(const fx_t *f, int64_t row, int64_t lo, int64_t hi, in
     for (int64_t kk = lo; kk < hi; kk++) {
         const int64_t l0 = kk * f->kb, n = blen(f, kk);
         const double *x = pr->a.p + row * pr->a.rs + l0 * pr->a.cs;
-        const int64_t mx = pr->a.cs == 1 ? f->K->maxbits(x, n) : gather_max(x, pr->a.cs, n, xb);
+        const int64_t mx = pr->a.cs == 1 ? f->K->maxbits(x, n) : ozb_fz_gather_max(x, pr->a.cs, n, xb);
         if (pr->a.cs != 1) x = xb;
-        const int32_t e = block_exp(mx, f->beta), ey = f->ey[kk];
+        const int32_t e = ozb_fz_block_exp(mx, f->beta), ey = f->ey[kk];
         ex[kk] = e;
-        if (e == E_BAD) { bad++; continue; }
+        if (e == OZB_FZ_E_BAD) { bad++; continue; }
         double *Pk = P + kk * f->np;
-        if (usable(e) && usable(ey) && f->yq)   /* GEMV-T: op(B)'s digits found once */
+        if (ozb_fz_usable(e) && ozb_fz_usable(ey) && f->yq)   /* GEMV-T: op(B)'s digits found once */
             f->fdotq(x, n, ozb_pow2(f->beta - e), f->yq + l0, pr->k, ozb_pow2(f->beta), Pk);
-        else if (usable(e) && usable(ey))
+        else if (ozb_fz_usable(e) && ozb_fz_usable(ey))
             f->kern(x, f->y + l0, n, ozb_pow2(f->beta - e), ozb_pow2(f->beta - ey), ozb_pow2(f->beta), Pk);
         else
             for (int p = 0; p < f->np; p++) Pk[p] = 0.0;
@@ -146,7 +120,7 @@ static double row_sum(const fx_t *f, const double *P, const int32_t *ex, double 
     const ozb_problem *pr = f->pr;
     int64_t n = 0;
     for (int64_t kk = 0; kk < f->nkb; kk++) {
-        if (!usable(ex[kk]) || !usable(f->ey[kk])) continue;
+        if (!ozb_fz_usable(ex[kk]) || !ozb_fz_usable(f->ey[kk])) continue;
         const double *Pk = P + kk * f->np;
         int p = 0;
         for (int t = 0; t < f->L; t++)
@@ -182,23 +156,12 @@ static int64_t gemv_rows(void *ctx, int64_t lo, int64_t hi)
     return bad;
 }
 
-/* op(B)'s digits u < L on its blocks' grids (the kernels' recurrence, scalar: read once) */
+/* op(B)'s digits u < L on its blocks' grids (ozb_fz_digits: the kernels' recurrence) */
 static int64_t y_digits(void *ctx, int64_t lo, int64_t hi)
 {
     const fx_t *f = ctx;
-    const double pw = ozb_pow2(f->beta);
-    for (int64_t kk = lo; kk < hi; kk++) {
-        const int64_t l0 = kk * f->kb, n = blen(f, kk);
-        const double sc = usable(f->ey[kk]) ? ozb_pow2(f->beta - f->ey[kk]) : 0.0;
-        for (int64_t l = l0; l < l0 + n; l++) {
-            double r = f->y[l] * sc;
-            for (int u = 0; u < f->L; u++) {
-                const double q = trunc(r);
-                f->yq[u * f->pr->k + l] = q;
-                r = (r - q) * pw;
-            }
-        }
-    }
+    for (int64_t kk = lo; kk < hi; kk++)
+        ozb_fz_digits(f->y + kk * f->kb, 1, blen(f, kk), f->ey[kk], f->beta, f->L, f->yq + kk * f->kb, f->pr->k);
     return 0;
 }
 
@@ -229,12 +192,12 @@ static int64_t gemv_n_panels(void *ctx, int64_t lo, int64_t hi)
                 double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
                 int any = 0;
                 for (int r = 0; r < rv; r++) {
-                    const int32_t e = block_exp(mx[v * W + r], f->beta);
+                    const int32_t e = ozb_fz_block_exp(mx[v * W + r], f->beta);
                     es[kk * G + v * W + r] = e;
-                    if (e == E_BAD) bad++;
-                    if (usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
+                    if (e == OZB_FZ_E_BAD) bad++;
+                    if (ozb_fz_usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
                 }
-                if (any && usable(f->ey[kk]))
+                if (any && ozb_fz_usable(f->ey[kk]))
                     f->fstrip(copy + v * n * W, W, rv, n, sc, f->yq + l0, pr->k, ozb_pow2(f->beta), Pk + v * W, G);
                 else
                     for (int p = 0; p < f->np; p++)

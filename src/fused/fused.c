@@ -23,6 +23,7 @@
 #include "core/par.h"
 #include <stdatomic.h>
 #include "fused/fused_kern.h"
+#include "fused/fused_grid.h"
 #include "sum/sum.h"
 #include <limits.h>
 #include <math.h>
@@ -32,8 +33,8 @@
 #define BETA OZB_FZ_BETA
 #define NP1 OZB_FZ_NPAIRS(OZB_FZ_D1)
 #define NP2 OZB_FZ_NPAIRS(OZB_FZ_D2)
-#define EA_ZERO INT32_MIN      /* the block is zero: no terms, no rest */
-#define EA_BAD  INT32_MAX      /* non-finite entry or a grid outside the normal range */
+#define EA_ZERO OZB_FZ_E_ZERO  /* the block is zero: no terms, no rest */
+#define EA_BAD  OZB_FZ_E_BAD   /* non-finite entry or a grid outside the normal range */
 
 typedef struct { int D, np, level[NP2]; } levels_t;
 
@@ -99,49 +100,8 @@ int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan 
     return bytes <= (double)ozb_workspace_limit(h);
 }
 
-/* Block exponent e (max < 2^e) from the largest |bits|; EA_ZERO, or EA_BAD where the
- * block holds Inf/NaN or its scale 2^(beta - e) would not be a normal double. */
-static int32_t block_exp(int64_t mxbits)
-{
-    if (mxbits == 0) return EA_ZERO;
-    if ((uint64_t)mxbits >= 0x7ff0000000000000ull) return EA_BAD;
-    double m; memcpy(&m, &mxbits, sizeof m);
-    const int e = ozb_ilogb(m) + 1;
-    return (BETA - e >= -1022 && BETA - e <= 1022) ? e : EA_BAD;
-}
-
-static int usable(int32_t e) { return e != EA_ZERO && e != EA_BAD; }
-
-/* Digits q_u, u < D2, of the vector's block (scalar; the vector is read once per call):
- * yq[u * ldq + l].  The same arithmetic as the kernels' split. */
-static void vector_digits(const double *x, int64_t inc, int64_t n, int32_t e, double *yq, int64_t ldq)
-{
-    if (!usable(e)) {
-        for (int u = 0; u < OZB_FZ_D2; u++) memset(yq + u * ldq, 0, sizeof(double) * (size_t)n);
-        return;
-    }
-    const double s = ozb_pow2(BETA - e);
-    for (int64_t l = 0; l < n; l++) {
-        double r = x[l * inc] * s;
-        for (int u = 0; u < OZB_FZ_D2; u++) {
-            const double q = trunc(r);
-            yq[u * ldq + l] = q;
-            r = (r - q) * OZB_FZ_RADIX;
-        }
-    }
-}
-
-static int64_t maxbits_strided(const double *x, int64_t inc, int64_t n, double *copy)
-{
-    int64_t mx = 0;
-    for (int64_t l = 0; l < n; l++) {
-        const double v = x[l * inc];
-        copy[l] = v;
-        int64_t b = (int64_t)(ozb_bits(v) & 0x7fffffffffffffffull);
-        mx = b > mx ? b : mx;
-    }
-    return mx;
-}
+static int32_t block_exp(int64_t mxbits) { return ozb_fz_block_exp(mxbits, BETA); }
+static int usable(int32_t e) { return ozb_fz_usable(e); }
 
 typedef struct {
     const ozb_problem *pr;
@@ -170,12 +130,12 @@ static void group_pass(const fz_t *f, int64_t g, int gw, int64_t kk, int lv, dou
         const double *x = pr->a.p + l0 * pr->a.cs, *y = pr->b.p + l0 * pr->b.cs;
         if (first) {
             int64_t mx, my;
-            if (pr->a.cs == 1) mx = K->maxbits(x, kbb); else mx = maxbits_strided(x, pr->a.cs, kbb, xb);
-            if (pr->b.cs == 1) my = K->maxbits(y, kbb); else my = maxbits_strided(y, pr->b.cs, kbb, ybuf);
+            if (pr->a.cs == 1) mx = K->maxbits(x, kbb); else mx = ozb_fz_gather_max(x, pr->a.cs, kbb, xb);
+            if (pr->b.cs == 1) my = K->maxbits(y, kbb); else my = ozb_fz_gather_max(y, pr->b.cs, kbb, ybuf);
             f->ea[kk] = block_exp(mx); f->eb[kk] = block_exp(my);
         } else {
-            if (pr->a.cs != 1) maxbits_strided(x, pr->a.cs, kbb, xb);
-            if (pr->b.cs != 1) maxbits_strided(y, pr->b.cs, kbb, ybuf);
+            if (pr->a.cs != 1) ozb_fz_gather_max(x, pr->a.cs, kbb, xb);
+            if (pr->b.cs != 1) ozb_fz_gather_max(y, pr->b.cs, kbb, ybuf);
         }
         if (pr->a.cs != 1) x = xb;
         if (pr->b.cs != 1) y = ybuf;
@@ -283,7 +243,7 @@ static int64_t vector_pass(void *ctx, int64_t lo, int64_t hi)
             mx = b > mx ? b : mx;
         }
         f->eb[kk] = block_exp(mx);
-        vector_digits(x, pr->b.cs, kbb, f->eb[kk], f->yq + l0, f->k);
+        ozb_fz_digits(x, pr->b.cs, kbb, f->eb[kk], BETA, OZB_FZ_D2, f->yq + l0, f->k);
     }
     return 0;
 }
