@@ -6,12 +6,23 @@
  *
  * The ozblas library inside this .so is libozblas.a with its BLAS references renamed by
  * objcopy (redefine.syms: cblas_dgemm -> ozb_preload_inner_cblas_dgemm, ...); the renamed
- * functions below call the OpenBLAS that ozblas's thread control (openblas_set_num_threads)
- * talks to, resolved with dlsym on that very library.  So no call made by ozblas — from the
- * calling thread or from an OpenMP worker — can reach the exported interposers: there is no
- * recursion to guard against (tests/preload/check_no_recursion.sh checks the relocations, and
- * test_preload counts the calls).  A thread-local flag still sends an unexpected re-entry to
- * the real BLAS.
+ * functions below call the process's own BLAS, resolved with dlsym on that very library.  So
+ * no call made by ozblas — from the calling thread or from an OpenMP worker — can reach the
+ * exported interposers: there is no recursion to guard against
+ * (tests/preload/check_no_recursion.sh checks the relocations, and test_preload counts the
+ * calls).  A thread-local flag still sends an unexpected re-entry to the real BLAS.
+ *
+ * The interposer changes nothing about the process's BLAS (issue 14): this library does not
+ * link a BLAS (no DT_NEEDED), so preloading it loads no second OpenBLAS whose symbols
+ * (xerbla_, openblas_*) would come first in the global scope; ozblas's exact slice products
+ * run on the BLAS the process already has (found below: the next definition in the global
+ * scope, else a loaded library that defines dgemm_, as NumPy's BLAS is, loaded with
+ * RTLD_LOCAL by Python), and ozblas never changes that BLAS's thread count
+ * (openblas_set_num_threads is renamed to a no-op here): the process's own setting, e.g.
+ * OPENBLAS_NUM_THREADS, governs those products.  Any DGEMM computes them exactly (every
+ * partial sum is an integer multiple of one power of two below 2^53), so which BLAS runs
+ * them changes no bit.  Only a process with no BLAS loaded at all gets a private one: the
+ * OpenBLAS this library was built against, opened with RTLD_LOCAL (visible to nothing else).
  *
  * Invalid arguments (bad layout or transpose, negative sizes, too small leading dimensions,
  * zero GEMV increments) and every status other than SUCCESS are handed to the real BLAS
@@ -29,6 +40,7 @@
 #include "ozblas.h"
 #include <cblas.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -60,8 +72,12 @@ typedef struct {
     fddot_fn fddot; fdgemv_fn fdgemv; fdgemm_fn fdgemm;
 } blas_table;
 
-static blas_table next_blas;    /* dlsym(RTLD_NEXT): the caller's real BLAS, for fallbacks      */
-static blas_table inner_blas;   /* the OpenBLAS behind openblas_set_num_threads: ozblas's own  */
+/* The process's BLAS (see the header): the callers' fallbacks and ozblas's own products.
+ * Two names for one table, kept apart for the reader: next_blas serves the caller,
+ * inner_blas serves ozblas. */
+static blas_table process_blas;
+#define next_blas process_blas
+#define inner_blas process_blas
 
 /* ---- configuration (read once) ---- */
 enum { FMT_FP64, FMT_FP16, FMT_INT8, FMT_CRT };
@@ -140,31 +156,85 @@ static void at_exit_cleanup(void)
     }
 }
 
-#define RESOLVE(tab, src, field, type, name) ((tab).field = (type)dlsym((src), (name)))
-static void resolve(blas_table *t, void *src)
+/* ---- finding the process's BLAS ---- */
+static const char *const blas_names[] = { "cblas_ddot", "cblas_dgemv", "cblas_dgemm", "ddot_", "dgemv_", "dgemm_" };
+_Static_assert(sizeof(blas_table) == sizeof(blas_names) / sizeof(blas_names[0]) * sizeof(void *),
+               "one name per entry of blas_table");
+
+/* the object that defines the code at p (its load address), or NULL */
+static void *object_of(const void *p)
 {
-    RESOLVE(*t, src, cddot, cddot_fn, "cblas_ddot");
-    RESOLVE(*t, src, cdgemv, cdgemv_fn, "cblas_dgemv");
-    RESOLVE(*t, src, cdgemm, cdgemm_fn, "cblas_dgemm");
-    RESOLVE(*t, src, fddot, fddot_fn, "ddot_");
-    RESOLVE(*t, src, fdgemv, fdgemv_fn, "dgemv_");
-    RESOLVE(*t, src, fdgemm, fdgemm_fn, "dgemm_");
+    Dl_info di;
+    return (p && dladdr(p, &di)) ? di.dli_fbase : NULL;
+}
+
+/* Loaded objects' names, collected first: dlopen is not called from inside dl_iterate_phdr. */
+enum { MAX_OBJECTS = 512 };
+typedef struct { int n; char *name[MAX_OBJECTS]; } object_list;
+
+static int collect_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    object_list *l = data;
+    if (info->dlpi_name && info->dlpi_name[0] && l->n < MAX_OBJECTS) {
+        char *c = strdup(info->dlpi_name);
+        if (c) l->name[l->n++] = c;
+    }
+    return 0;
+}
+
+/* A loaded library (other than this one) that defines dgemm_, in load order; its handle (the
+ * library stays loaded as long as the process has it) or NULL.  This finds the BLAS of
+ * objects opened with RTLD_LOCAL, which RTLD_NEXT does not see. */
+static void *loaded_blas(void)
+{
+    const void *self = object_of((const void *)&object_of);
+    object_list l = { 0, { 0 } };
+    dl_iterate_phdr(collect_object, &l);
+    void *found = NULL;
+    for (int i = 0; i < l.n && !found; i++) {
+        void *h = dlopen(l.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        const void *f = dlsym(h, "dgemm_");    /* searches h's dependencies too */
+        const void *obj = object_of(f);
+        if (f && obj != self) {
+            Dl_info di;
+            if (dladdr(f, &di) && di.dli_fname) found = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        }
+        dlclose(h);
+    }
+    for (int i = 0; i < l.n; i++) free(l.name[i]);
+    return found;
+}
+
+#ifndef OZBLAS_PRELOAD_PRIVATE_BLAS
+#define OZBLAS_PRELOAD_PRIVATE_BLAS "libopenblas.so.0"
+#endif
+
+/* Each entry: the next definition in the global scope (what the caller would have reached
+ * without this library), else the process's loaded BLAS, else the private one. */
+static void resolve_process_blas(void)
+{
+    void **t = (void **)&process_blas;
+    const size_t count = sizeof blas_names / sizeof blas_names[0];
+    int missing = 0;
+    for (size_t i = 0; i < count; i++) missing += !(t[i] = dlsym(RTLD_NEXT, blas_names[i]));
+    if (!missing) return;
+    void *lib = loaded_blas();
+    if (!lib) {
+        lib = dlopen(OZBLAS_PRELOAD_PRIVATE_BLAS, RTLD_LAZY | RTLD_LOCAL);
+        if (!lib)
+            fprintf(stderr, "ozblas_preload: warning: no BLAS in the process and %s cannot be opened (%s); "
+                            "calls ozblas cannot serve return without a result\n", OZBLAS_PRELOAD_PRIVATE_BLAS, dlerror());
+    }
+    if (lib)
+        for (size_t i = 0; i < count; i++)
+            if (!t[i]) t[i] = dlsym(lib, blas_names[i]);
 }
 
 static void init(void)
 {
-    resolve(&next_blas, RTLD_NEXT);
-    /* ozblas's BLAS: the library whose openblas_set_num_threads ozblas calls (global lookup),
-     * looked up in that library alone, so that it can never be this one */
-    Dl_info di;
-    void *lib = NULL;
-    memset(&inner_blas, 0, sizeof inner_blas);
-    if (dladdr((void *)&openblas_set_num_threads, &di) && di.dli_fname)
-        lib = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (lib) resolve(&inner_blas, lib);   /* the handle is kept: the library stays loaded */
-    void **in = (void **)&inner_blas, **nx = (void **)&next_blas;
-    for (size_t i = 0; i < sizeof inner_blas / sizeof(void *); i++)
-        if (!in[i]) in[i] = nx[i];
+    resolve_process_blas();
 
     cfg.mode = (ozblas_mode_t)env_choice("OZBLAS_PRELOAD_MODE", mode_names, 3, OZBLAS_MODE_CORRECTLY_ROUNDED,
                                          "double|correctly_rounded|fixed");
@@ -291,6 +361,14 @@ void ozb_preload_inner_dgemm_(const char *transa, const char *transb, const int 
     ensure_init();
     if (inner_blas.fdgemm) inner_blas.fdgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 1, 1);
 }
+
+/* ozblas's thread control of its BLAS (cpu/blas_gate.c), renamed: the process's BLAS keeps
+ * the thread count the process gave it (see the header).  "Unknown" (-1) makes the gate ask
+ * for its count, which does nothing. */
+int ozb_preload_inner_openblas_get_num_threads(void);
+void ozb_preload_inner_openblas_set_num_threads(int threads);
+int ozb_preload_inner_openblas_get_num_threads(void) { return -1; }
+void ozb_preload_inner_openblas_set_num_threads(int threads) { (void)threads; }
 
 /* ---- the shared path: decide, run ozblas, say what happened ---- */
 typedef struct {

@@ -2,7 +2,7 @@
 # No code inside libozblas_preload.so can call the interposer's own exports: the library has
 # no relocation (PLT slot or GOT entry) for cblas_ddot/dgemv/dgemm or ddot_/dgemv_/dgemm_ —
 # ozblas's BLAS calls were renamed to ozb_preload_inner_* and bound inside the library — and
-# it exports those six names and nothing else.
+# it exports those six names and nothing else, and it links no BLAS of its own.
 set -euo pipefail
 so=$1
 names='cblas_ddot|cblas_dgemv|cblas_dgemm|ddot_|dgemv_|dgemm_'
@@ -16,5 +16,8 @@ inner=$(nm "$so" 2>/dev/null | grep -c 'ozb_preload_inner_cblas_dgemm' || true)
 if [ "$inner" -lt 1 ] && nm "$so" >/dev/null 2>&1 && [ -n "$(nm "$so" 2>/dev/null)" ]; then
   echo "FAIL: ozb_preload_inner_cblas_dgemm not in the library (objcopy rename missing?)"; fail=1
 fi
+# It links no BLAS (issue 14): preloading it must not bring a second BLAS into the process.
+blas_needed=$(readelf -dW "$so" | grep NEEDED | grep -Ei 'blas|lapack|mkl' || true)
+if [ -n "$blas_needed" ]; then echo "FAIL: the interposer links a BLAS: $blas_needed"; fail=1; fi
 [ $fail = 0 ] && echo "ok: no relocation against the six interposed names; exports: $exports"
 exit $fail
