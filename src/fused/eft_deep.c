@@ -106,9 +106,9 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         for (int64_t l = 0; l < 8 * steps; l++) {
             x[l] = l < k ? pr->a.p[l * pr->a.cs] : 0.0;
             y[l] = l < k ? pr->b.p[l * pr->b.cs] : 0.0;
-            lx[l] = ozb_deep_lsb(x[l]);
-            ly[l] = ozb_deep_lsb(y[l]);
         }
+        ozb_deep_lsb_n(x, 8 * steps, lx);
+        ozb_deep_lsb_n(y, 8 * steps, ly);
         deep_row st;
         double yv;
         const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) &&
@@ -123,7 +123,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         int32_t *lA = (int32_t *)(p + up64(rows * (size_t)k * sizeof(double)));
         int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
         ozb_eft_pack_strips(pr, P, NULL);      /* no maxima: each block finds its largest product */
-        for (size_t e = 0; e < rows * (size_t)k; e++) lA[e] = ozb_deep_lsb(P[e]);
+        ozb_deep_lsb_n(P, (int64_t)(rows * (size_t)k), lA);
         deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {
             double *Bp = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
@@ -132,8 +132,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
             g.Bx = Bp;
             g.ldx = k;
         }
-        for (int64_t j = 0; j < pr->n; j++)
-            for (int64_t l = 0; l < k; l++) lX[j * k + l] = ozb_deep_lsb(g.Bx[j * g.ldx + l]);
+        for (int64_t j = 0; j < pr->n; j++) ozb_deep_lsb_n(g.Bx + j * g.ldx, k, lX + j * k);
         const int64_t nunits = g.by_strip ? nstrips : (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         left = ozb_par_for(nt > 1, nt, nunits, units, &g);
     }

@@ -34,7 +34,10 @@ static inline int block_grid(int32_t g, double sigma2, int32_t *gmin)
 {
     if (g >= OZB_LSB_NONE) return 1;
     if (g < *gmin) *gmin = g;
-    return g >= -1074 && g >= ilogb(sigma2) - 98;      /* 2 nb u sigma2 <= 2^(8 - 53) sigma2 */
+    /* sigma2 is a normal power of two (at least 2^-1003): its exponent from its bits */
+    uint64_t b;
+    memcpy(&b, &sigma2, 8);
+    return g >= -1074 && g >= (int32_t)(b >> 52) - 1023 - 98;      /* 2 nb u sigma2 <= 2^(8 - 53) sigma2 */
 }
 
 /* nb steps of 8 lanes: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r] (xstep 8),
@@ -87,6 +90,37 @@ int32_t ozb_deep_lsb(double v)
     if (e == 0 && mant == 0) return OZB_LSB_NONE;        /* zero: no bit */
     if (e != 0) mant |= 1ull << 52;
     return (e == 0 ? -1074 : e - 1075) + __builtin_ctzll(mant);
+}
+
+/* ozb_deep_lsb of v[0..n-1], four at a time: the lowest set bit of the significand m (the
+ * implicit 2^52 included for normal numbers) is m & -m = 2^t, t <= 52.  The bits
+ * 0x4340000000000000 | 2^t are the double 2^53 + 2^(t+1) (2^t < 2^52: a significand bit, worth
+ * 2 ulp(2^53) = 2 each; 2^t = 2^52: the exponent's low bit, making 2^54), so subtracting 2^53
+ * leaves 2^(t+1) exactly, whose exponent field is t + 1024. */
+void ozb_deep_lsb_n(const double *v, int64_t n, int32_t *out)
+{
+    int64_t i = 0;
+    const __m256i emask = _mm256_set1_epi64x(0x7ff), mmask = _mm256_set1_epi64x(0x000fffffffffffffll);
+    const __m256i hidden = _mm256_set1_epi64x(1ll << 52), magic = _mm256_set1_epi64x(0x4340000000000000ll);
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i none = _mm256_set1_epi64x(OZB_LSB_NONE), nonfinite = _mm256_set1_epi64x(-4 * OZB_LSB_NONE);
+    const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (; i + 4 <= n; i += 4) {
+        const __m256i b = _mm256_castpd_si256(_mm256_loadu_pd(v + i));
+        const __m256i e = _mm256_and_si256(_mm256_srli_epi64(b, 52), emask);
+        const __m256i sub = _mm256_cmpeq_epi64(e, zero);                   /* zero or subnormal */
+        const __m256i m = _mm256_or_si256(_mm256_and_si256(b, mmask), _mm256_andnot_si256(sub, hidden));
+        const __m256i low = _mm256_and_si256(m, _mm256_sub_epi64(zero, m));
+        const __m256d p2 = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(low, magic)), _mm256_set1_pd(0x1p53));
+        const __m256i t = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(p2), 52), _mm256_set1_epi64x(1024));
+        /* (e == 0 ? -1074 : e - 1075) + t */
+        const __m256i base = _mm256_blendv_epi8(_mm256_sub_epi64(e, _mm256_set1_epi64x(1075)), _mm256_set1_epi64x(-1074), sub);
+        __m256i r = _mm256_add_epi64(base, t);
+        r = _mm256_blendv_epi8(r, none, _mm256_cmpeq_epi64(m, zero));                         /* zero */
+        r = _mm256_blendv_epi8(r, nonfinite, _mm256_cmpeq_epi64(e, emask));                   /* Inf, NaN */
+        _mm_storeu_si128((__m128i *)(out + i), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(r, pack)));
+    }
+    for (; i < n; i++) out[i] = ozb_deep_lsb(v[i]);
 }
 
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,

@@ -85,6 +85,8 @@ int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const i
  * real exponent for Inf/NaN.  (eft_deep_kern.c) */
 #define OZB_LSB_NONE (1 << 20)
 int32_t ozb_deep_lsb(double v);
+/* out[i] = ozb_deep_lsb(v[i]) for i < n, vectorized.  (eft_deep_kern.c) */
+void ozb_deep_lsb_n(const double *v, int64_t n, int32_t *out);
 /* RN(alpha sum + beta c) of the lanes lo..hi-1 of st taken together into *out, or 0.
  * nblocks: the blocks per lane.  (eft_deep_round.c) */
 int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, int64_t nblocks, double cval, double *out);

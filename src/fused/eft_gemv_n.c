@@ -77,8 +77,11 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
 /* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same
  * arithmetic as finish() and ozb_sum2_certify in eft_dot.c and sum.c, lane by lane, on the
  * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
- * its RN(exact) in y[q]); the others go through finish() one by one. */
-static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, double alpha, int use_c, double beta, const double c0[4], double y[4])
+ * its RN(exact) in y[q]); *inrange: the lanes whose values were all within the ranges
+ * checked (so that a bound too wide for them is the answer finish() would reach too: its
+ * bound is the same up to a few units of 2^-50 of it). */
+static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, double alpha, int use_c, double beta,
+                                                        const double c0[4], double y[4], int *inrange)
 {
     const __m256d absm = ABSMASK, zero = _mm256_setzero_pd();
     const __m256d big = _mm256_set1_pd(0x1p1000), tiny = _mm256_set1_pd(0x1p-1000);
@@ -123,6 +126,7 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     const __m256i hgb = _mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52), _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52))));
     const __m256d hg = _mm256_castsi256_pd(hgb);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
+    *inrange = _mm256_movemask_pd(ok);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
     _mm256_storeu_pd(y, yy);
     return _mm256_movemask_pd(ok);
@@ -134,10 +138,10 @@ int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t)
     const int use_c = pr->beta != 0.0;
     const double N = ozb_eft_terms(pr->k, 1, 1) > e->terms ? ozb_eft_terms(pr->k, 1, 1) : e->terms;
     double c0[4] = {0, 0, 0, 0}, y[4], s[4], c[4], a[4], g[4];
-    int okm = 0;
+    int okm = 0, inrange = 0;
     if (pr->alpha == 1.0 || pr->alpha == -1.0) {
         for (int r = 0; r < 4 && i0 + r < pr->m; r++) c0[r] = use_c ? pr->c[(i0 + r) * pr->crs] : 0.0;
-        okm = cert4(t, N, pr->alpha, use_c, pr->beta, c0, y);
+        okm = cert4(t, N, pr->alpha, use_c, pr->beta, c0, y, &inrange);
     }
     if (okm != 0xf) {
         _mm256_storeu_pd(s, t->s); _mm256_storeu_pd(c, t->c);
@@ -148,6 +152,13 @@ int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t)
         if (okm >> r & 1) {
             pr->c[(i0 + r) * pr->crs] = y[r];
             e->fail[i0 + r] = 0;
+        } else if (inrange >> r & 1) {
+            /* a row that cancels beyond the bound (residuals): finish() would fail it too, so
+             * it goes straight to the caller's next method (the bits are RN(exact) on every
+             * path; only where finish()'s slightly different bound would have decided does
+             * this cost the next method's time) */
+            e->fail[i0 + r] = 1;
+            left++;
         } else {
             const fold_t f = {s[r], c[r], a[r], g[r]};
             left += ozb_eft_put(e, i0 + r, f, N);

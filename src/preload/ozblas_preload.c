@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 _Static_assert(sizeof(blasint) == sizeof(int), "the interposer assumes 32-bit BLAS integers (LP64)");
 
@@ -83,7 +84,7 @@ static blas_table process_blas;
 enum { FMT_FP64, FMT_FP16, FMT_INT8, FMT_CRT };
 static struct {
     ozblas_mode_t mode;
-    int split, fast, format, threads, verbose, test_fail;
+    int split, fast, format, threads, verbose, profile, test_fail;
     long long min_size;
 } cfg;
 
@@ -145,9 +146,11 @@ static ozblas_status_t set_format(ozblas_handle_t h, int fmt)
 
 static void destroy_handle(void *p) { ozblas_destroy((ozblas_handle_t)p); }
 
+static void prof_print(void);
 static void at_exit_cleanup(void)
 {
     atomic_store(&shutting_down, 1);
+    prof_print();
     if (!key_ok) return;
     ozblas_handle_t h = pthread_getspecific(handle_key);
     if (h) {
@@ -244,6 +247,7 @@ static void init(void)
     cfg.threads = (int)env_int("OZBLAS_PRELOAD_THREADS", 0, 4096, 0);
     cfg.min_size = env_int("OZBLAS_PRELOAD_MIN_SIZE", 0, INT64_MAX, 0);
     cfg.verbose = (int)env_int("OZBLAS_PRELOAD_VERBOSE", 0, 1, 0);
+    cfg.profile = (int)env_int("OZBLAS_PRELOAD_PROFILE", 0, 1, 0);
     cfg.test_fail = (int)env_int("OZBLAS_PRELOAD_TEST_FAIL", 0, 1, 0);   /* test knob, see below */
 
     ozblas_handle_t probe;
@@ -370,6 +374,50 @@ void ozb_preload_inner_openblas_set_num_threads(int threads);
 int ozb_preload_inner_openblas_get_num_threads(void) { return -1; }
 void ozb_preload_inner_openblas_set_num_threads(int threads) { (void)threads; }
 
+/* ---- OZBLAS_PRELOAD_PROFILE=1: calls and time inside ozblas per routine and size, printed at
+ * exit (where an interposed program's time goes; one clock read before and after a call) ---- */
+enum { PROF_ROUTINES = 3, PROF_CLASSES = 12 };
+static const char *const prof_names[PROF_ROUTINES] = { "ddot", "dgemv", "dgemm" };
+static _Atomic long long prof_calls[PROF_ROUTINES][PROF_CLASSES], prof_ns[PROF_ROUTINES][PROF_CLASSES];
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+/* size class: floor(log10(work)) + 1 of the multiply-adds (0: none) */
+static int prof_class(double work)
+{
+    int c = 0;
+    while (work >= 1.0 && c < PROF_CLASSES - 1) { work /= 10.0; c++; }
+    return c;
+}
+
+static void prof_add(int routine, double work, long long t0)
+{
+    const int c = prof_class(work);
+    atomic_fetch_add_explicit(&prof_calls[routine][c], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&prof_ns[routine][c], now_ns() - t0, memory_order_relaxed);
+}
+
+static void prof_print(void)
+{
+    if (!cfg.profile) return;
+    fprintf(stderr, "ozblas_preload profile: routine, multiply-adds per call (class), calls, seconds in ozblas, ns per call\n");
+    for (int r = 0; r < PROF_ROUTINES; r++)
+        for (int c = 0; c < PROF_CLASSES; c++) {
+            const long long n = atomic_load(&prof_calls[r][c]), ns = atomic_load(&prof_ns[r][c]);
+            if (!n) continue;
+            char cls[32];
+            if (c == 0) snprintf(cls, sizeof cls, "0");
+            else snprintf(cls, sizeof cls, "1e%d..1e%d", c - 1, c);
+            fprintf(stderr, "ozblas_preload profile: %-5s %-10s %12lld calls %10.3f s %10.0f ns\n", prof_names[r], cls, n,
+                    1e-9 * (double)ns, (double)ns / (double)n);
+        }
+}
+
 /* ---- the shared path: decide, run ozblas, say what happened ---- */
 typedef struct {
     const char *name;     /* routine as called */
@@ -472,8 +520,10 @@ static int oz_dgemm(const call_desc *c, int ta, int tb, int64_t m, int64_t n, in
     saved_out sv = { NULL, NULL, 0, 0, 0, 0 };
     if (beta != 0.0 && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
     in_ozblas = 1;
+    const long long t0 = cfg.profile ? now_ns() : 0;
     ozblas_status_t st = ozblas_dgemm(h, ta ? OZBLAS_OP_T : OZBLAS_OP_N, tb ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, k,
                                       alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cfg.profile) prof_add(2, (double)m * (double)n * (double)k, t0);
     in_ozblas = 0;
     return finish_call(c, st, &sv);
 }
@@ -492,7 +542,9 @@ static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alph
     saved_out sv = { NULL, NULL, 0, 0, 0, 0 };
     if (beta != 0.0 && ylen > 0 && !save_strided(&sv, y0, ylen, 1, incy, 0)) { say(c, "real BLAS", "cannot save y"); return 0; }
     in_ozblas = 1;
+    const long long t0 = cfg.profile ? now_ns() : 0;
     ozblas_status_t st = ozblas_dgemv(h, t ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cfg.profile) prof_add(1, (double)m * (double)n, t0);
     in_ozblas = 0;
     return finish_call(c, st, &sv);
 }
@@ -503,7 +555,9 @@ static int oz_ddot(const call_desc *c, int64_t n, const double *x, int64_t incx,
     ozblas_handle_t h = enter_call(c, n, 1, 1);
     if (!h) return 0;
     in_ozblas = 1;
+    const long long t0 = cfg.profile ? now_ns() : 0;
     ozblas_status_t st = ozblas_ddot(h, n, x, incx, y, incy, r);
+    if (cfg.profile) prof_add(0, (double)n, t0);
     in_ozblas = 0;
     return finish_call(c, st, NULL);
 }
