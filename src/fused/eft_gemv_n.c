@@ -132,48 +132,61 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     return _mm256_movemask_pd(ok);
 }
 
-int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t)
+/* Rows i0 .. i0 + 4 nv - 1 (nv = 1 or 2 groups of four; rows beyond m ignored) from their
+ * totals t[0..nv-1]: the certificates of both groups are computed side by side (two
+ * independent dependency chains: a certificate is one long chain of TwoSums, and one group
+ * alone leaves the core waiting on it), then each row is written or flagged. */
+static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t *e, int64_t i0, const tot4 *t, int nv)
 {
     const ozb_problem *pr = e->pr;
     const int use_c = pr->beta != 0.0;
     const double N = ozb_eft_terms(pr->k, 1, 1) > e->terms ? ozb_eft_terms(pr->k, 1, 1) : e->terms;
-    double c0[4] = {0, 0, 0, 0}, y[4], s[4], c[4], a[4], g[4];
-    int okm = 0, inrange = 0;
+    double c0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, y[8];
+    int okm[2] = {0, 0}, inrange[2] = {0, 0};
+    const int64_t rows = pr->m - i0 < 4 * nv ? pr->m - i0 : 4 * nv;
     if (pr->alpha == 1.0 || pr->alpha == -1.0) {
-        for (int r = 0; r < 4 && i0 + r < pr->m; r++) c0[r] = use_c ? pr->c[(i0 + r) * pr->crs] : 0.0;
-        okm = cert4(t, N, pr->alpha, use_c, pr->beta, c0, y, &inrange);
-    }
-    if (okm != 0xf) {
-        _mm256_storeu_pd(s, t->s); _mm256_storeu_pd(c, t->c);
-        _mm256_storeu_pd(a, t->a); _mm256_storeu_pd(g, t->g);
+        if (use_c)
+            for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
+        for (int v = 0; v < nv; v++) okm[v] = cert4(&t[v], N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
     }
     int64_t left = 0;
-    for (int r = 0; r < 4 && i0 + r < pr->m; r++) {
-        if (okm >> r & 1) {
-            pr->c[(i0 + r) * pr->crs] = y[r];
-            e->fail[i0 + r] = 0;
-        } else if (inrange >> r & 1) {
-            /* a row that cancels beyond the bound (residuals): finish() would fail it too, so
-             * it goes straight to the caller's next method (the bits are RN(exact) on every
-             * path; only where finish()'s slightly different bound would have decided does
-             * this cost the next method's time) */
-            e->fail[i0 + r] = 1;
-            left++;
-        } else {
-            const fold_t f = {s[r], c[r], a[r], g[r]};
-            left += ozb_eft_put(e, i0 + r, f, N);
+    for (int v = 0; v < nv; v++) {
+        const int ok = okm[v], in = inrange[v];
+        double s[4], c[4], a[4], g[4];
+        if (ok != 0xf) {
+            _mm256_storeu_pd(s, t[v].s); _mm256_storeu_pd(c, t[v].c);
+            _mm256_storeu_pd(a, t[v].a); _mm256_storeu_pd(g, t[v].g);
+        }
+        for (int r = 0; r < 4 && 4 * v + r < rows; r++) {
+            const int64_t i = i0 + 4 * v + r;
+            if (ok >> r & 1) {
+                pr->c[i * pr->crs] = y[4 * v + r];
+                e->fail[i] = 0;
+            } else if (in >> r & 1) {
+                /* a row that cancels beyond the bound (residuals): finish() would fail it
+                 * too, so it goes straight to the caller's next method (the bits are
+                 * RN(exact) on every path; only where finish()'s slightly different bound
+                 * would have decided does this cost the next method's time) */
+                e->fail[i] = 1;
+                left++;
+            } else {
+                const fold_t f = {s[r], c[r], a[r], g[r]};
+                left += ozb_eft_put(e, i, f, N);
+            }
         }
     }
     return left;
 }
+
+int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t) { return put_groups(e, i0, t, 1); }
 
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad)
 {
     const ozb_problem *pr = e->pr;
     int64_t left = 0;
     if (!bad) {
-        for (int v = 0; v < 2 && 8 * b + 4 * v < pr->m; v++) left += ozb_eft_put4(e, 8 * b + 4 * v, &st[v].t);
-        return left;
+        const tot4 t[2] = { st[0].t, st[1].t };
+        return put_groups(e, 8 * b, t, 8 * b + 4 < pr->m ? 2 : 1);
     }
     for (int v = 0; v < 2; v++) {
         double s[4], c[4], a[4], g[4];
