@@ -133,10 +133,12 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
 }
 
 /* Rows i0 .. i0 + 4 nv - 1 (nv = 1 or 2 groups of four; rows beyond m ignored) from their
- * totals t[0..nv-1]: the certificates of both groups are computed side by side (two
+ * totals t0, t1 (read in place: a copy made of 128-bit halves and read back whole stalls the
+ * loads on store forwarding): the certificates of both groups are computed side by side (two
  * independent dependency chains: a certificate is one long chain of TwoSums, and one group
  * alone leaves the core waiting on it), then each row is written or flagged. */
-static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t *e, int64_t i0, const tot4 *t, int nv)
+static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t *e, int64_t i0, const tot4 *t0,
+                                                                 const tot4 *t1, int nv)
 {
     const ozb_problem *pr = e->pr;
     const int use_c = pr->beta != 0.0;
@@ -144,18 +146,28 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
     double c0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, y[8];
     int okm[2] = {0, 0}, inrange[2] = {0, 0};
     const int64_t rows = pr->m - i0 < 4 * nv ? pr->m - i0 : 4 * nv;
+    const int contiguous = pr->crs == 1 && rows == 4 * nv;     /* whole groups of rows in a row */
     if (pr->alpha == 1.0 || pr->alpha == -1.0) {
-        if (use_c)
+        if (use_c && contiguous)
+            for (int v = 0; v < nv; v++) _mm256_storeu_pd(c0 + 4 * v, _mm256_loadu_pd(pr->c + i0 + 4 * v));
+        else if (use_c)
             for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
-        for (int v = 0; v < nv; v++) okm[v] = cert4(&t[v], N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
+        for (int v = 0; v < nv; v++)
+            okm[v] = cert4(v ? t1 : t0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
     }
     int64_t left = 0;
     for (int v = 0; v < nv; v++) {
+        const tot4 *tv = v ? t1 : t0;
         const int ok = okm[v], in = inrange[v];
+        if (ok == 0xf && contiguous) {           /* the common case: four rows certified */
+            _mm256_storeu_pd(pr->c + i0 + 4 * v, _mm256_loadu_pd(y + 4 * v));
+            memset(e->fail + i0 + 4 * v, 0, 4);
+            continue;
+        }
         double s[4], c[4], a[4], g[4];
         if (ok != 0xf) {
-            _mm256_storeu_pd(s, t[v].s); _mm256_storeu_pd(c, t[v].c);
-            _mm256_storeu_pd(a, t[v].a); _mm256_storeu_pd(g, t[v].g);
+            _mm256_storeu_pd(s, tv->s); _mm256_storeu_pd(c, tv->c);
+            _mm256_storeu_pd(a, tv->a); _mm256_storeu_pd(g, tv->g);
         }
         for (int r = 0; r < 4 && 4 * v + r < rows; r++) {
             const int64_t i = i0 + 4 * v + r;
@@ -178,15 +190,14 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
     return left;
 }
 
-int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t) { return put_groups(e, i0, t, 1); }
+int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t) { return put_groups(e, i0, t, t, 1); }
 
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad)
 {
     const ozb_problem *pr = e->pr;
     int64_t left = 0;
     if (!bad) {
-        const tot4 t[2] = { st[0].t, st[1].t };
-        return put_groups(e, 8 * b, t, 8 * b + 4 < pr->m ? 2 : 1);
+        return put_groups(e, 8 * b, &st[0].t, &st[1].t, 8 * b + 4 < pr->m ? 2 : 1);
     }
     for (int v = 0; v < 2; v++) {
         double s[4], c[4], a[4], g[4];
