@@ -16,29 +16,48 @@ int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, in
     }
     const int use_c = pr->beta != 0.0;
     if (pr->alpha == 0.0 || (use_c && !isfinite(cval))) return 0;
-    double P[24], A = 0.0, G = 0.0, scratch[2 * 24 + 4];   /* frame_terms: 2 n + 2, and the residual's -x */
-    int32_t E[24];
-    int n = 0, exact = 1;
+    double A = 0.0, G = 0.0;
+    int exact = 1;
     for (int r = lo; r < hi; r++) {
-        for (int w = 0; w < 3; w++) {
+        for (int w = 0; w < 3; w++)
             if (!(fabs(v[w][r]) <= 0x1p1000)) return 0;          /* overflow or NaN */
-            int ex;
-            const double f = frexp(v[w][r], &ex);
-            P[n] = f * 0x1p53;                                    /* an integer, |P| < 2^53 */
-            E[n++] = ex - 53;
-        }
         if (st->inexact[r] || !(v[3][r] == 0.0 || (st->gmin[r] < 960 && v[3][r] * (1.0 + 0x1p-20) < ldexp(1.0, 53 + st->gmin[r]))))
             exact = 0;
         A += v[3][r];
         G += v[4][r];
     }
+    const double N = 3.0 * (double)nblocks + 2.0;
+    const double B = ((N * 0x1p-52) * A + EBD * G) * (1.0 + 0x1p-40) + 0x1p-1000;
+    if (!(B <= 0x1p1000)) return 0;
+    if (pr->alpha == 1.0 || pr->alpha == -1.0) {
+        /* the lanes' terms times +-1 are exact doubles already: Sum2 over them (alpha s first,
+         * then beta c, which a residual cancels against them, then the small terms), certified
+         * against Sum2's own bound plus the lanes' (none where they are the exact sum: sum.c's
+         * argument).  Most rows end here; the rest (exact midpoints, results that cancel
+         * beyond Sum2) go on to NearSum on the terms as integers below. */
+        double T[3 * 8 + 2];
+        int m = 0;
+        for (int r = lo; r < hi; r++) T[m++] = pr->alpha * v[0][r];
+        if (use_c && !ozb_two_product(pr->beta, cval, &T[m], &T[m + 1])) goto nearsum;
+        if (use_c) m += 2;
+        for (int r = lo; r < hi; r++) { T[m++] = pr->alpha * v[1][r]; T[m++] = pr->alpha * v[2][r]; }
+        if (ozb_sum2_certify(T, m, exact ? 0.0 : B, out)) return 1;
+    }
+nearsum:;
+    double P[24], scratch[2 * 24 + 4];   /* frame_terms: 2 n + 2, and the residual's -x */
+    int32_t E[24];
+    int n = 0;
+    for (int r = lo; r < hi; r++)
+        for (int w = 0; w < 3; w++) {
+            int ex;
+            const double f = frexp(v[w][r], &ex);
+            P[n] = f * 0x1p53;                                    /* an integer, |P| < 2^53 */
+            E[n++] = ex - 53;
+        }
     if (exact) {             /* the terms are the exact sum: NearSum's RN, no bound */
         *out = ozb_sum_nearest(P, E, n, pr->alpha, pr->beta, cval, use_c, scratch, NULL);
         return 1;
     }
-    const double N = 3.0 * (double)nblocks + 2.0;
-    const double B = ((N * 0x1p-52) * A + EBD * G) * (1.0 + 0x1p-40) + 0x1p-1000;
-    if (!(B <= 0x1p1000)) return 0;
     int be;
     const double bm = frexp(B, &be);
     return ozb_sum_nearest_bounded(P, E, n, pr->alpha, pr->beta, cval, use_c, bm, be, scratch, out);
