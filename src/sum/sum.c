@@ -2,6 +2,7 @@
  * Compiled with -ffp-contract=off; fma() below is an explicit TwoProduct. */
 #include "sum/sum.h"
 #include "sum/longacc.h"
+#include "sum/eft.h"
 #include "core/ozb_internal.h"
 #include <limits.h>
 #include <math.h>
@@ -139,9 +140,42 @@ int ozb_round_certified(double y, double err, double *out)
     return 1;
 }
 
+/* RN(alpha sum_t P_t 2^E_t + beta c) without the frame, where every term is a double already:
+ * P_t 2^E_t is exact for -1022 <= E_t <= 940 (|P_t| < 2^53: its last bit is 2^E_t, it stays
+ * below 2^993), alpha times it exact for alpha = +-1 and split exactly by TwoProduct otherwise
+ * (ozb_two_product's range), beta c likewise; Sum2 then certifies the rounding or declines
+ * (results below 2^-1000, ties, sums Sum2 cannot resolve).  1 with *out set, or 0 for the
+ * framed path below.  The result, where given, is RN(exact): the bits of that path. */
+static int sum_nearest_direct(const double *P, const int32_t *E, int64_t n, double alpha, double beta, double c,
+                              int use_c, double *scratch, double *out)
+{
+    const int unit = alpha == 1.0 || alpha == -1.0;
+    int64_t m = 0;
+    for (int64_t t = 0; t < n; t++) {
+        if (P[t] == 0.0) continue;
+        if (E[t] < -1022 || E[t] > 940) return 0;
+        const double v = P[t] * ozb_pow2(E[t]);
+        if (unit) scratch[m++] = alpha * v;
+        else {
+            if (!ozb_two_product(alpha, v, &scratch[m], &scratch[m + 1])) return 0;
+            m += 2;
+        }
+    }
+    if (use_c && c != 0.0) {
+        if (!ozb_two_product(beta, c, &scratch[m], &scratch[m + 1])) return 0;
+        m += 2;
+    }
+    if (m == 0) return 0;              /* every term zero: the framed path's rules for the zero */
+    return ozb_sum2_certify(scratch, m, 0.0, out);
+}
+
 double ozb_sum_nearest(const double *P, const int32_t *E, int64_t n, double alpha,
                        double beta, double c, int use_c, double *scratch, int64_t *fallback)
 {
+    {
+        double x;
+        if (sum_nearest_direct(P, E, n, alpha, beta, c, use_c, scratch, &x)) return x;
+    }
     int F, Fa = 0;
     int64_t m = frame_terms(P, E, n, alpha, beta, c, use_c, scratch, &F, &Fa);
     if (m == 0 && F == INT_MIN) {            /* sum of products is exactly 0 */
