@@ -122,19 +122,39 @@ static double absmax(const double *x, int64_t n)
 {
     const int64_t n4 = n & ~(int64_t)3;
     __m256d m0 = _mm256_and_pd(load_first(x + n4, n - n4), ABSMASK), m1 = _mm256_setzero_pd();
+    /* max_pd returns its second operand where either is NaN, so a NaN in m is dropped by the
+     * next element: the NaNs met are OR-ed into a flag instead */
+    __m256d nan = _mm256_cmp_pd(m0, m0, _CMP_UNORD_Q);
     int64_t i = 0;
     for (; i + 8 <= n4; i += 8) {
-        m0 = _mm256_max_pd(m0, _mm256_and_pd(_mm256_loadu_pd(x + i), ABSMASK));
-        m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_loadu_pd(x + i + 4), ABSMASK));
+        const __m256d v0 = _mm256_loadu_pd(x + i), v1 = _mm256_loadu_pd(x + i + 4);
+        nan = _mm256_or_pd(nan, _mm256_cmp_pd(v0, v1, _CMP_UNORD_Q));
+        m0 = _mm256_max_pd(m0, _mm256_and_pd(v0, ABSMASK));
+        m1 = _mm256_max_pd(m1, _mm256_and_pd(v1, ABSMASK));
     }
-    if (i < n4) m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_loadu_pd(x + i), ABSMASK));
-    /* max_pd returns its second operand where either is NaN: a NaN met survives as m0 or m1
-     * only if it came second; OR-ing a NaN flag keeps it whatever the order */
-    const __m256d nan = _mm256_or_pd(_mm256_cmp_pd(m0, m0, _CMP_UNORD_Q), _mm256_cmp_pd(m1, m1, _CMP_UNORD_Q));
+    if (i < n4) {
+        const __m256d v = _mm256_loadu_pd(x + i);
+        nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+        m1 = _mm256_max_pd(m1, _mm256_and_pd(v, ABSMASK));
+    }
     m0 = _mm256_max_pd(m0, m1);
     m0 = _mm256_max_pd(m0, _mm256_permute4x64_pd(m0, 0x4e));
     m0 = _mm256_max_pd(m0, _mm256_permute_pd(m0, 0x5));
     return _mm256_movemask_pd(nan) ? NAN : _mm256_cvtsd_f64(m0);
+}
+
+/* max|a_q| of four rows of n elements (a + q lda), as one vector; a NaN may be dropped (the
+ * split's sums turn NaN for such a row: see ozb_eft_split4_bounded) */
+static inline __m256d absmax4(const double *a, int64_t lda, int64_t n)
+{
+    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
+    __m256d m[4];
+    for (int q = 0; q < 4; q++) m[q] = _mm256_and_pd(load_first(a + q * lda + n4, r), ABSMASK);
+    for (int64_t l = 0; l < n4; l += 4)
+        for (int q = 0; q < 4; q++) m[q] = _mm256_max_pd(m[q], _mm256_and_pd(_mm256_loadu_pd(a + q * lda + l), ABSMASK));
+    const __m256d t01 = _mm256_max_pd(_mm256_unpacklo_pd(m[0], m[1]), _mm256_unpackhi_pd(m[0], m[1]));
+    const __m256d t23 = _mm256_max_pd(_mm256_unpacklo_pd(m[2], m[3]), _mm256_unpackhi_pd(m[2], m[3]));
+    return _mm256_max_pd(_mm256_permute2f128_pd(t01, t23, 0x20), _mm256_permute2f128_pd(t01, t23, 0x31));
 }
 #endif
 
@@ -180,6 +200,51 @@ int ozb_eft_split1_bounded(const double *x, const double *y, int64_t n, double y
     return 0;
 #endif
 }
+
+#ifdef EFT_AVX2
+/* [sum of v0's lanes, ..., sum of v3's lanes] (any order of the adds: S is exact whatever it
+ * is, R's bound holds for every order of its n terms) */
+static inline __m256d hsum4(__m256d v0, __m256d v1, __m256d v2, __m256d v3)
+{
+    const __m256d h01 = _mm256_hadd_pd(v0, v1), h23 = _mm256_hadd_pd(v2, v3);
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+}
+
+void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64_t n, double xmax, tot4 *t)
+{
+    const __m256d amv = absmax4(a, lda, n), lim = _mm256_set1_pd(0x1p490);
+    /* rows whose products may pass 2^980 (or hold Inf or NaN) take sigma 1 here and NaN at the
+     * end; a NaN that absmax4 dropped makes the row's sums NaN itself (NaN products) */
+    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(amv, lim, _CMP_LE_OQ), _mm256_cmp_pd(_mm256_set1_pd(xmax), lim, _CMP_LE_OQ));
+    __m256d g = sigma_for(_mm256_mul_pd(_mm256_set1_pd(4.0), _mm256_mul_pd(_mm256_set1_pd(xmax), amv)));
+    if (n > 256) g = _mm256_mul_pd(g, _mm256_set1_pd(4.0));
+    g = _mm256_blendv_pd(_mm256_set1_pd(1.0), g, ok);
+    const __m256d g0 = _mm256_permute4x64_pd(g, 0x00), g1 = _mm256_permute4x64_pd(g, 0x55);
+    const __m256d g2 = _mm256_permute4x64_pd(g, 0xaa), g3 = _mm256_permute4x64_pd(g, 0xff);
+    const double *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
+    __m256d S0 = _mm256_setzero_pd(), S1 = S0, S2 = S0, S3 = S0, R0 = S0, R1 = S0, R2 = S0, R3 = S0;
+    {
+        const __m256d xt = load_first(x + n4, r);
+        SPLIT4_NOMAX(S0, R0, load_first(a0 + n4, r), xt, g0);
+        SPLIT4_NOMAX(S1, R1, load_first(a1 + n4, r), xt, g1);
+        SPLIT4_NOMAX(S2, R2, load_first(a2 + n4, r), xt, g2);
+        SPLIT4_NOMAX(S3, R3, load_first(a3 + n4, r), xt, g3);
+    }
+    for (int64_t l = 0; l < n4; l += 4) {
+        const __m256d xv = _mm256_loadu_pd(x + l);
+        SPLIT4_NOMAX(S0, R0, _mm256_loadu_pd(a0 + l), xv, g0);
+        SPLIT4_NOMAX(S1, R1, _mm256_loadu_pd(a1 + l), xv, g1);
+        SPLIT4_NOMAX(S2, R2, _mm256_loadu_pd(a2 + l), xv, g2);
+        SPLIT4_NOMAX(S3, R3, _mm256_loadu_pd(a3 + l), xv, g3);
+    }
+    const double nn = (double)n;
+    t->s = _mm256_blendv_pd(_mm256_set1_pd(NAN), hsum4(S0, S1, S2, S3), ok);
+    t->c = hsum4(R0, R1, R2, R3);
+    t->a = _mm256_setzero_pd();
+    t->g = _mm256_mul_pd(_mm256_mul_pd(g, _mm256_set1_pd(nn * nn + nn)), _mm256_set1_pd(0x1p-14));   /* as ozb_eft_split1's */
+}
+#endif
 
 int ozb_eft_split1(const double *x, const double *y, int64_t n, double *S, double *R, double *G)
 {

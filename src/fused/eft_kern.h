@@ -199,6 +199,11 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
  * four at once where alpha = +-1.  Returns the rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);
+/* Four GEMV-T rows a, a + lda, a + 2 lda, a + 3 lda (each of 0 < n <= OZB_DOT_ONE_SIGMA
+ * contiguous elements) times x, xmax >= max|x_l|: ozb_eft_split1_bounded's split of each row,
+ * the four side by side (eight independent sums), into t (s, c, 0, G per row; s NaN for a row
+ * that split would have refused).  (eft_dot_small.c) */
+void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64_t n, double xmax, tot4 *t);
 /* Strip b's 8 rows (those below m) rounded into C or flagged (bad: all of them); returns the
  * rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad);
