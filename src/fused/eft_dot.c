@@ -251,12 +251,11 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
     e.terms = ozb_eft_terms(pr->k, LANES, 1);
     int64_t left = 0, i = lo;
     if (pr->k <= OZB_DOT_ONE_SIGMA) {       /* short rows: one split each (eft_dot_small.c) */
-        /* beyond 256 products the guessed sigma leaves products only 2^6 of growth over the
-         * row's first four: on the sweep's data (phi = 1) most rows of 512 then passed twice,
-         * and sigma from max|a| max|x| (one pass always, plus the max) is cheaper (AVX2 EPYC,
-         * CR, 1 thread, ozblas-bench: T 512 230-250 -> 162-176 us).  Up to 256 (2^8 of
-         * growth) both took the same time (64, 128, 256), and the guess stays (its sigma comes
-         * from the products themselves: a tighter bound where big a meet small x). */
+        /* Rows one at a time (the last rows of a call, fewer than four): beyond 256 products
+         * the guessed sigma leaves products only 2^6 of growth over the row's first four, and
+         * sigma from max|a| max|x| is cheaper (AVX2 EPYC, CR, 1 thread, ozblas-bench: T 512
+         * 230-250 -> 162-176 us); up to 256 the guess stays (its sigma comes from the
+         * products themselves: a tighter bound where big a meet small x). */
         const double xmax = ozb_eft_absmax(e.x, pr->k);
         /* whole groups of four rows side by side, sigma from max|a| max|x| (one pass, no
          * largest |q|): eight independent sums where one row alone waited on its adds'
