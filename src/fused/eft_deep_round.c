@@ -42,6 +42,15 @@ int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, in
         if (use_c) m += 2;
         for (int r = lo; r < hi; r++) { T[m++] = pr->alpha * v[1][r]; T[m++] = pr->alpha * v[2][r]; }
         if (ozb_sum2_certify(T, m, exact ? 0.0 : B, out)) return 1;
+        if (exact) {
+            /* T sums exactly to the result, which Sum2 could not round: a residual's exact
+             * value often has 54 bits, a midpoint.  NearSum rounds T itself (ties to even,
+             * under underflow too; |T_i| <= 2^1000, few terms: its preconditions); an exact
+             * zero is +0, as ozb_sum_nearest returns it */
+            const double x = ozb_nearsum(T, m);
+            *out = x == 0.0 ? 0.0 : x;
+            return 1;
+        }
     }
 nearsum:;
     double P[24], scratch[2 * 24 + 4];   /* frame_terms: 2 n + 2, and the residual's -x */
