@@ -19,6 +19,7 @@
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_dot_small.h"
 #include "fused/eft_kern.h"
+#include "sum/sum.h"
 #include <math.h>
 
 #ifdef EFT_AVX2
@@ -88,11 +89,39 @@ static int one_sigma(const double *x, const double *y, int64_t n, double *S, dou
 }
 #endif
 
+/* DOTs of at most four products, alpha = 1, beta = 0 (LAPACK makes millions): the products
+ * split exactly by TwoProduct and Sum2 over the 2n parts, certified or not (sum.c).  One
+ * product: RN(x y) is the IEEE product itself where it is a normal number.  Zero, subnormal,
+ * non-finite and uncertified results are left to the split below (the same bits: they are
+ * RN(exact) either way). */
+static int dot_tiny(const ozb_problem *pr, double *out)
+{
+    const int64_t n = pr->k;
+    const double *x = pr->a.p, *y = pr->b.p;
+    if (n == 1) {
+        const double p = x[0] * y[0], ap = fabs(p);
+        if (!(ap >= 0x1p-1022 && ap <= 0x1.fffffffffffffp1023)) return 0;
+        *out = p;
+        return 1;
+    }
+    double T[8];
+    for (int64_t l = 0; l < n; l++)
+        if (!ozb_two_product(x[l * pr->a.cs], y[l * pr->b.cs], &T[l], &T[n + l])) return 0;
+    return ozb_sum2_certify(T, 2 * n, 0.0, out);
+}
+
 int ozb_eft_dot_short(const ozb_problem *pr)
 {
 #ifdef EFT_AVX2
     const int64_t n = pr->k;
     if (n <= 0 || n > OZB_DOT_ONE_SIGMA) return 0;
+    if (n <= 4 && pr->alpha == 1.0 && pr->beta == 0.0) {
+        double r;
+        if (dot_tiny(pr, &r)) {
+            *pr->c = r;
+            return 1;
+        }
+    }
     double S, R, sigma;
     const double *x = pr->a.p, *y = pr->b.p;
     if (pr->a.cs != 1 || pr->b.cs != 1) {
