@@ -91,6 +91,23 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
     B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
     B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
+    if (alpha == 1.0 && !use_c) {
+        /* S + C alone (a BLAS call's alpha = 1, beta = 0): finish()'s own arithmetic, lane by
+         * lane: (y, z) = TwoSum(S, C) exactly, the row's sum within |z| + B of y */
+        const __m256d yy = _mm256_add_pd(t->s, t->c), bb = _mm256_sub_pd(yy, t->s);
+        const __m256d z = _mm256_add_pd(_mm256_sub_pd(t->s, _mm256_sub_pd(yy, bb)), _mm256_sub_pd(t->c, bb));
+        const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, absm), B), _mm256_set1_pd(1.0 + 0x1p-50));
+        const __m256i yb64 = _mm256_castpd_si256(yy);
+        const __m256i ex = _mm256_and_si256(yb64, _mm256_set1_epi64x(0x7ff0000000000000ll));
+        const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb64, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
+        const __m256d hg = _mm256_castsi256_pd(_mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52),
+                                                                                    _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52)))));
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
+        *inrange = _mm256_movemask_pd(ok);
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
+        _mm256_storeu_pd(y, yy);
+        return _mm256_movemask_pd(ok);
+    }
     const __m256d al = _mm256_set1_pd(alpha);
     __m256d T[4] = { _mm256_mul_pd(al, t->s), _mm256_mul_pd(al, t->c), zero, zero };
     int m = 2;
