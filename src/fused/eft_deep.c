@@ -16,7 +16,6 @@ typedef struct {
     const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
     int64_t ldx;
     const int32_t *lX;        /* column j's lowest bits at lX + j k */
-    const double *mA, *mX;    /* strips' row maxima and columns' maxima per block (eft_gemm.c's) */
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
     int by_strip;
@@ -27,8 +26,7 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
 {
     const ozb_problem *pr = g->pr;
     deep_row st;
-    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k,
-                                g->mA + 8 * b * g->nq, g->mX + j * g->nq, &st);
+    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k, &st);
     int done = 0;            /* rows certified four at a time */
     double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
@@ -79,9 +77,8 @@ static size_t bytes_needed(const ozb_problem *pr)
     if (is_dot(pr))        /* x, y in lanes and their lowest bits */
         return flags + 2 * up64((k + 8) * sizeof(double)) + 2 * up64((k + 8) * sizeof(int32_t));
     const size_t rows = 8 * (size_t)((pr->m + 7) / 8), n = (size_t)pr->n;
-    const size_t nq = (size_t)nblocks(pr->k);
     return flags + up64(rows * k * sizeof(double)) + up64(rows * k * sizeof(int32_t)) + up64(n * k * sizeof(int32_t))
-           + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0) + up64((rows + n) * nq * sizeof(double));
+           + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0);
 }
 
 int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr)
@@ -114,7 +111,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         ozb_deep_lsb_n(y, 8 * steps, ly);
         deep_row st;
         double yv;
-        const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, NULL, NULL, &st) &&
+        const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) &&
                        ozb_deep_round(pr, &st, 0, 8, nblocks(steps), pr->beta != 0.0 ? *pr->c : 0.0, &yv);
         if (ok) *pr->c = yv;
         fail[0] = !ok;
@@ -125,20 +122,16 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         double *P = (double *)p;
         int32_t *lA = (int32_t *)(p + up64(rows * (size_t)k * sizeof(double)));
         int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
-        char *q = (char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t));
-        double *mA = (double *)q, *mX = mA + rows * (size_t)nq;     /* blocks' maxima: sigma without a pass */
-        q += up64((rows + (size_t)pr->n) * (size_t)nq * sizeof(double));
-        ozb_eft_pack_strips(pr, P, mA);
+        ozb_eft_pack_strips(pr, P, NULL);      /* no maxima: each block finds its largest product */
         ozb_deep_lsb_n(P, (int64_t)(rows * (size_t)k), lA);
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, mA, mX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {
-            double *Bp = (double *)q;
+            double *Bp = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
             for (int64_t j = 0; j < pr->n; j++)
                 for (int64_t l = 0; l < k; l++) Bp[l + j * k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
             g.Bx = Bp;
             g.ldx = k;
         }
-        ozb_eft_column_maxima(pr, g.Bx, g.ldx, mX);
         for (int64_t j = 0; j < pr->n; j++) ozb_deep_lsb_n(g.Bx + j * g.ldx, k, lX + j * k);
         const int64_t nunits = g.by_strip ? nstrips : (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         left = ozb_par_for(nt > 1, nt, nunits, units, &g);

@@ -80,40 +80,6 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
     return 1;
 }
 
-/* deep_block for a GEMM strip whose lanes' largest |a| (ma[0..7]) and column's largest |x| (mx)
- * over the block are known: M = RN(max|a| max|x|) bounds every RN(|a x|) (rounding is
- * monotone), so sigma comes from it with no pass over the products to find their largest,
- * and the grid's lowest bits are gathered in the one pass.  A larger M than the products'
- * own only widens the block's share of the bound (G).  -1 where M is not in range (the
- * two-pass block then decides), 1 otherwise. */
-static int deep_block_bounded(const double *a, const double *x, int64_t nb, const int32_t *la, const int32_t *lx,
-                              const double *ma, double mx, deep_row *st)
-{
-    const __m256d xm = _mm256_set1_pd(mx);
-    const __m256d M0 = _mm256_mul_pd(_mm256_loadu_pd(ma), xm), M1 = _mm256_mul_pd(_mm256_loadu_pd(ma + 4), xm);
-    if (!in_range(M0) || !in_range(M1)) return -1;
-    const __m256d z = _mm256_setzero_pd();
-    const __m256d g0 = sigma_for(M0), g1 = sigma_for(M1), s2 = _mm256_set1_pd(0x1p-43);
-    const __m256d h0 = _mm256_mul_pd(g0, s2), h1 = _mm256_mul_pd(g1, s2);
-    __m256d S10 = z, S11 = z, S20 = z, S21 = z, R20 = z, R21 = z;
-    __m256i G = _mm256_set1_epi32(2 * OZB_LSB_NONE);
-    for (int64_t l = 0; l < nb; l++) {
-        const __m256d x0 = _mm256_broadcast_sd(x + l);
-        G = _mm256_min_epi32(G, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(la + 8 * l)), _mm256_set1_epi32(lx[l])));
-        DEEP4(S10, S20, R20, _mm256_loadu_pd(a + 8 * l), x0, g0, h0);
-        DEEP4(S11, S21, R21, _mm256_loadu_pd(a + 8 * l + 4), x0, g1, h1);
-    }
-    deep_add(&st->t[0], S10, S20, R20, h0);
-    deep_add(&st->t[1], S11, S21, R21, h1);
-    double h[8];
-    int32_t g[8];
-    _mm256_storeu_pd(h, h0); _mm256_storeu_pd(h + 4, h1);
-    _mm256_storeu_si256((__m256i *)g, G);
-    for (int r = 0; r < 8; r++)
-        if (!block_grid(g[r], h[r], &st->gmin[r])) st->inexact[r] = 1;
-    return 1;
-}
-
 int32_t ozb_deep_lsb(double v)
 {
     uint64_t b;
@@ -158,16 +124,14 @@ void ozb_deep_lsb_n(const double *v, int64_t n, int32_t *out)
 }
 
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
-                 const double *ma, const double *mx, deep_row *st)
+                 deep_row *st)
 {
     const __m256d z = _mm256_setzero_pd();
     for (int v = 0; v < 2; v++) st->t[v].s = st->t[v].c = st->t[v].d = st->t[v].a = st->t[v].g = z;
     for (int r = 0; r < 8; r++) { st->gmin[r] = INT32_MAX; st->inexact[r] = 0; }
-    for (int64_t l0 = 0, q = 0; l0 < k; l0 += BL, q++) {
-        const int64_t nb = k - l0 < BL ? k - l0 : BL;
-        if (ma && deep_block_bounded(a + 8 * l0, x + l0, nb, la + 8 * l0, lx + l0, ma + 8 * q, mx[q], st) > 0) continue;
-        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, nb, la + 8 * l0, lx + xstep * l0, st)) return 0;
-    }
+    for (int64_t l0 = 0; l0 < k; l0 += BL)
+        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la + 8 * l0, lx + xstep * l0, st))
+            return 0;
     return 1;
 }
 #endif

@@ -77,12 +77,10 @@ static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
 }
 
 /* k steps of 8 lanes in blocks of BL: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r]
- * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb).  ma, mx (xstep 1 only, or NULL):
- * the lanes' largest |a| per block (8 per block) and x's (one per block), from which a block
- * takes sigma without a pass to find its largest product.  0 where some lane's products are
+ * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb).  0 where some lane's products are
  * out of range.  (eft_deep_kern.c) */
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
-                 const double *ma, const double *mx, deep_row *st);
+                 deep_row *st);
 /* The exponent of v's lowest set bit (v = odd 2^lsb); OZB_LSB_NONE for zero, far below any
  * real exponent for Inf/NaN.  (eft_deep_kern.c) */
 #define OZB_LSB_NONE (1 << 20)
