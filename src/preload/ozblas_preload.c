@@ -312,6 +312,17 @@ static ozblas_handle_t thread_handle(void)
 }
 
 /* ---- the renamed BLAS references of the ozblas objects (see redefine.syms) ---- */
+/* Each marks its thread as inside ozblas while the process's BLAS runs (also on an OpenMP
+ * worker of ozblas's, whose own flag is not set otherwise): a BLAS whose CBLAS layer calls
+ * its Fortran routines through the dynamic linker (the reference BLAS) reaches the exports
+ * from there, and those calls must go straight to the real BLAS.  Returns the flag before. */
+static int enter_inner(void)
+{
+    const int g = in_ozblas;
+    in_ozblas = 1;
+    return g;
+}
+
 double ozb_preload_inner_cblas_ddot(blasint n, const double *x, blasint incx, const double *y, blasint incy);
 void ozb_preload_inner_cblas_dgemv(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha,
                                    const double *A, blasint lda, const double *x, blasint incx, double beta,
@@ -330,40 +341,54 @@ void ozb_preload_inner_dgemm_(const char *transa, const char *transb, const int 
 double ozb_preload_inner_cblas_ddot(blasint n, const double *x, blasint incx, const double *y, blasint incy)
 {
     ensure_init();
-    return inner_blas.cddot ? inner_blas.cddot(n, x, incx, y, incy) : 0.0;
+    const int g = enter_inner();
+    const double r = inner_blas.cddot ? inner_blas.cddot(n, x, incx, y, incy) : 0.0;
+    in_ozblas = g;
+    return r;
 }
 void ozb_preload_inner_cblas_dgemv(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha,
                                    const double *A, blasint lda, const double *x, blasint incx, double beta,
                                    double *y, blasint incy)
 {
     ensure_init();
+    const int g = enter_inner();
     if (inner_blas.cdgemv) inner_blas.cdgemv(o, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    in_ozblas = g;
 }
 void ozb_preload_inner_cblas_dgemm(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, blasint m,
                                    blasint n, blasint k, double alpha, const double *A, blasint lda, const double *B,
                                    blasint ldb, double beta, double *C, blasint ldc)
 {
     ensure_init();
+    const int g = enter_inner();
     if (inner_blas.cdgemm) inner_blas.cdgemm(o, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    in_ozblas = g;
 }
 double ozb_preload_inner_ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy)
 {
     ensure_init();
-    return inner_blas.fddot ? inner_blas.fddot(n, x, incx, y, incy) : 0.0;
+    const int g = enter_inner();
+    const double r = inner_blas.fddot ? inner_blas.fddot(n, x, incx, y, incy) : 0.0;
+    in_ozblas = g;
+    return r;
 }
 void ozb_preload_inner_dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A,
                               const int *lda, const double *x, const int *incx, const double *beta, double *y,
                               const int *incy)
 {
     ensure_init();
+    const int g = enter_inner();
     if (inner_blas.fdgemv) inner_blas.fdgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy, 1);
+    in_ozblas = g;
 }
 void ozb_preload_inner_dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
                               const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
                               const double *beta, double *C, const int *ldc)
 {
     ensure_init();
+    const int g = enter_inner();
     if (inner_blas.fdgemm) inner_blas.fdgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 1, 1);
+    in_ozblas = g;
 }
 
 /* ozblas's thread control of its BLAS (cpu/blas_gate.c), renamed: the process's BLAS keeps
@@ -489,7 +514,10 @@ static void restore_strided(const saved_out *s)
 static ozblas_handle_t enter_call(const call_desc *c, int64_t a, int64_t b, int64_t d)
 {
     if (below_threshold(a, b, d)) { say(c, "real BLAS", "below OZBLAS_PRELOAD_MIN_SIZE"); return NULL; }
-    if (in_ozblas) { say(c, "real BLAS", "re-entered"); return NULL; }
+    /* ozblas's own product reaching the exports through the process's BLAS (the reference
+     * CBLAS's cblas_dgemm calls dgemm_ through the dynamic linker): the real BLAS, silently,
+     * since it is part of the call already reported */
+    if (in_ozblas) return NULL;
     ozblas_handle_t h = thread_handle();
     if (!h) say(c, "real BLAS", "no ozblas handle");
     return h;
