@@ -69,12 +69,6 @@ typedef struct {
     uint8_t inexact[8];
 } deep_row;
 
-static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
-{
-    const __m256d x = _mm256_add_pd(a, b), bb = _mm256_sub_pd(x, a);
-    *e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(x, bb)), _mm256_sub_pd(b, bb));
-    *s = x;
-}
 
 /* k steps of 8 lanes in blocks of BL: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r]
  * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb).  0 where some lane's products are

@@ -108,12 +108,7 @@ int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const d
     const __m256d margin = _mm256_set1_pd(1.0 + 0x1p-50);
     const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_and_pd(z, absm), _mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53))),
                                                     _mm256_loadu_pd(delta)), margin);
-    /* half the smaller gap next to y: 2^(e - 53), 2^(e - 54) at a power of two; |y| >= 2^-960 */
-    const __m256i yb64 = _mm256_castpd_si256(yy);
-    const __m256i ex = _mm256_and_si256(yb64, _mm256_set1_epi64x(0x7ff0000000000000ll));
-    const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb64, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
-    const __m256d hg = _mm256_castsi256_pd(_mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52),
-                                                                               _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52)))));
+    const __m256d hg = ozb_half_gap4(yy);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), big, _CMP_LE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));

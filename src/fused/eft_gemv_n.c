@@ -94,14 +94,10 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     if (alpha == 1.0 && !use_c) {
         /* S + C alone (a BLAS call's alpha = 1, beta = 0): finish()'s own arithmetic, lane by
          * lane: (y, z) = TwoSum(S, C) exactly, the row's sum within |z| + B of y */
-        const __m256d yy = _mm256_add_pd(t->s, t->c), bb = _mm256_sub_pd(yy, t->s);
-        const __m256d z = _mm256_add_pd(_mm256_sub_pd(t->s, _mm256_sub_pd(yy, bb)), _mm256_sub_pd(t->c, bb));
+        __m256d yy, z;
+        ozb_two_sum4(t->s, t->c, &yy, &z);
         const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, absm), B), _mm256_set1_pd(1.0 + 0x1p-50));
-        const __m256i yb64 = _mm256_castpd_si256(yy);
-        const __m256i ex = _mm256_and_si256(yb64, _mm256_set1_epi64x(0x7ff0000000000000ll));
-        const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb64, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
-        const __m256d hg = _mm256_castsi256_pd(_mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52),
-                                                                                    _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52)))));
+        const __m256d hg = ozb_half_gap4(yy);
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
         *inrange = _mm256_movemask_pd(ok);
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
@@ -123,25 +119,18 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     /* Sum2 (sum/sum.c); its first TwoSum, 0 + T[0], is exactly (T[0], 0) */
     __m256d s = T[0], r = zero, ra = zero;
     for (int i = 1; i < m; i++) {
-        const __m256d a = s, bb0 = T[i];
-        s = _mm256_add_pd(a, bb0);
-        const __m256d bb = _mm256_sub_pd(s, a);
-        const __m256d er = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(bb0, bb));
+        __m256d er;
+        ozb_two_sum4(s, T[i], &s, &er);
         r = _mm256_add_pd(r, er);
         ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
     }
-    const __m256d yy = _mm256_add_pd(s, r), yb = _mm256_sub_pd(yy, s);
-    const __m256d z = _mm256_add_pd(_mm256_sub_pd(s, _mm256_sub_pd(yy, yb)), _mm256_sub_pd(r, yb));
+    __m256d yy, z;
+    ozb_two_sum4(s, r, &yy, &z);
     __m256d Bs = _mm256_mul_pd(ra, _mm256_set1_pd((double)m * 0x1p-52));
     Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
     const __m256d margin = _mm256_set1_pd(1.0 + 0x1p-50);
     const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, absm), Bs), margin), B), margin);
-    /* half the smaller gap next to y: 2^(e - 53), 2^(e - 54) at a power of two; |y| >= 2^-960 */
-    const __m256i yb64 = _mm256_castpd_si256(yy);
-    const __m256i ex = _mm256_and_si256(yb64, _mm256_set1_epi64x(0x7ff0000000000000ll));
-    const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb64, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
-    const __m256i hgb = _mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52), _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52))));
-    const __m256d hg = _mm256_castsi256_pd(hgb);
+    const __m256d hg = ozb_half_gap4(yy);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     *inrange = _mm256_movemask_pd(ok);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));

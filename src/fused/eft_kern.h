@@ -78,6 +78,26 @@ typedef struct { __m256d s, c, a, g; } tot4;      /* four lanes' running totals 
 
 #define ABSMASK _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll))
 
+/* TwoSum lane by lane: s + e = a + b exactly (no overflow) */
+static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
+{
+    const __m256d x = _mm256_add_pd(a, b), bb = _mm256_sub_pd(x, a);
+    *e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(x, bb)), _mm256_sub_pd(b, bb));
+    *s = x;
+}
+
+/* Half the smaller gap next to y, lane by lane: 2^(e - 53), 2^(e - 54) where y is a power of
+ * two (ozb_round_certified's half_gap, from y's bits); valid for |y| >= 2^-960, which the
+ * certificates check beside it */
+static inline __m256d ozb_half_gap4(__m256d y)
+{
+    const __m256i yb = _mm256_castpd_si256(y);
+    const __m256i ex = _mm256_and_si256(yb, _mm256_set1_epi64x(0x7ff0000000000000ll));
+    const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
+    return _mm256_castsi256_pd(_mm256_sub_epi64(ex, _mm256_add_epi64(_mm256_set1_epi64x(53ll << 52),
+                                                                   _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52)))));
+}
+
 /* A block's S and R into the totals: the Dot2 step with S as the summand and R as its error. */
 static inline void tot_add(tot4 *t, __m256d S, __m256d R, __m256d g)
 {
