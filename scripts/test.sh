@@ -5,7 +5,7 @@
 #                                    the emulated device, compared bit for bit with the CPU; CI runs them)
 #   bash scripts/test.sh --all       both
 # OZBLAS_SANITIZE=1 builds with AddressSanitizer + UndefinedBehaviorSanitizer instead.
-# Labels (ctest -L): unit, routines, properties, backends, emulated, interposer, install.
+# Labels (ctest -L): unit, routines, properties, backends, emulated, interposer, install, mpi.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sel=(-LE emulated)
