@@ -139,8 +139,10 @@ ozblas_status_t ozblas_pddot(ozblas_handle_t h, MPI_Comm comm, int64_t n_local, 
     if (comm == MPI_COMM_NULL) return OZBLAS_STATUS_INVALID_VALUE;
     int64_t key[6] = { 0, 0, 0, 0, 0, 0 };
     const int64_t n = n_local > 0 ? n_local : 0;
-    const int err = !ozb_config_key(h, key) || !result || (n > 0 && (!x || !y));
-    if (ozb_agree(comm, key, 6, err)) return OZBLAS_STATUS_INVALID_VALUE;
+    ozblas_status_t st = ozb_config_key(h, key);
+    if (st == OZBLAS_STATUS_SUCCESS && (!result || (n > 0 && (!x || !y)))) st = OZBLAS_STATUS_INVALID_VALUE;
+    st = ozb_agree(comm, key, 6, st);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
     return ozb_dot_exact(key) ? pddot_exact(comm, n, x, incx, y, incy, result)
                               : pddot_root(h, comm, n, x, incx, y, incy, result);
 }

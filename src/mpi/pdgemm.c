@@ -31,9 +31,10 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
     const int ta = transa != OZBLAS_OP_N, tb = transb != OZBLAS_OP_N;
     const int64_t arows = ta ? k : m, acols = ta ? m : k, brows = tb ? n : k, bcols = tb ? k : n;
     int err = 0;
-    int64_t key[48];
+    int64_t key[48] = { 0 };
     int nk = 0;
-    if (!ozb_config_key(h, key)) err = 1;
+    const ozblas_status_t cst = ozb_config_key(h, key);
+    if (cst != OZBLAS_STATUS_SUCCESS) err = 1;
     nk = 6;
     if ((transa != OZBLAS_OP_N && transa != OZBLAS_OP_T) || (transb != OZBLAS_OP_N && transb != OZBLAS_OP_T)) err = 1;
     if (m < 0 || n < 0 || k < 0) err = 1;
@@ -67,7 +68,9 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
             ozb_bc_count(&bc, jb - 1 + bcols, g.mycol) > ozb_bc_count(&bc, jb - 1, g.mycol))
             err = 1;
     }
-    if (ozb_agree(g.comm, key, nk, err)) return OZBLAS_STATUS_INVALID_VALUE;
+    const ozblas_status_t local = cst != OZBLAS_STATUS_SUCCESS ? cst : err ? OZBLAS_STATUS_INVALID_VALUE : OZBLAS_STATUS_SUCCESS;
+    const ozblas_status_t ag = ozb_agree(g.comm, key, nk, local);
+    if (ag != OZBLAS_STATUS_SUCCESS) return ag;
     if (m == 0 || n == 0) return OZBLAS_STATUS_SUCCESS;
 
     double *Cl = C + lr0 + lc0 * cw.lld;

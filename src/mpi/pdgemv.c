@@ -32,9 +32,10 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     const int t = trans != OZBLAS_OP_N;
     const int64_t lenx = t ? m : n, leny = t ? n : m;
     int err = 0, xrow = 0, yrow = 0;
-    int64_t key[48];
+    int64_t key[48] = { 0 };
     int nk = 6;
-    if (!ozb_config_key(h, key)) err = 1;
+    const ozblas_status_t cst = ozb_config_key(h, key);
+    if (cst != OZBLAS_STATUS_SUCCESS) err = 1;
     if ((trans != OZBLAS_OP_N && trans != OZBLAS_OP_T) || m < 0 || n < 0) err = 1;
     if (!err && (!ozb_desc_ok(desc_a, ctxt, &g, ia, ja, m, n) || !vec_ok(desc_x, ctxt, &g, ix, jx, lenx, incx, &xrow) ||
                  !vec_ok(desc_y, ctxt, &g, iy, jy, leny, incy, &yrow)))
@@ -69,7 +70,9 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
         }
         if (ny > 0 && !yl) err = 1;
     }
-    if (ozb_agree(g.comm, key, nk, err)) return OZBLAS_STATUS_INVALID_VALUE;
+    const ozblas_status_t local = cst != OZBLAS_STATUS_SUCCESS ? cst : err ? OZBLAS_STATUS_INVALID_VALUE : OZBLAS_STATUS_SUCCESS;
+    const ozblas_status_t ag = ozb_agree(g.comm, key, nk, local);
+    if (ag != OZBLAS_STATUS_SUCCESS) return ag;
     if (m == 0 || n == 0) return OZBLAS_STATUS_SUCCESS;     /* BLAS: y untouched */
 
     const double none = 0.0;

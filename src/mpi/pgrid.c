@@ -96,7 +96,7 @@ int ozb_desc_ok(const int *desc, int ctxt, const ozb_pgrid *g, int64_t i, int64_
     return 1;
 }
 
-int ozb_agree(MPI_Comm comm, const int64_t *key, int nkey, int local_err)
+ozblas_status_t ozb_agree(MPI_Comm comm, const int64_t *key, int nkey, ozblas_status_t local)
 {
     enum { MAXKEY = 48 };
     int64_t v[2 * MAXKEY + 1], r[2 * MAXKEY + 1];
@@ -104,15 +104,15 @@ int ozb_agree(MPI_Comm comm, const int64_t *key, int nkey, int local_err)
     /* max of key and of ~key (= -key - 1, order reversed, no overflow): min = ~max(~key).
      * Every rank decides from the same reduced values, so all decide alike. */
     for (int i = 0; i < nkey; i++) { v[i] = key[i]; v[nkey + i] = ~key[i]; }
-    v[2 * nkey] = local_err != 0;
+    v[2 * nkey] = (int64_t)local;
     MPI_Allreduce(v, r, 2 * nkey + 1, MPI_INT64_T, MPI_MAX, comm);
-    if (r[2 * nkey]) return 1;
+    if (r[2 * nkey]) return (ozblas_status_t)r[2 * nkey];
     for (int i = 0; i < nkey; i++)
-        if (r[i] != ~r[nkey + i]) return 1;   /* max != min */
-    return 0;
+        if (r[i] != ~r[nkey + i]) return OZBLAS_STATUS_INVALID_VALUE;   /* max != min */
+    return OZBLAS_STATUS_SUCCESS;
 }
 
-int ozb_config_key(ozblas_handle_t h, int64_t *key)
+ozblas_status_t ozb_config_key(ozblas_handle_t h, int64_t *key)
 {
     ozblas_mode_t mode;
     ozblas_engine_t engine;
@@ -123,11 +123,11 @@ int ozb_config_key(ozblas_handle_t h, int64_t *key)
     if (!h || ozblas_get_mode(h, &mode) || ozblas_get_engine(h, &engine) || ozblas_get_summation(h, &sum) ||
         ozblas_get_split_count(h, &split) || ozblas_get_fast_mode(h, &fast) || ozblas_get_backend(h, &backend) ||
         ozblas_get_crt_scaling(h, &scaling))
-        return 0;
+        return OZBLAS_STATUS_INVALID_VALUE;
     /* host memory only: a CUDA handle's calls take device pointers */
-    if (backend != OZBLAS_BACKEND_CPU) return 0;
+    if (backend != OZBLAS_BACKEND_CPU) return OZBLAS_STATUS_NOT_SUPPORTED;
     key[0] = mode; key[1] = engine; key[2] = sum; key[3] = split; key[4] = fast; key[5] = scaling;
-    return 1;
+    return OZBLAS_STATUS_SUCCESS;
 }
 
 int ozb_elementwise(const int64_t *c)

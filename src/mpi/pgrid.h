@@ -52,12 +52,15 @@ static inline ozb_bc1 ozb_desc_cols(const int *desc, int npcol)
 int ozb_desc_ok(const int *desc, int ctxt, const ozb_pgrid *g, int64_t i, int64_t j, int64_t rows, int64_t cols);
 
 /* The agreement every call starts with: key[0..nkey-1] (the arguments and the handle's
- * configuration, as integers) must be the same on every rank and local_err zero on every
- * rank; returns 0 where both hold, else nonzero on every rank alike. */
-int ozb_agree(MPI_Comm comm, const int64_t *key, int nkey, int local_err);
+ * configuration, as integers) must be the same on every rank, and each rank's own checks
+ * pass (local: SUCCESS or the status they give).  Returns the same on every rank: the
+ * largest local status where one is not SUCCESS, else INVALID_VALUE where the keys differ,
+ * else SUCCESS. */
+ozblas_status_t ozb_agree(MPI_Comm comm, const int64_t *key, int nkey, ozblas_status_t local);
 
-/* the handle's configuration as integers for ozb_agree (6 entries); 0 on failure */
-int ozb_config_key(ozblas_handle_t h, int64_t *key);
+/* the handle's configuration as integers for ozb_agree (6 entries): SUCCESS, INVALID_VALUE
+ * (no handle) or NOT_SUPPORTED (a CUDA handle: its calls take device pointers) */
+ozblas_status_t ozb_config_key(ozblas_handle_t h, int64_t *key);
 /* 1 where every element of a GEMM or GEMV result is a function of its own row of op(A)
  * and column of op(B) (and C, alpha, beta, k, the configuration) alone, so that a process
  * may compute the elements it holds by itself: CORRECTLY_ROUNDED (unique), DOUBLE with the
