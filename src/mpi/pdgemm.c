@@ -16,12 +16,15 @@ static int64_t dbits(double v) { int64_t b; memcpy(&b, &v, sizeof b); return b; 
 
 ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozblas_operation_t transb,
                               int64_t m, int64_t n, int64_t k, double alpha,
-                              const double *A, int64_t ia, int64_t ja, const int *desc_a,
-                              const double *B, int64_t ib, int64_t jb, const int *desc_b,
-                              double beta, double *C, int64_t ic, int64_t jc, const int *desc_c)
+                              const double *A, int64_t ia, int64_t ja, const int *raw_a,
+                              const double *B, int64_t ib, int64_t jb, const int *raw_b,
+                              double beta, double *C, int64_t ic, int64_t jc, const int *raw_c)
 {
-    if (!desc_c) return OZBLAS_STATUS_INVALID_VALUE;
-    const int ctxt = desc_c[OZBLAS_DESC_CTXT];
+    if (!raw_c) return OZBLAS_STATUS_INVALID_VALUE;
+    /* descriptors in type-1 form (PBLAS's type 2 with whole first blocks too) */
+    int da[9], db[9], dc[9];
+    const int dnorm = ozb_desc_norm(raw_a, da) & ozb_desc_norm(raw_b, db) & ozb_desc_norm(raw_c, dc);
+    const int ctxt = dc[OZBLAS_DESC_CTXT];
     ozb_pgrid g;
     const int in = ozb_pgrid_get(ctxt, &g);
     if (in == 0) return OZBLAS_STATUS_INVALID_VALUE;     /* not a process of this grid */
@@ -34,33 +37,33 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
     int64_t key[48] = { 0 };
     int nk = 0;
     const ozblas_status_t cst = ozb_config_key(h, key);
-    if (cst != OZBLAS_STATUS_SUCCESS) err = 1;
+    if (cst != OZBLAS_STATUS_SUCCESS || !dnorm) err = 1;
     nk = 6;
     if ((transa != OZBLAS_OP_N && transa != OZBLAS_OP_T) || (transb != OZBLAS_OP_N && transb != OZBLAS_OP_T)) err = 1;
     if (m < 0 || n < 0 || k < 0) err = 1;
-    if (!err && (!ozb_desc_ok(desc_a, ctxt, &g, ia, ja, arows, acols) || !ozb_desc_ok(desc_b, ctxt, &g, ib, jb, brows, bcols) ||
-                 !ozb_desc_ok(desc_c, ctxt, &g, ic, jc, m, n)))
+    if (!err && (!ozb_desc_ok(da, ctxt, &g, ia, ja, arows, acols) || !ozb_desc_ok(db, ctxt, &g, ib, jb, brows, bcols) ||
+                 !ozb_desc_ok(dc, ctxt, &g, ic, jc, m, n)))
         err = 1;
     const int64_t fixed[] = { transa, transb, m, n, k, ia, ja, ib, jb, ic, jc, dbits(alpha), dbits(beta) };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) key[nk++] = fixed[i];
     for (int d = 0; d < 3; d++) {
-        const int *desc = d == 0 ? desc_a : d == 1 ? desc_b : desc_c;
+        const int *desc = d == 0 ? da : d == 1 ? db : dc;
         for (int i = 0; i < OZBLAS_DESC_LLD; i++) key[nk++] = desc ? desc[i] : -1;   /* LLD is local */
     }
     /* this process's part of sub(C) and the local arrays it reads */
     ozb_win cw = { C, 0, {1, 0, 1}, {1, 0, 1}, ic - 1, jc - 1, m, n };
     int64_t lr0 = 0, lc0 = 0, mloc = 0, nloc = 0;
     if (!err) {
-        cw.lld = desc_c[OZBLAS_DESC_LLD];
-        cw.r = ozb_desc_rows(desc_c, g.nprow);
-        cw.c = ozb_desc_cols(desc_c, g.npcol);
+        cw.lld = dc[OZBLAS_DESC_LLD];
+        cw.r = ozb_desc_rows(dc, g.nprow);
+        cw.c = ozb_desc_cols(dc, g.npcol);
         lr0 = ozb_bc_count(&cw.r, cw.r0, g.myrow);
         lc0 = ozb_bc_count(&cw.c, cw.c0, g.mycol);
         mloc = ozb_bc_count(&cw.r, cw.r0 + m, g.myrow) - lr0;
         nloc = ozb_bc_count(&cw.c, cw.c0 + n, g.mycol) - lc0;
         if (mloc > 0 && nloc > 0 && !C) err = 1;
-        const ozb_bc1 ar = ozb_desc_rows(desc_a, g.nprow), ac = ozb_desc_cols(desc_a, g.npcol);
-        const ozb_bc1 br = ozb_desc_rows(desc_b, g.nprow), bc = ozb_desc_cols(desc_b, g.npcol);
+        const ozb_bc1 ar = ozb_desc_rows(da, g.nprow), ac = ozb_desc_cols(da, g.npcol);
+        const ozb_bc1 br = ozb_desc_rows(db, g.nprow), bc = ozb_desc_cols(db, g.npcol);
         if (!A && ozb_bc_count(&ar, ia - 1 + arows, g.myrow) > ozb_bc_count(&ar, ia - 1, g.myrow) &&
             ozb_bc_count(&ac, ja - 1 + acols, g.mycol) > ozb_bc_count(&ac, ja - 1, g.mycol))
             err = 1;
@@ -83,9 +86,9 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
                               tb ? nloc : (k > 1 ? k : 1), beta, Cl, cw.lld);
         return ozb_agree_status(g.comm, st);
     }
-    const ozb_win aw = { A, desc_a[OZBLAS_DESC_LLD], ozb_desc_rows(desc_a, g.nprow), ozb_desc_cols(desc_a, g.npcol),
+    const ozb_win aw = { A, da[OZBLAS_DESC_LLD], ozb_desc_rows(da, g.nprow), ozb_desc_cols(da, g.npcol),
                          ia - 1, ja - 1, arows, acols };
-    const ozb_win bw = { B, desc_b[OZBLAS_DESC_LLD], ozb_desc_rows(desc_b, g.nprow), ozb_desc_cols(desc_b, g.npcol),
+    const ozb_win bw = { B, db[OZBLAS_DESC_LLD], ozb_desc_rows(db, g.nprow), ozb_desc_cols(db, g.npcol),
                          ib - 1, jb - 1, brows, bcols };
     double *Ab = NULL, *Bb = NULL, *Cb = NULL;
     int64_t ar = 0, ac = 0, br = 0, bcn = 0, cr = 0, cc = 0;

@@ -18,12 +18,15 @@ static int vec_ok(const int *desc, int ctxt, const ozb_pgrid *g, int64_t i, int6
 }
 
 ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64_t m, int64_t n, double alpha,
-                              const double *A, int64_t ia, int64_t ja, const int *desc_a,
-                              const double *X, int64_t ix, int64_t jx, const int *desc_x, int64_t incx,
-                              double beta, double *Y, int64_t iy, int64_t jy, const int *desc_y, int64_t incy)
+                              const double *A, int64_t ia, int64_t ja, const int *raw_a,
+                              const double *X, int64_t ix, int64_t jx, const int *raw_x, int64_t incx,
+                              double beta, double *Y, int64_t iy, int64_t jy, const int *raw_y, int64_t incy)
 {
-    if (!desc_y) return OZBLAS_STATUS_INVALID_VALUE;
-    const int ctxt = desc_y[OZBLAS_DESC_CTXT];
+    if (!raw_y) return OZBLAS_STATUS_INVALID_VALUE;
+    /* descriptors in type-1 form (PBLAS's type 2 with whole first blocks too) */
+    int da[9], dx[9], dy[9];
+    const int dnorm = ozb_desc_norm(raw_a, da) & ozb_desc_norm(raw_x, dx) & ozb_desc_norm(raw_y, dy);
+    const int ctxt = dy[OZBLAS_DESC_CTXT];
     ozb_pgrid g;
     const int in = ozb_pgrid_get(ctxt, &g);
     if (in == 0) return OZBLAS_STATUS_INVALID_VALUE;
@@ -35,15 +38,15 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     int64_t key[48] = { 0 };
     int nk = 6;
     const ozblas_status_t cst = ozb_config_key(h, key);
-    if (cst != OZBLAS_STATUS_SUCCESS) err = 1;
+    if (cst != OZBLAS_STATUS_SUCCESS || !dnorm) err = 1;
     if ((trans != OZBLAS_OP_N && trans != OZBLAS_OP_T) || m < 0 || n < 0) err = 1;
-    if (!err && (!ozb_desc_ok(desc_a, ctxt, &g, ia, ja, m, n) || !vec_ok(desc_x, ctxt, &g, ix, jx, lenx, incx, &xrow) ||
-                 !vec_ok(desc_y, ctxt, &g, iy, jy, leny, incy, &yrow)))
+    if (!err && (!ozb_desc_ok(da, ctxt, &g, ia, ja, m, n) || !vec_ok(dx, ctxt, &g, ix, jx, lenx, incx, &xrow) ||
+                 !vec_ok(dy, ctxt, &g, iy, jy, leny, incy, &yrow)))
         err = 1;
     const int64_t fixed[] = { trans, m, n, ia, ja, ix, jx, incx, iy, jy, incy, dbits(alpha), dbits(beta) };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) key[nk++] = fixed[i];
     for (int d = 0; d < 3; d++) {
-        const int *desc = d == 0 ? desc_a : d == 1 ? desc_x : desc_y;
+        const int *desc = d == 0 ? da : d == 1 ? dx : dy;
         for (int i = 0; i < OZBLAS_DESC_LLD; i++) key[nk++] = desc ? desc[i] : -1;
     }
     /* sub(y) as a window, and the part of it this process holds (a column of y: its rows in
@@ -53,9 +56,9 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     int64_t ny = 0, yinc = 1;
     double *yl = NULL;
     if (!err) {
-        yw.lld = desc_y[OZBLAS_DESC_LLD];
-        yw.r = ozb_desc_rows(desc_y, g.nprow);
-        yw.c = ozb_desc_cols(desc_y, g.npcol);
+        yw.lld = dy[OZBLAS_DESC_LLD];
+        yw.r = ozb_desc_rows(dy, g.nprow);
+        yw.c = ozb_desc_cols(dy, g.npcol);
         if (yrow) {
             holder = ozb_bc_owner(&yw.r, yw.r0);
             const int64_t c0 = ozb_bc_count(&yw.c, yw.c0, g.mycol);
@@ -81,9 +84,9 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
         if (ny > 0) st = ozblas_dgemv(h, trans, t ? 1 : ny, t ? ny : 1, 0.0, &none, t ? 1 : ny, &none, 1, beta, yl, yinc);
         return ozb_agree_status(g.comm, st);
     }
-    const ozb_win aw = { A, desc_a[OZBLAS_DESC_LLD], ozb_desc_rows(desc_a, g.nprow), ozb_desc_cols(desc_a, g.npcol),
+    const ozb_win aw = { A, da[OZBLAS_DESC_LLD], ozb_desc_rows(da, g.nprow), ozb_desc_cols(da, g.npcol),
                          ia - 1, ja - 1, m, n };
-    const ozb_win xw = { X, desc_x[OZBLAS_DESC_LLD], ozb_desc_rows(desc_x, g.nprow), ozb_desc_cols(desc_x, g.npcol),
+    const ozb_win xw = { X, dx[OZBLAS_DESC_LLD], ozb_desc_rows(dx, g.nprow), ozb_desc_cols(dx, g.npcol),
                          ix - 1, jx - 1, xrow ? 1 : lenx, xrow ? lenx : 1 };
     double *Ab = NULL, *xb = NULL, *yb = NULL;
     int64_t ar = 0, ac = 0, xr = 0, xc = 0, yr = 0, yc = 0;

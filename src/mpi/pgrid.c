@@ -81,6 +81,23 @@ int64_t ozblas_mpi_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs
     return ozb_bc_count(&d, n, ((iproc % nprocs) + nprocs) % nprocs);
 }
 
+int ozb_desc_norm(const int *desc, int out[9])
+{
+    for (int i = 0; i < 9; i++) out[i] = -1;
+    if (!desc) return 0;
+    out[OZBLAS_DESC_CTXT] = desc[OZBLAS_DESC_CTXT];
+    if (desc[OZBLAS_DESC_DTYPE] == 1) {
+        for (int i = 0; i < 9; i++) out[i] = desc[i];
+        return 1;
+    }
+    if (desc[OZBLAS_DESC_DTYPE] == 2 && desc[4] == desc[6] && desc[5] == desc[7]) {
+        const int t1[9] = { 1, desc[1], desc[2], desc[3], desc[6], desc[7], desc[8], desc[9], desc[10] };
+        for (int i = 0; i < 9; i++) out[i] = t1[i];
+        return 1;
+    }
+    return 0;
+}
+
 int ozb_desc_ok(const int *desc, int ctxt, const ozb_pgrid *g, int64_t i, int64_t j, int64_t rows, int64_t cols)
 {
     if (!desc || desc[OZBLAS_DESC_DTYPE] != 1 || desc[OZBLAS_DESC_CTXT] != ctxt) return 0;

@@ -46,6 +46,13 @@ static inline ozb_bc1 ozb_desc_rows(const int *desc, int nprow)
 static inline ozb_bc1 ozb_desc_cols(const int *desc, int npcol)
 { ozb_bc1 d = { desc[OZBLAS_DESC_NB], desc[OZBLAS_DESC_CSRC], npcol }; return d; }
 
+/* A descriptor in ScaLAPACK's type-1 form (out[9]) from either of the forms PBLAS takes:
+ * type 1 (desc[9]) or type 2 (desc[11]: DTYPE=2, CTXT, M, N, IMB, INB, MB, NB, RSRC, CSRC,
+ * LLD) whose first blocks are whole (IMB = MB, INB = NB), as the PBLAS testers make them.
+ * Returns 0 (out: every entry -1 but the context) for NULL, other types and first blocks of
+ * other sizes. */
+int ozb_desc_norm(const int *desc, int out[9]);
+
 /* 1 where desc is a valid descriptor on grid g (type 1, the grid's context ctxt, sizes,
  * sources, local leading dimension for this process) and the 1-based window (i, j) of
  * rows x cols lies inside it (a window with no rows or columns only needs i, j >= 1) */

@@ -54,6 +54,7 @@ _Static_assert(sizeof(blasint) == sizeof(int), "the interposer assumes 32-bit BL
 
 /* ---- the functions this library exports (prototypes for the C and Fortran ABIs) ---- */
 #include "fortran_blas.h"
+#include "preload_settings.h"
 
 typedef double (*cddot_fn)(blasint, const double *, blasint, const double *, blasint);
 typedef void (*cdgemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *,
@@ -264,6 +265,21 @@ static void init(void)
 }
 
 static void ensure_init(void) { pthread_once(&init_once, init); }
+
+/* The configuration for the pdgemm_ interposer (preload_pdgemm.c, which configures a handle
+ * of libozblas_mpi's ozblas): the same variables, read once here. */
+void ozb_preload_settings(int *mode, int *split, int *fast, int *engine, int *threads, int *verbose)
+{
+    static const ozblas_engine_t eng[] = { OZBLAS_ENGINE_FP64, OZBLAS_ENGINE_FP16, OZBLAS_ENGINE_INT8,
+                                           OZBLAS_ENGINE_CRT_INT8 };
+    ensure_init();
+    *mode = cfg.mode;
+    *split = cfg.split;
+    *fast = cfg.fast;
+    *engine = eng[cfg.format];
+    *threads = cfg.threads;
+    *verbose = cfg.verbose;
+}
 
 /* A program that links libozblas.so itself and runs under the preload: that library's own
  * DGEMMs resolve to these exported functions too.  They are recognised by their return
