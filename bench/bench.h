@@ -98,4 +98,6 @@ void problem_run_openblas(const problem_t *p, int copy, double *out);
 double problem_max_ulps(const problem_t *p, const double *out);
 double *problem_alloc_out(const problem_t *p);
 
+/* --mpi (bench_mpi.c, built with libozblas_mpi): run with mpirun */
+int bench_mpi(int argc, char **argv);
 #endif

@@ -71,6 +71,9 @@ static void usage(FILE *f)
             "  --trans X      n|t for gemv; n|t|nn|nt|tn|tt for gemm (default n)\n"
             "  --llc MIB      last-level cache size in MiB; dot/gemv inputs larger than\n"
             "                 this are rotated between two copies (default 32)\n"
+            "  --mpi          the MPI benchmark (run with mpirun; its own options --n N[,N],\n"
+            "                 --reps R, --mode double|cr|fixed): libozblas_mpi against ScaLAPACK\n"
+            "                 and MPI_Allreduce of local results (bench_mpi.c)\n"
             "  --no-check     skip the MPFR error and thread-reproducibility checks (and, with\n"
             "                 --backend cuda, the comparison with a CPU handle)\n"
             "  --csv          machine-readable output: one header line, then one row per case\n"
@@ -677,6 +680,15 @@ static void print_csv_row(const problem_t *p, const bench_config_t *cfg, const r
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--mpi")) {
+#ifdef OZBLAS_BENCH_HAVE_MPI
+            return bench_mpi(argc, argv);
+#else
+            fprintf(stderr, "ozblas-bench: --mpi needs a build with libozblas_mpi (MPI and ScaLAPACK found)\n");
+            return 2;
+#endif
+        }
     bench_config_t cfg;
     int rc = parse_args(argc, argv, &cfg), routine, ip, mode;
     int failures = 0, cr_failures = 0, repro_failures = 0, call_failures = 0, rows = 0;
