@@ -10,6 +10,16 @@
  * Non-finite products are counted (NaN, +Inf, -Inf) in the same reduction and give the
  * single-node special value (CONTRACT §4).
  *
+ * First a certificate (pddot_certified), which costs two local passes and one small
+ * exchange: each process computes r = RN(s) of its partial sum s and e = RN(s - r) (ozblas_ddot,
+ * then ozblas_dgemv with beta = -1 on C = r: both correctly rounded), so s = r + e + d with
+ * |d| <= ulp(e)/2 (2^-1075 where e = 0).  Every process gathers every (r, e), adds them
+ * exactly into a long accumulator T and the bounds into E, and where RN(T - E) and RN(T + E)
+ * have the same bits, that is RN of the exact sum (RN is monotone).  Only where the exact
+ * sum lies within E of a rounding boundary (about 2^-50 of random cases), or a partial sum is
+ * not finite, does every process take the exact sums above; all decide alike, from the same
+ * gathered values.
+ *
  * The other configurations (FIXED, DOUBLE with FP16/INT8/CRT_INT8) depend on the inner
  * blocking of the whole vector: the pieces are gathered on rank 0, which computes the
  * single-node call, and the result is broadcast. */
@@ -19,6 +29,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { NSPECIAL = 3 };   /* NaN terms, +Inf terms, -Inf terms */
 
@@ -82,6 +93,75 @@ static ozblas_status_t pddot_exact(MPI_Comm comm, int64_t n, const double *x, in
     return OZBLAS_STATUS_SUCCESS;
 }
 
+/* 2^(exponent of ulp(v)/2): ulp(v)/2 of a normal v in [2^(x-1), 2^x) is 2^(x-54); of a
+ * subnormal or zero, 2^-1075 */
+static int half_ulp_exp(double v)
+{
+    int x = 0;
+    (void)frexp(v, &x);
+    return v == 0.0 || x - 54 < -1075 ? -1075 : x - 54;
+}
+
+static void add_double(ozb_longacc *a, double v)
+{
+    if (v != 0.0) ozb_op_la_add_product(a, v, 1.0);
+}
+
+/* 1 with *result set where the certificate decides (on every process alike), 0 where the
+ * exact sums must; ALLOC_FAILED never leaves a process alone (the allgather comes first) */
+static int pddot_certified(ozblas_handle_t h, MPI_Comm comm, int64_t n, const double *x, int64_t incx, const double *y,
+                           int64_t incy, double *result)
+{
+    double mine[4] = { 0.0, 0.0, 1.0, 1.0 };   /* r, e, exact (no call made), usable */
+    if (n > 0) {
+        mine[2] = 0.0;
+        /* e = RN(s - r): a one-row GEMV of the same pairs (x as a 1 x n matrix with leading
+         * dimension |incx|; with incx < 0 its columns run backwards, so y's traversal turns) */
+        const int64_t ld = incx < 0 ? -incx : incx, incv = incx < 0 ? -incy : incy;
+        ozblas_status_t st = incx == 0 ? OZBLAS_STATUS_NOT_SUPPORTED : ozblas_ddot(h, n, x, incx, y, incy, &mine[0]);
+        if (st == OZBLAS_STATUS_SUCCESS) {
+            mine[1] = mine[0];
+            st = ozblas_dgemv(h, OZBLAS_OP_N, 1, n, 1.0, x, ld, y, incv, -1.0, &mine[1], 1);
+        }
+        mine[3] = st == OZBLAS_STATUS_SUCCESS && isfinite(mine[0]) && isfinite(mine[1]);
+    }
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    double *all = malloc(sizeof(double) * 4 * (size_t)size);
+    ozb_longacc *acc = malloc(2 * sizeof *acc);
+    int ok = all && acc, agreed = 0;
+    MPI_Allreduce(&ok, &agreed, 1, MPI_INT, MPI_MIN, comm);
+    if (!agreed) { free(all); free(acc); return 0; }
+    MPI_Allgather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, comm);
+    ozb_fpenv_t saved;
+    const int changed = ozb_fpenv_enter(&saved);   /* subnormal r, e compare as they are */
+    int decided = 1;
+    for (int p = 0; p < size; p++) decided &= all[4 * p + 3] != 0.0;
+    if (decided) {
+        ozb_longacc *lo = acc, *hi = acc + 1;
+        ozb_op_la_init(lo);
+        for (int p = 0; p < size; p++) { add_double(lo, all[4 * p]); add_double(lo, all[4 * p + 1]); }
+        *hi = *lo;
+        for (int p = 0; p < size; p++)
+            if (all[4 * p + 2] == 0.0) {
+                const int ex = half_ulp_exp(all[4 * p + 1]);
+                ozb_op_la_add(lo, 1, 1, ex);
+                ozb_op_la_add(hi, 0, 1, ex);
+            }
+        int s1, s2;
+        const double a = ozb_op_la_round(lo, &s1), b = ozb_op_la_round(hi, &s2);
+        uint64_t ba, bb;
+        memcpy(&ba, &a, sizeof ba);
+        memcpy(&bb, &b, sizeof bb);
+        decided = ba == bb;
+        if (decided) *result = a;
+    }
+    ozb_fpenv_leave(saved, changed);
+    free(all);
+    free(acc);
+    return decided;
+}
+
 /* everything on rank 0, the single-node call there, the result to all */
 static ozblas_status_t pddot_root(ozblas_handle_t h, MPI_Comm comm, int64_t n, const double *x, int64_t incx,
                                   const double *y, int64_t incy, double *result)
@@ -143,6 +223,7 @@ ozblas_status_t ozblas_pddot(ozblas_handle_t h, MPI_Comm comm, int64_t n_local, 
     if (st == OZBLAS_STATUS_SUCCESS && (!result || (n > 0 && (!x || !y)))) st = OZBLAS_STATUS_INVALID_VALUE;
     st = ozb_agree(comm, key, 6, st);
     if (st != OZBLAS_STATUS_SUCCESS) return st;
-    return ozb_dot_exact(key) ? pddot_exact(comm, n, x, incx, y, incy, result)
-                              : pddot_root(h, comm, n, x, incx, y, incy, result);
+    if (!ozb_dot_exact(key)) return pddot_root(h, comm, n, x, incx, y, incy, result);
+    if (pddot_certified(h, comm, n, x, incx, y, incy, result)) return OZBLAS_STATUS_SUCCESS;
+    return pddot_exact(comm, n, x, incx, y, incy, result);
 }

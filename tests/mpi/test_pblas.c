@@ -258,7 +258,7 @@ static void dot_case(const cfg_t *c, int special, double phi, int64_t scale)
 {
     int64_t ns[8], total = 0, off = 0;
     for (int r = 0; r < nproc; r++) {
-        ns[r] = r == 1 ? 0 : (r * 7 + 3) * scale;   /* rank 1 holds nothing */
+        ns[r] = r == 1 && nproc > 2 ? 0 : (r * 7 + 3) * scale;   /* rank 1 of 3 or more holds nothing */
         if (r < rank) off += ns[r];
         total += ns[r];
     }
@@ -269,6 +269,19 @@ static void dot_case(const cfg_t *c, int special, double phi, int64_t scale)
         if (special == 2) { X[0] = INFINITY; Y[0] = 2.0; }
         if (special == 3) { X[0] = INFINITY; Y[0] = 2.0; X[last] = -INFINITY; Y[last] = 3.0; }
         if (special == 4) { X[last] = INFINITY; Y[last] = 0.0; }
+        if (special >= 5) {   /* a tie between processes: the certificate cannot decide, the exact sums must */
+            for (int64_t i = 0; i < total; i++) { X[i] = 0.0; Y[i] = 1.0; }
+            X[0] = 1.0;
+            X[last] = 0x1p-53;   /* 1 + 2^-53: a tie, RN = 1 */
+            if (special == 6) {  /* rank 0's partial needs three doubles: 1 + 2^-60 + 2^-130; the last
+                                  * rank's, 2^-53 - 2^-60 - 2^-200: the partials' leading parts sum to
+                                  * just below the tie, the exact sum is just above it (RN = 1 + 2^-52) */
+                X[1] = 0x1p-60;
+                X[2] = 0x1p-130;
+                X[last] = 0x1p-53 - 0x1p-60;
+                X[last - 1] = -0x1p-200;
+            }
+        }
     }
     if (phi == 0.0)   /* cancellation: the second half undoes the first up to tiny terms */
         for (int64_t i = total / 2; i < total; i++) { X[i] = -X[i - total / 2]; Y[i] = Y[i - total / 2] * (1 + 0x1p-40); }
@@ -389,7 +402,7 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < NCFG; c++) {
         if (quick && c > 2) continue;
-        for (int sp = 0; sp <= 4; sp++) dot_case(&cfgs[c], sp, 1.0, 1);
+        for (int sp = 0; sp <= 6; sp++) dot_case(&cfgs[c], sp, 1.0, 1);
         dot_case(&cfgs[c], 0, 3.0, 1000);
         dot_case(&cfgs[c], 0, 0.0, 1000);
     }
