@@ -54,12 +54,15 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const int *jb, const int *descb, const double *beta, double *C, const int *ic, const int *jc,
              const int *descc);
 
+static void mp_load(void);
+
 static void *open_mpi_layer(void)
 {
     char path[4096];
     Dl_info di;
     void *lib = NULL;
-    if (dladdr((void *)pdgemm_, &di) && di.dli_fname) {          /* next to this library */
+    if (dladdr((void *)mp_load, &di) && di.dli_fname) {          /* next to this library (a static
+                                                                   * function: no relocation against an export) */
         const char *slash = strrchr(di.dli_fname, '/');
         const int dir = slash ? (int)(slash - di.dli_fname) : 0;
         snprintf(path, sizeof path, "%.*s%slibozblas_mpi.so.0", dir, di.dli_fname, dir ? "/" : "");
