@@ -120,17 +120,46 @@ static fold_t dot_fold(const dot_t *d)
 }
 #endif
 
-/* RN(alpha (S + C + D) + beta c0) for every D within the bound at the top, or 0. */
-static int finish(fold_t f, double N, double alpha, double beta, double c0, int use_c, double *out)
+/* The bound on |D| at the top for a fold of N terms (NaN where the fold is not finite) */
+static double fold_bound(fold_t f, double N)
 {
-    if (!isfinite(f.S) || !isfinite(f.C) || !isfinite(f.A) || !isfinite(f.G)) return 0;
+    if (!isfinite(f.S) || !isfinite(f.C) || !isfinite(f.A) || !isfinite(f.G)) return NAN;
     double B = f.A * (N * 0x1p-52);
     if (f.A > 0.0 && B < 0x1p-1000) B = 0x1p-1000;     /* a nonzero bound never underflows */
     B += f.G * EBC;
     /* n 2^-1074 (n <= 2^32) and the rounding of G EBC where it is subnormal, with a normal
      * number: arithmetic on subnormals costs a microcode assist of about 100 cycles here */
     B += 0x1p-1000;
-    return ozb_eft_finish(f.S, f.C, B, alpha, beta, c0, use_c, out);
+    return B;
+}
+
+/* RN(alpha (S + C + D) + beta c0) for every D within the bound at the top, or 0. */
+static int finish(fold_t f, double N, double alpha, double beta, double c0, int use_c, double *out)
+{
+    const double B = fold_bound(f, N);
+    return !isnan(B) && ozb_eft_finish(f.S, f.C, B, alpha, beta, c0, use_c, out);
+}
+
+int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *S, double *C,
+                      double *B)
+{
+#ifdef EFT_AVX2
+    if (n <= 0) { *S = *C = *B = 0.0; return 1; }
+    if (n > ((int64_t)1 << 32)) return 0;              /* the margin on G (blocks <= 2^32) */
+    dot_t d;
+    dot_init(&d);
+    dot_strided(&d, x + (incx < 0 ? (n - 1) * -incx : 0), incx, y + (incy < 0 ? (n - 1) * -incy : 0), incy, n);
+    const fold_t f = dot_fold(&d);
+    const double b = fold_bound(f, ozb_eft_terms(n, LANES, 1));
+    if (isnan(b) || !isfinite(b)) return 0;
+    *S = f.S;
+    *C = f.C;
+    *B = b;
+    return 1;
+#else
+    (void)n; (void)x; (void)incx; (void)y; (void)incy; (void)S; (void)C; (void)B;
+    return 0;
+#endif
 }
 
 int ozb_eft_finish(double S, double C, double B, double alpha, double beta, double c0, int use_c, double *out)

@@ -28,6 +28,14 @@ int ozb_eft_dot_small(const ozb_problem *pr);
  * whose flags are in OZB_BUF_EFT) */
 ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, int slot, uint8_t **fail, int64_t *nfail);
 
+/* sum_i x_i y_i (BLAS increments: negative ones traverse backwards) as S + C + D with
+ * |D| <= B, by the DOT kernels on the calling thread, in the caller's floating-point
+ * environment (round to nearest, no FTZ/DAZ: core/fpenv.h); 0 where a product is out of the
+ * kernels' range or not finite, n > 2^32, or without the kernels.  Not a rounding: the parts
+ * of ozblas_pddot's certificate across processes (src/mpi/pddot.c). */
+int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *S, double *C,
+                      double *B);
+
 /* The info of an error-free call (stage 2: one level, 3: the deep sums): the operands
  * themselves as 53-bit slices, `left` elements left to the caller.  (eft_cr.c) */
 void ozb_eft_info(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds);

@@ -10,12 +10,12 @@
  * Non-finite products are counted (NaN, +Inf, -Inf) in the same reduction and give the
  * single-node special value (CONTRACT §4).
  *
- * First a certificate (pddot_certified), which costs two local passes and one small
- * exchange: each process computes r = RN(s) of its partial sum s and e = RN(s - r) (ozblas_ddot,
- * then ozblas_dgemv with beta = -1 on C = r: both correctly rounded), so s = r + e + d with
- * |d| <= ulp(e)/2 (2^-1075 where e = 0).  Every process gathers every (r, e), adds them
- * exactly into a long accumulator T and the bounds into E, and where RN(T - E) and RN(T + E)
- * have the same bits, that is RN of the exact sum (RN is monotone).  Only where the exact
+ * First a certificate (pddot_certified), which costs one local pass and one small exchange:
+ * each process sums its products by the error-free DOT kernels of the correctly rounded DDOT
+ * (src/fused/eft_dot.c: ozb_eft_dot_parts) into s = S + C + D with |D| <= B, a rigorous bound
+ * (src/fused/eft_kern.h).  Every process gathers every (S, C, B), adds the S and C exactly into
+ * a long accumulator T and the B into E, and where RN(T - E) and RN(T + E) have the same bits,
+ * that is RN of the exact sum (RN is monotone).  Only where the exact
  * sum lies within E of a rounding boundary (about 2^-50 of random cases), or a partial sum is
  * not finite, does every process take the exact sums above; all decide alike, from the same
  * gathered values.
@@ -25,6 +25,7 @@
  * single-node call, and the result is broadcast. */
 #include "mpi/pgrid.h"
 #include "core/fpenv.h"
+#include "fused/eft_dot.h"
 #include "../../kernels/ozb_sum_ops.h"
 #include <limits.h>
 #include <math.h>
@@ -93,61 +94,38 @@ static ozblas_status_t pddot_exact(MPI_Comm comm, int64_t n, const double *x, in
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* 2^(exponent of ulp(v)/2): ulp(v)/2 of a normal v in [2^(x-1), 2^x) is 2^(x-54); of a
- * subnormal or zero, 2^-1075 */
-static int half_ulp_exp(double v)
+static void add_double(ozb_longacc *a, double v, double sign)
 {
-    int x = 0;
-    (void)frexp(v, &x);
-    return v == 0.0 || x - 54 < -1075 ? -1075 : x - 54;
-}
-
-static void add_double(ozb_longacc *a, double v)
-{
-    if (v != 0.0) ozb_op_la_add_product(a, v, 1.0);
+    if (v != 0.0) ozb_op_la_add_product(a, v, sign);
 }
 
 /* 1 with *result set where the certificate decides (on every process alike), 0 where the
- * exact sums must; ALLOC_FAILED never leaves a process alone (the allgather comes first) */
-static int pddot_certified(ozblas_handle_t h, MPI_Comm comm, int64_t n, const double *x, int64_t incx, const double *y,
-                           int64_t incy, double *result)
+ * exact sums must; ALLOC_FAILED never leaves a process alone (agreed before the gather) */
+static int pddot_certified(MPI_Comm comm, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
+                           double *result)
 {
-    double mine[4] = { 0.0, 0.0, 1.0, 1.0 };   /* r, e, exact (no call made), usable */
-    if (n > 0) {
-        mine[2] = 0.0;
-        /* e = RN(s - r): a one-row GEMV of the same pairs (x as a 1 x n matrix with leading
-         * dimension |incx|; with incx < 0 its columns run backwards, so y's traversal turns) */
-        const int64_t ld = incx < 0 ? -incx : incx, incv = incx < 0 ? -incy : incy;
-        ozblas_status_t st = incx == 0 ? OZBLAS_STATUS_NOT_SUPPORTED : ozblas_ddot(h, n, x, incx, y, incy, &mine[0]);
-        if (st == OZBLAS_STATUS_SUCCESS) {
-            mine[1] = mine[0];
-            st = ozblas_dgemv(h, OZBLAS_OP_N, 1, n, 1.0, x, ld, y, incv, -1.0, &mine[1], 1);
-        }
-        mine[3] = st == OZBLAS_STATUS_SUCCESS && isfinite(mine[0]) && isfinite(mine[1]);
-    }
+    ozb_fpenv_t saved;
+    const int changed = ozb_fpenv_enter(&saved);   /* the kernels' environment; subnormals compare as they are */
+    double mine[4] = { 0.0, 0.0, 0.0, 1.0 };      /* S, C, B, usable */
+    mine[3] = ozb_eft_dot_parts(n, x, incx, y, incy, &mine[0], &mine[1], &mine[2]);
     int size = 0;
     MPI_Comm_size(comm, &size);
     double *all = malloc(sizeof(double) * 4 * (size_t)size);
     ozb_longacc *acc = malloc(2 * sizeof *acc);
     int ok = all && acc, agreed = 0;
     MPI_Allreduce(&ok, &agreed, 1, MPI_INT, MPI_MIN, comm);
-    if (!agreed) { free(all); free(acc); return 0; }
-    MPI_Allgather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, comm);
-    ozb_fpenv_t saved;
-    const int changed = ozb_fpenv_enter(&saved);   /* subnormal r, e compare as they are */
-    int decided = 1;
-    for (int p = 0; p < size; p++) decided &= all[4 * p + 3] != 0.0;
+    int decided = agreed;
+    if (agreed) {
+        MPI_Allgather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, comm);
+        for (int p = 0; p < size; p++) decided &= all[4 * p + 3] != 0.0;
+    }
     if (decided) {
+        /* T = sum of every S + C exactly; RN(T - E) and RN(T + E), E = sum of the bounds */
         ozb_longacc *lo = acc, *hi = acc + 1;
         ozb_op_la_init(lo);
-        for (int p = 0; p < size; p++) { add_double(lo, all[4 * p]); add_double(lo, all[4 * p + 1]); }
+        for (int p = 0; p < size; p++) { add_double(lo, all[4 * p], 1.0); add_double(lo, all[4 * p + 1], 1.0); }
         *hi = *lo;
-        for (int p = 0; p < size; p++)
-            if (all[4 * p + 2] == 0.0) {
-                const int ex = half_ulp_exp(all[4 * p + 1]);
-                ozb_op_la_add(lo, 1, 1, ex);
-                ozb_op_la_add(hi, 0, 1, ex);
-            }
+        for (int p = 0; p < size; p++) { add_double(lo, all[4 * p + 2], -1.0); add_double(hi, all[4 * p + 2], 1.0); }
         int s1, s2;
         const double a = ozb_op_la_round(lo, &s1), b = ozb_op_la_round(hi, &s2);
         uint64_t ba, bb;
@@ -213,6 +191,25 @@ static ozblas_status_t pddot_root(ozblas_handle_t h, MPI_Comm comm, int64_t n, c
     return st;
 }
 
+/* One process holds every element (or none does): it makes the single-node call itself and
+ * sends the result; 0 where more than one process holds elements */
+static int pddot_single(ozblas_handle_t h, MPI_Comm comm, int64_t n, const double *x, int64_t incx, const double *y,
+                        int64_t incy, double *result, ozblas_status_t *st)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    int64_t mine[2] = { n > 0, n > 0 ? rank : 0 }, all[2] = { 0, 0 };   /* holders, and their ranks' sum */
+    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
+    if (all[0] > 1) return 0;
+    const int owner = (int)all[1];
+    double out[2] = { 0.0, 0.0 };
+    if (rank == owner) out[0] = (double)ozblas_ddot(h, n, x, incx, y, incy, &out[1]);
+    MPI_Bcast(out, 2, MPI_DOUBLE, owner, comm);
+    *st = (ozblas_status_t)(int)out[0];
+    if (*st == OZBLAS_STATUS_SUCCESS) *result = out[1];
+    return 1;
+}
+
 ozblas_status_t ozblas_pddot(ozblas_handle_t h, MPI_Comm comm, int64_t n_local, const double *x, int64_t incx,
                              const double *y, int64_t incy, double *result)
 {
@@ -223,7 +220,8 @@ ozblas_status_t ozblas_pddot(ozblas_handle_t h, MPI_Comm comm, int64_t n_local, 
     if (st == OZBLAS_STATUS_SUCCESS && (!result || (n > 0 && (!x || !y)))) st = OZBLAS_STATUS_INVALID_VALUE;
     st = ozb_agree(comm, key, 6, st);
     if (st != OZBLAS_STATUS_SUCCESS) return st;
+    if (pddot_single(h, comm, n, x, incx, y, incy, result, &st)) return st;
     if (!ozb_dot_exact(key)) return pddot_root(h, comm, n, x, incx, y, incy, result);
-    if (pddot_certified(h, comm, n, x, incx, y, incy, result)) return OZBLAS_STATUS_SUCCESS;
+    if (pddot_certified(comm, n, x, incx, y, incy, result)) return OZBLAS_STATUS_SUCCESS;
     return pddot_exact(comm, n, x, incx, y, incy, result);
 }

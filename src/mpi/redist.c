@@ -33,11 +33,13 @@ static int wanted(const ozb_need *n, int is_row, int64_t x, int me)
     return t < 0 || t == me;
 }
 
-ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need need_r, ozb_need need_c,
-                                  double **buf, int64_t *rows, int64_t *cols)
+ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need need_r, ozb_need need_c, int allow_view,
+                                  double **own, const double **data, int64_t *ld, int64_t *rows, int64_t *cols)
 {
-    const int P = g->nprow * g->npcol;
-    *buf = NULL;
+    const int P = g->nprow * g->npcol, me = g->myrow * g->npcol + g->mycol;
+    *own = NULL;
+    *data = NULL;
+    *ld = 1;
     *rows = *cols = 0;
     /* ---- what this process needs: selected rows and columns, and who holds them ---- */
     const int none = (need_r.kind == OZB_NEED_ONE && need_r.one != g->myrow) ||
@@ -53,9 +55,13 @@ ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need
     const int64_t nlr = lr1 - lr0, nlc = lc1 - lc0;
     /* per local row / column: the process row and column it goes to where keyed on it */
     int *tr_r = malloc(sizeof(int) * (size_t)(nlr + 1)), *tc_r = malloc(sizeof(int) * (size_t)(nlr + 1));
-    int *tr_c = malloc(sizeof(int) * (size_t)(nlc + 1)), *tc_c = malloc(sizeof(int) * (size_t)(nlc + 1));
-    int err = !(selr && selc && scount && sdispl && rcount && rdispl && cntr && cntc && cur && tr_r && tc_r && tr_c && tc_c);
-    int64_t nr = 0, nc = 0, stotal = 0, rtotal = 0;
+    int *tc_c = malloc(sizeof(int) * (size_t)(nlc + 1));
+    /* tr_c: per local column, then (unpacking) per run of selected rows; runs: their starts */
+    int *tr_c = malloc(sizeof(int) * (size_t)((nlc > w->M ? nlc : w->M) + 1));
+    int64_t *runs = malloc(sizeof(int64_t) * (size_t)((nlr > w->M ? nlr : w->M) + 2));
+    int err = !(selr && selc && scount && sdispl && rcount && rdispl && cntr && cntc && cur && tr_r && tc_r && tr_c && tc_c && runs);
+    int64_t nr = 0, nc = 0, stotal = 0, rtotal = 0, nruns = 0;
+    int view = 0;
     if (!err) {
         if (!none) {
             for (int64_t i = 0; i < w->M; i++)
@@ -65,9 +71,12 @@ ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need
         }
         for (int64_t a = 0; a < nr; a++) cntr[ozb_bc_owner(&w->r, w->r0 + selr[a])]++;
         for (int64_t b = 0; b < nc; b++) cntc[ozb_bc_owner(&w->c, w->c0 + selc[b])]++;
+        /* all this process needs is its own part of the window, whole: it reads it in place
+         * (one process; the undivided dimension of a 1-D grid) and sends nothing to itself */
+        view = allow_view && nr > 0 && nc > 0 && nr == nlr && nc == nlc && cntr[g->myrow] == nr && cntc[g->mycol] == nc;
         for (int pr = 0; pr < g->nprow; pr++)
             for (int pc = 0; pc < g->npcol; pc++) {
-                const int64_t c = cntr[pr] * cntc[pc];
+                const int64_t c = view && pr * g->npcol + pc == me ? 0 : cntr[pr] * cntc[pc];
                 if (c > INT_MAX || rtotal + c > INT_MAX) err = 2;
                 else { rdispl[pr * g->npcol + pc] = (int)rtotal; rcount[pr * g->npcol + pc] = (int)c; rtotal += c; }
             }
@@ -83,13 +92,20 @@ ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need
             tr_c[b] = need_r.kind == OZB_NEED_ONE ? need_r.one : keyed(&need_r, 0, j);
             tc_c[b] = need_c.kind == OZB_NEED_ONE ? need_c.one : keyed(&need_c, 0, j);
         }
+        /* runs of local rows with the same targets (blocks of the layouts): counted and
+         * copied whole.  Compacted in place: a run's start is never after the row read. */
+        for (int64_t a = 0; a < nlr; a++)
+            if (a == 0 || tr_r[a] != tr_r[a - 1] || tc_r[a] != tc_r[a - 1]) tr_r[nruns] = tr_r[a], tc_r[nruns] = tc_r[a], runs[nruns++] = a;
+        runs[nruns] = nlr;
         int64_t *sc = cur;   /* counts first */
         for (int64_t b = 0; b < nlc; b++)
-            for (int64_t a = 0; a < nlr; a++) {
-                const int pr = tr_r[a] >= 0 ? tr_r[a] : tr_c[b], pc = tc_r[a] >= 0 ? tc_r[a] : tc_c[b];
+            for (int64_t u = 0; u < nruns; u++) {
+                const int pr = tr_r[u] >= 0 ? tr_r[u] : tr_c[b], pc = tc_r[u] >= 0 ? tc_r[u] : tc_c[b];
+                const int64_t len = runs[u + 1] - runs[u];
                 for (int q = pr >= 0 ? pr : 0; q < (pr >= 0 ? pr + 1 : g->nprow); q++)
-                    for (int s = pc >= 0 ? pc : 0; s < (pc >= 0 ? pc + 1 : g->npcol); s++) sc[q * g->npcol + s]++;
+                    for (int t = pc >= 0 ? pc : 0; t < (pc >= 0 ? pc + 1 : g->npcol); t++) sc[q * g->npcol + t] += len;
             }
+        if (view) sc[me] = 0;
         for (int s = 0; s < P; s++) {
             if (sc[s] > INT_MAX || stotal + sc[s] > INT_MAX) { err = 2; break; }
             sdispl[s] = (int)stotal;
@@ -99,39 +115,59 @@ ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need
     }
     double *sbuf = err ? NULL : malloc(sizeof(double) * (size_t)(stotal + 1));
     double *rbuf = err ? NULL : malloc(sizeof(double) * (size_t)(rtotal + 1));
-    double *out = err ? NULL : malloc(sizeof(double) * (size_t)(rtotal + 1));
-    if (!err && !(sbuf && rbuf && out)) err = 1;
+    double *out = err || view ? NULL : malloc(sizeof(double) * (size_t)(nr * nc + 1));
+    if (!err && !(sbuf && rbuf && (out || view))) err = 1;
     ozblas_status_t st = agree_err(g->comm, err);
     if (st == OZBLAS_STATUS_SUCCESS) {
         for (int s = 0; s < P; s++) cur[s] = sdispl[s];
         for (int64_t b = 0; b < nlc; b++) {
             const double *col = w->p + (lc0 + b) * w->lld + lr0;
-            for (int64_t a = 0; a < nlr; a++) {
-                const int pr = tr_r[a] >= 0 ? tr_r[a] : tr_c[b], pc = tc_r[a] >= 0 ? tc_r[a] : tc_c[b];
-                if (pr >= 0 && pc >= 0) { sbuf[cur[pr * g->npcol + pc]++] = col[a]; continue; }
+            for (int64_t u = 0; u < nruns; u++) {
+                const int pr = tr_r[u] >= 0 ? tr_r[u] : tr_c[b], pc = tc_r[u] >= 0 ? tc_r[u] : tc_c[b];
+                const int64_t a0 = runs[u], len = runs[u + 1] - a0;
                 for (int q = pr >= 0 ? pr : 0; q < (pr >= 0 ? pr + 1 : g->nprow); q++)
-                    for (int s = pc >= 0 ? pc : 0; s < (pc >= 0 ? pc + 1 : g->npcol); s++)
-                        sbuf[cur[q * g->npcol + s]++] = col[a];
+                    for (int t = pc >= 0 ? pc : 0; t < (pc >= 0 ? pc + 1 : g->npcol); t++) {
+                        if (view && q * g->npcol + t == me) continue;
+                        int64_t *c = &cur[q * g->npcol + t];
+                        memcpy(sbuf + *c, col + a0, sizeof(double) * (size_t)len);
+                        *c += len;
+                    }
             }
         }
         MPI_Alltoallv(sbuf, scount, sdispl, MPI_DOUBLE, rbuf, rcount, rdispl, MPI_DOUBLE, g->comm);
+        /* runs of selected rows held by one process row, copied whole */
+        int64_t nrr = 0;
+        for (int64_t a = 0; a < nr; a++) {
+            const int pr = ozb_bc_owner(&w->r, w->r0 + selr[a]);
+            if (a == 0 || pr != tr_c[nrr - 1] || selr[a] != selr[a - 1] + 1) tr_c[nrr] = pr, runs[nrr++] = a;
+        }
+        runs[nrr] = nr;
         for (int s = 0; s < P; s++) cur[s] = rdispl[s];
-        for (int64_t b = 0; b < nc; b++) {
+        for (int64_t b = 0; b < nc && !view; b++) {
             const int pc = ozb_bc_owner(&w->c, w->c0 + selc[b]);
             double *o = out + b * (nr > 1 ? nr : 1);
-            for (int64_t a = 0; a < nr; a++) {
-                const int s = ozb_bc_owner(&w->r, w->r0 + selr[a]) * g->npcol + pc;
-                o[a] = rbuf[cur[s]++];
+            for (int64_t u = 0; u < nrr; u++) {
+                int64_t *c = &cur[tr_c[u] * g->npcol + pc];
+                const int64_t len = runs[u + 1] - runs[u];
+                memcpy(o + runs[u], rbuf + *c, sizeof(double) * (size_t)len);
+                *c += len;
             }
         }
-        *buf = out;
-        out = NULL;
+        if (view) {
+            *data = w->p + lr0 + lc0 * w->lld;
+            *ld = w->lld;
+        } else {
+            *own = out;
+            *data = out;
+            *ld = nr > 1 ? nr : 1;
+            out = NULL;
+        }
         *rows = nr;
         *cols = nc;
     }
     free(out); free(sbuf); free(rbuf);
     free(selr); free(selc); free(scount); free(sdispl); free(rcount); free(rdispl);
-    free(cntr); free(cntc); free(cur); free(tr_r); free(tc_r); free(tr_c); free(tc_c);
+    free(cntr); free(cntc); free(cur); free(tr_r); free(tc_r); free(tr_c); free(tc_c); free(runs);
     return st;
 }
 

@@ -30,12 +30,14 @@ typedef struct {
 } ozb_need;
 
 /* The part of the window this process needs, gathered: rows {i : its conditions keyed on i
- * hold for this process} by columns likewise, column-major in *buf (malloc'ed, ld =
- * max(1, *rows); NULL where nothing is needed), in increasing global order.  Collective over
- * g->comm; ALLOC_FAILED or NOT_SUPPORTED (counts beyond an int) on every process alike,
- * before anything is exchanged. */
-ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need need_r, ozb_need need_c,
-                                  double **buf, int64_t *rows, int64_t *cols);
+ * hold for this process} by columns likewise, in increasing global order, column-major at
+ * *data with leading dimension *ld: a copy in *own (malloc'ed, ld = max(1, *rows); the
+ * caller frees it) or, with allow_view, where all it needs is its own part of the window
+ * whole, that part in place (*own NULL, *ld the local array's).  Collective over g->comm;
+ * ALLOC_FAILED or NOT_SUPPORTED (counts beyond an int) on every process alike, before
+ * anything is exchanged. */
+ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need need_r, ozb_need need_c, int allow_view,
+                                  double **own, const double **data, int64_t *ld, int64_t *rows, int64_t *cols);
 
 /* The inverse for one holder: process `root` has the whole M x N window in full (column-major,
  * ld max(1, M)); every process receives the elements of the window it holds into its local
