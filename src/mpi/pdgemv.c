@@ -1,8 +1,11 @@
-/* ozblas_pdgemv: the single-node bits on any process grid.  As pdgemm.c: where every
+/* ozblas_pdgemv: the single-node bits on any process grid.  Correctly rounded
+ * configurations first try certified sums of each process's own block (pdgemv_cert.c: no
+ * matrix moves).  Otherwise, as pdgemm.c: where every
  * element of y is a function of its own row of op(A) and x alone (ozb_elementwise), the
  * processes that hold sub(y) receive their rows of op(sub(A)) and all of sub(x) and compute
  * their elements with one ozblas_dgemv; otherwise process (0, 0) computes the call. */
-#include "mpi/redist.h"
+#include "mpi/pdgemv_cert.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,7 +94,12 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     double *Ab = NULL, *xb = NULL, *yb = NULL;        /* the copies to free */
     const double *Ad = NULL, *xd = NULL, *yd = NULL;  /* what the call reads: a copy or the local array */
     int64_t ar = 0, ac = 0, xr = 0, xc = 0, yr = 0, yc = 0, lda = 1, ldx = 1, ldy = 1;
-    ozblas_status_t st;
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    /* correctly rounded configurations: certified sums of each process's own block first */
+    if (ozb_dot_exact(key) && isfinite(alpha) && isfinite(beta)) {
+        if (ozb_pdgemv_certified(&g, t, alpha, &aw, &xw, xrow, beta, &yw, yrow, holder, Y, &st)) return OZBLAS_STATUS_SUCCESS;
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
     if (ozb_elementwise(key)) {
         const ozb_need all = { OZB_NEED_ALL, {1, 0, 1}, 0, 0 };
         const ozb_need one = { OZB_NEED_ONE, {1, 0, 1}, 0, holder };

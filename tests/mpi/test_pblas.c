@@ -229,6 +229,14 @@ static void gemv_case(const grid_t *g, const cfg_t *c, int t, int xrow, int yrow
     const int64_t ym = yrow ? 4 : leny + 2, yn = yrow ? leny + 3 : 2, iy = yrow ? 3 : 2, jy = yrow ? 2 : 2;
     double *GA = gen(41 + bs, gam * gan, phi), *GX = gen(43 + bs, xm * xn, phi), *GY = gen(47 + bs, ym * yn, phi);
     if (phi > 2.0) GA[(ia) + (ja + 1) * gam] = -INFINITY;
+    const int tie = phi == 0.0;   /* y's first element 1 + 2^-53 from the two ends of its row: a tie across processes */
+    if (tie) {
+        for (int64_t q = 0; q < gam * gan; q++) GA[q] = 0.0;
+        for (int64_t q = 0; q < xm * xn; q++) GX[q] = 1.0;
+        GA[(ia - 1) + (ja - 1) * gam] = 1.0;
+        if (t) GA[(ia - 1 + m - 1) + (ja - 1) * gam] = 0x1p-53;
+        else GA[(ia - 1) + (ja - 1 + n - 1) * gam] = 0x1p-53;
+    }
     int da[9], dx[9], dy[9];
     mkdesc(da, gam, gan, bs, bs == 7 ? 1 : bs, 0, 0, g, 1, 0);
     mkdesc(dx, xm, xn, bs, bs, g->nprow - 1, 0, g, 0, 1);
@@ -238,7 +246,7 @@ static void gemv_case(const grid_t *g, const cfg_t *c, int t, int xrow, int yrow
     double *RY = malloc(sizeof(double) * (size_t)(ym * yn));
     memcpy(RY, GY, sizeof(double) * (size_t)(ym * yn));
     const ozblas_operation_t op = t ? OZBLAS_OP_T : OZBLAS_OP_N;
-    const double alpha = -1.25, beta = 0.5;
+    const double alpha = tie ? 1.0 : -1.25, beta = tie ? 0.0 : 0.5;
     ozblas_status_t s1 = ozblas_dgemv(h, op, m, n, alpha, GA + (ia - 1) + (ja - 1) * gam, gam, GX + (ix - 1) + (jx - 1) * xm,
                                       xrow ? xm : 1, beta, RY + (iy - 1) + (jy - 1) * ym, yrow ? ym : 1);
     ozblas_status_t s2 = ozblas_pdgemv(h, op, m, n, alpha, LA, ia, ja, da, LX, ix, jx, dx, xrow ? xm : 1, beta, LY, iy, jy, dy,
@@ -395,6 +403,7 @@ int main(int argc, char **argv)
                     for (int xr = 0; xr < 2; xr++)
                         for (int yr = 0; yr < 2; yr++)
                             gemv_case(&g, &cfgs[c], t, xr, yr, bss[b], (t && xr && yr) ? 3.0 : 1.5);
+                for (int t = 0; t < 2; t++) gemv_case(&g, &cfgs[c], t, 0, 0, bss[b], 0.0);
             }
         scalapack_case(&g);
         error_cases(&g);
