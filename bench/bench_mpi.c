@@ -220,8 +220,8 @@ int bench_mpi(int argc, char **argv)
         g.C = local_mat(2, n, 1, g.dc, myr, myc, npr, npc);
         const double vo = timed(run_oz_gemv, &g, reps), vs = timed(run_sl_gemv, &g, reps);
         if (rank == 0)
-            printf("| pdgemv N | %d | %.5f | %.5f | %.2f | ScaLAPACK pdgemv_ | %.3g (rows of A for y's process column, and x) |%s\n",
-                   n, vo, vs, vo / vs, ml * n * (1.0 - 1.0 / npc) + n, g.st == OZBLAS_STATUS_SUCCESS ? "" : " FAILED");
+            printf("| pdgemv N | %d | %.5f | %.5f | %.2f | ScaLAPACK pdgemv_ | %.3g (x's part; 3 per row of y from each process of its row) |%s\n",
+                   n, vo, vs, vo / vs, nl + (myc == 0 ? 3.0 * ml * npc : 0.0), g.st == OZBLAS_STATUS_SUCCESS ? "" : " FAILED");
         free(g.A); free(g.B); free(g.C);
     }
     for (int e = 20; e <= 24; e += 4) {

@@ -120,8 +120,7 @@ static fold_t dot_fold(const dot_t *d)
 }
 #endif
 
-/* The bound on |D| at the top for a fold of N terms (NaN where the fold is not finite) */
-static double fold_bound(fold_t f, double N)
+double ozb_eft_fold_bound(fold_t f, double N)
 {
     if (!isfinite(f.S) || !isfinite(f.C) || !isfinite(f.A) || !isfinite(f.G)) return NAN;
     double B = f.A * (N * 0x1p-52);
@@ -136,7 +135,7 @@ static double fold_bound(fold_t f, double N)
 /* RN(alpha (S + C + D) + beta c0) for every D within the bound at the top, or 0. */
 static int finish(fold_t f, double N, double alpha, double beta, double c0, int use_c, double *out)
 {
-    const double B = fold_bound(f, N);
+    const double B = ozb_eft_fold_bound(f, N);
     return !isnan(B) && ozb_eft_finish(f.S, f.C, B, alpha, beta, c0, use_c, out);
 }
 
@@ -150,7 +149,7 @@ int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y,
     dot_init(&d);
     dot_strided(&d, x + (incx < 0 ? (n - 1) * -incx : 0), incx, y + (incy < 0 ? (n - 1) * -incy : 0), incy, n);
     const fold_t f = dot_fold(&d);
-    const double b = fold_bound(f, ozb_eft_terms(n, LANES, 1));
+    const double b = ozb_eft_fold_bound(f, ozb_eft_terms(n, LANES, 1));
     if (isnan(b) || !isfinite(b)) return 0;
     *S = f.S;
     *C = f.C;

@@ -36,6 +36,11 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
 int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *S, double *C,
                       double *B);
 
+/* The same for the m rows of a column-major block (columns lda apart) times a contiguous x
+ * of k: parts[3 i .. 3 i + 2] = S, C, B of row i, by the GEMV-N kernels (eft_gemv_n.c); 0
+ * where some row is out of range or not finite. */
+int ozb_eft_gemv_n_parts(int64_t m, int64_t k, const double *A, int64_t lda, const double *x, double *parts);
+
 /* The info of an error-free call (stage 2: one level, 3: the deep sums): the operands
  * themselves as 53-bit slices, `left` elements left to the caller.  (eft_cr.c) */
 void ozb_eft_info(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds);

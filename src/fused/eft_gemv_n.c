@@ -2,6 +2,8 @@
  * BLN columns over every strip of 8 rows in turn, as a GEMV-N streams A.  Method and bit
  * budget: eft_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_kern.h"
+#include "fused/eft_dot.h"
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef EFT_AVX2
@@ -220,3 +222,54 @@ int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int
     return left;
 }
 #endif
+
+int ozb_eft_gemv_n_parts(int64_t m, int64_t k, const double *A, int64_t lda, const double *x, double *parts)
+{
+#ifdef EFT_AVX2
+    if (m <= 0) return 1;
+    if (k > ((int64_t)1 << 32)) return 0;                  /* the margin on G (blocks <= 2^32) */
+    const int64_t nstrip = (m + 7) / 8;
+    row4_t *st = aligned_alloc(32, sizeof(row4_t) * 2 * (size_t)nstrip);
+    if (!st) return 0;
+    const __m256d z = _mm256_setzero_pd();
+    for (int64_t q = 0; q < 2 * nstrip; q++) st[q].t.s = st[q].t.c = st[q].t.a = st[q].t.g = st[q].g = z;
+    double pad[8 * BLN];
+    int ok = 1;
+    /* as ozb_eft_gemv_n_strips: column block by column block over every strip */
+    for (int64_t l0 = 0; l0 < k && ok; l0 += BLN) {
+        const int64_t nb = k - l0 < BLN ? k - l0 : BLN;
+        for (int64_t b = 0; b < nstrip && ok; b++) {
+            const double *a = A + 8 * b + l0 * lda;
+            int64_t ld = lda;
+            if (8 * b + 8 > m) {           /* the last strip's missing rows: zeros */
+                const int rows = (int)(m - 8 * b);
+                for (int64_t j = 0; j < nb; j++)
+                    for (int r = 0; r < 8; r++) pad[8 * j + r] = r < rows ? a[j * lda + r] : 0.0;
+                a = pad;
+                ld = 8;
+            }
+            ok = ozb_eft_strip_block(a, ld, x + l0, nb, &st[2 * b], l0 == 0);
+        }
+    }
+    /* each row's lane is its fold: S, C and the bound */
+    const double N = ozb_eft_terms(k, 1, 1);
+    for (int64_t b = 0; b < nstrip && ok; b++)
+        for (int v = 0; v < 2; v++) {
+            double s[4], c[4], a[4], g[4];
+            _mm256_storeu_pd(s, st[2 * b + v].t.s); _mm256_storeu_pd(c, st[2 * b + v].t.c);
+            _mm256_storeu_pd(a, st[2 * b + v].t.a); _mm256_storeu_pd(g, st[2 * b + v].t.g);
+            for (int r = 0; r < 4 && 8 * b + 4 * v + r < m; r++) {
+                const fold_t f = {s[r], c[r], a[r], g[r]};
+                const double B = ozb_eft_fold_bound(f, N);
+                if (isnan(B) || !isfinite(B)) { ok = 0; break; }
+                double *p = parts + 3 * (8 * b + 4 * v + r);
+                p[0] = f.S; p[1] = f.C; p[2] = B;
+            }
+        }
+    free(st);
+    return ok;
+#else
+    (void)m; (void)k; (void)A; (void)lda; (void)x; (void)parts;
+    return 0;
+#endif
+}

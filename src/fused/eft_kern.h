@@ -189,6 +189,10 @@ int64_t ozb_eft_put(const ozb_eft_t *e, int64_t i, fold_t f, double N);
  * certified, 0 where not (S, C, B finite, B >= 0) (eft_dot.c) */
 int ozb_eft_finish(double S, double C, double B, double alpha, double beta, double c0, int use_c, double *out);
 
+/* The bound on |D| (eft_kern.h's head) for a fold of N terms; NaN where the fold is not
+ * finite (eft_dot.c) */
+double ozb_eft_fold_bound(fold_t f, double N);
+
 /* N for k products in `lanes` lanes summed as `pieces` pieces: one w per lane and block (at
  * most k) and the folds' errors */
 static inline double ozb_eft_terms(int64_t k, int64_t lanes, int64_t pieces) { return (double)k + (double)(lanes * (pieces + 2)); }

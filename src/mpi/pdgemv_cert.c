@@ -12,6 +12,8 @@
 #include "mpi/pdgemv_cert.h"
 #include "core/fpenv.h"
 #include "fused/eft_dot.h"
+#include "sum/eft.h"
+#include "sum/sum.h"
 #include "../../kernels/ozb_sum_ops.h"
 #include <limits.h>
 #include <math.h>
@@ -58,17 +60,27 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
     double *sbuf = malloc(sizeof(double) * (size_t)(3 * nmine + 1)), *rbuf = malloc(sizeof(double) * (size_t)(3 * nheld * nsrc + 1));
     double *res = malloc(sizeof(double) * (size_t)(nheld + 1));
     ozb_longacc *acc = malloc(4 * sizeof *acc);
-    int err = !(parts && scount && sdispl && rcount && rdispl && cur && sbuf && rbuf && res && acc);
+    double *terms = malloc(sizeof(double) * (size_t)(4 * nsrc + 2));
+    int err = !(parts && scount && sdispl && rcount && rdispl && cur && sbuf && rbuf && res && acc && terms);
     if (3 * nmine > INT_MAX || 3 * nheld * nsrc > INT_MAX) err = 1;
     int ok = 1;
     ozb_fpenv_t saved;
     const int changed = ozb_fpenv_enter(&saved);   /* the kernels' environment */
+    /* x contiguous (a view of a row vector has its elements ldx apart) */
+    double *xc_ = !err && xinc != 1 && len > 0 ? malloc(sizeof(double) * (size_t)len) : NULL;
+    if (xc_)
+        for (int64_t l = 0; l < len; l++) xc_[l] = xd[l * xinc];
+    const double *xv = xc_ ? xc_ : xd;
+    if (!err && xinc != 1 && len > 0 && !xc_) err = 1;
     if (!err) {
-        for (int64_t q = 0; q < nmine; q++) {
-            const double *row = t ? aw->p + lr0 + (lc0 + q) * aw->lld : aw->p + (lr0 + q) + lc0 * aw->lld;
-            if (len == 0) { parts[3 * q] = parts[3 * q + 1] = parts[3 * q + 2] = 0.0; continue; }
-            ok &= ozb_eft_dot_parts(len, row, t ? 1 : aw->lld, xd, xinc, &parts[3 * q], &parts[3 * q + 1], &parts[3 * q + 2]);
-        }
+        if (len == 0)
+            for (int64_t q = 0; q < 3 * nmine; q++) parts[q] = 0.0;
+        else if (t)     /* T: op(A)'s rows are A's local columns, contiguous: one DOT each */
+            for (int64_t q = 0; q < nmine; q++)
+                ok &= ozb_eft_dot_parts(len, aw->p + lr0 + (lc0 + q) * aw->lld, 1, xv, 1, &parts[3 * q], &parts[3 * q + 1],
+                                        &parts[3 * q + 2]);
+        else            /* N: the GEMV-N kernels stream the block's columns */
+            ok = ozb_eft_gemv_n_parts(nmine, len, aw->p + lr0 + lc0 * aw->lld, aw->lld, xv, parts);
         /* to the holders: counts, then the sums in increasing index order */
         const ozb_bc1 *alay = t ? &aw->c : &aw->r;
         const int64_t a0 = t ? aw->c0 : aw->r0;
@@ -104,7 +116,29 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
             const int64_t le = h0 + e, i = ozb_bc_global(ylay, le, yrow ? g->mycol : g->myrow) - y0;
             double *yp = yrow ? Y + ozb_bc_local(&yw->r, yw->r0) + le * yw->lld : Y + le + ozb_bc_local(&yw->c, yw->c0) * yw->lld;
             const int p = ozb_bc_owner(alay, a0 + i);
-            /* lo: T, then T - E; hi: T + E; the bounds gathered apart in ep (+) and em (-) */
+            /* first Sum2 over alpha S, alpha C (TwoProduct: exact) of every process and beta y,
+             * with |alpha| sum B (and a margin for its rounding, far above nsrc u) beyond */
+            int m2 = 0, exact = 1;
+            double ext = 0.0;
+            for (int q = 0; q < nsrc && exact; q++) {
+                const int s = t ? q * g->npcol + p : p * g->npcol + q;
+                const double *tr = rbuf + cur[s];
+                exact = ozb_two_product(alpha, tr[0], &terms[m2], &terms[m2 + 1]) &&
+                        ozb_two_product(alpha, tr[1], &terms[m2 + 2], &terms[m2 + 3]);
+                m2 += 4;
+                ext += tr[2];
+            }
+            if (exact && beta != 0.0) {
+                exact = isfinite(*yp) && ozb_two_product(beta, *yp, &terms[m2], &terms[m2 + 1]);
+                m2 += 2;
+            }
+            double quick = 0.0;
+            if (exact && ozb_sum2_certify(terms, m2, fabs(alpha) * ext * (1.0 + 0x1p-40), &quick)) {
+                for (int q = 0; q < nsrc; q++) cur[t ? q * g->npcol + p : p * g->npcol + q] += 3;
+                res[e] = quick;
+                continue;
+            }
+            /* else exactly: lo: T, then T - E; hi: T + E; the bounds gathered apart in ep (+) and em (-) */
             ozb_longacc *lo = acc, *hi = acc + 1, *ep = acc + 2, *em = acc + 3;
             ozb_op_la_init(lo);
             ozb_op_la_init(ep);
@@ -150,8 +184,8 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
         *st = OZBLAS_STATUS_ALLOC_FAILED;
     }
     ozb_fpenv_leave(saved, changed);
-    free(xown); free(parts); free(scount); free(sdispl); free(rcount); free(rdispl); free(cur);
-    free(sbuf); free(rbuf); free(res); free(acc);
+    free(xc_); free(xown); free(parts); free(scount); free(sdispl); free(rcount); free(rdispl); free(cur);
+    free(sbuf); free(rbuf); free(res); free(acc); free(terms);
     (void)me;
     return ok;
 }
