@@ -256,6 +256,16 @@ static void gemv_case(const grid_t *g, const cfg_t *c, int t, int xrow, int yrow
         const int64_t bad = compare_local(LY, RY, ym, yn, dy, g);
         CHECK(bad == 0, "pdgemv %s %c x%s y%s grid %dx%d bs %d phi %g: %lld elements differ from the single-node bits", c->name,
               "NT"[t], xrow ? "row" : "col", yrow ? "row" : "col", g->nprow, g->npcol, bs, phi, (long long)bad);
+        if (c->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && bs == 7 && rank == 0) {   /* and the exact reference */
+            double *X = malloc(sizeof(double) * (size_t)(ym * yn));
+            memcpy(X, GY, sizeof(double) * (size_t)(ym * yn));
+            ozref_dgemv(t, m, n, alpha, GA + (ia - 1) + (ja - 1) * gam, gam, GX + (ix - 1) + (jx - 1) * xm, xrow ? xm : 1, beta,
+                        X + (iy - 1) + (jy - 1) * ym, yrow ? ym : 1);
+            int64_t d = 0;
+            for (int64_t q = 0; q < ym * yn; q++) d += bits(X[q]) != bits(RY[q]) && !(isnan(X[q]) && isnan(RY[q]));
+            CHECK(d == 0, "pdgemv %s: %lld elements differ from the MPFR reference", c->name, (long long)d);
+            free(X);
+        }
     }
     ozblas_destroy(h);
     free(GA); free(GX); free(GY); free(RY); free(LA); free(LX); free(LY);
