@@ -45,7 +45,7 @@ int ozb_pgrid_get(int ctxt, ozb_pgrid *g)
         MPI_Group_incl(sg, np, pnum, &gg);
         /* a collective over the grid's processes only (processes of sys outside the grid
          * never call in) */
-        if (MPI_Comm_create_group(sys, gg, 0x0b1a5, &comm) != MPI_SUCCESS || comm == MPI_COMM_NULL) ok = 0;
+        if (MPI_Comm_create_group(sys, gg, 2842 /* below 32767, the least MPI_TAG_UB */, &comm) != MPI_SUCCESS || comm == MPI_COMM_NULL) ok = 0;
         MPI_Group_free(&gg);
         MPI_Group_free(&sg);
         e = ok ? malloc(sizeof *e) : NULL;
