@@ -104,11 +104,17 @@ static int64_t row_blocks(const fx_t *f, int64_t row, int64_t lo, int64_t hi, in
 static double *thr_d(const fx_t *f) { return f->gather + f->thr_dbl * (size_t)omp_get_thread_num(); }
 static int32_t *thr_i(const fx_t *f) { return f->ext + f->thr_i32 * (size_t)omp_get_thread_num(); }
 
-/* a DOT's blocks lo..hi-1 (row 0) */
+/* a DOT's blocks lo..hi-1 (row 0), each with y's exponent found just before (the block of y
+ * then comes from cache to the kernel; no pass of its own over y) */
 static int64_t dot_blocks(void *ctx, int64_t lo, int64_t hi)
 {
     const fx_t *f = ctx;
-    return row_blocks(f, 0, lo, hi, f->ex, f->P, thr_d(f));
+    int64_t bad = 0;
+    for (int64_t kk = lo; kk < hi; kk++) {
+        bad += y_blocks(ctx, kk, kk + 1);
+        bad += row_blocks(f, 0, kk, kk + 1, f->ex, f->P, thr_d(f));
+    }
+    return bad;
 }
 
 /* The terms of a row (P, ex per block) in s1_element's order, block, then t, then u, and
@@ -285,7 +291,7 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
         for (int64_t l = 0; l < pr->k; l++) yb[l] = pr->b.p[l * pr->b.cs];
         f.y = yb;
     }
-    if (ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!dot && ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
     int64_t fb = 0;
     int smax = 0;
     if (dot) {
