@@ -1,8 +1,9 @@
-/* ScaLAPACK's pdgemm_ through ozblas_pdgemm (issue 18): an unchanged ScaLAPACK program run
- * with LD_PRELOAD=libozblas_preload.so gets the single-node bits of its distributed GEMMs.
+/* ScaLAPACK's pdgemm_ and pdgemv_ through ozblas_pdgemm / ozblas_pdgemv (issue 18): an
+ * unchanged ScaLAPACK program run with LD_PRELOAD=libozblas_preload.so gets the single-node
+ * bits of its distributed GEMMs and GEMVs.
  *
  * The interposer links neither MPI nor ScaLAPACK (a process without them must not get them):
- * pdgemm_ is only ever called by a process that has both loaded, and on its first call this
+ * pdgemm_ and pdgemv_ are only ever called by a process that has both loaded, and on the first call this
  * file opens libozblas_mpi (next to this library, else the build tree's, else by soname) with
  * RTLD_LOCAL, whose MPI and BLACS references bind to the process's own.  That library brings
  * its ozblas (libozblas.so), whose products reach the interposer's exported BLAS like any
@@ -11,9 +12,9 @@
  * same OZBLAS_PRELOAD_* variables (OZBLAS_PRELOAD_THREADS: the threads of each process).
  *
  * Every status other than SUCCESS (libozblas_mpi missing, arguments ozblas refuses, a failure
- * midway) sends the call to ScaLAPACK's own pdgemm_ with the original arguments, on every
- * process alike (ozblas_pdgemm's statuses are agreed by all processes); the process's part of
- * sub(C) is saved first when beta != 0 and put back before, so ScaLAPACK sees the C it was
+ * midway) sends the call to ScaLAPACK's own routine with the original arguments, on every
+ * process alike (ozblas's statuses are agreed by all processes); the process's part of sub(C)
+ * (sub(y)) is saved first when beta != 0 and put back before, so ScaLAPACK sees what it was
  * given. */
 #define _GNU_SOURCE
 #include "ozblas.h"
@@ -29,13 +30,21 @@
 typedef void (*pdgemm_fn)(const char *, const char *, const int *, const int *, const int *, const double *,
                           const double *, const int *, const int *, const int *, const double *, const int *,
                           const int *, const int *, const double *, double *, const int *, const int *, const int *);
+typedef void (*pdgemv_fn)(const char *, const int *, const int *, const double *, const double *, const int *,
+                          const int *, const int *, const double *, const int *, const int *, const int *, const int *,
+                          const double *, double *, const int *, const int *, const int *, const int *);
+typedef ozblas_status_t (*oz_pdgemv_fn)(ozblas_handle_t, ozblas_operation_t, int64_t, int64_t, double, const double *,
+                                        int64_t, int64_t, const int *, const double *, int64_t, int64_t, const int *,
+                                        int64_t, double, double *, int64_t, int64_t, const int *, int64_t);
 typedef ozblas_status_t (*oz_pdgemm_fn)(ozblas_handle_t, ozblas_operation_t, ozblas_operation_t, int64_t, int64_t,
                                         int64_t, double, const double *, int64_t, int64_t, const int *, const double *,
                                         int64_t, int64_t, const int *, double, double *, int64_t, int64_t, const int *);
 
 static struct {
     pdgemm_fn real;
+    pdgemv_fn real_gemv;
     oz_pdgemm_fn pdgemm;
+    oz_pdgemv_fn pdgemv;
     ozblas_status_t (*create)(ozblas_handle_t *);
     ozblas_status_t (*set_mode)(ozblas_handle_t, ozblas_mode_t);
     ozblas_status_t (*set_split)(ozblas_handle_t, int);
@@ -53,6 +62,10 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const double *A, const int *ia, const int *ja, const int *desca, const double *B, const int *ib,
              const int *jb, const int *descb, const double *beta, double *C, const int *ic, const int *jc,
              const int *descc);
+void pdgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A, const int *ia,
+             const int *ja, const int *desca, const double *X, const int *ix, const int *jx, const int *descx,
+             const int *incx, const double *beta, double *Y, const int *iy, const int *jy, const int *descy,
+             const int *incy);
 
 static void mp_load(void);
 
@@ -79,12 +92,14 @@ static void mp_load(void)
 {
     ozb_preload_settings(&mp.mode, &mp.split, &mp.fast, &mp.engine, &mp.threads, &mp.verbose);
     mp.real = (pdgemm_fn)dlsym(RTLD_NEXT, "pdgemm_");
+    mp.real_gemv = (pdgemv_fn)dlsym(RTLD_NEXT, "pdgemv_");
     void *lib = open_mpi_layer();
     if (!lib) {
         if (mp.verbose) fprintf(stderr, "ozblas_preload: pdgemm_ -> ScaLAPACK (libozblas_mpi not found: %s)\n", dlerror());
         return;
     }
     mp.pdgemm = (oz_pdgemm_fn)dlsym(lib, "ozblas_pdgemm");
+    mp.pdgemv = (oz_pdgemv_fn)dlsym(lib, "ozblas_pdgemv");
     *(void **)&mp.create = dlsym(lib, "ozblas_create");
     *(void **)&mp.set_mode = dlsym(lib, "ozblas_set_mode");
     *(void **)&mp.set_split = dlsym(lib, "ozblas_set_split_count");
@@ -93,7 +108,7 @@ static void mp_load(void)
     *(void **)&mp.set_threads = dlsym(lib, "ozblas_set_num_threads");
     *(void **)&mp.numroc = dlsym(lib, "ozblas_mpi_numroc");
     *(void **)&mp.grid_info = dlsym(lib, "ozblas_mpi_grid_info");
-    mp.ok = mp.pdgemm && mp.create && mp.set_mode && mp.set_split && mp.set_fast && mp.set_engine && mp.set_threads &&
+    mp.ok = mp.pdgemm && mp.pdgemv && mp.create && mp.set_mode && mp.set_split && mp.set_fast && mp.set_engine && mp.set_threads &&
             mp.numroc && mp.grid_info;
 }
 
@@ -170,6 +185,37 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
         if (saved)
             for (int64_t j = 0; j < nc; j++) memcpy(C + r0 + (c0 + j) * descc[8], saved + j * nr, sizeof(double) * (size_t)nr);
         if (mp.real) mp.real(transa, transb, m, n, k, alpha, A, ia, ja, desca, B, ib, jb, descb, beta, C, ic, jc, descc);
+    }
+    free(saved);
+}
+
+void pdgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *A, const int *ia,
+             const int *ja, const int *desca, const double *X, const int *ix, const int *jx, const int *descx,
+             const int *incx, const double *beta, double *Y, const int *iy, const int *jy, const int *descy,
+             const int *incy)
+{
+    pthread_once(&mp_once, mp_load);
+    const int t = fortran_op(trans);
+    ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
+    double *saved = NULL;
+    int64_t r0 = 0, nr = 0, c0 = 0, nc = 0;
+    const int leny = t == 1 ? *n : *m;
+    /* sub(y) as a window: a column (incy = 1) or a row of Y's matrix (save_c's window) */
+    const int yrow = *incy != 1;
+    if (mp.ok) {
+        ozblas_handle_t h = mp_thread_handle();
+        if (*beta != 0.0 && !save_c(Y, yrow ? 1 : leny, yrow ? leny : 1, *iy, *jy, descy, &r0, &nr, &c0, &nc, &saved)) h = NULL;
+        st = mp.pdgemv(h, t == 1 ? OZBLAS_OP_T : t == 0 ? OZBLAS_OP_N : (ozblas_operation_t)-1, *m, *n, *alpha, A, *ia, *ja,
+                       desca, X, *ix, *jx, descx, *incx, *beta, Y, *iy, *jy, descy, *incy);
+    }
+    if (mp.verbose)
+        fprintf(stderr, "ozblas_preload: pdgemv_ %c m=%d n=%d -> %s (status %d)\n", trans ? *trans : '?', *m, *n,
+                st == OZBLAS_STATUS_SUCCESS ? "ozblas" : "ScaLAPACK", (int)st);
+    if (st != OZBLAS_STATUS_SUCCESS) {
+        if (saved)
+            for (int64_t j = 0; j < nc; j++) memcpy(Y + r0 + (c0 + j) * descy[8], saved + j * nr, sizeof(double) * (size_t)nr);
+        if (mp.real_gemv)
+            mp.real_gemv(trans, m, n, alpha, A, ia, ja, desca, X, ix, jx, descx, incx, beta, Y, iy, jy, descy, incy);
     }
     free(saved);
 }
