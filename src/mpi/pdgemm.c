@@ -48,7 +48,8 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) key[nk++] = fixed[i];
     for (int d = 0; d < 3; d++) {
         const int *desc = d == 0 ? da : d == 1 ? db : dc;
-        for (int i = 0; i < OZBLAS_DESC_LLD; i++) key[nk++] = desc ? desc[i] : -1;   /* LLD is local */
+        /* CTXT and LLD are local: context numbers differ between processes of one grid */
+        for (int i = 0; i < OZBLAS_DESC_LLD; i++) key[nk++] = i == OZBLAS_DESC_CTXT ? 0 : desc[i];
     }
     /* this process's part of sub(C) and the local arrays it reads */
     ozb_win cw = { C, 0, {1, 0, 1}, {1, 0, 1}, ic - 1, jc - 1, m, n };

@@ -11,12 +11,13 @@
 
 static int64_t dbits(double v) { int64_t b; memcpy(&b, &v, sizeof b); return b; }
 
-/* sub(x) of len elements from X(i, j): a column (inc 1) or a row (inc = desc[M], != 1) */
+/* sub(x) of len elements from X(i, j): a row where inc = desc[M] (PBLAS's rule, M = 1 with
+ * inc = 1 included), else a column where inc = 1 */
 static int vec_ok(const int *desc, int ctxt, const ozb_pgrid *g, int64_t i, int64_t j, int64_t len, int64_t inc, int *row)
 {
     if (!desc) return 0;
-    *row = inc != 1;
-    if (inc != 1 && inc != desc[OZBLAS_DESC_M]) return 0;
+    *row = inc == desc[OZBLAS_DESC_M];
+    if (!*row && inc != 1) return 0;
     return *row ? ozb_desc_ok(desc, ctxt, g, i, j, 1, len) : ozb_desc_ok(desc, ctxt, g, i, j, len, 1);
 }
 
@@ -50,7 +51,8 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) key[nk++] = fixed[i];
     for (int d = 0; d < 3; d++) {
         const int *desc = d == 0 ? da : d == 1 ? dx : dy;
-        for (int i = 0; i < OZBLAS_DESC_LLD; i++) key[nk++] = desc ? desc[i] : -1;
+        /* CTXT and LLD are local: context numbers differ between processes of one grid */
+        for (int i = 0; i < OZBLAS_DESC_LLD; i++) key[nk++] = i == OZBLAS_DESC_CTXT ? 0 : desc[i];
     }
     /* sub(y) as a window, and the part of it this process holds (a column of y: its rows in
      * the process column of jy; a row: its columns in the process row of iy) */
@@ -75,6 +77,16 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
             if (ny > 0) yl = Y ? Y + r0 + ozb_bc_local(&yw.c, yw.c0) * yw.lld : NULL;
         }
         if (ny > 0 && !yl) err = 1;
+        /* A and x where this process holds part of them */
+        const ozb_bc1 ar = ozb_desc_rows(da, g.nprow), ac = ozb_desc_cols(da, g.npcol);
+        if (!A && ozb_bc_count(&ar, ia - 1 + m, g.myrow) > ozb_bc_count(&ar, ia - 1, g.myrow) &&
+            ozb_bc_count(&ac, ja - 1 + n, g.mycol) > ozb_bc_count(&ac, ja - 1, g.mycol))
+            err = 1;
+        const ozb_bc1 xr_ = ozb_desc_rows(dx, g.nprow), xc_ = ozb_desc_cols(dx, g.npcol);
+        const int64_t xm_ = xrow ? 1 : lenx, xn_ = xrow ? lenx : 1;
+        if (!X && ozb_bc_count(&xr_, ix - 1 + xm_, g.myrow) > ozb_bc_count(&xr_, ix - 1, g.myrow) &&
+            ozb_bc_count(&xc_, jx - 1 + xn_, g.mycol) > ozb_bc_count(&xc_, jx - 1, g.mycol))
+            err = 1;
     }
     const ozblas_status_t local = cst != OZBLAS_STATUS_SUCCESS ? cst : err ? OZBLAS_STATUS_INVALID_VALUE : OZBLAS_STATUS_SUCCESS;
     const ozblas_status_t ag = ozb_agree(g.comm, key, nk, local);

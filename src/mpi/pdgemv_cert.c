@@ -46,7 +46,7 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
     const int64_t xinc = xrow ? ldx : 1;
     /* the sums of the rows of op(A) held here: N, A's local rows; T, its local columns */
     const int64_t nmine = t ? nlc : nlr, len = t ? nlr : nlc;
-    double *parts = malloc(sizeof(double) * (size_t)(3 * nmine + 1));
+    double *parts = calloc((size_t)(3 * nmine + 1), sizeof(double));
     int *scount = calloc((size_t)P, sizeof(int)), *sdispl = calloc((size_t)P, sizeof(int));
     int *rcount = calloc((size_t)P, sizeof(int)), *rdispl = calloc((size_t)P, sizeof(int));
     int64_t *cur = calloc((size_t)P, sizeof(int64_t));
@@ -132,8 +132,11 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
                 exact = isfinite(*yp) && ozb_two_product(beta, *yp, &terms[m2], &terms[m2 + 1]);
                 m2 += 2;
             }
-            double quick = 0.0;
-            if (exact && ozb_sum2_certify(terms, m2, fabs(alpha) * ext * (1.0 + 0x1p-40), &quick)) {
+            double quick = 0.0, extra = fabs(alpha) * ext * (1.0 + 0x1p-40);
+            /* a nonzero bound that underflows would certify a tiny exact value as +0: never
+             * below 2^-1000 (as the single-node certificate, ozb_eft_finish) */
+            if (ext > 0.0 && extra < 0x1p-1000) extra = 0x1p-1000;
+            if (exact && ozb_sum2_certify(terms, m2, extra, &quick)) {
                 for (int q = 0; q < nsrc; q++) cur[t ? q * g->npcol + p : p * g->npcol + q] += 3;
                 res[e] = quick;
                 continue;

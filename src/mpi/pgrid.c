@@ -4,15 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the grids' communicators, made once per grid ----
- * A grid is known by its context, its shape, its system communicator and where each of its
- * processes sits there; an entry is never dropped, so every process of a grid finds it in its
- * list or not alike (each took part in every earlier call on that grid) and so makes the
- * communicator, a collective over the grid's processes, together with the others. */
+/* ---- the grids' communicators, made once per set of processes ----
+ * A grid's communicator is made over MPI_COMM_WORLD's processes that the grid holds, in grid
+ * order, and known by that list of world ranks: the same on every process of the grid,
+ * whatever its context numbers (local to each process) or its system communicator's handle
+ * (which BLACS frees at gridexit and MPI recycles differently on each process).  An entry
+ * is never dropped, so every process of a grid finds its list or not alike (each took part
+ * in every earlier call on that same list) and so makes the communicator, a collective over
+ * the grid's processes, together with the others. */
 typedef struct grid_entry {
-    int ctxt, nprow, npcol;
-    MPI_Comm sys, comm;
-    int *pnum;
+    int np;
+    int *world;                 /* the grid's processes as MPI_COMM_WORLD ranks, row-major */
+    MPI_Comm comm;
     struct grid_entry *next;
 } grid_entry;
 static grid_entry *grids;
@@ -27,39 +30,42 @@ int ozb_pgrid_get(int ctxt, ozb_pgrid *g)
     Cblacs_get(ctxt, 10, &sysctxt);
     const MPI_Comm sys = Cblacs2sys_handle(sysctxt);
     const int np = nprow * npcol;
-    int *pnum = malloc(sizeof(int) * (size_t)np);
-    if (!pnum) return -1;
+    int *pnum = malloc(sizeof(int) * (size_t)np), *world = malloc(sizeof(int) * (size_t)np);
+    if (!pnum || !world) { free(pnum); free(world); return -1; }
     for (int r = 0; r < nprow; r++)
         for (int c = 0; c < npcol; c++) pnum[r * npcol + c] = Cblacs_pnum(ctxt, r, c);
+    MPI_Group sg, wg;
+    MPI_Comm_group(sys, &sg);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_translate_ranks(sg, np, pnum, wg, world);
+    MPI_Group_free(&sg);
+    free(pnum);
     pthread_mutex_lock(&grids_lock);
     grid_entry *e = grids;
     for (; e; e = e->next)
-        if (e->ctxt == ctxt && e->nprow == nprow && e->npcol == npcol && e->sys == sys &&
-            memcmp(e->pnum, pnum, sizeof(int) * (size_t)np) == 0)
-            break;
+        if (e->np == np && memcmp(e->world, world, sizeof(int) * (size_t)np) == 0) break;
     int ok = 1;
     if (!e) {
-        MPI_Group sg, gg;
+        MPI_Group gg;
         MPI_Comm comm = MPI_COMM_NULL;
-        MPI_Comm_group(sys, &sg);
-        MPI_Group_incl(sg, np, pnum, &gg);
-        /* a collective over the grid's processes only (processes of sys outside the grid
-         * never call in) */
-        if (MPI_Comm_create_group(sys, gg, 2842 /* below 32767, the least MPI_TAG_UB */, &comm) != MPI_SUCCESS || comm == MPI_COMM_NULL) ok = 0;
+        MPI_Group_incl(wg, np, world, &gg);
+        /* a collective over the grid's processes only (other processes never call in); the
+         * tag below 32767, the least MPI_TAG_UB */
+        if (MPI_Comm_create_group(MPI_COMM_WORLD, gg, 2842, &comm) != MPI_SUCCESS || comm == MPI_COMM_NULL) ok = 0;
         MPI_Group_free(&gg);
-        MPI_Group_free(&sg);
         e = ok ? malloc(sizeof *e) : NULL;
         if (e) {
-            *e = (grid_entry){ ctxt, nprow, npcol, sys, comm, pnum, grids };
+            *e = (grid_entry){ np, world, comm, grids };
             grids = e;
-            pnum = NULL;
+            world = NULL;
         } else {
             ok = 0;
         }
     }
+    MPI_Group_free(&wg);
     if (ok) *g = (ozb_pgrid){ e->comm, nprow, npcol, myrow, mycol };
     pthread_mutex_unlock(&grids_lock);
-    free(pnum);
+    free(world);
     return ok ? 1 : -1;
 }
 

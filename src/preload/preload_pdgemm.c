@@ -135,27 +135,44 @@ static int fortran_op(const char *t)
     return -1;
 }
 
-/* this process's part of sub(C) (local rows r0.., columns c0.., leading dimension lld), saved
+/* a descriptor's M, MB, NB, RSRC, CSRC, LLD from either form PBLAS takes (type 1: desc[9];
+ * type 2: desc[11] with IMB, INB before MB, NB); 0 for other types */
+static int desc_fields(const int *d, int f[6])
+{
+    if (!d) return 0;
+    if (d[0] == 1) { const int t[6] = { d[2], d[4], d[5], d[6], d[7], d[8] }; memcpy(f, t, sizeof t); return 1; }
+    if (d[0] == 2) { const int t[6] = { d[2], d[6], d[7], d[8], d[9], d[10] }; memcpy(f, t, sizeof t); return 1; }
+    return 0;
+}
+
+/* this process's part of sub(C) (local rows r0.., columns c0.., leading dimension *lld), saved
  * into *buf where beta != 0; 0 where it cannot be */
 static int save_c(const double *C, int m, int n, int ic, int jc, const int *descc, int64_t *r0, int64_t *nr,
-                  int64_t *c0, int64_t *nc, double **buf)
+                  int64_t *c0, int64_t *nc, int64_t *lld, double **buf)
 {
-    int nprow, npcol, myrow, mycol;
+    int nprow, npcol, myrow, mycol, f[6];
     *buf = NULL;
     *nr = *nc = 0;
-    if (!descc || mp.grid_info(descc[1], &nprow, &npcol, &myrow, &mycol) != OZBLAS_STATUS_SUCCESS || myrow < 0 ||
-        descc[4] < 1 || descc[5] < 1)
+    if (!desc_fields(descc, f) || mp.grid_info(descc[1], &nprow, &npcol, &myrow, &mycol) != OZBLAS_STATUS_SUCCESS ||
+        myrow < 0 || f[1] < 1 || f[2] < 1)
         return 1;   /* nothing of C here, or a descriptor ozblas refuses (then C is not written) */
-    *r0 = mp.numroc(ic - 1, descc[4], myrow, descc[6], nprow);
-    *nr = mp.numroc(ic - 1 + m, descc[4], myrow, descc[6], nprow) - *r0;
-    *c0 = mp.numroc(jc - 1, descc[5], mycol, descc[7], npcol);
-    *nc = mp.numroc(jc - 1 + n, descc[5], mycol, descc[7], npcol) - *c0;
-    if (*nr <= 0 || *nc <= 0 || !C) { *nr = *nc = 0; return 1; }
+    *r0 = mp.numroc(ic - 1, f[1], myrow, f[3], nprow);
+    *nr = mp.numroc(ic - 1 + m, f[1], myrow, f[3], nprow) - *r0;
+    *c0 = mp.numroc(jc - 1, f[2], mycol, f[4], npcol);
+    *nc = mp.numroc(jc - 1 + n, f[2], mycol, f[4], npcol) - *c0;
+    *lld = f[5];
+    if (*nr <= 0 || *nc <= 0 || !C || *lld < *nr) { *nr = *nc = 0; return 1; }
     *buf = malloc(sizeof(double) * (size_t)(*nr * *nc));
     if (!*buf) return 0;
     for (int64_t j = 0; j < *nc; j++)
-        memcpy(*buf + j * *nr, C + *r0 + (*c0 + j) * descc[8], sizeof(double) * (size_t)*nr);
+        memcpy(*buf + j * *nr, C + *r0 + (*c0 + j) * *lld, sizeof(double) * (size_t)*nr);
     return 1;
+}
+
+static void restore_c(double *C, const double *saved, int64_t r0, int64_t nr, int64_t c0, int64_t nc, int64_t lld)
+{
+    if (saved)
+        for (int64_t j = 0; j < nc; j++) memcpy(C + r0 + (c0 + j) * lld, saved + j * nr, sizeof(double) * (size_t)nr);
 }
 
 void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const double *alpha,
@@ -167,13 +184,13 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
     const int ta = fortran_op(transa), tb = fortran_op(transb);
     ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
     double *saved = NULL;
-    int64_t r0 = 0, nr = 0, c0 = 0, nc = 0;
+    int64_t r0 = 0, nr = 0, c0 = 0, nc = 0, lld = 1;
     /* ozblas_pdgemm agrees every argument (transposes and handle included) with the other
      * processes: an invalid one is INVALID_VALUE on all of them, so a process whose handle or
      * saved copy of C failed still takes part, with no handle */
     if (mp.ok) {
         ozblas_handle_t h = mp_thread_handle();
-        if (*beta != 0.0 && !save_c(C, *m, *n, *ic, *jc, descc, &r0, &nr, &c0, &nc, &saved)) h = NULL;
+        if (*beta != 0.0 && !save_c(C, *m, *n, *ic, *jc, descc, &r0, &nr, &c0, &nc, &lld, &saved)) h = NULL;
         st = mp.pdgemm(h, ta == 1 ? OZBLAS_OP_T : ta == 0 ? OZBLAS_OP_N : (ozblas_operation_t)-1,
                        tb == 1 ? OZBLAS_OP_T : tb == 0 ? OZBLAS_OP_N : (ozblas_operation_t)-1, *m, *n, *k, *alpha, A, *ia,
                        *ja, desca, B, *ib, *jb, descb, *beta, C, *ic, *jc, descc);
@@ -182,8 +199,7 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
         fprintf(stderr, "ozblas_preload: pdgemm_ %c%c m=%d n=%d k=%d -> %s (status %d)\n", transa ? *transa : '?',
                 transb ? *transb : '?', *m, *n, *k, st == OZBLAS_STATUS_SUCCESS ? "ozblas" : "ScaLAPACK", (int)st);
     if (st != OZBLAS_STATUS_SUCCESS) {
-        if (saved)
-            for (int64_t j = 0; j < nc; j++) memcpy(C + r0 + (c0 + j) * descc[8], saved + j * nr, sizeof(double) * (size_t)nr);
+        restore_c(C, saved, r0, nr, c0, nc, lld);
         if (mp.real) mp.real(transa, transb, m, n, k, alpha, A, ia, ja, desca, B, ib, jb, descb, beta, C, ic, jc, descc);
     }
     free(saved);
@@ -198,13 +214,14 @@ void pdgemv_(const char *trans, const int *m, const int *n, const double *alpha,
     const int t = fortran_op(trans);
     ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
     double *saved = NULL;
-    int64_t r0 = 0, nr = 0, c0 = 0, nc = 0;
+    int64_t r0 = 0, nr = 0, c0 = 0, nc = 0, lld = 1;
     const int leny = t == 1 ? *n : *m;
-    /* sub(y) as a window: a column (incy = 1) or a row of Y's matrix (save_c's window) */
-    const int yrow = *incy != 1;
+    /* sub(y) as a window: a row of Y's matrix where incy = M_Y (PBLAS's rule), else a column */
+    const int yrow = descy && *incy == descy[2];
     if (mp.ok) {
         ozblas_handle_t h = mp_thread_handle();
-        if (*beta != 0.0 && !save_c(Y, yrow ? 1 : leny, yrow ? leny : 1, *iy, *jy, descy, &r0, &nr, &c0, &nc, &saved)) h = NULL;
+        if (*beta != 0.0 && !save_c(Y, yrow ? 1 : leny, yrow ? leny : 1, *iy, *jy, descy, &r0, &nr, &c0, &nc, &lld, &saved))
+            h = NULL;
         st = mp.pdgemv(h, t == 1 ? OZBLAS_OP_T : t == 0 ? OZBLAS_OP_N : (ozblas_operation_t)-1, *m, *n, *alpha, A, *ia, *ja,
                        desca, X, *ix, *jx, descx, *incx, *beta, Y, *iy, *jy, descy, *incy);
     }
@@ -212,8 +229,7 @@ void pdgemv_(const char *trans, const int *m, const int *n, const double *alpha,
         fprintf(stderr, "ozblas_preload: pdgemv_ %c m=%d n=%d -> %s (status %d)\n", trans ? *trans : '?', *m, *n,
                 st == OZBLAS_STATUS_SUCCESS ? "ozblas" : "ScaLAPACK", (int)st);
     if (st != OZBLAS_STATUS_SUCCESS) {
-        if (saved)
-            for (int64_t j = 0; j < nc; j++) memcpy(Y + r0 + (c0 + j) * descy[8], saved + j * nr, sizeof(double) * (size_t)nr);
+        restore_c(Y, saved, r0, nr, c0, nc, lld);
         if (mp.real_gemv)
             mp.real_gemv(trans, m, n, alpha, A, ia, ja, desca, X, ix, jx, descx, incx, beta, Y, iy, jy, descy, incy);
     }

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridexit(int ctxt);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb, const int *rsrc, const int *csrc,
                const int *ctxt, const int *lld, int *info);
 void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
@@ -374,6 +377,78 @@ static void error_cases(const grid_t *g)
     free(GA); free(GB); free(GC); free(LA); free(LB); free(LC); free(L0);
 }
 
+/* ---- what a review found (each failed before its fix) ---- */
+static void regression_cases(void)
+{
+    const cfg_t *cr = &cfgs[1];
+    /* grids made and freed in turn with BLACS's own calls, a PDGEMM on each: a grid's
+     * communicator was cached by the system communicator's handle, which MPI recycles
+     * differently on each process (a hang) */
+    for (int it = 0; it < 9; it++) {
+        const int rows = it % 3 == 0 ? nproc : it % 3 == 1 ? (nproc > 1 ? nproc - 1 : 1) : 1;
+        int ctxt;
+        Cblacs_get(-1, 0, &ctxt);
+        Cblacs_gridinit(&ctxt, "Row", rows, 1);
+        if (ctxt < 0) continue;
+        int d[9], lld;
+        ozblas_mpi_desc(d, 1, 1, 1, 1, ctxt, &lld);
+        double A[1] = { 2 }, B[1] = { 3 }, C[1] = { 0 };
+        ozblas_handle_t h = handle(cr);
+        const ozblas_status_t st = ozblas_pdgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, 1, 1, 1, 1.0, A, 1, 1, d, B, 1, 1, d, 0.0, C, 1, 1, d);
+        CHECK(st == OZBLAS_STATUS_SUCCESS && (rank != 0 || C[0] == 6.0), "grids made and freed, round %d: status %d C %g", it, st, C[0]);
+        ozblas_destroy(h);
+        Cblacs_gridexit(ctxt);
+    }
+    /* context numbers that differ between the processes of one grid (a grid of rank 0 alone
+     * made first): they are local numbers, not arguments to agree on */
+    if (nproc > 1) {
+        int c1, c2;
+        Cblacs_get(-1, 0, &c1);
+        Cblacs_gridinit(&c1, "Row", 1, 1);
+        Cblacs_get(-1, 0, &c2);
+        Cblacs_gridinit(&c2, "Row", 1, nproc);
+        int d[9], lld;
+        ozblas_mpi_desc(d, 1, nproc, 1, 1, c2, &lld);
+        double A[1] = { 2 }, B[1] = { 3 }, C[1] = { 0 };   /* every process holds one column */
+        ozblas_handle_t h = handle(cr);
+        int da[9];
+        ozblas_mpi_desc(da, 1, 1, 1, 1, c2, &lld);
+        const ozblas_status_t st = ozblas_pdgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, 1, 1, 1, 1.0, A, 1, 1, da, B, 1, 1, da, 0.0, C, 1, 1, da);
+        CHECK(st == OZBLAS_STATUS_SUCCESS && (rank != 0 || C[0] == 6.0), "differing context numbers: status %d C %g", st, C[0]);
+        ozblas_destroy(h);
+        Cblacs_gridexit(c2);
+        if (c1 >= 0) Cblacs_gridexit(c1);
+        (void)d;
+    }
+    int ctxt;
+    ozblas_mpi_grid(MPI_COMM_WORLD, 1, 1, &ctxt);
+    if (rank == 0) {
+        ozblas_handle_t h = handle(cr);
+        int da[9], dx[9], dy[9], lld;
+        /* a tiny alpha under the certificate: its bound must not underflow to zero (RN(exact) is
+         * -0 here, the single-node bits) */
+        ozblas_mpi_desc(da, 1, 1, 1, 1, ctxt, &lld);
+        const double alphas[2] = { 0x1p-80, 0x1p-200 };
+        for (int q = 0; q < 2; q++) {
+            double a[1] = { -0x1p-540 }, x[1] = { 0x1p-540 }, y1[1] = { 5.0 }, y2[1] = { 5.0 };
+            ozblas_dgemv(h, OZBLAS_OP_N, 1, 1, alphas[q], a, 1, x, 1, 0.0, y1, 1);
+            const ozblas_status_t st = ozblas_pdgemv(h, OZBLAS_OP_N, 1, 1, alphas[q], a, 1, 1, da, x, 1, 1, da, 1, 0.0, y2, 1, 1, da, 1);
+            CHECK(st == OZBLAS_STATUS_SUCCESS && bits(y1[0]) == bits(y2[0]), "tiny alpha %a: pdgemv %a, single node %a", alphas[q], y2[0],
+                  y1[0]);
+        }
+        /* x a 1 x n matrix with incx = 1 = M_X: a row vector, as PBLAS reads it */
+        ozblas_mpi_desc(da, 2, 3, 2, 2, ctxt, &lld);
+        ozblas_mpi_desc(dx, 1, 3, 1, 2, ctxt, &lld);
+        ozblas_mpi_desc(dy, 2, 1, 2, 1, ctxt, &lld);
+        double A[6] = { 1, 2, 3, 4, 5, 6 }, x[3] = { 1, 10, 100 }, y[2] = { 0, 0 };
+        const ozblas_status_t st = ozblas_pdgemv(h, OZBLAS_OP_N, 2, 3, 1.0, A, 1, 1, da, x, 1, 1, dx, 1, 0.0, y, 1, 1, dy, 1);
+        CHECK(st == OZBLAS_STATUS_SUCCESS && y[0] == 531.0 && y[1] == 642.0, "row vector with M_X = 1, incx = 1: status %d y %g %g", st,
+              y[0], y[1]);
+        ozblas_destroy(h);
+    }
+    if (ctxt >= 0) ozblas_mpi_grid_free(ctxt);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -425,6 +500,7 @@ int main(int argc, char **argv)
         dot_case(&cfgs[c], 0, 3.0, 1000);
         dot_case(&cfgs[c], 0, 0.0, 1000);
     }
+    regression_cases();
     int tot = 0;
     MPI_Allreduce(&failures, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("test_pblas: %d processes, %d checks on rank 0, %d failures in all\n", nproc, checks, tot);
