@@ -39,6 +39,23 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
     }
 }
 
+/* Strip b (rows 8b..8b+7 of m, column-major A) over columns l0..l0+nb-1 into st: the last
+ * strip's missing rows read as zeros from pad (8 BLN doubles) */
+static int strip_block_of(const double *A, int64_t lda, int64_t m, int64_t b, int64_t l0, int64_t nb, const double *x,
+                          row4_t st[2], double *pad)
+{
+    const double *a = A + 8 * b + l0 * lda;
+    int64_t ld = lda;
+    if (8 * b + 8 > m) {
+        const int rows = (int)(m - 8 * b);
+        for (int64_t j = 0; j < nb; j++)
+            for (int r = 0; r < 8; r++) pad[8 * j + r] = r < rows ? a[j * lda + r] : 0.0;
+        a = pad;
+        ld = 8;
+    }
+    return ozb_eft_strip_block(a, ld, x + l0, nb, st, l0 == 0);
+}
+
 /* GEMV with columns of op(A) contiguous (a.rs == 1): strips lo..hi-1 of 8 rows, column block
  * by column block over all of them (BLN streams of A at a time, as a GEMV-N reads). */
 int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
@@ -58,17 +75,7 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
         const int64_t nb = k - l0 < BLN ? k - l0 : BLN;
         for (int64_t b = lo; b < hi; b++) {
             if (bad[b * 8]) continue;
-            const int64_t i0 = 8 * b;
-            const double *a = pr->a.p + i0 + l0 * lda;
-            int64_t ld = lda;
-            if (i0 + 8 > m) {           /* the last strip's missing rows: zeros */
-                const int rows = (int)(m - i0);
-                for (int64_t j = 0; j < nb; j++)
-                    for (int r = 0; r < 8; r++) pad[8 * j + r] = r < rows ? a[j * lda + r] : 0.0;
-                a = pad;
-                ld = 8;
-            }
-            if (!ozb_eft_strip_block(a, ld, e->x + l0, nb, &st[2 * b], l0 == 0)) bad[b * 8] = 1;
+            if (!strip_block_of(pr->a.p, lda, m, b, l0, nb, e->x, &st[2 * b], pad)) bad[b * 8] = 1;
         }
     }
     int64_t left = 0;
@@ -239,16 +246,7 @@ int ozb_eft_gemv_n_parts(int64_t m, int64_t k, const double *A, int64_t lda, con
     for (int64_t l0 = 0; l0 < k && ok; l0 += BLN) {
         const int64_t nb = k - l0 < BLN ? k - l0 : BLN;
         for (int64_t b = 0; b < nstrip && ok; b++) {
-            const double *a = A + 8 * b + l0 * lda;
-            int64_t ld = lda;
-            if (8 * b + 8 > m) {           /* the last strip's missing rows: zeros */
-                const int rows = (int)(m - 8 * b);
-                for (int64_t j = 0; j < nb; j++)
-                    for (int r = 0; r < 8; r++) pad[8 * j + r] = r < rows ? a[j * lda + r] : 0.0;
-                a = pad;
-                ld = 8;
-            }
-            ok = ozb_eft_strip_block(a, ld, x + l0, nb, &st[2 * b], l0 == 0);
+            ok = strip_block_of(A, lda, m, b, l0, nb, x, &st[2 * b], pad);
         }
     }
     /* each row's lane is its fold: S, C and the bound */

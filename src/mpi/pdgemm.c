@@ -92,16 +92,16 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
     const ozb_win bw = { B, db[OZBLAS_DESC_LLD], ozb_desc_rows(db, g.nprow), ozb_desc_cols(db, g.npcol),
                          ib - 1, jb - 1, brows, bcols };
     double *Ab = NULL, *Bb = NULL, *Cb = NULL;      /* the copies to free */
-    const double *Ad = NULL, *Bd = NULL, *Cd = NULL;  /* what the call reads: a copy or the local array */
-    int64_t ar = 0, ac = 0, br = 0, bcn = 0, cr = 0, cc = 0, lda = 1, ldb = 1, ldc = 1;
+    const double *Ad = NULL, *Bd = NULL;            /* what the call reads: a copy or the local array */
+    int64_t lda = 1, ldb = 1;
     ozblas_status_t st;
     if (ozb_elementwise(key)) {
         /* op(A)'s rows of this process row of C, op(B)'s columns of its process column */
         const ozb_need all = { OZB_NEED_ALL, {1, 0, 1}, 0, 0 };
         const ozb_need a_r = { ta ? OZB_NEED_J : OZB_NEED_I, cw.r, cw.r0, 0 };
         const ozb_need b_c = { tb ? OZB_NEED_I : OZB_NEED_J, cw.c, cw.c0, 0 };
-        st = ozb_redist_gather(&g, &aw, a_r, all, 1, &Ab, &Ad, &lda, &ar, &ac);
-        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_gather(&g, &bw, all, b_c, 1, &Bb, &Bd, &ldb, &br, &bcn);
+        st = ozb_redist_gather(&g, &aw, a_r, all, 1, &Ab, &Ad, &lda);
+        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_gather(&g, &bw, all, b_c, 1, &Bb, &Bd, &ldb);
         if (st == OZBLAS_STATUS_SUCCESS && mloc > 0 && nloc > 0)
             st = ozblas_dgemm(h, transa, transb, mloc, nloc, k, alpha, Ad, lda, Bd, ldb, beta, Cl, cw.lld);
         st = ozb_agree_status(g.comm, st);
@@ -109,14 +109,10 @@ ozblas_status_t ozblas_pdgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbl
         /* everything on process (0, 0), which computes the single-node call itself */
         const ozb_need root = { OZB_NEED_ONE, {1, 0, 1}, 0, 0 };
         const int me0 = g.myrow == 0 && g.mycol == 0;
-        st = ozb_redist_gather(&g, &aw, root, root, 1, &Ab, &Ad, &lda, &ar, &ac);
-        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_gather(&g, &bw, root, root, 1, &Bb, &Bd, &ldb, &br, &bcn);
+        st = ozb_redist_gather(&g, &aw, root, root, 1, &Ab, &Ad, &lda);
+        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_gather(&g, &bw, root, root, 1, &Bb, &Bd, &ldb);
         /* C: a copy always (the call writes it, then it is sent back) */
-        if (st == OZBLAS_STATUS_SUCCESS && beta != 0.0) st = ozb_redist_gather(&g, &cw, root, root, 0, &Cb, &Cd, &ldc, &cr, &cc);
-        if (st == OZBLAS_STATUS_SUCCESS && me0 && beta == 0.0) {
-            Cb = malloc(sizeof(double) * (size_t)(m * n));
-            if (!Cb) st = OZBLAS_STATUS_ALLOC_FAILED;
-        }
+        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_output_at_root(&g, &cw, beta != 0.0, &Cb);
         if (st == OZBLAS_STATUS_SUCCESS && me0)
             st = ozblas_dgemm(h, transa, transb, m, n, k, alpha, Ad, lda, Bd, ldb, beta, Cb, m > 1 ? m : 1);
         st = ozb_agree_status(g.comm, st);

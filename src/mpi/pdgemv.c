@@ -104,8 +104,8 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     const ozb_win xw = { X, dx[OZBLAS_DESC_LLD], ozb_desc_rows(dx, g.nprow), ozb_desc_cols(dx, g.npcol),
                          ix - 1, jx - 1, xrow ? 1 : lenx, xrow ? lenx : 1 };
     double *Ab = NULL, *xb = NULL, *yb = NULL;        /* the copies to free */
-    const double *Ad = NULL, *xd = NULL, *yd = NULL;  /* what the call reads: a copy or the local array */
-    int64_t ar = 0, ac = 0, xr = 0, xc = 0, yr = 0, yc = 0, lda = 1, ldx = 1, ldy = 1;
+    const double *Ad = NULL, *xd = NULL;            /* what the call reads: a copy or the local array */
+    int64_t lda = 1, ldx = 1;
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     /* correctly rounded configurations: certified sums of each process's own block first */
     if (ozb_dot_exact(key) && isfinite(alpha) && isfinite(beta)) {
@@ -117,9 +117,9 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
         const ozb_need one = { OZB_NEED_ONE, {1, 0, 1}, 0, holder };
         /* y's element i: row i of op(A), which is A's row i (N) or column i (T) */
         const ozb_need by_y = { t ? OZB_NEED_J : OZB_NEED_I, yrow ? yw.c : yw.r, yrow ? yw.c0 : yw.r0, 0 };
-        st = ozb_redist_gather(&g, &aw, yrow ? one : by_y, yrow ? by_y : one, 1, &Ab, &Ad, &lda, &ar, &ac);
+        st = ozb_redist_gather(&g, &aw, yrow ? one : by_y, yrow ? by_y : one, 1, &Ab, &Ad, &lda);
         if (st == OZBLAS_STATUS_SUCCESS)
-            st = ozb_redist_gather(&g, &xw, yrow ? one : all, yrow ? all : one, 1, &xb, &xd, &ldx, &xr, &xc);
+            st = ozb_redist_gather(&g, &xw, yrow ? one : all, yrow ? all : one, 1, &xb, &xd, &ldx);
         /* x gathered along a row: its elements ldx apart (1 in a copy) */
         if (st == OZBLAS_STATUS_SUCCESS && ny > 0)
             st = ozblas_dgemv(h, trans, t ? m : ny, t ? ny : n, alpha, Ad, lda, xd, xrow ? ldx : 1, beta, yl, yinc);
@@ -127,13 +127,9 @@ ozblas_status_t ozblas_pdgemv(ozblas_handle_t h, ozblas_operation_t trans, int64
     } else {
         const ozb_need root = { OZB_NEED_ONE, {1, 0, 1}, 0, 0 };
         const int me0 = g.myrow == 0 && g.mycol == 0;
-        st = ozb_redist_gather(&g, &aw, root, root, 1, &Ab, &Ad, &lda, &ar, &ac);
-        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_gather(&g, &xw, root, root, 1, &xb, &xd, &ldx, &xr, &xc);
-        if (st == OZBLAS_STATUS_SUCCESS && beta != 0.0) st = ozb_redist_gather(&g, &yw, root, root, 0, &yb, &yd, &ldy, &yr, &yc);
-        if (st == OZBLAS_STATUS_SUCCESS && me0 && beta == 0.0) {
-            yb = malloc(sizeof(double) * (size_t)leny);
-            if (!yb) st = OZBLAS_STATUS_ALLOC_FAILED;
-        }
+        st = ozb_redist_gather(&g, &aw, root, root, 1, &Ab, &Ad, &lda);
+        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_gather(&g, &xw, root, root, 1, &xb, &xd, &ldx);
+        if (st == OZBLAS_STATUS_SUCCESS) st = ozb_redist_output_at_root(&g, &yw, beta != 0.0, &yb);
         if (st == OZBLAS_STATUS_SUCCESS && me0)
             st = ozblas_dgemv(h, trans, m, n, alpha, Ad, lda, xd, xrow ? ldx : 1, beta, yb, 1);
         st = ozb_agree_status(g.comm, st);

@@ -26,10 +26,16 @@ static int holder_of(const ozb_pgrid *g, const ozb_win *yw, int yrow, int holder
     return yrow ? holder * g->npcol + ozb_bc_owner(&yw->c, yw->c0 + i) : ozb_bc_owner(&yw->r, yw->r0 + i) * g->npcol + holder;
 }
 
+/* element le (local index) of y held here: along a row of Y's matrix or down a column */
+static double *y_at(const ozb_win *yw, int yrow, double *Y, int64_t le)
+{
+    return yrow ? Y + ozb_bc_local(&yw->r, yw->r0) + le * yw->lld : Y + le + ozb_bc_local(&yw->c, yw->c0) * yw->lld;
+}
+
 int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win *aw, const ozb_win *xw, int xrow, double beta,
                          const ozb_win *yw, int yrow, int holder, double *Y, ozblas_status_t *st)
 {
-    const int P = g->nprow * g->npcol, me = g->myrow * g->npcol + g->mycol;
+    const int P = g->nprow * g->npcol;
     *st = OZBLAS_STATUS_SUCCESS;
     /* this process's block of the window of A: local rows lr0.., columns lc0.. */
     const int64_t lr0 = ozb_bc_count(&aw->r, aw->r0, g->myrow), nlr = ozb_bc_count(&aw->r, aw->r0 + aw->M, g->myrow) - lr0;
@@ -40,8 +46,8 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
     const ozb_need by_a = { xrow ? OZB_NEED_J : OZB_NEED_I, t ? aw->r : aw->c, t ? aw->r0 : aw->c0, 0 };
     double *xown = NULL;
     const double *xd = NULL;
-    int64_t ldx = 1, xr = 0, xc = 0;
-    *st = ozb_redist_gather(g, xw, t ? by_a : all, t ? all : by_a, 1, &xown, &xd, &ldx, &xr, &xc);
+    int64_t ldx = 1;
+    *st = ozb_redist_gather(g, xw, t ? by_a : all, t ? all : by_a, 1, &xown, &xd, &ldx);
     if (*st != OZBLAS_STATUS_SUCCESS) return 0;
     const int64_t xinc = xrow ? ldx : 1;
     /* the sums of the rows of op(A) held here: N, A's local rows; T, its local columns */
@@ -54,7 +60,12 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
     const ozb_bc1 *ylay = yrow ? &yw->c : &yw->r;
     const int64_t ny = yrow ? yw->N : yw->M, y0 = yrow ? yw->c0 : yw->r0;
     const int mine_y = yrow ? g->myrow == holder : g->mycol == holder;
-    const int64_t nheld = mine_y ? ozb_bc_count(ylay, y0 + ny, yrow ? g->mycol : g->myrow) - ozb_bc_count(ylay, y0, yrow ? g->mycol : g->myrow) : 0;
+    const int yq = yrow ? g->mycol : g->myrow;     /* this process's place along y's layout */
+    const int64_t h0 = mine_y ? ozb_bc_count(ylay, y0, yq) : 0;   /* its first held element, local */
+    const int64_t nheld = mine_y ? ozb_bc_count(ylay, y0 + ny, yq) - h0 : 0;
+    /* A's layout along op(A)'s rows (N: A's rows; T: its columns) */
+    const ozb_bc1 *alay = t ? &aw->c : &aw->r;
+    const int64_t a0 = t ? aw->c0 : aw->r0;
     /* every process of the row (T: column) of A's grid that holds row i of op(A) sends a sum */
     const int nsrc = t ? g->nprow : g->npcol;
     double *sbuf = malloc(sizeof(double) * (size_t)(3 * nmine + 1)), *rbuf = malloc(sizeof(double) * (size_t)(3 * nheld * nsrc + 1));
@@ -82,8 +93,6 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
         else            /* N: the GEMV-N kernels stream the block's columns */
             ok = ozb_eft_gemv_n_parts(nmine, len, aw->p + lr0 + lc0 * aw->lld, aw->lld, xv, parts);
         /* to the holders: counts, then the sums in increasing index order */
-        const ozb_bc1 *alay = t ? &aw->c : &aw->r;
-        const int64_t a0 = t ? aw->c0 : aw->r0;
         const int myq = t ? g->mycol : g->myrow;
         for (int64_t q = 0; q < nmine; q++)
             scount[holder_of(g, yw, yrow, holder, ozb_bc_global(alay, (t ? lc0 : lr0) + q, myq) - a0)] += 3;
@@ -96,9 +105,8 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
         }
         /* from the processes that sum each held index: the grid row (N) or column (T) of
          * A's layout holding that row of op(A) */
-        const int64_t h0 = mine_y ? ozb_bc_count(ylay, y0, yrow ? g->mycol : g->myrow) : 0;
         for (int64_t e = 0; e < nheld; e++) {
-            const int64_t i = ozb_bc_global(ylay, h0 + e, yrow ? g->mycol : g->myrow) - y0;
+            const int64_t i = ozb_bc_global(ylay, h0 + e, yq) - y0;
             const int p = ozb_bc_owner(alay, a0 + i);
             for (int q = 0; q < nsrc; q++) rcount[t ? q * g->npcol + p : p * g->npcol + q] += 3;
         }
@@ -108,13 +116,10 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
     MPI_Allreduce(&flag, &agreed, 1, MPI_INT, MPI_MIN, g->comm);
     if (agreed) {
         MPI_Alltoallv(sbuf, scount, sdispl, MPI_DOUBLE, rbuf, rcount, rdispl, MPI_DOUBLE, g->comm);
-        const ozb_bc1 *alay = t ? &aw->c : &aw->r;
-        const int64_t a0 = t ? aw->c0 : aw->r0;
-        const int64_t h0 = mine_y ? ozb_bc_count(ylay, y0, yrow ? g->mycol : g->myrow) : 0;
         for (int s = 0; s < P; s++) cur[s] = rdispl[s];
         for (int64_t e = 0; e < nheld && ok; e++) {
-            const int64_t le = h0 + e, i = ozb_bc_global(ylay, le, yrow ? g->mycol : g->myrow) - y0;
-            double *yp = yrow ? Y + ozb_bc_local(&yw->r, yw->r0) + le * yw->lld : Y + le + ozb_bc_local(&yw->c, yw->c0) * yw->lld;
+            const int64_t i = ozb_bc_global(ylay, h0 + e, yq) - y0;
+            const double *yp = y_at(yw, yrow, Y, h0 + e);
             const int p = ozb_bc_owner(alay, a0 + i);
             /* first Sum2 over alpha S, alpha C (TwoProduct: exact) of every process and beta y,
              * with |alpha| sum B (and a margin for its rounding, far above nsrc u) beyond */
@@ -177,11 +182,7 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, g->comm);
         ok = all_ok;
         if (ok)
-            for (int64_t e = 0; e < nheld; e++) {
-                const int64_t le = (mine_y ? ozb_bc_count(ylay, y0, yrow ? g->mycol : g->myrow) : 0) + e;
-                double *yp = yrow ? Y + ozb_bc_local(&yw->r, yw->r0) + le * yw->lld : Y + le + ozb_bc_local(&yw->c, yw->c0) * yw->lld;
-                *yp = res[e];
-            }
+            for (int64_t e = 0; e < nheld; e++) *y_at(yw, yrow, Y, h0 + e) = res[e];
     } else {
         ok = 0;
         *st = OZBLAS_STATUS_ALLOC_FAILED;
@@ -189,6 +190,5 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
     ozb_fpenv_leave(saved, changed);
     free(xc_); free(xown); free(parts); free(scount); free(sdispl); free(rcount); free(rdispl); free(cur);
     free(sbuf); free(rbuf); free(res); free(acc); free(terms);
-    (void)me;
     return ok;
 }

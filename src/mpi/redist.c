@@ -34,13 +34,12 @@ static int wanted(const ozb_need *n, int is_row, int64_t x, int me)
 }
 
 ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need need_r, ozb_need need_c, int allow_view,
-                                  double **own, const double **data, int64_t *ld, int64_t *rows, int64_t *cols)
+                                  double **own, const double **data, int64_t *ld)
 {
     const int P = g->nprow * g->npcol, me = g->myrow * g->npcol + g->mycol;
     *own = NULL;
     *data = NULL;
     *ld = 1;
-    *rows = *cols = 0;
     /* ---- what this process needs: selected rows and columns, and who holds them ---- */
     const int none = (need_r.kind == OZB_NEED_ONE && need_r.one != g->myrow) ||
                      (need_c.kind == OZB_NEED_ONE && need_c.one != g->mycol);
@@ -162,13 +161,25 @@ ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need
             *ld = nr > 1 ? nr : 1;
             out = NULL;
         }
-        *rows = nr;
-        *cols = nc;
     }
     free(out); free(sbuf); free(rbuf);
     free(selr); free(selc); free(scount); free(sdispl); free(rcount); free(rdispl);
     free(cntr); free(cntc); free(cur); free(tr_r); free(tc_r); free(tr_c); free(tc_c); free(runs);
     return st;
+}
+
+ozblas_status_t ozb_redist_output_at_root(const ozb_pgrid *g, const ozb_win *w, int read, double **out)
+{
+    const ozb_need root = { OZB_NEED_ONE, {1, 0, 1}, 0, 0 };
+    *out = NULL;
+    if (read) {
+        const double *data;
+        int64_t ld;
+        return ozb_redist_gather(g, w, root, root, 0, out, &data, &ld);
+    }
+    if (g->myrow != 0 || g->mycol != 0) return OZBLAS_STATUS_SUCCESS;
+    *out = malloc(sizeof(double) * (size_t)(w->M * w->N + 1));
+    return *out ? OZBLAS_STATUS_SUCCESS : OZBLAS_STATUS_ALLOC_FAILED;
 }
 
 ozblas_status_t ozb_redist_scatter(const ozb_pgrid *g, int root, const double *full, const ozb_win *w, double *out)

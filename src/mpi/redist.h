@@ -37,7 +37,13 @@ typedef struct {
  * ALLOC_FAILED or NOT_SUPPORTED (counts beyond an int) on every process alike, before
  * anything is exchanged. */
 ozblas_status_t ozb_redist_gather(const ozb_pgrid *g, const ozb_win *w, ozb_need need_r, ozb_need need_c, int allow_view,
-                                  double **own, const double **data, int64_t *ld, int64_t *rows, int64_t *cols);
+                                  double **own, const double **data, int64_t *ld);
+
+/* The output window of a call that process (0, 0) computes alone, there, in full
+ * (column-major, ld max(1, M)): gathered where the call reads it (read: beta != 0), else only
+ * allocated (*out NULL on the other processes; the caller frees it).  Collective where read;
+ * an allocation failure is process (0, 0)'s alone (the caller agrees the call's status). */
+ozblas_status_t ozb_redist_output_at_root(const ozb_pgrid *g, const ozb_win *w, int read, double **out);
 
 /* The inverse for one holder: process `root` has the whole M x N window in full (column-major,
  * ld max(1, M)); every process receives the elements of the window it holds into its local

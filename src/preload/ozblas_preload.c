@@ -616,7 +616,7 @@ static int cblas_trans(enum CBLAS_TRANSPOSE t)
     return -1;
 }
 static char trans_char(int t) { return t == 0 ? 'N' : t == 1 ? 'T' : '?'; }
-static int fortran_trans(const char *t)
+int ozb_preload_fortran_trans(const char *t)
 {
     if (!t) return -1;
     switch (*t) {
@@ -700,7 +700,7 @@ void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, 
             const double *x, const int *incx, const double *beta, double *y, const int *incy)
 {
     ensure_init();
-    int t = fortran_trans(trans);
+    int t = ozb_preload_fortran_trans(trans);
     call_desc c = { "dgemv_", "", trans_char(t), 0, *m, *n, -1 };
     if (!oz_dgemv(&c, t, *m, *n, *alpha, A, *lda, x, *incx, *beta, y, *incy) && next_blas.fdgemv)
         next_blas.fdgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy, 1);
@@ -711,7 +711,7 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
             const int *ldc)
 {
     ensure_init();
-    int ta = fortran_trans(transa), tb = fortran_trans(transb);
+    int ta = ozb_preload_fortran_trans(transa), tb = ozb_preload_fortran_trans(transb);
     call_desc c = { "dgemm_", "", trans_char(ta), trans_char(tb), *m, *n, *k };
     if (!oz_dgemm(&c, ta, tb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc) && next_blas.fdgemm)
         next_blas.fdgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 1, 1);

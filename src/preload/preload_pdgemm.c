@@ -125,16 +125,6 @@ static ozblas_handle_t mp_thread_handle(void)
     return mp_handle = h;   /* kept for the thread's life: a few kilobytes */
 }
 
-static int fortran_op(const char *t)
-{
-    if (!t) return -1;
-    switch (*t) {
-    case 'N': case 'n': return 0;
-    case 'T': case 't': case 'C': case 'c': return 1;
-    }
-    return -1;
-}
-
 /* a descriptor's M, MB, NB, RSRC, CSRC, LLD from either form PBLAS takes (type 1: desc[9];
  * type 2: desc[11] with IMB, INB before MB, NB); 0 for other types */
 static int desc_fields(const int *d, int f[6])
@@ -181,7 +171,7 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const int *descc)
 {
     pthread_once(&mp_once, mp_load);
-    const int ta = fortran_op(transa), tb = fortran_op(transb);
+    const int ta = ozb_preload_fortran_trans(transa), tb = ozb_preload_fortran_trans(transb);
     ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
     double *saved = NULL;
     int64_t r0 = 0, nr = 0, c0 = 0, nc = 0, lld = 1;
@@ -211,7 +201,7 @@ void pdgemv_(const char *trans, const int *m, const int *n, const double *alpha,
              const int *incy)
 {
     pthread_once(&mp_once, mp_load);
-    const int t = fortran_op(trans);
+    const int t = ozb_preload_fortran_trans(trans);
     ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
     double *saved = NULL;
     int64_t r0 = 0, nr = 0, c0 = 0, nc = 0, lld = 1;

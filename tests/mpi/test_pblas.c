@@ -41,6 +41,14 @@ static int rank, nproc, failures, checks;
 
 static uint64_t bits(double v) { uint64_t b; memcpy(&b, &v, sizeof b); return b; }
 
+/* elements of got whose bits differ from the exact reference's (any NaN matches a NaN) */
+static int64_t differ_from_ref(const double *ref, const double *got, int64_t n)
+{
+    int64_t d = 0;
+    for (int64_t i = 0; i < n; i++) d += bits(ref[i]) != bits(got[i]) && !(isnan(ref[i]) && isnan(got[i]));
+    return d;
+}
+
 /* ---- configurations: every mode, every format ---- */
 typedef struct { ozblas_mode_t mode; ozblas_engine_t engine; int split, fast; ozblas_summation_t sum; const char *name; } cfg_t;
 static const cfg_t cfgs[] = {
@@ -174,8 +182,7 @@ static void gemm_case(const grid_t *g, const cfg_t *c, int ta, int tb, int bs, d
             memcpy(X, GC, sizeof(double) * (size_t)(gcm * gcn));
             ozref_dgemm(ta, tb, m, n, k, alpha, GA + (ia - 1) + (ja - 1) * gam, gam, GB + (ib - 1) + (jb - 1) * gbm, gbm, beta,
                         X + (ic - 1) + (jc - 1) * gcm, gcm);
-            int64_t d = 0;
-            for (int64_t i = 0; i < gcm * gcn; i++) d += bits(X[i]) != bits(RC[i]) && !(isnan(X[i]) && isnan(RC[i]));
+            const int64_t d = differ_from_ref(X, RC, gcm * gcn);
             CHECK(d == 0, "pdgemm %s: %lld elements differ from the MPFR reference", c->name, (long long)d);
             free(X);
         }
@@ -264,8 +271,7 @@ static void gemv_case(const grid_t *g, const cfg_t *c, int t, int xrow, int yrow
             memcpy(X, GY, sizeof(double) * (size_t)(ym * yn));
             ozref_dgemv(t, m, n, alpha, GA + (ia - 1) + (ja - 1) * gam, gam, GX + (ix - 1) + (jx - 1) * xm, xrow ? xm : 1, beta,
                         X + (iy - 1) + (jy - 1) * ym, yrow ? ym : 1);
-            int64_t d = 0;
-            for (int64_t q = 0; q < ym * yn; q++) d += bits(X[q]) != bits(RY[q]) && !(isnan(X[q]) && isnan(RY[q]));
+            const int64_t d = differ_from_ref(X, RY, ym * yn);
             CHECK(d == 0, "pdgemv %s: %lld elements differ from the MPFR reference", c->name, (long long)d);
             free(X);
         }
