@@ -10,7 +10,6 @@ typedef struct {
     int no_fused;       /* OZBLAS_NO_FUSED      */
     int fused_fail;     /* OZBLAS_FUSED_FAIL    */
     int fused_avx2;     /* OZBLAS_FUSED_AVX2    */
-    int fixed_int32;    /* OZBLAS_FIXED_INT32   */
     int no_lazy;        /* OZBLAS_NO_LAZY       */
     int lazy_levels;    /* OZBLAS_LAZY_LEVELS (-1: the format's own) */
     int no_crt;         /* OZBLAS_NO_CRT        */

@@ -60,11 +60,6 @@ typedef struct {
     double *out;              /* GEMV: the rows' results until all are known */
     double *yq;               /* GEMV: op(B)'s digits, yq[u k + l], u < L (DOT: NULL) */
     size_t thr_dbl, thr_i32;
-    /* INT32-packed slices (OZBLAS_FIXED_INT32): op(A)'s digits, stored before any product */
-    int32_t *dig;             /* N: strip s, digit t, column l, lane r at dig[(s L + t) k W + l W + r];
-                               * T: row i, digit t, element l at dig[(i L + t) kp + l] */
-    int64_t kp;               /* T: k rounded up to the width */
-    int32_t *eall;            /* op(A)'s block exponents, eall[i nkb + kk] */
 } fx_t;
 
 static int64_t blen(const fx_t *f, int64_t kk) { return f->kb < f->pr->k - kk * f->kb ? f->kb : f->pr->k - kk * f->kb; }
@@ -229,163 +224,6 @@ static int64_t gemv_n_panels(void *ctx, int64_t lo, int64_t hi)
     return bad;
 }
 
-/* ---- INT32-packed digit slices (seed 001 §4.5; issue 16 asks for them to be measured
- * against the fused kernels).  A first pass stores op(A)'s digits as int32 (the pipeline's
- * split, with its slices at half the bytes of doubles); a second multiplies them, widened in
- * registers, by op(B)'s digits.  The digits and the pair sums are the fused kernels' (exact
- * integers below 2^53 either way), and the terms go to row_sum: the same bits. */
-
-/* GEMV-N split pass: panels lo..hi-1 of 4W rows, per block copied to cache with their maxima
- * (as gemv_n_panels) and their strips' digits stored */
-static int64_t n_split_panels(void *ctx, int64_t lo, int64_t hi)
-{
-    const fx_t *f = ctx;
-    const ozb_problem *pr = f->pr;
-    const int W = f->K->width, G = 4 * W;
-    double *copy = thr_d(f);
-    int64_t bad = 0;
-    for (int64_t b = lo; b < hi; b++) {
-        const int64_t r0 = b * G;
-        const int rows = (int)(pr->m - r0 < G ? pr->m - r0 : G);
-        for (int64_t kk = 0; kk < f->nkb; kk++) {
-            const int64_t l0 = kk * f->kb, n = blen(f, kk);
-            int64_t mx[32];
-            f->K->panel(pr->a.p + r0 + l0 * pr->a.cs, pr->a.cs, rows, n, copy, mx);
-            for (int v = 0; v * W < rows; v++) {
-                const int rv = rows - v * W < W ? rows - v * W : W;
-                double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                for (int r = 0; r < rv; r++) {
-                    const int32_t e = ozb_fz_block_exp(mx[v * W + r], f->beta);
-                    f->eall[(r0 + v * W + r) * f->nkb + kk] = e;
-                    if (e == OZB_FZ_E_BAD) bad++;
-                    if (ozb_fz_usable(e)) sc[r] = ozb_pow2(f->beta - e);
-                }
-                /* unusable rows have scale 0: digits 0, as the fused path's zero pair sums */
-                const int64_t s = (r0 + v * W) / W;
-                f->K->isplit_strip[f->L](copy + v * n * W, W, rv, n, sc, ozb_pow2(f->beta),
-                                         f->dig + s * f->L * pr->k * W + l0 * W, pr->k * W);
-            }
-        }
-    }
-    return bad;
-}
-
-/* GEMV-N product pass: panels lo..hi-1, pair sums from the stored digits, then each row's sum */
-static int64_t n_int32_panels(void *ctx, int64_t lo, int64_t hi)
-{
-    const fx_t *f = ctx;
-    const ozb_problem *pr = f->pr;
-    const int W = f->K->width, G = 4 * W;
-    const int64_t nterm = f->nkb * f->np;
-    double *copy = thr_d(f), *Ps = copy + (int64_t)G * f->kb, *P = Ps + nterm * G, *TP = P + nterm, *scratch = TP + nterm;
-    int32_t *es = thr_i(f), *ex = es + f->nkb * G, *TE = ex + f->nkb;
-    void (*istrip)(const int32_t *, int64_t, int64_t, const double *, int64_t, double *, int64_t) =
-        f->K->istrip[f->fast ? 0 : 1][f->L];
-    int64_t fb = 0;
-    int smax = 0;
-    for (int64_t b = lo; b < hi; b++) {
-        const int64_t r0 = b * G;
-        const int rows = (int)(pr->m - r0 < G ? pr->m - r0 : G);
-        for (int64_t kk = 0; kk < f->nkb; kk++) {
-            const int64_t l0 = kk * f->kb, n = blen(f, kk);
-            double *Pk = Ps + kk * f->np * G;
-            for (int v = 0; v * W < rows; v++) {
-                const int rv = rows - v * W < W ? rows - v * W : W;
-                int any = 0;
-                for (int r = 0; r < rv; r++) any |= ozb_fz_usable(f->eall[(r0 + v * W + r) * f->nkb + kk]);
-                const int64_t s = (r0 + v * W) / W;
-                if (any && ozb_fz_usable(f->ey[kk]))
-                    istrip(f->dig + s * f->L * pr->k * W + l0 * W, pr->k * W, n, f->yq + l0, pr->k, Pk + v * W, G);
-                else
-                    for (int p = 0; p < f->np; p++)
-                        for (int r = 0; r < W; r++) Pk[p * G + v * W + r] = 0.0;
-            }
-        }
-        for (int r = 0; r < rows; r++) {
-            for (int64_t kk = 0; kk < f->nkb; kk++) {
-                ex[kk] = f->eall[(r0 + r) * f->nkb + kk];
-                for (int p = 0; p < f->np; p++) P[kk * f->np + p] = Ps[(kk * f->np + p) * G + r];
-            }
-            const int64_t i = r0 + r;
-            const double cval = pr->beta != 0.0 ? pr->c[i * pr->crs] : 0.0;
-            f->out[i] = row_sum(f, P, ex, cval, TP, TE, scratch, &fb, &smax);
-        }
-    }
-    return 0;
-}
-
-/* GEMV-T split pass: rows lo..hi-1 (contiguous), their block exponents and digits */
-static int64_t t_split_rows(void *ctx, int64_t lo, int64_t hi)
-{
-    const fx_t *f = ctx;
-    const ozb_problem *pr = f->pr;
-    int64_t bad = 0;
-    for (int64_t i = lo; i < hi; i++) {
-        int32_t *di = f->dig + i * f->L * f->kp;
-        for (int64_t kk = 0; kk < f->nkb; kk++) {
-            const int64_t l0 = kk * f->kb, n = blen(f, kk);
-            const double *x = pr->a.p + i * pr->a.rs + l0;
-            const int32_t e = ozb_fz_block_exp(f->K->maxbits(x, n), f->beta);
-            f->eall[i * f->nkb + kk] = e;
-            if (e == OZB_FZ_E_BAD) bad++;
-            if (ozb_fz_usable(e)) f->K->isplit_row[f->L](x, n, ozb_pow2(f->beta - e), ozb_pow2(f->beta), di + l0, f->kp);
-        }
-    }
-    return bad;
-}
-
-/* GEMV-T product pass: rows lo..hi-1, pair sums from the stored digits, then the row's sum */
-static int64_t t_int32_rows(void *ctx, int64_t lo, int64_t hi)
-{
-    const fx_t *f = ctx;
-    const ozb_problem *pr = f->pr;
-    double *xb = thr_d(f), *P = xb + f->kb, *TP = P + f->nkb * f->np, *scratch = TP + f->nkb * f->np;
-    int32_t *TE = thr_i(f) + f->nkb;
-    void (*idotq)(const int32_t *, int64_t, int64_t, const double *, int64_t, double *) = f->K->idotq[f->fast ? 0 : 1][f->L];
-    int64_t fb = 0;
-    int smax = 0;
-    for (int64_t i = lo; i < hi; i++) {
-        const int32_t *ex = f->eall + i * f->nkb, *di = f->dig + i * f->L * f->kp;
-        for (int64_t kk = 0; kk < f->nkb; kk++) {
-            double *Pk = P + kk * f->np;
-            if (ozb_fz_usable(ex[kk]) && ozb_fz_usable(f->ey[kk]))
-                idotq(di + kk * f->kb, f->kp, blen(f, kk), f->yq + kk * f->kb, pr->k, Pk);
-            else
-                for (int p = 0; p < f->np; p++) Pk[p] = 0.0;
-        }
-        const double cval = pr->beta != 0.0 ? pr->c[i * pr->crs] : 0.0;
-        f->out[i] = row_sum(f, P, ex, cval, TP, TE, scratch, &fb, &smax);
-    }
-    return 0;
-}
-
-/* FIXED GEMV by INT32-packed slices: NOT_SUPPORTED (nothing written) where it does not apply
- * (a workspace beyond the handle's limit, a block length not a multiple of the width) */
-static ozblas_status_t gemv_int32(ozblas_handle_t h, fx_t *f, int nt)
-{
-    const ozb_problem *pr = f->pr;
-    const int W = f->K->width, gemv_n = pr->a.cs != 1;   /* T: rows contiguous (a.cs == 1) */
-    if (f->nkb > 1 && f->kb % W) return OZBLAS_STATUS_NOT_SUPPORTED;
-    f->kp = (pr->k + W - 1) / W * W;
-    const size_t rows = gemv_n ? (size_t)((pr->m + W - 1) / W * W) : (size_t)pr->m;
-    const size_t ndig = rows * (size_t)f->L * (size_t)(gemv_n ? pr->k : f->kp);
-    const size_t bytes = (ndig + (size_t)pr->m * (size_t)f->nkb) * sizeof(int32_t);
-    if (bytes > ozb_workspace_limit(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    int32_t *buf = ozb_buf_get(h, OZB_BUF_FZ_DIGITS, bytes);
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    f->dig = buf;
-    f->eall = buf + ndig;
-    if (gemv_n) {
-        const int64_t npanels = (pr->m + 4 * W - 1) / (4 * W);
-        if (ozb_par_for(nt > 1 && npanels > 1, nt, npanels, n_split_panels, f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
-        ozb_par_for(nt > 1 && npanels > 1, nt, npanels, n_int32_panels, f);
-    } else {
-        if (ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, t_split_rows, f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
-        ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, t_int32_rows, f);
-    }
-    return OZBLAS_STATUS_SUCCESS;
-}
-
 ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt)
 {
     if (plan->mode != OZBLAS_MODE_FIXED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1 ||
@@ -462,18 +300,17 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
         int32_t *TE = f.ex + f.nkb;
         if (ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, dot_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
         *pr->c = row_sum(&f, f.P, f.ex, use_c ? *pr->c : 0.0, TP, TE, scratch, &fb, &smax);
+    } else if (gemv_n) {
+        f.out = d;
+        ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_digits, &f);
+        const int64_t npanels = (pr->m + 4 * W - 1) / (4 * W);
+        if (ozb_par_for(nt > 1 && npanels > 1, nt, npanels, gemv_n_panels, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
+        for (int64_t i = 0; i < pr->m; i++) pr->c[i * pr->crs] = f.out[i];
+        smax = L;
     } else {
         f.out = d;
         ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_digits, &f);
-        ozblas_status_t st = h->knobs.fixed_int32 && K->istrip[fast ? 0 : 1][L] ? gemv_int32(h, &f, nt)
-                                                                                 : OZBLAS_STATUS_NOT_SUPPORTED;
-        if (st == OZBLAS_STATUS_ALLOC_FAILED) return st;
-        if (st == OZBLAS_STATUS_NOT_SUPPORTED && gemv_n) {
-            const int64_t npanels = (pr->m + 4 * W - 1) / (4 * W);
-            if (ozb_par_for(nt > 1 && npanels > 1, nt, npanels, gemv_n_panels, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
-        } else if (st == OZBLAS_STATUS_NOT_SUPPORTED) {
-            if (ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, gemv_rows, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
-        }
+        if (ozb_par_for(nt > 1 && pr->m > 1, nt, pr->m, gemv_rows, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;
         for (int64_t i = 0; i < pr->m; i++) pr->c[i * pr->crs] = f.out[i];
         smax = L;
     }

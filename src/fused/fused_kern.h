@@ -54,17 +54,6 @@ typedef struct {
     /* and its GEMV-N strips: as strip, with those pairs and radix */
     void (*fstrip[2][OZB_FZ_FIXED_MAX + 1])(const double *A, int64_t lda, int rows, int64_t n, const double *s,
                                             const double *yq, int64_t ldq, double radix, double *P, int64_t ldp);
-    /* INT32-packed digit slices (seed 001 §4.5), FIXED GEMV (fixed_int32.c): [D] a strip's
-     * (rows <= width, lanes past `rows` zero) or a contiguous row's digits stored as int32,
-     * then the pairs of fstrip / fdotq ([0] fast, [1] every pair) from them */
-    void (*isplit_strip[OZB_FZ_FIXED_MAX + 1])(const double *A, int64_t lda, int rows, int64_t n, const double *s,
-                                               double radix, int32_t *dig, int64_t ldd);
-    void (*isplit_row[OZB_FZ_FIXED_MAX + 1])(const double *x, int64_t n, double sx, double radix, int32_t *dig,
-                                             int64_t ldd);
-    void (*istrip[2][OZB_FZ_FIXED_MAX + 1])(const int32_t *dig, int64_t ldd, int64_t n, const double *yq, int64_t ldq,
-                                            double *P, int64_t ldp);
-    void (*idotq[2][OZB_FZ_FIXED_MAX + 1])(const int32_t *dig, int64_t ldd, int64_t n, const double *yq, int64_t ldq,
-                                           double *P);
 } ozb_fz_kernels;
 
 /* The widest kernel set this CPU runs; NULL where none is built (non-x86). */
