@@ -704,6 +704,95 @@ START_TEST(eft_double_mode_is_cr)
 }
 END_TEST
 
+/* Results within an ulp of a power of two P (a RN(1/a) is the common case: LAPACK's inverses,
+ * unit triangles): exact values P (1 + k 2^-55), k = -7..13, by DOT, GEMV N and T and GEMM (8-row
+ * strips), alpha +-1, beta 0 and 0.5 (beta c supplying the offset).  Above P the gap is twice
+ * the gap below it, so the first level certifies every k but the midpoints (-6, -2, 4, 12) by
+ * the sign of TwoSum's error; before, k = 2 and 3 (within P's upper half-gap but beyond its
+ * lower one) went to the deep sums.  Bits against MPFR everywhere; the first level's
+ * certificate where it must decide. */
+static int first_level(ozblas_handle_t h)
+{
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    return info.fused == 2 && info.exact_fallbacks == 0;
+}
+
+static int midpoint_k(int k) { return k == -6 || k == -2 || k == 4 || k == 12; }
+
+START_TEST(eft_near_powers_of_two)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_near_powers_of_two");
+    const double P[] = {1.0, 0x1p-3, 0x1p7, 0x1.8p0 /* not a power of two: symmetric gaps */};
+    for (size_t q = 0; q < sizeof P / sizeof *P; q++)
+        for (int sg = -1; sg <= 1; sg += 2)
+            for (int k = -7; k <= 13; k++) {
+                /* DOT: x = (1, k 2^-55, a_2 ..), y = (s P, s P, t, t, ..) with the a's in
+                 * cancelling pairs (their products sum to zero exactly) */
+                for (int n = 2; n <= 40; n += 38) {
+                    double x[40], y[40];
+                    x[0] = 1.0; x[1] = k * 0x1p-55; y[0] = y[1] = sg * P[q];
+                    for (int l = 2; l < n; l += 2) {
+                        x[l] = ozref_uniform(&r) - 0.5; x[l + 1] = -x[l];
+                        y[l] = y[l + 1] = ozref_uniform(&r) + 0.5;
+                    }
+                    double d = 0.0;
+                    ck_assert_int_eq(ozblas_ddot(h, n, x, 1, y, 1, &d), OZBLAS_STATUS_SUCCESS);
+                    const double ref = ozref_ddot(n, x, 1, y, 1);
+                    ck_assert_msg(d == ref, "DOT n %d P %a k %d: %a, RN %a", n, sg * P[q], k, d, ref);
+                    if (!midpoint_k(k) && P[q] != 0x1.8p0)
+                        ck_assert_msg(first_level(h), "DOT n %d P %a k %d: not certified by the first level", n, sg * P[q], k);
+                }
+            }
+    /* GEMV N and T and GEMM: row i's offset k_i = -7 + i mod 21; alpha +-1; beta 0.5 with c
+     * = 2 k 2^-55 P carrying the offset instead of op(A) */
+    const int64_t m = 21, kk = 6, nc = 3;
+    double *A = tu_alloc((size_t)(m * kk)), *B = tu_alloc((size_t)(kk * nc)), *C = tu_alloc((size_t)(m * nc)),
+           *R = tu_alloc((size_t)(m * nc)), *C0 = tu_alloc((size_t)(m * nc));
+    for (int v = 0; v < 8; v++) {
+        const double alpha = v & 1 ? -1.0 : 1.0, beta = v & 2 ? 0.5 : 0.0, Pv = v & 4 ? 0x1p-3 : 1.0;
+        for (int64_t i = 0; i < m; i++) {
+            const int k = -7 + (int)i;
+            A[i] = 1.0;                                              /* column-major m x kk */
+            A[i + m] = beta != 0.0 ? 0.0 : k * 0x1p-55;
+            for (int64_t l = 2; l < kk; l += 2) { A[i + l * m] = ozref_uniform(&r) - 0.5; A[i + (l + 1) * m] = -A[i + l * m]; }
+            for (int64_t j = 0; j < nc; j++) C0[i + j * m] = beta != 0.0 ? 2.0 * k * 0x1p-55 * Pv : 0.0;
+        }
+        for (int64_t j = 0; j < nc; j++) {
+            B[j * kk] = B[1 + j * kk] = Pv;
+            for (int64_t l = 2; l < kk; l += 2) B[l + j * kk] = B[l + 1 + j * kk] = ozref_uniform(&r) + 0.5;
+        }
+        for (int tr = 0; tr < 3; tr++) {         /* GEMV N, GEMV T (on A^T's copy), GEMM */
+            memcpy(C, C0, sizeof(double) * (size_t)(m * nc));
+            memcpy(R, C0, sizeof(double) * (size_t)(m * nc));
+            if (tr == 0) {
+                ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, m, kk, alpha, A, m, B, 1, beta, C, 1), OZBLAS_STATUS_SUCCESS);
+                ozref_dgemv(0, m, kk, alpha, A, m, B, 1, beta, R, 1);
+            } else if (tr == 1) {
+                double *At = tu_alloc((size_t)(m * kk));
+                for (int64_t i = 0; i < m; i++)
+                    for (int64_t l = 0; l < kk; l++) At[l + i * kk] = A[i + l * m];
+                ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_T, kk, m, alpha, At, kk, B, 1, beta, C, 1), OZBLAS_STATUS_SUCCESS);
+                ozref_dgemv(1, kk, m, alpha, At, kk, B, 1, beta, R, 1);
+                free(At);
+            } else {
+                ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, nc, kk, alpha, A, m, B, kk, beta, C, m),
+                                 OZBLAS_STATUS_SUCCESS);
+                ozref_dgemm(0, 0, m, nc, kk, alpha, A, m, B, kk, beta, R, m);
+            }
+            char ctx[96];
+            snprintf(ctx, sizeof ctx, "near 2^e: %s alpha %g beta %g P %a", tr == 0 ? "GEMV N" : tr == 1 ? "GEMV T" : "GEMM",
+                     alpha, beta, Pv);
+            tu_check_bits(C, R, (size_t)(tr < 2 ? m : m * nc), 0, ctx);
+        }
+    }
+    free(A); free(B); free(C); free(R); free(C0);
+    ozblas_destroy(h);
+}
+END_TEST
+
 static Suite *eft_suite(void)
 {
     Suite *s = suite_create("eft");
@@ -720,6 +809,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_scaled_tiny);
     tcase_add_test(tc, eft_exact_small);
     tcase_add_test(tc, eft_double_mode_is_cr);
+    tcase_add_test(tc, eft_near_powers_of_two);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_deep_residuals);

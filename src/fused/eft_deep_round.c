@@ -104,14 +104,12 @@ int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const d
     }
     __m256d yy, z;
     ozb_two_sum4(s, r, &yy, &z);
-    /* |exact - yy| <= |z| + 10 u ra (ra's tree of 4 errors) + delta, rounded up */
-    const __m256d margin = _mm256_set1_pd(1.0 + 0x1p-50);
-    const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_add_pd(_mm256_and_pd(z, absm), _mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53))),
-                                                    _mm256_loadu_pd(delta)), margin);
-    const __m256d hg = ozb_half_gap4(yy);
+    /* |exact - (yy + z)| <= 10 u ra (ra's tree of 4 errors) + delta */
+    const __m256d b = _mm256_add_pd(_mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53)), _mm256_loadu_pd(delta));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), big, _CMP_LE_OQ));
-    ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(b, big, _CMP_LE_OQ));
+    ok = _mm256_and_pd(ok, ozb_cert_z4(yy, z, b));
     _mm256_storeu_pd(y, yy);
     return _mm256_movemask_pd(ok);
 }

@@ -173,7 +173,7 @@ int ozb_eft_finish(double S, double C, double B, double alpha, double beta, doub
         if (!(fabs(f.S) <= 0x1p1000)) return 0;
         double y, z;
         ozb_two_sum(f.S, f.C, &y, &z);
-        return ozb_round_certified(y, (fabs(z) + B) * (1.0 + 0x1p-50), out);
+        return ozb_round_certified_z(y, z, B, out);
     }
     if (alpha == 1.0) {
         if (!(fabs(f.S) <= 0x1p1000)) return 0;         /* Sum2's range */

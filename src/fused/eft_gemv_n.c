@@ -105,11 +105,9 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
          * lane: (y, z) = TwoSum(S, C) exactly, the row's sum within |z| + B of y */
         __m256d yy, z;
         ozb_two_sum4(t->s, t->c, &yy, &z);
-        const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, absm), B), _mm256_set1_pd(1.0 + 0x1p-50));
-        const __m256d hg = ozb_half_gap4(yy);
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
         *inrange = _mm256_movemask_pd(ok);
-        ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
+        ok = _mm256_and_pd(ok, ozb_cert_z4(yy, z, B));
         _mm256_storeu_pd(y, yy);
         return _mm256_movemask_pd(ok);
     }
@@ -137,12 +135,9 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     ozb_two_sum4(s, r, &yy, &z);
     __m256d Bs = _mm256_mul_pd(ra, _mm256_set1_pd((double)m * 0x1p-52));
     Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
-    const __m256d margin = _mm256_set1_pd(1.0 + 0x1p-50);
-    const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, absm), Bs), margin), B), margin);
-    const __m256d hg = ozb_half_gap4(yy);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     *inrange = _mm256_movemask_pd(ok);
-    ok = _mm256_and_pd(ok, _mm256_cmp_pd(err, hg, _CMP_LT_OQ));
+    ok = _mm256_and_pd(ok, ozb_cert_z4(yy, z, _mm256_add_pd(Bs, B)));
     _mm256_storeu_pd(y, yy);
     return _mm256_movemask_pd(ok);
 }

@@ -98,6 +98,22 @@ static inline __m256d ozb_half_gap4(__m256d y)
                                                                    _mm256_and_si256(pow2, _mm256_set1_epi64x(1ll << 52)))));
 }
 
+/* The lanes (all bits set) where RN(v) = y for every v within b of y + z, z exact (TwoSum's
+ * error), b >= 0: ozb_round_certified_z lane by lane, the sign of z used (above a power of two
+ * y the gap away from zero is twice the gap toward it).  |y| >= 2^-960 and b <= 2^1000 are the
+ * caller's to check; NaN anywhere certifies nothing. */
+static inline __m256d ozb_cert_z4(__m256d y, __m256d z, __m256d b)
+{
+    const __m256d hz = ozb_half_gap4(y);
+    const __m256i yb = _mm256_castpd_si256(y);
+    const __m256i pow2 = _mm256_cmpeq_epi64(_mm256_and_si256(yb, _mm256_set1_epi64x(0x000fffffffffffffll)), _mm256_setzero_si256());
+    const __m256d ha = _mm256_add_pd(hz, _mm256_and_pd(_mm256_castsi256_pd(pow2), hz));
+    const __m256d d = _mm256_xor_pd(z, _mm256_and_pd(y, _mm256_set1_pd(-0.0)));   /* z's part away from zero */
+    const __m256d mg = _mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, ABSMASK), b), _mm256_set1_pd(0x1p-50));
+    return _mm256_and_pd(_mm256_cmp_pd(_mm256_add_pd(_mm256_add_pd(d, b), mg), ha, _CMP_LT_OQ),
+                         _mm256_cmp_pd(_mm256_add_pd(_mm256_sub_pd(b, d), mg), hz, _CMP_LT_OQ));
+}
+
 /* A block's S and R into the totals: the Dot2 step with S as the summand and R as its error. */
 static inline void tot_add(tot4 *t, __m256d S, __m256d R, __m256d g)
 {

@@ -78,14 +78,14 @@ static int64_t frame_terms(const double *P, const int32_t *E, int64_t n, double 
     return m;
 }
 
-/* Sum2 of p[0..m) with its error bound: *y + (a value within *err) is the exact sum.
+/* Sum2 of p[0..m) with its error bound: *y + *z + (a value within *b) is the exact sum.
  * The cascaded TwoSum keeps X = s + sum_i e_i exactly (each step is error-free, subnormal
  * sums included; the frame keeps every value below 2^60, far from overflow).
  * r = fl(sum e_i) is within gamma_(m-1) sum|e_i| of sum e_i, and gamma_(m-1) / (1 - gamma_(m-1))
  * < 2 m u bounds that by B = 2 m u fl(sum|e_i|) (the factor 2 covers the roundings of B itself
  * while m < 2^40).  With y + z = s + r exactly (TwoSum), X lies within |z| + B of y; *err is
- * that, rounded up. */
-static void sum2(const double *p, int64_t m, double *y, double *err)
+ * that (z exactly, b as B). */
+static void sum2(const double *p, int64_t m, double *y, double *zout, double *bout)
 {
     double sum = 0.0, r = 0.0, ra = 0.0;
     for (int64_t i = 0; i < m; i++) {
@@ -99,7 +99,8 @@ static void sum2(const double *p, int64_t m, double *y, double *err)
     double B = ra * ((double)m * 0x1p-52);
     if (ra > 0.0 && B < 0x1p-1000) B = 0x1p-1000;      /* a nonzero bound never underflows */
     *y = yy;
-    *err = (fabs(z) + B) * (1.0 + 0x1p-50);
+    *zout = z;
+    *bout = B;
 }
 
 /* Half the smaller gap next to a normal y >= 2^-1000 (ulp/2, or ulp/4 below a power of two):
@@ -119,13 +120,33 @@ int ozb_sum2_rn(const double *p, int64_t m, double *out)
 
 int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out)
 {
-    double y, err;
-    sum2(p, m, &y, &err);
-    if (extra != 0.0) {
-        /* a nonzero bound that underflowed in the caller's arithmetic is still nonzero */
-        err = (err + (extra < 0x1p-1000 ? 0x1p-1000 : extra)) * (1.0 + 0x1p-50);
+    double y, z, b;
+    sum2(p, m, &y, &z, &b);
+    /* a nonzero bound that underflowed in the caller's arithmetic is still nonzero; the sum's
+     * rounding (at most 2^-53 of it) is within ozb_round_certified_z's margin */
+    if (extra != 0.0) b += extra < 0x1p-1000 ? 0x1p-1000 : extra;
+    return ozb_round_certified_z(y, z, b, out);
+}
+
+int ozb_round_certified_z(double y, double z, double b, double *out)
+{
+    if (y == 0.0) {
+        if (z != 0.0 || b != 0.0) return 0;
+        *out = 0.0;                                       /* the terms cancel exactly */
+        return 1;
     }
-    return ozb_round_certified(y, err, out);
+    const double hz = half_gap(y);                        /* toward zero */
+    if (!isfinite(y) || !(hz > 0.0) || !isfinite(z) || !(b >= 0.0) || !(b <= 0x1p1000)) return 0;
+    /* away from zero: the same but above a power of two, where the gap doubles */
+    const double ha = (ozb_bits(y) & 0x000fffffffffffffull) == 0 ? 2.0 * hz : hz;
+    const double d = y > 0.0 ? z : -z;                     /* z's part away from zero */
+    /* the exact value lies in [y + z - b, y + z + b]: strictly inside (y - hz, y + ha) away
+     * from zero's sign.  mg covers the roundings of d + b and b - d (each within 2^-53 of
+     * |d| + b) and of mg itself, with room to spare */
+    const double mg = (fabs(z) + b) * 0x1p-50;
+    if (!((d + b) + mg < ha) || !((b - d) + mg < hz)) return 0;
+    *out = y;
+    return 1;
 }
 
 int ozb_round_certified(double y, double err, double *out)
@@ -212,9 +233,9 @@ int ozb_sum_nearest_bounded(const double *P, const int32_t *E, int64_t n, double
     double delta = de > 60 ? INFINITY : ldexp(ma * bound, de > -1000 ? de : -1000) * (1.0 + 0x1p-40);
     if (bound > 0.0 && delta < 0x1p-1000) delta = 0x1p-1000;   /* never let a nonzero bound underflow */
     {   /* Sum2 first: certified with the skipped terms' bound, no NearSum needed */
-        double y, err;
-        sum2(scratch, m, &y, &err);
-        if (y != 0.0 && (err + delta) * (1.0 + 0x1p-50) < half_gap(y) && ozb_ilogb(y) + Fa >= -1022) {
+        double y, z, b, r;
+        sum2(scratch, m, &y, &z, &b);
+        if (y != 0.0 && ozb_round_certified_z(y, z, b + delta, &r) && ozb_ilogb(y) + Fa >= -1022) {
             *result = ldexp(y, Fa);
             return 1;
         }

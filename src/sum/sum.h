@@ -41,6 +41,11 @@ int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out);
  * certified only where it is normal and at least 2^-1000 in magnitude, or an exact zero
  * (err = 0: +0). */
 int ozb_round_certified(double y, double err, double *out);
+/* The same for an exact value within b (>= 0) of y + z (z exact, as TwoSum leaves it): the
+ * sign of z is used, so that above a power of two y (where the gap away from zero is twice the
+ * gap toward it) a value up to twice as far from y is still certified (a product a RN(1/a),
+ * within an ulp of 1, is the common case) */
+int ozb_round_certified_z(double y, double z, double b, double *out);
 
 /* Fixed-order binary64 summation (terms in the order given), then alpha and beta
  * in a common power-of-two frame so that no intermediate overflows spuriously. */
