@@ -4,6 +4,7 @@
  * column-major first where its rows are contiguous (the GEMV-N strips read it then). */
 #include "fused/eft_dot.h"
 #include "fused/eft_kern.h"
+#include "fused/zero_products.h"
 #include "core/info.h"
 #include "core/par.h"
 #include <omp.h>
@@ -94,8 +95,12 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 /* A GEMM whose result cancels far below its products (a residual B - A X) leaves nearly every
  * element to the deep sums, and the dispatch then recomputes the whole call there: the first
  * strip times the first 2 columns, rounded into a copy of their C, tells that beforehand (1:
- * most of them failed).  Only where they are a small part of the call; the bits are RN(exact)
- * whichever stage certifies them. */
+ * most of them failed).  Elements whose products are all zero do not count: the dispatch
+ * resolves them after this stage whatever it does (ozb_zero_products), and a triangular
+ * operand puts them exactly where the probe looks (rows 1-7 of an upper triangular A times
+ * the first columns of an upper triangular B: LAPACK's inverses; the whole of a 50^3 product of
+ * two such went to the deep sums).  Only where they are a small part of the call; the bits are
+ * RN(exact) whichever stage certifies them. */
 static int probe_fails(const ozb_eft_gemm_t *s)
 {
     const ozb_problem *pr = s->pr;
@@ -109,7 +114,8 @@ static int probe_fails(const ozb_eft_gemm_t *s)
         for (int64_t i = 0; i < pm; i++) cbuf[i + 8 * j] = pr->beta != 0.0 ? pr->c[i * pr->crs + j * pr->ccs] : 0.0;
     ozb_eft_gemm_t ps = *s;
     ps.pr = &pp; ps.fail = pfail; ps.by_strip = 1;
-    return 2 * ozb_eft_gemm_units(&ps, 0, 1) > pm * pn;
+    const int64_t left = ozb_eft_gemm_units(&ps, 0, 1);
+    return 2 * (left - (left ? ozb_zero_products(&pp, pfail) : 0)) > pm * pn;
 }
 #endif
 
