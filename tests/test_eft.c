@@ -815,6 +815,18 @@ START_TEST(eft_triangular_product)
     ck_assert_msg(first_level(h), "a product of triangular matrices left the first level");
     ozref_dgemm(0, 0, n, n, n, -1.0, A, n, B, n, 0.0, R, n);
     tu_check_bits(C, R, (size_t)(n * n), 0, "triangular product");
+    /* banded op(A) (A^T stored: rows contiguous) and upper triangular B, beta c with c's
+     * special values on the structured zeros (beta c, +0, subnormal, -0, Inf, NaN), and an Inf in
+     * a row's band (its zero products with B's zeros are NaN: the spans must not decide that
+     * row): every path bit for bit and against the reference */
+    const double cs[] = {0.75, -0x1p-1060, 0x1p-1074, -0x1p-1074, -0.0, 0x1p-1073, INFINITY, NAN, 3.0};
+    double *At = tu_alloc((size_t)(n * n)), *C0 = tu_alloc((size_t)(n * n));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t l = 0; l < n; l++) At[l + i * n] = l >= i - 3 && l <= i + 2 ? (ozref_uniform(&r) - 0.5) * 4.0 : 0.0;
+    At[33 + 30 * n] = INFINITY;
+    for (int64_t e = 0; e < n * n; e++) C0[e] = cs[e % 9];
+    gemm_paths(h, 1, n, n, n, 1.0, At, n, B, 0.5, C0, "banded times triangular");
+    free(At); free(C0);
     free(A); free(B); free(C); free(R);
     ozblas_destroy(h);
 }

@@ -157,7 +157,8 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
     int okm[2] = {0, 0}, inrange[2] = {0, 0};
     const int64_t rows = pr->m - i0 < 4 * nv ? pr->m - i0 : 4 * nv;
     const int contiguous = pr->crs == 1 && rows == 4 * nv;     /* whole groups of rows in a row */
-    if (pr->alpha == 1.0 || pr->alpha == -1.0) {
+    const int unit = pr->alpha == 1.0 || pr->alpha == -1.0;     /* y holds cert4's sums */
+    if (unit) {
         if (use_c && contiguous)
             for (int v = 0; v < nv; v++) _mm256_storeu_pd(c0 + 4 * v, _mm256_loadu_pd(pr->c + i0 + 4 * v));
         else if (use_c)
@@ -184,11 +185,14 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
             if (ok >> r & 1) {
                 pr->c[i * pr->crs] = y[4 * v + r];
                 e->fail[i] = 0;
-            } else if (in >> r & 1) {
+            } else if ((in >> r & 1) || (unit && y[4 * v + r] == 0.0)) {
                 /* a row that cancels beyond the bound (residuals): finish() would fail it
                  * too, so it goes straight to the caller's next method (the bits are
                  * RN(exact) on every path; only where finish()'s slightly different bound
-                 * would have decided does this cost the next method's time) */
+                 * would have decided does this cost the next method's time).  A row
+                 * whose sum is 0 (a structured zero: every product zero) likewise: finish()
+                 * forms the same sum of the same terms and certifies no zero within a
+                 * nonzero bound (ozb_zero_products resolves it after this stage) */
                 e->fail[i] = 1;
                 left++;
             } else {

@@ -7,6 +7,7 @@
  * walks l once, reading each column of op(A) at the candidates only. */
 #include "fused/zero_products.h"
 #include <math.h>
+#include <stdlib.h>
 
 enum { CAND = 256 };          /* candidate rows per pass of a column (on the stack) */
 
@@ -61,12 +62,53 @@ static int64_t by_column(const ozb_problem *pr, int64_t j, uint8_t *fail)
     return cleared;
 }
 
+/* The span of a vector's nonzeros: sp[0] the first, sp[1] the last index (sp[0] = n, sp[1] = -1
+ * for none), sp[2] = 1 where every element is finite */
+static void span_of(const double *v, int64_t inc, int64_t n, int64_t sp[3])
+{
+    sp[0] = n; sp[1] = -1; sp[2] = 1;
+    for (int64_t l = 0; l < n; l++) {
+        const double x = v[l * inc];
+        if (x != 0.0) { if (sp[0] == n) sp[0] = l; sp[1] = l; }
+        if (!isfinite(x)) sp[2] = 0;
+    }
+}
+
+/* Triangular and banded operands (LAPACK's): where the nonzeros of row i of op(A) and of column
+ * j of op(B) lie in disjoint spans and both are finite, every product is zero.  The spans are
+ * found once per call (one read of each operand) and decide most flagged elements of such a
+ * call without the walk along l that each would otherwise take.  Only where many elements are
+ * flagged (the spans cost m k + k n reads). */
+static int64_t by_spans(const ozb_problem *pr, uint8_t *fail)
+{
+    int64_t *sa = malloc(sizeof(int64_t) * 3 * (size_t)(pr->m + pr->n));
+    if (!sa) return 0;
+    int64_t *sb = sa + 3 * pr->m, cleared = 0;
+    for (int64_t i = 0; i < pr->m; i++) span_of(pr->a.p + i * pr->a.rs, pr->a.cs, pr->k, sa + 3 * i);
+    for (int64_t j = 0; j < pr->n; j++) span_of(pr->b.p + j * pr->b.rs, pr->b.cs, pr->k, sb + 3 * j);
+    for (int64_t j = 0; j < pr->n; j++) {
+        const int64_t *b = sb + 3 * j;
+        if (!b[2]) continue;
+        for (int64_t i = 0; i < pr->m; i++) {
+            const int64_t *a = sa + 3 * i;
+            if (fail[i + j * pr->m] && a[2] && (a[1] < b[0] || b[1] < a[0])) cleared += put_zero(pr, i, j, fail);
+        }
+    }
+    free(sa);
+    return cleared;
+}
+
 int64_t ozb_zero_products(const ozb_problem *pr, uint8_t *fail)
 {
     /* alpha 0 is NaN for alpha = Inf or NaN, and beta c is NaN for beta = Inf with c = 0: the
      * special-value rules of the later methods decide those */
     if (!isfinite(pr->alpha) || (pr->beta != 0.0 && !isfinite(pr->beta))) return 0;
     int64_t cleared = 0;
+    if (pr->k > 8 && pr->m > 1 && pr->n > 1) {
+        int64_t flagged = 0;
+        for (int64_t q = 0; q < pr->m * pr->n; q++) flagged += fail[q];
+        if (flagged > pr->m + pr->n) cleared = by_spans(pr, fail);
+    }
     for (int64_t j = 0; j < pr->n; j++) {
         if (pr->a.rs == 1 && pr->m > 1) {
             cleared += by_column(pr, j, fail);
