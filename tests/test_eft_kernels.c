@@ -2,11 +2,16 @@
  * (src/fused/eft_deep_kern.c): the lowest set bit of every operand, which decides where a
  * deep sum's terms are its exact sum (eft_deep_kern.h, "Exact results").  The vector version
  * must equal ozb_deep_lsb on every double: normal, subnormal, zero, powers of two (the
- * implicit bit is the lowest), Inf and NaN, at every position of a vector and in the tail. */
+ * implicit bit is the lowest), Inf and NaN, at every position of a vector and in the tail.
+ * And the DOT's lane loop with 512-bit vectors (eft_dot512.c) against the 256-bit one: the
+ * same totals, sigmas and verdicts, bit for bit (skipped where the CPU lacks AVX-512). */
+#include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tu.h"
+#include "fused/eft_kern.h"
 
 /* src/fused/eft_deep_kern.h (declared there only where the AVX2 kernels are compiled, which
  * the library's x86-64-v3 baseline always is) */
@@ -83,6 +88,69 @@ START_TEST(deep_lsb_vector_matches_scalar)
 }
 END_TEST
 
+#if defined(EFT_AVX2)
+/* one DOT's lanes by both loops, in pieces of `chunk` steps (the state carried between calls,
+ * as dot_strided does): every field equal, bit for bit, and the same verdict */
+static void both_loops(const double *x, const double *y, int64_t n8, int64_t chunk, const char *ctx)
+{
+    tot4 t[2][2];
+    __m256d g[2][2];
+    int have[2] = {0, 0}, ok[2] = {1, 1};
+    memset(t, 0, sizeof t);
+    memset(g, 0, sizeof g);
+    for (int64_t j = 0; j < n8; j += chunk) {
+        const int64_t c = n8 - j < chunk ? n8 - j : chunk;
+        if (ok[0]) ok[0] = ozb_eft_dot_run256(x + 8 * j, y + 8 * j, c, t[0], g[0], &have[0]);
+        if (ok[1]) ok[1] = ozb_eft_dot_run512(x + 8 * j, y + 8 * j, c, t[1], g[1], &have[1]);
+        ck_assert_msg(ok[0] == ok[1], "%s: verdicts %d (256) and %d (512) at step %lld", ctx, ok[0], ok[1], (long long)j);
+        if (!ok[0]) return;                      /* the DOT is left to the caller: nothing else is read */
+        ck_assert_msg(have[0] == have[1], "%s: have_g", ctx);
+        ck_assert_msg(memcmp(t[0], t[1], sizeof t[0]) == 0, "%s: totals differ at step %lld", ctx, (long long)j);
+        ck_assert_msg(memcmp(g[0], g[1], sizeof g[0]) == 0, "%s: sigmas differ at step %lld", ctx, (long long)j);
+    }
+}
+#endif
+
+START_TEST(dot_lanes_512_match_256)
+{
+#if defined(EFT_AVX2) && defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+        tu_skip_note("dot_lanes_512_match_256", "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
+        return;
+    }
+    enum { N8 = 3000 };                           /* 24000 products: 24 blocks of 128 steps */
+    double *x = malloc(sizeof(double) * 8 * N8), *y = malloc(sizeof(double) * 8 * N8);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y);
+    ozref_rng r;
+    tu_rng(&r, "dot_lanes_512_match_256");
+    for (int kind = 0; kind < 7; kind++) {
+        for (int64_t l = 0; l < 8 * N8; l++) {
+            const double phi = kind == 1 ? 8.0 : 1.0;
+            x[l] = (ozref_uniform(&r) - 0.5) * exp(phi * ozref_normal(&r));
+            y[l] = (ozref_uniform(&r) - 0.5) * exp(phi * ozref_normal(&r));
+            if (kind == 2) x[l] = ldexp(x[l], (int)(l / 1000) * 9);     /* growing: blocks summed again */
+            if (kind == 3) x[l] = ldexp(x[l], -(int)(l / 1000) * 9);    /* shrinking */
+            if (kind == 4 && l % 3 == 0) y[l] = 0.0;                     /* zeros */
+        }
+        if (kind == 5) x[5 * 8 * 128 + 3] = INFINITY;                   /* out of range mid-way */
+        if (kind == 6) y[7 * 8 * 128 + 6] = 0x1p600, x[7 * 8 * 128 + 6] = 0x1p500;   /* beyond 2^990 */
+        char ctx[64];
+        for (int c = 0; c < 3; c++) {
+            const int64_t chunk = c == 0 ? N8 : c == 1 ? 64 : 1;      /* CHUNK-sized gathers, tails */
+            snprintf(ctx, sizeof ctx, "kind %d chunk %lld", kind, (long long)chunk);
+            both_loops(x, y, N8, chunk, ctx);
+        }
+    }
+    free(x);
+    free(y);
+#else
+    tu_skip_note("dot_lanes_512_match_256", "not an x86-64 build with the AVX2 kernels");
+#endif
+}
+END_TEST
+
 static Suite *eft_kernels_suite(void)
 {
     Suite *s = suite_create("eft_kernels");
@@ -90,6 +158,7 @@ static Suite *eft_kernels_suite(void)
     tcase_set_timeout(tc, tu_timeout(120));
     tcase_add_test(tc, deep_lsb_definition);
     tcase_add_test(tc, deep_lsb_vector_matches_scalar);
+    tcase_add_test(tc, dot_lanes_512_match_256);
     suite_add_tcase(s, tc);
     return s;
 }

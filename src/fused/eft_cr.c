@@ -61,6 +61,7 @@ typedef struct {
     uint8_t *fail;
     char *thr;                /* thread t's buffers at thr + t thread_bytes */
     size_t thr_bytes;
+    int wide;                 /* DOT lanes by the 512-bit loop (ozb_eft_wide) */
 } gemm_t;
 
 static void thread_bufs(const gemm_t *g, double **xbuf, double **state, double **pieces)
@@ -85,7 +86,7 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
         pj.a = g->a;
         pj.b.p += j * pr->b.rs;
         pj.c += j * pr->ccs;
-        const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0 };
+        const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, g->wide };
         left += ozb_eft_column(&e, xbuf, state, pieces, 0, 1);
     }
     return left;
@@ -131,7 +132,7 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
     const double t0 = ozb_now_if(timed);
     char *buf = ozb_buf_get(h, slot, bytes_needed(pr, nt));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    gemm_t g = { pr, pr->a, (uint8_t *)buf, NULL, thread_bytes(pr) };
+    gemm_t g = { pr, pr->a, (uint8_t *)buf, NULL, thread_bytes(pr), ozb_eft_wide(h) };
     char *p = buf + up64((size_t)pr->m * (size_t)pr->n + 8);
     if (packs_a(pr)) {
         double *P = (double *)p;
@@ -171,7 +172,7 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;
         thread_bufs(&g, &xbuf, &state, &pieces);
-        const ozb_eft_t e = { pr, g.fail, NULL, NULL, 1, 0.0 };
+        const ozb_eft_t e = { pr, g.fail, NULL, NULL, 1, 0.0, g.wide };
         left = ozb_eft_column(&e, xbuf, state, pieces, par, nt);
     } else {
         left = ozb_par_for(par, nt, pr->n, columns, &g);

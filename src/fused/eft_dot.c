@@ -53,16 +53,31 @@ static int dot_run(const double *x, const double *y, int64_t n8, tot4 t[2], __m2
     return 1;
 }
 
-/* DOT state of one row (or piece) */
-typedef struct { tot4 t[2]; __m256d g[2]; int have_g, bad; } dot_t;
+/* DOT state of one row (or piece); wide: the lanes by the 512-bit loop */
+typedef struct { tot4 t[2]; __m256d g[2]; int have_g, bad, wide; } dot_t;
 
-static void dot_init(dot_t *d)
+static void dot_init(dot_t *d, int wide)
 {
+    d->wide = wide;
     const __m256d z = _mm256_setzero_pd();
     d->t[0].s = d->t[0].c = d->t[0].a = d->t[0].g = z;
     d->t[1] = d->t[0];
     d->g[0] = d->g[1] = z;
     d->have_g = d->bad = 0;
+}
+
+int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g)
+{
+    return dot_run(x, y, n8, t, g, have_g);
+}
+
+/* the lanes of n8 steps into d, by the 256-bit or the 512-bit loop */
+static inline int run(dot_t *d, const double *x, const double *y, int64_t n8)
+{
+#if defined(__x86_64__)
+    if (d->wide) return ozb_eft_dot_run512(x, y, n8, d->t, d->g, &d->have_g);
+#endif
+    return dot_run(x, y, n8, d->t, d->g, &d->have_g);
 }
 
 /* dst[0..7] = src[0..r-1] and zeros (0 < r < 8), by masked loads: nothing past src[r-1] is
@@ -79,12 +94,12 @@ static void dot_contig(dot_t *d, const double *x, const double *y, int64_t n)
 {
     if (d->bad) return;
     const int64_t n8 = n / 8;
-    if (!dot_run(x, y, n8, d->t, d->g, &d->have_g)) { d->bad = 1; return; }
+    if (!run(d, x, y, n8)) { d->bad = 1; return; }
     if (n % 8) {
         double xt[8], yt[8];
         load_tail(xt, x + 8 * n8, n % 8);
         load_tail(yt, y + 8 * n8, n % 8);
-        if (!dot_run(xt, yt, 1, d->t, d->g, &d->have_g)) d->bad = 1;
+        if (!run(d, xt, yt, 1)) d->bad = 1;
     }
 }
 
@@ -98,7 +113,7 @@ static void dot_strided(dot_t *d, const double *x, int64_t incx, const double *y
         const double *xp = x + l0 * incx, *yp = y + l0 * incy;
         for (int64_t l = 0; l < len; l++) { xb[l] = xp[l * incx]; yb[l] = yp[l * incy]; }
         for (int64_t l = len; l < len8; l++) xb[l] = yb[l] = 0.0;
-        if (!dot_run(xb, yb, len8 / 8, d->t, d->g, &d->have_g)) d->bad = 1;
+        if (!run(d, xb, yb, len8 / 8)) d->bad = 1;
     }
 }
 
@@ -146,7 +161,7 @@ int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y,
     if (n <= 0) { *S = *C = *B = 0.0; return 1; }
     if (n > ((int64_t)1 << 32)) return 0;              /* the margin on G (blocks <= 2^32) */
     dot_t d;
-    dot_init(&d);
+    dot_init(&d, ozb_eft_cpu_wide());
     dot_strided(&d, x + (incx < 0 ? (n - 1) * -incx : 0), incx, y + (incy < 0 ? (n - 1) * -incy : 0), incy, n);
     const fold_t f = dot_fold(&d);
     const double b = ozb_eft_fold_bound(f, ozb_eft_terms(n, LANES, 1));
@@ -222,7 +237,7 @@ static int64_t dot_pieces(void *ctx, int64_t lo, int64_t hi)
     for (int64_t q = lo; q < hi; q++) {
         const int64_t l0 = q * len < n ? q * len : n, l1 = l0 + len < n ? l0 + len : n;
         dot_t d;
-        dot_init(&d);
+        dot_init(&d, e->wide);
         if (l1 > l0) dot_strided(&d, pr->a.p + l0 * pr->a.cs, pr->a.cs, pr->b.p + l0 * pr->b.cs, pr->b.cs, l1 - l0);
         const fold_t f = dot_fold(&d);
         memcpy(e->state + 4 * q, &f, sizeof f);
@@ -316,7 +331,7 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
     for (; i + 4 <= hi; i += 4) {
         dot_t d[4];
         for (int q = 0; q < 4; q++) {
-            dot_init(&d[q]);
+            dot_init(&d[q], e.wide);
             dot_contig(&d[q], pr->a.p + (i + q) * pr->a.rs, e.x, pr->k);
         }
         const tot4 f = fold4(d);
@@ -324,7 +339,7 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
     }
     for (; i < hi; i++) {
         dot_t d;
-        dot_init(&d);
+        dot_init(&d, e.wide);
         dot_contig(&d, pr->a.p + i * pr->a.rs, e.x, pr->k);
         left += ozb_eft_put(&e, i, dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1));
     }
@@ -333,7 +348,7 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
 
 #endif
 
-int ozb_eft_dot_small(const ozb_problem *pr)
+int ozb_eft_dot_small(const ozb_problem *pr, int wide)
 {
 #ifdef EFT_AVX2
     if (pr->m != 1 || pr->n != 1 || (double)pr->k >= OZB_PAR_WORK) return 0;
@@ -342,13 +357,13 @@ int ozb_eft_dot_small(const ozb_problem *pr)
     const int use_c = pr->beta != 0.0;
     double r;
     dot_t d;
-    dot_init(&d);
+    dot_init(&d, wide);
     dot_strided(&d, pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, pr->k);
     if (!finish(dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
     *pr->c = r;
     return 1;
 #else
-    (void)pr;
+    (void)pr; (void)wide;
     return 0;
 #endif
 }
@@ -360,7 +375,7 @@ int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double
     ozb_eft_t e = *col;
     if (pr->m == 1 && !par) {
         dot_t d;
-        dot_init(&d);
+        dot_init(&d, e.wide);
         dot_strided(&d, pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, pr->k);
         return ozb_eft_put(&e, 0, dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1));
     }

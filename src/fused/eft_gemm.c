@@ -52,7 +52,7 @@ static int64_t strip_column(const ozb_eft_gemm_t *g, int64_t b, int64_t j)
     ozb_problem pj = *pr;
     pj.n = 1;
     pj.c += j * pr->ccs;
-    const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0 };
+    const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, 0 };   /* no DOT lanes */
     return ozb_eft_strip_put(&e, b, st, bad);
 }
 

@@ -195,6 +195,7 @@ typedef struct {
     double *state;          /* GEMV-N: s, c, a, G, sigma per row; DOT: the pieces' folds */
     int64_t nchunk;         /* DOT: pieces */
     double terms;           /* ozb_eft_put4: at least this many terms in a row's C (0: k + 3) */
+    int wide;               /* DOT lanes by the 512-bit loop (ozb_eft_wide: the same bits) */
 } ozb_eft_t;
 
 /* Row i's rounded result into C, or its fail flag set; returns 1 when left to the caller.
@@ -229,6 +230,12 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
 static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1) * 2 * 5 * 32; }
 
 #ifdef EFT_AVX2
+/* eft_dot.c's DOT lane loop with 512-bit vectors, the same totals and sigmas bit for bit
+ * (eft_dot512.c; only where ozb_eft_wide says so) */
+int ozb_eft_dot_run512(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g);
+/* the 256-bit loop itself (eft_dot.c; for test_eft_kernels, which compares the two) */
+int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g);
+
 /* State of 4 rows of a strip: totals and sigma, in memory between column blocks */
 typedef struct { tot4 t; __m256d g; } row4_t;
 

@@ -20,6 +20,7 @@
  * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
 #include "core/info.h"
 #include "fused/fused.h"
+#include "fused/eft_dot.h"
 #include "core/par.h"
 #include <stdatomic.h>
 #include "fused/fused_kern.h"
@@ -62,6 +63,28 @@ const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
 #else
     (void)h;
     return NULL;
+#endif
+}
+
+/* The error-free DOT lanes follow the same choice (eft_dot.c, eft_dot512.c) */
+int ozb_eft_wide(ozblas_handle_t h)
+{
+    const ozb_fz_kernels *K = ozb_fz_kernels_for(h);
+    return K && K->width == 8;
+}
+
+int ozb_eft_cpu_wide(void)
+{
+#if defined(__x86_64__)
+    static _Atomic int w = -1;
+    int v = atomic_load_explicit(&w, memory_order_relaxed);
+    if (v < 0) {
+        v = ozb_fz_select()->width == 8;
+        atomic_store_explicit(&w, v, memory_order_relaxed);
+    }
+    return v;
+#else
+    return 0;
 #endif
 }
 
