@@ -36,6 +36,7 @@ typedef struct {
     double llc_bytes;           /* last-level cache size for the rotation decision */
     double min_sample_s;        /* a timed sample repeats the call until this long */
     int backend;                /* 0 CPU (vs OpenBLAS), 1 CUDA (vs cuBLAS)          */
+    int upper;                  /* --structure upper: A (and GEMM's B) upper triangular */
 } bench_config_t;
 
 /* One problem instance: inputs (possibly several copies), shapes, references. */

@@ -120,6 +120,19 @@ int problem_init(problem_t *p, const bench_config_t *cfg, int routine, double ph
     ozref_rng_seed(&rng, problem_seed(routine, phi));
     ozref_fill_phi(&rng, p->a[0], p->a_len, phi);
     ozref_fill_phi(&rng, p->b[0], p->b_len, phi);
+    if (cfg->upper && routine != RT_DOT) {
+        /* the stored matrices' strictly lower triangles zero (LAPACK's triangular factors and
+         * inverses): structured zeros in the products */
+        const int64_t ra = routine == RT_GEMV ? p->m : p->transa ? p->k : p->m;
+        const int64_t ca = routine == RT_GEMV ? p->n : p->transa ? p->m : p->k;
+        for (int64_t j = 0; j < ca; j++)
+            for (int64_t i = j + 1; i < ra; i++) p->a[0][i + j * p->lda] = 0.0;
+        if (routine == RT_GEMM) {
+            const int64_t rb = p->transb ? p->n : p->k, cb = p->transb ? p->k : p->n;
+            for (int64_t j = 0; j < cb; j++)
+                for (int64_t i = j + 1; i < rb; i++) p->b[0][i + j * p->ldb] = 0.0;
+        }
+    }
     for (c = 1; c < p->ncopies; c++) {
         memcpy(p->a[c], p->a[0], (size_t)p->a_len * sizeof(double));
         memcpy(p->b[c], p->b[0], (size_t)p->b_len * sizeof(double));

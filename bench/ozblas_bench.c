@@ -69,6 +69,8 @@ static void usage(FILE *f)
             "  --reps R       timed repetitions, the median is reported (default 5)\n"
             "  --warmup W     untimed warm-up runs (default 2)\n"
             "  --trans X      n|t for gemv; n|t|nn|nt|tn|tt for gemm (default n)\n"
+            "  --structure S  general (default) or upper: the stored A (and GEMM's B)\n"
+            "                 upper triangular, as LAPACK's factors and inverses\n"
             "  --llc MIB      last-level cache size in MiB; dot/gemv inputs larger than\n"
             "                 this are rotated between two copies (default 32)\n"
             "  --mpi          the MPI benchmark (run with mpirun; its own options --n N[,N],\n"
@@ -208,7 +210,7 @@ static int option_kind(const char *name)
 {
     static const char *const with_value[] = {"--routine", "--mode", "--engine", "--phi",  "--n",      "--m",
                                              "--k",       "--split", "--fast", "--sum",   "--threads",
-                                             "--reps",    "--warmup", "--llc", "--trans", "--crt-scaling",
+                                             "--reps",    "--warmup", "--llc", "--trans", "--crt-scaling", "--structure",
                                              "--backend"};
     static const char *const flags[] = {"--no-check", "--csv", "--help"};
     size_t i;
@@ -315,6 +317,10 @@ static int parse_args(int argc, char **argv, bench_config_t *cfg)
             if (parse_int(val, 1, 100000, &cfg->reps)) return bad_option(name, val, "expected 1..100000");
         } else if (!strcmp(name, "--warmup")) {
             if (parse_int(val, 0, 1000, &cfg->warmup)) return bad_option(name, val, "expected 0..1000");
+        } else if (!strcmp(name, "--structure")) {
+            if (!strcmp(val, "general")) cfg->upper = 0;
+            else if (!strcmp(val, "upper")) cfg->upper = 1;
+            else return bad_option(name, val, "expected general or upper");
         } else if (!strcmp(name, "--llc")) {
             double mib;
             if (parse_double(val, &mib) || mib < 0) return bad_option(name, val, "expected MiB >= 0");
