@@ -13,7 +13,7 @@
 #ifdef EFT_AVX2
 /* DOT lanes: x, y contiguous, n8 chunks of 8 products, into t[2]; g[2] the lanes' sigma
  * (*have_g = 0: none yet).  0 where a product's magnitude is out of range or non-finite. */
-static int dot_run(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g)
+int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g)
 {
     for (int64_t j0 = 0; j0 < n8; j0 += BL) {
         const int64_t nb = n8 - j0 < BL ? n8 - j0 : BL;
@@ -66,18 +66,11 @@ static void dot_init(dot_t *d, int wide)
     d->have_g = d->bad = 0;
 }
 
-int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g)
-{
-    return dot_run(x, y, n8, t, g, have_g);
-}
-
 /* the lanes of n8 steps into d, by the 256-bit or the 512-bit loop */
 static inline int run(dot_t *d, const double *x, const double *y, int64_t n8)
 {
-#if defined(__x86_64__)
     if (d->wide) return ozb_eft_dot_run512(x, y, n8, d->t, d->g, &d->have_g);
-#endif
-    return dot_run(x, y, n8, d->t, d->g, &d->have_g);
+    return ozb_eft_dot_run256(x, y, n8, d->t, d->g, &d->have_g);
 }
 
 /* dst[0..7] = src[0..r-1] and zeros (0 < r < 8), by masked loads: nothing past src[r-1] is

@@ -1,8 +1,8 @@
-/* The error-free DOT's lane loop (eft_dot.c's dot_run) with 512-bit vectors: built with
+/* The error-free DOT's lane loop (eft_dot.c's ozb_eft_dot_run256) with 512-bit vectors: built with
  * -mavx512f -mavx512dq and called only where the CPU has them and the handle's kernel set is
- * the 512-bit one (ozb_eft_wide).  A DOT's eight lanes are the two 256-bit vectors of dot_run
+ * the 512-bit one (ozb_eft_wide).  A DOT's eight lanes are the two 256-bit vectors of that loop
  * side by side (lanes 0-3: t[0], g[0]; lanes 4-7: t[1], g[1]), and every lane goes through
- * dot_run's operations in dot_run's order, the cross-lane maximum of the first block included
+ * its operations in its order, the cross-lane maximum of the first block included
  * (on the same 256-bit halves): the same totals and sigmas, bit for bit, so the same results.
  * Why: the two-stream loop (seven operations per product, two loads) runs 0.224 -> 0.150 ns per
  * product on one Zen 4 core with 512-bit vectors (half the instructions for the same work).
@@ -51,7 +51,7 @@ int ozb_eft_dot_run512(const double *x, const double *y, int64_t n8, tot4 t[2], 
     for (int64_t j0 = 0; j0 < n8; j0 += BL) {
         const int64_t nb = n8 - j0 < BL ? n8 - j0 : BL;
         const double *xb = x + 8 * j0, *yb = y + 8 * j0;
-        if (!*have_g) {           /* dot_run's first sigma, on its 256-bit halves */
+        if (!*have_g) {           /* the 256-bit loop's first sigma, on its 256-bit halves */
             __m512d m = _mm512_setzero_pd();
             for (int64_t j = 0; j < nb && j < FIRST_PEEK; j++)
                 m = _mm512_max_pd(m, _mm512_and_pd(_mm512_mul_pd(_mm512_loadu_pd(xb + 8 * j), _mm512_loadu_pd(yb + 8 * j)), ABSMASK8));

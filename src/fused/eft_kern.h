@@ -100,8 +100,9 @@ static inline __m256d ozb_half_gap4(__m256d y)
 
 /* The lanes (all bits set) where RN(v) = y for every v within b of y + z, z exact (TwoSum's
  * error), b >= 0: ozb_round_certified_z lane by lane, the sign of z used (above a power of two
- * y the gap away from zero is twice the gap toward it).  |y| >= 2^-960 and b <= 2^1000 are the
- * caller's to check; NaN anywhere certifies nothing. */
+ * y the gap away from zero is twice the gap toward it).  A finite y with |y| >= 2^-960 and
+ * b <= 2^1000 are the caller's to check (every caller compares |y| with 2^-960, which an Inf or
+ * NaN y from TwoSum fails, its z being NaN then too); a NaN z or b certifies nothing. */
 static inline __m256d ozb_cert_z4(__m256d y, __m256d z, __m256d b)
 {
     const __m256d hz = ozb_half_gap4(y);
