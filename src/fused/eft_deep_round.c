@@ -109,7 +109,7 @@ int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const d
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), big, _CMP_LE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(b, big, _CMP_LE_OQ));
-    ok = _mm256_and_pd(ok, ozb_cert_z4(yy, z, b));
+    ok = ozb_cert_ok4(ok, yy, z, b);
     _mm256_storeu_pd(y, yy);
     return _mm256_movemask_pd(ok);
 }

@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
         ozb_two_sum4(t->s, t->c, &yy, &z);
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
         *inrange = _mm256_movemask_pd(ok);
-        ok = _mm256_and_pd(ok, ozb_cert_z4(yy, z, B));
+        ok = ozb_cert_ok4(ok, yy, z, B);
         _mm256_storeu_pd(y, yy);
         return _mm256_movemask_pd(ok);
     }
@@ -137,7 +137,7 @@ static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, 
     Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     *inrange = _mm256_movemask_pd(ok);
-    ok = _mm256_and_pd(ok, ozb_cert_z4(yy, z, _mm256_add_pd(Bs, B)));
+    ok = ozb_cert_ok4(ok, yy, z, _mm256_add_pd(Bs, B));
     _mm256_storeu_pd(y, yy);
     return _mm256_movemask_pd(ok);
 }

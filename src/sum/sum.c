@@ -137,6 +137,10 @@ int ozb_round_certified_z(double y, double z, double b, double *out)
     }
     const double hz = half_gap(y);                        /* toward zero */
     if (!isfinite(y) || !(hz > 0.0) || !isfinite(z) || !(b >= 0.0) || !(b <= 0x1p1000)) return 0;
+    if ((fabs(z) + b) * (1.0 + 0x1p-50) < hz) {          /* the symmetric test: most calls */
+        *out = y;
+        return 1;
+    }
     /* away from zero: the same but above a power of two, where the gap doubles */
     const double ha = (ozb_bits(y) & 0x000fffffffffffffull) == 0 ? 2.0 * hz : hz;
     const double d = y > 0.0 ? z : -z;                     /* z's part away from zero */
