@@ -87,7 +87,7 @@ static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
 }
 
 /* Half the smaller gap next to y, lane by lane: 2^(e - 53), 2^(e - 54) where y is a power of
- * two (ozb_round_certified's half_gap, from y's bits); valid for |y| >= 2^-960, which the
+ * two (sum.c's half_gap, from y's bits); valid for |y| >= 2^-960, which the
  * certificates check beside it */
 static inline __m256d ozb_half_gap4(__m256d y)
 {

@@ -48,11 +48,11 @@ static levels_t levels(int D)
     return L;
 }
 
-const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
+/* The CPU's set, chosen once per process (the same by every thread: no lock per call); NULL
+ * where none is built */
+static const ozb_fz_kernels *cpu_set(void)
 {
 #if defined(__x86_64__)
-    if (h->knobs.fused_avx2) return &ozb_fz_avx2;   /* a test knob: both sets give the same bits */
-    /* the CPU's set, chosen once per process (the same by every thread: no lock per call) */
     static const ozb_fz_kernels *_Atomic k;
     const ozb_fz_kernels *s = atomic_load_explicit(&k, memory_order_acquire);
     if (!s) {
@@ -61,9 +61,18 @@ const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
     }
     return s;
 #else
-    (void)h;
     return NULL;
 #endif
+}
+
+const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
+{
+#if defined(__x86_64__)
+    if (h->knobs.fused_avx2) return &ozb_fz_avx2;   /* a test knob: both sets give the same bits */
+#else
+    (void)h;
+#endif
+    return cpu_set();
 }
 
 /* The error-free DOT lanes follow the same choice (eft_dot.c, eft_dot512.c) */
@@ -75,17 +84,8 @@ int ozb_eft_wide(ozblas_handle_t h)
 
 int ozb_eft_cpu_wide(void)
 {
-#if defined(__x86_64__)
-    static _Atomic int w = -1;
-    int v = atomic_load_explicit(&w, memory_order_relaxed);
-    if (v < 0) {
-        v = ozb_fz_select()->width == 8;
-        atomic_store_explicit(&w, v, memory_order_relaxed);
-    }
-    return v;
-#else
-    return 0;
-#endif
+    const ozb_fz_kernels *K = cpu_set();
+    return K && K->width == 8;
 }
 
 static int64_t nblocks(int64_t k) { return (k + OZB_FZ_KB - 1) / OZB_FZ_KB; }

@@ -153,18 +153,6 @@ int ozb_round_certified_z(double y, double z, double b, double *out)
     return 1;
 }
 
-int ozb_round_certified(double y, double err, double *out)
-{
-    if (y == 0.0) {
-        if (err != 0.0) return 0;
-        *out = 0.0;                                       /* the terms cancel exactly */
-        return 1;
-    }
-    if (!isfinite(y) || !(err < half_gap(y))) return 0;     /* NaN err or y: never certified */
-    *out = y;
-    return 1;
-}
-
 /* RN(alpha sum_t P_t 2^E_t + beta c) without the frame, where every term is a double already:
  * P_t 2^E_t is exact for -1022 <= E_t <= 940 (|P_t| < 2^53: its last bit is 2^E_t, it stays
  * below 2^993), alpha times it exact for alpha = +-1 and split exactly by TwoProduct otherwise

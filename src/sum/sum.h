@@ -37,14 +37,11 @@ int ozb_sum2_rn(const double *p, int64_t m, double *out);
 /* The same for a sum known only to within `extra` (>= 0, absolute): RN(sum of p + d) for every
  * |d| <= extra, when Sum2's bound plus extra certifies that they all round alike. */
 int ozb_sum2_certify(const double *p, int64_t m, double extra, double *out);
-/* RN(v) = y for every v with |v - y| <= err (err >= 0): then *out = y and 1, else 0; y
- * certified only where it is normal and at least 2^-1000 in magnitude, or an exact zero
- * (err = 0: +0). */
-int ozb_round_certified(double y, double err, double *out);
-/* The same for an exact value within b (>= 0) of y + z (z exact, as TwoSum leaves it): the
- * sign of z is used, so that above a power of two y (where the gap away from zero is twice the
- * gap toward it) a value up to twice as far from y is still certified (a product a RN(1/a),
- * within an ulp of 1, is the common case) */
+/* RN(v) = y for every v within b (>= 0) of y + z (z exact, as TwoSum leaves it): then *out = y
+ * and 1, else 0; y certified only where it is normal and at least 2^-1000 in magnitude, or an
+ * exact zero (z = b = 0: +0).  The sign of z is used, so that above a power of two y (where the
+ * gap away from zero is twice the gap toward it) a value up to twice as far from y is still
+ * certified (a product a RN(1/a), within an ulp of 1, is the common case) */
 int ozb_round_certified_z(double y, double z, double b, double *out);
 
 /* Fixed-order binary64 summation (terms in the order given), then alpha and beta
