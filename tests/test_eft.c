@@ -680,6 +680,66 @@ START_TEST(eft_exact_small)
 }
 END_TEST
 
+/* Short DOTs that cancel to about 2^-53 of their products (LAPACK's orthogonality checks and
+ * residuals): the first level cannot certify them (its bound is at least 2^8 n^2 times the
+ * result's half-gap there), so the exact short sum takes them (TwoProduct and NearSum, no
+ * workspace: info.fused 0); ties, exact zeros, subnormal results and products at the edge of
+ * TwoProduct's range too.  Bits against MPFR. */
+static void exact_dot_case(ozblas_handle_t h, int64_t n, const double *x, const double *y, int want_exact, const char *what)
+{
+    const double ref = ozref_ddot(n, x, 1, y, 1);
+    double d;
+    ck_assert_int_eq(ozblas_ddot(h, n, x, 1, y, 1, &d), OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg(tu_bits(d) == tu_bits(ref), "%s (n %lld): %a, exact %a", what, (long long)n, d, ref);
+    if (want_exact) {
+        ozblas_info_t info;
+        ozblas_get_info(h, &info);
+        ck_assert_msg(info.fused == 0, "%s (n %lld): not the exact short sum (fused %d)", what, (long long)n, info.fused);
+    }
+}
+
+START_TEST(eft_exact_short_dot)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_exact_short_dot");
+    const int64_t ns[] = {5, 8, 16, 20, 33, 47, 64, 65};
+    const double phis[] = {0, 1, 4};
+    double x[80], y[80];
+    for (size_t q = 0; q < sizeof ns / sizeof *ns; q++)
+        for (int f = 0; f < 3; f++)
+            for (int rep = 0; rep < 4; rep++) {
+                const int64_t n = ns[q];
+                tu_fill_vec(&r, x, n, 1, phis[f]);
+                tu_fill_vec(&r, y, n, 1, phis[f]);
+                if (x[n - 1] == 0.0) x[n - 1] = 1.0;
+                double s = 0.0;                          /* the last product cancels the rest */
+                for (int64_t l = 0; l + 1 < n; l++) s += x[l] * y[l];
+                y[n - 1] = -s / x[n - 1];
+                exact_dot_case(h, n, x, y, n <= 64, "cancelling DOT");
+            }
+    /* ties to even, an exact zero (+0), and the other side of a power of two */
+    const double ones[6] = {1, 1, 1, 1, 1, 1};
+    const double tie[6] = {1, 0x1p-53, 3, -3, 5, -5}, tie3[6] = {1, 0x1.8p-52, 3, -3, 5, -5};
+    const double zero[6] = {1, 2, 3, -1, -2, -3}, below[6] = {1, -0x1p-54, 3, -3, 5, -5};
+    exact_dot_case(h, 6, tie, ones, 1, "tie 1 + 2^-53");
+    exact_dot_case(h, 6, tie3, ones, 1, "tie 1 + 3 2^-53");
+    exact_dot_case(h, 6, zero, ones, 1, "exact zero");
+    exact_dot_case(h, 6, below, ones, 1, "1 - 2^-54");
+    double d;
+    ck_assert_int_eq(ozblas_ddot(h, 6, zero, 1, ones, 1, &d), OZBLAS_STATUS_SUCCESS);
+    ck_assert_msg(!signbit(d), "exact zero: %a, not +0", d);
+    /* a TwoProduct error as the result: subnormal (2^-1073), products at 2^-969 */
+    const double a = 1 + 0x1p-52, b = (1 + 0x1p-52) * 0x1p-969;
+    const double xs[6] = {a, -1, 3, -3, 5, -5}, ys[6] = {b, a * b, 1, 1, 1, 1};
+    exact_dot_case(h, 6, xs, ys, 1, "subnormal result");
+    /* products just below TwoProduct's range: the general path, the same bits */
+    const double xt[6] = {a, -1, 3, -3, 5, -5}, yt[6] = {b * 0.5, a * b * 0.5, 1, 1, 1, 1};
+    exact_dot_case(h, 6, xt, yt, 0, "products below 2^-969");
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded: the same bits. */
 START_TEST(eft_double_mode_is_cr)
 {
@@ -849,6 +909,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_zero_products);
     tcase_add_test(tc, eft_scaled_tiny);
     tcase_add_test(tc, eft_exact_small);
+    tcase_add_test(tc, eft_exact_short_dot);
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_near_powers_of_two);
     tcase_add_test(tc, eft_triangular_product);

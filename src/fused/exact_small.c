@@ -8,6 +8,7 @@
 #include "fused/exact_small.h"
 #include "core/info.h"
 #include "sum/sum.h"
+#include "sum/eft.h"
 #include <math.h>
 #include <string.h>
 
@@ -19,9 +20,37 @@ static inline void term(double v, int shift, double *P, int32_t *E)
     *E = e - 53 + shift;
 }
 
+/* RN(alpha sum x y + beta c) of element (i, j) with every term a double already, where that is
+ * exact: alpha = +-1 (negation is exact), each product split by TwoProduct and beta c too,
+ * all within ozb_two_product's range (|RN(x y)| in [2^-969, 2^1000], or a zero factor).  The
+ * terms, at most 2 OZB_EXACT_SMALL_K + 2 of magnitude <= 2^1000, meet ozb_nearsum's
+ * precondition (2^1000 2^8 2 is finite), and NearSum rounds their sum to nearest, subnormal
+ * results included: no frame, no frexp.  0 where some value is out of that range (the
+ * framed path below takes it). */
+static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *out)
+{
+    if (pr->alpha != 1.0 && pr->alpha != -1.0) return 0;
+    double T[2 * OZB_EXACT_SMALL_K + 2];
+    int64_t m = 0;
+    for (int64_t l = 0; l < pr->k; l++) {
+        if (!ozb_two_product(ozb_view_at(&pr->a, i, l), ozb_view_at(&pr->b, j, l), &T[m], &T[m + 1])) return 0;
+        m += 2;
+    }
+    if (pr->alpha == -1.0)
+        for (int64_t t = 0; t < m; t++) T[t] = -T[t];
+    if (pr->beta != 0.0) {
+        if (!ozb_two_product(pr->beta, pr->c[i * pr->crs + j * pr->ccs], &T[m], &T[m + 1])) return 0;
+        m += 2;
+    }
+    const double x = ozb_nearsum(T, m);
+    *out = x == 0.0 ? 0.0 : x;                   /* an exact zero is +0, as on the framed path */
+    return 1;
+}
+
 /* element (i, j) into *out, or 0 where some factor or c is not finite */
 static int element(const ozb_problem *pr, int64_t i, int64_t j, double *out, int64_t *fallbacks)
 {
+    if (element_direct(pr, i, j, out)) return 1;
     double P[2 * OZB_EXACT_SMALL_K], scratch[2 * 2 * OZB_EXACT_SMALL_K + 4];
     int32_t E[2 * OZB_EXACT_SMALL_K];
     int n = 0;
@@ -43,6 +72,25 @@ static int element(const ozb_problem *pr, int64_t i, int64_t j, double *out, int
     return 1;
 }
 
+static void small_info(ozblas_handle_t h, const ozb_problem *pr, int64_t fallbacks)
+{
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
+    info->slices_a = info->slices_b = 1;
+    info->exact_fallbacks = fallbacks;
+    info->blocks = 1;
+    info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;
+}
+
+int ozb_exact_small_dot(ozblas_handle_t h, const ozb_problem *pr)
+{
+    double r;
+    if (pr->m != 1 || pr->n != 1 || pr->k > OZB_EXACT_SMALL_K || !isfinite(pr->beta) || !element_direct(pr, 0, 0, &r))
+        return 0;
+    *pr->c = r;
+    small_info(h, pr, 0);
+    return 1;
+}
+
 ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
     (void)nt;
@@ -58,11 +106,7 @@ ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt
             fail[i + j * pr->m] = (uint8_t)!ok;
             left += !ok;
         }
-    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
-    info->slices_a = info->slices_b = 1;
-    info->exact_fallbacks = fallbacks;
-    info->blocks = 1;
-    info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;
+    small_info(h, pr, fallbacks);
     *failp = fail;
     *nfail = left;
     return OZBLAS_STATUS_SUCCESS;

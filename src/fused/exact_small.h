@@ -7,10 +7,14 @@
 #define OZB_EXACT_SMALL_H
 #include "core/problem.h"
 
-#define OZB_EXACT_SMALL_K 32        /* inner dimensions up to this: terms on the stack */
+#define OZB_EXACT_SMALL_K 64        /* inner dimensions up to this: terms on the stack */
 
 /* Writes RN(exact) for every element whose row of op(A), column of op(B) and C (where beta
  * != 0) are finite (pr->k <= OZB_EXACT_SMALL_K); the others flagged for the special-value
  * rules of the later methods.  *fail: m n flags owned by the handle. */
 ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
+/* A DOT (m = n = 1, k <= OZB_EXACT_SMALL_K) whose terms are all doubles (alpha = +-1, every
+ * product and beta c within TwoProduct's exact range): RN(exact) into *pr->c and 1, with no
+ * workspace; 0 where it does not apply (the call then takes the general path) */
+int ozb_exact_small_dot(ozblas_handle_t h, const ozb_problem *pr);
 #endif
