@@ -11,8 +11,11 @@
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
 
-/* max |v(i, l)| over rows x k; -1 where some element is not finite */
-static double view_max(const ozb_view *v, int64_t rows, int64_t k)
+/* max |v(i, l)| over rows x k; -1 where some element is not finite; or, as soon as an
+ * element above `stop` is met, that element (the caller then scales nothing whatever the
+ * rest holds: this check runs on every call the first level left undecided, and on the
+ * common data the first element decides it) */
+static double view_max(const ozb_view *v, int64_t rows, int64_t k, double stop)
 {
     double mx = 0.0;
     for (int64_t i = 0; i < rows; i++)
@@ -20,6 +23,7 @@ static double view_max(const ozb_view *v, int64_t rows, int64_t k)
             const double a = fabs(ozb_view_at(v, i, l));
             if (!isfinite(a)) return -1.0;
             if (a > mx) mx = a;
+            if (a > stop) return a;
         }
     return mx;
 }
@@ -39,7 +43,14 @@ static double c_max(const ozb_problem *pr)
 /* s and the side it scales (0: op(A), 1: op(B)); s = 0: none */
 static int plan(ozblas_handle_t h, const ozb_problem *pr, int *side)
 {
-    const double ma = view_max(&pr->a, pr->m, pr->k), mb = view_max(&pr->b, pr->n, pr->k);
+    /* the operand with fewer elements whole, then the other until an element shows the
+     * products within the sums' range (ea + eb > -900) */
+    const int a_first = (double)pr->m <= (double)pr->n;
+    const double m1 = a_first ? view_max(&pr->a, pr->m, pr->k, INFINITY) : view_max(&pr->b, pr->n, pr->k, INFINITY);
+    if (!(m1 > 0.0)) return 0;                                 /* zero products, Inf/NaN */
+    const double stop = ldexp(1.0, -899 - ilogb(m1));          /* 2^(-899 - e1): ilogb above it is > -900 - e1 */
+    const double m2 = a_first ? view_max(&pr->b, pr->n, pr->k, stop) : view_max(&pr->a, pr->m, pr->k, stop);
+    const double ma = a_first ? m1 : m2, mb = a_first ? m2 : m1;
     if (!(ma > 0.0) || !(mb > 0.0)) return 0;                 /* zero products, Inf/NaN */
     const int ea = ilogb(ma), eb = ilogb(mb);
     if (ea + eb > -900) return 0;               /* products within the sums' range */
