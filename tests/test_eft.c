@@ -733,9 +733,42 @@ START_TEST(eft_exact_short_dot)
     const double a = 1 + 0x1p-52, b = (1 + 0x1p-52) * 0x1p-969;
     const double xs[6] = {a, -1, 3, -3, 5, -5}, ys[6] = {b, a * b, 1, 1, 1, 1};
     exact_dot_case(h, 6, xs, ys, 1, "subnormal result");
-    /* products just below TwoProduct's range: the general path, the same bits */
+    /* products just below TwoProduct's range: scaled by a power of two first, the result 2^-1074
+     * (subnormal: rounded on the grid of 2^-1074 scaled) */
     const double xt[6] = {a, -1, 3, -3, 5, -5}, yt[6] = {b * 0.5, a * b * 0.5, 1, 1, 1, 1};
     exact_dot_case(h, 6, xt, yt, 0, "products below 2^-969");
+    /* 2^-1023 + 2^-1075 + 2^-1130: RN on 2^-1074's grid rounds up; the 53 bits of a scaled sum
+     * would drop 2^-1130 and leave a tie that rounds to even, down (a double rounding) */
+    const double xd[3] = {0x1p-500, 0x1p-500, -0x1p-565}, yd[3] = {0x1p-523, 0x1p-575, -0x1p-565};
+    exact_dot_case(h, 3, xd, yd, 0, "subnormal result next to a double rounding");
+    const double xn[3] = {-0x1p-500, -0x1p-500, 0x1p-565};
+    exact_dot_case(h, 3, xn, yd, 0, "subnormal result next to a double rounding, negative");
+    /* LAPACK's scaled matrices: cancelling DOTs with products near 2^-1000 (results subnormal,
+     * some below 2^-1075: signed zeros) and near 2^1010 (beyond TwoProduct's range) */
+    const double scl[] = {0x1p-500, 0x1p-520, 0x1p-537, 0x1p505, 0x1p511};
+    for (int q = 0; q < 5; q++)
+        for (int rep = 0; rep < 6; rep++) {
+            const int64_t n = 20 + 7 * rep;
+            tu_fill_vec(&r, x, n, 1, 1);
+            tu_fill_vec(&r, y, n, 1, 1);
+            if (x[n - 1] == 0.0) x[n - 1] = 1.0;
+            double s = 0.0;
+            for (int64_t l = 0; l + 1 < n; l++) s += x[l] * y[l];
+            y[n - 1] = -s / x[n - 1];
+            for (int64_t l = 0; l < n; l++) { x[l] *= scl[q]; y[l] *= scl[q]; }
+            exact_dot_case(h, n, x, y, 0, "scaled cancelling DOT");
+        }
+    /* GEMV residuals y - A x with A near 1 and x, y near 2^-975 (an SVD test's): subnormal results */
+    const int64_t m = 24, k = 40;
+    double *A = tu_alloc((size_t)(m * k)), *xv = tu_alloc((size_t)k), *y0 = tu_alloc((size_t)m);
+    for (int f = 0; f < 2; f++) {
+        tu_fill_mat(&r, A, m, k, m, f);
+        tu_fill_vec(&r, xv, k, 1, 1);
+        for (int64_t l = 0; l < k; l++) xv[l] *= 0x1p-975;
+        ozref_dgemv(0, m, k, 1.0, A, m, xv, 1, 0.0, y0, 1);           /* RN(A x) */
+        paths_agree(h, 0, m, k, m, A, xv, -1.0, 1.0, y0, "tiny GEMV residual");
+    }
+    free(A); free(xv); free(y0);
     ozblas_destroy(h);
 }
 END_TEST

@@ -9,6 +9,8 @@
 #include "core/info.h"
 #include "sum/sum.h"
 #include "sum/eft.h"
+#include "core/ozb_internal.h"
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -20,30 +22,114 @@ static inline void term(double v, int shift, double *P, int32_t *E)
     *E = e - 53 + shift;
 }
 
-/* RN(alpha sum x y + beta c) of element (i, j) with every term a double already, where that is
- * exact: alpha = +-1 (negation is exact), each product split by TwoProduct and beta c too,
- * all within ozb_two_product's range (|RN(x y)| in [2^-969, 2^1000], or a zero factor).  The
- * terms, at most 2 OZB_EXACT_SMALL_K + 2 of magnitude <= 2^1000, meet ozb_nearsum's
- * precondition (2^1000 2^8 2 is finite), and NearSum rounds their sum to nearest, subnormal
- * results included: no frame, no frexp.  0 where some value is out of that range (the
- * framed path below takes it). */
+/* v 2^t into *out where v is normal and so is the result (then exact: only the exponent
+ * changes); 0 otherwise */
+static inline int scale_exact(double v, int t, double *out)
+{
+    const uint64_t b = ozb_bits(v);
+    const int e = (int)(b >> 52 & 0x7ff);
+    if (e == 0 || e == 0x7ff || e + t < 1 || e + t > 2046) return 0;
+    const uint64_t r = b + ((uint64_t)(int64_t)t << 52);
+    memcpy(out, &r, sizeof r);
+    return 1;
+}
+
+/* x y into T[0..1] by TwoProduct, scaled by 2^t first (the larger factor where t < 0, the
+ * smaller where t > 0, so that it stays normal: exact); 0 where that is not exact */
+static inline int product_terms(double x, double y, int t, double *T)
+{
+    if (t != 0 && x != 0.0 && y != 0.0) {
+        double *f = (fabs(x) >= fabs(y)) == (t < 0) ? &x : &y;
+        if (!scale_exact(*f, t, f)) return 0;
+    }
+    return ozb_two_product(x, y, &T[0], &T[1]);
+}
+
+/* The terms of 2^t (alpha sum x y + beta c) of element (i, j), every one a double, where that
+ * is exact: alpha = +-1 (negation is exact), each product (and beta c) scaled exactly and
+ * split by TwoProduct within ozb_two_product's range (|RN(x y)| in [2^-969, 2^1000], or a
+ * zero factor).  At most 2 OZB_EXACT_SMALL_K + 2 terms of magnitude <= 2^1000: ozb_nearsum's
+ * precondition holds (2^1000 2^8 2 is finite).  0 where some value is out of that range. */
+static int direct_terms(const ozb_problem *pr, int64_t i, int64_t j, int t, double *T, int64_t *mout)
+{
+    int64_t m = 0;
+    for (int64_t l = 0; l < pr->k; l++, m += 2)
+        if (!product_terms(ozb_view_at(&pr->a, i, l), ozb_view_at(&pr->b, j, l), t, &T[m])) return 0;
+    if (pr->alpha == -1.0)
+        for (int64_t q = 0; q < m; q++) T[q] = -T[q];
+    if (pr->beta != 0.0) {
+        if (!product_terms(pr->beta, pr->c[i * pr->crs + j * pr->ccs], t, &T[m])) return 0;
+        m += 2;
+    }
+    *mout = m;
+    return 1;
+}
+
+/* The power of two t that brings every product of element (i, j) (and beta c) into
+ * [2^-969, 2^1000] (each |x y| lies in [2^e, 2^(e+2)) with e the sum of the factors' unbiased
+ * exponents): 0 where none does, or some factor is subnormal or not finite */
+static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
+{
+    int emin = INT_MAX, emax = INT_MIN;
+    for (int64_t l = 0; l <= pr->k; l++) {
+        double x, y;
+        if (l < pr->k) { x = ozb_view_at(&pr->a, i, l); y = ozb_view_at(&pr->b, j, l); }
+        else if (pr->beta != 0.0) { x = pr->beta; y = pr->c[i * pr->crs + j * pr->ccs]; }
+        else break;
+        if (x == 0.0 || y == 0.0) continue;
+        const int ex = (int)(ozb_bits(x) >> 52 & 0x7ff), ey = (int)(ozb_bits(y) >> 52 & 0x7ff);
+        if (ex == 0 || ey == 0 || ex == 0x7ff || ey == 0x7ff) return 0;
+        const int e = ex + ey - 2046;
+        emin = e < emin ? e : emin;
+        emax = e > emax ? e : emax;
+    }
+    if (emin == INT_MAX) return 0;
+    const int t = emax + 2 > 1000 ? 998 - emax : emin < -969 ? -969 - emin : 0;
+    return emin + t >= -969 && emax + 2 + t <= 1000 ? t : 0;
+}
+
+/* RN(alpha sum x y + beta c) of element (i, j) from its terms as doubles (direct_terms): NearSum
+ * rounds their sum to nearest, subnormal results included; no frame, no frexp.  Products
+ * beyond TwoProduct's range (LAPACK's tests scale matrices near underflow and overflow) are
+ * scaled by a power of two 2^t first: NearSum's r' is then RN(2^t exact), and 2^-t r' is
+ * RN(exact) wherever r' and 2^-t r' are normal (only the exponent changes; an overflow of
+ * 2^-t r' is RN's overflow too, r' being normal); a subnormal one could be a double rounding
+ * and is left to the framed path.  0 where the terms are not all doubles (alpha other than
+ * +-1, spans beyond 2^1969). */
 static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *out)
 {
     if (pr->alpha != 1.0 && pr->alpha != -1.0) return 0;
-    double T[2 * OZB_EXACT_SMALL_K + 2];
-    int64_t m = 0;
-    for (int64_t l = 0; l < pr->k; l++) {
-        if (!ozb_two_product(ozb_view_at(&pr->a, i, l), ozb_view_at(&pr->b, j, l), &T[m], &T[m + 1])) return 0;
-        m += 2;
+    double T[2 * OZB_EXACT_SMALL_K + 3];
+    int64_t m;
+    int t = 0;
+    if (!direct_terms(pr, i, j, 0, T, &m)) {
+        t = product_shift(pr, i, j);
+        if (t == 0 || !direct_terms(pr, i, j, t, T, &m)) return 0;
     }
-    if (pr->alpha == -1.0)
-        for (int64_t t = 0; t < m; t++) T[t] = -T[t];
-    if (pr->beta != 0.0) {
-        if (!ozb_two_product(pr->beta, pr->c[i * pr->crs + j * pr->ccs], &T[m], &T[m + 1])) return 0;
-        m += 2;
+    double x = ozb_nearsum(T, m);
+    if (x == 0.0) {                              /* an exact zero (terms on 2^-1074's grid): +0 */
+        *out = 0.0;
+        return 1;
     }
-    const double x = ozb_nearsum(T, m);
-    *out = x == 0.0 ? 0.0 : x;                   /* an exact zero is +0, as on the framed path */
+    if (t != 0) {
+        const int e = (int)(ozb_bits(x) >> 52 & 0x7ff);
+        if (e != 0 && e - t >= 1) x = ldexp(x, -t);          /* normal once scaled back: exact */
+        else {
+            /* |exact| < 2^-1022 (a normal 2^-t x would have been at least that): RN on the
+             * subnormal grid.  With q = 2^(t-1074), the grid scaled, and C = -sign(x) 2^53 q, the
+             * sum C + 2^t exact lies in (2^52 q, 2^53 q] in magnitude, where the doubles are the
+             * multiples of q: NearSum's RN(C + v) - C (exact) is v rounded to that grid, ties to
+             * the even multiple as C is one, and 2^-t times it is RN(exact), a multiple of 2^-1074
+             * (C <= 2^54: t <= 1075 with normal factors).  Scaled down (t < 0), q is below the
+             * doubles: the framed path. */
+            if (t < 0 || !direct_terms(pr, i, j, t, T, &m)) return 0;
+            const double C = x < 0.0 ? ozb_pow2(t - 1021) : -ozb_pow2(t - 1021);
+            T[m++] = C;
+            const double r = ldexp(ozb_nearsum(T, m) - C, -t);
+            x = r == 0.0 ? copysign(0.0, x) : r;         /* nonzero but below 2^-1075: a signed zero */
+        }
+    }
+    *out = x;
     return 1;
 }
 
