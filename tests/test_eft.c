@@ -436,6 +436,67 @@ START_TEST(eft_gemm_paths_agree)
 }
 END_TEST
 
+/* Tiny inner dimensions (LAPACK's panel updates C - A B with k = 1..4): the exact tiny sums
+ * (TwoProduct and two VecSum passes, four rows at a time) certify cancelling results too
+ * (residuals C - A B with C = RN(A B), info.fused 2), exact results of integer data (zeros,
+ * doubles, midpoints) and random ones; rows scaled beyond TwoProduct's range, Inf and NaN go
+ * on to the later methods.  Every path the same bits, and MPFR's. */
+static int tiny_ran(ozblas_handle_t h)
+{
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    return info.fused == 2 && info.exact_fallbacks == 0;
+}
+
+START_TEST(eft_exact_tiny)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_exact_tiny");
+    const int64_t shapes[][2] = {{13, 7}, {4, 3}, {1, 5}, {30, 2}, {3, 20}};   /* {1, 5}, {3, 20}: worked transposed */
+    for (int64_t k = 1; k <= 4; k++)
+        for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
+            for (int kind = 0; kind < 4; kind++) {
+                const int64_t m = shapes[q][0], n = shapes[q][1];
+                const int ta = (int)((k + (int64_t)q + kind) % 2);
+                const int64_t lda = ta ? k : m;
+                double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+                tu_fill_mat(&r, A, ta ? k : m, ta ? m : k, lda, kind == 1 ? 4 : 1);
+                tu_fill_mat(&r, B, k, n, k, kind == 1 ? 4 : 1);
+                if (kind == 2) {                                  /* small integers: exact results */
+                    for (int64_t e = 0; e < m * k; e++) A[e] = (double)((int)(A[e] * 8.0) % 5);
+                    for (int64_t e = 0; e < k * n; e++) B[e] = (double)((int)(B[e] * 8.0) % 3) * 0.5;
+                }
+                ozref_dgemm(ta, 0, m, n, k, 1.0, A, lda, B, k, 0.0, C0, m);   /* RN(A B): residuals */
+                if (kind == 1) tu_fill_mat(&r, C0, m, n, m, 2);
+                if (kind == 3) C0[0] = ldexp(C0[0], 1020), A[0] = ldexp(A[0], -1000);   /* out of range */
+                const double alpha = kind == 1 ? 1.0 : -1.0, beta = kind == 1 ? -0.75 : 1.0;
+                gemm_paths(h, ta, m, n, k, alpha, A, lda, B, beta, C0, "eft exact tiny");
+                double *C = tu_alloc((size_t)(m * n));
+                memcpy(C, C0, sizeof(double) * (size_t)(m * n));
+                ck_assert_int_eq(ozblas_dgemm(h, ta ? OZBLAS_OP_T : OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, alpha, A, lda, B, k,
+                                              beta, C, m), OZBLAS_STATUS_SUCCESS);
+                if (kind < 3)
+                    ck_assert_msg(tiny_ran(h), "%lldx%lldx%lld kind %d: not the exact tiny sums alone", (long long)m,
+                                  (long long)n, (long long)k, kind);
+                free(A); free(B); free(C0); free(C);
+            }
+    /* 1 + 2^-53 + 2^-200: after the two passes y + z is the tie 1 + 2^-53 and the chain of the
+     * lower terms dropped 2^-200 (E > 0): the certificate must decline, RN is 1 + 2^-52 */
+    double At[10], An[10], Bt[2] = {0x1p-27, 0x1p-100}, Ct[5], Cn[5];    /* five rows: not a DOT */
+    for (int i = 0; i < 5; i++) {
+        At[i] = 0x1p-26; At[i + 5] = 0x1p-100; An[i] = -0x1p-26; An[i + 5] = -0x1p-100;
+        Ct[i] = 1.0; Cn[i] = -1.0;
+    }
+    gemm_paths(h, 0, 5, 1, 2, 1.0, At, 5, Bt, 1.0, Ct, "eft exact tiny near tie");
+    gemm_paths(h, 0, 5, 1, 2, 1.0, An, 5, Bt, 1.0, Cn, "eft exact tiny near tie, negative");
+    /* special values: Inf times zero, NaN, Inf in C */
+    double A[8] = {1, 2, INFINITY, 4, 0, 1, 1, 1}, B[2] = {0, 1}, C0[4] = {1, NAN, 3, -INFINITY};
+    gemm_paths(h, 0, 4, 1, 2, -1.0, A, 4, B, 1.0, C0, "eft exact tiny special");
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* Residuals C - A X with C = RN(A X) (and GEMV's y - A x, a DOT's x.y - RN(x.y)): results
  * about 2^-53 of the products, beyond the one-level bound, certified by the deep sums; for
  * phi = 0 their exact values are often doubles or midpoints (the exact-grid case).  RN(exact)
@@ -949,6 +1010,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_deep_residuals);
+    tcase_add_test(tc, eft_exact_tiny);
 #if defined(__x86_64__)
     tcase_add_test(tc, eft_ftz_daz_caller);
 #endif

@@ -31,6 +31,7 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_SCALED,  /* the scaled error-free sums (fused/eft_scaled.c): scaled copies and fail flags */
        OZB_BUF_EFT2,    /* the error-free sums run inside the scaled ones */
        OZB_BUF_SMALL,   /* the exact short inner dimensions (fused/exact_small.c): fail flags */
+       OZB_BUF_TINY,    /* the exact tiny inner dimensions (fused/exact_tiny.c): fail flags */
        OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
        OZB_BUF_DSAVE,   /* a device handle's C window, put back when a call that writes it tile by tile fails */
        OZB_NBUF };

@@ -14,6 +14,7 @@
 #include "fused/zero_products.h"
 #include "fused/eft_scaled.h"
 #include "fused/exact_small.h"
+#include "fused/exact_tiny.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -170,10 +171,19 @@ static ozblas_status_t by_scaled(ozblas_handle_t h, const ozb_problem *pr, const
 /* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
  * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
  * extreme exponents) by the fused kernels and Scheme I. */
+static ozblas_status_t by_eft_sums(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    return certified(h, pr, pl, ozb_eft_cr, by_scaled);
+}
+
+/* Correctly rounded DOT, GEMV and GEMM: inner dimensions of at most OZB_EXACT_TINY_K (LAPACK's
+ * panel updates) by the exact tiny sums first (src/fused/exact_tiny.c), which certify
+ * cancelling results too; the error-free sums for the rest. */
 static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
-    return certified(h, pr, pl, ozb_eft_cr, by_scaled);
+    if (ozb_exact_tiny_eligible(pr)) return certified(h, pr, pl, ozb_exact_tiny, by_eft_sums);
+    return by_eft_sums(h, pr, pl);
 }
 
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)

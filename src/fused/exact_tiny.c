@@ -1,0 +1,192 @@
+/* Tiny inner dimensions rounded exactly, four rows at a time (exact_tiny.h).  Bit budget
+ * (u = 2^-53), per lane (one element of C):
+ *   - terms: for l < k, p = RN(x y) and e = x y - p by one FMA, exact where |p| lies in
+ *     [2^-969, 2^1000] or a factor is zero (sum/eft.h: TwoProduct's range), negated for
+ *     alpha = -1 (exact); beta c split alike.  m = 2k (+ 2) doubles of magnitude <= 2^1000
+ *     whose sum is exactly alpha sum x y + beta c.  A lane out of range is left to the caller.
+ *   - two passes of VecSum: for q = 1..m-1, (t_q, t_(q-1)) = TwoSum(t_q, t_(q-1)); each TwoSum
+ *     is exact (no sum reaches 2^1004), so the terms' sum never changes; after the passes
+ *     t_(m-1) holds the sum rounded twice over and the others what is left (Sum3).
+ *   - R: the lower terms t_0..t_(m-2) by a chain of TwoSums, whose errors e_q make
+ *     R + sum e_q = sum t_q exactly; (y, z) = TwoSum(t_(m-1), R), so the element is y + z + d
+ *     with d = sum e_q.
+ *   - where every e_q is zero (residuals of a few products usually: their exact values have
+ *     few bits, and are often ties), y + z is the exact value and y = RN(t_(m-1) + R), the
+ *     IEEE addition, is RN(exact): ties to even, subnormal results and exact zeros (+0)
+ *     included;
+ *   - elsewhere |d| <= b = E (1 + 2^-40) + 2^-1000 with E = fl(sum |e_q|) (within
+ *     gamma_(m-2) < 2^-45 of the true sum; subnormal sums are exact), and RN(exact) = y where
+ *     every value within b of y + z rounds to y (ozb_cert_ok4, for 2^-960 <= |y| <= 2^1010).
+ * Everything else (ties, subnormal results, spans beyond TwoProduct's range, Inf and NaN) is
+ * flagged for the caller's next method; the bits are RN(exact) on every path.
+ * Compiled with -ffp-contract=off: the FMAs are explicit. */
+#include "fused/exact_tiny.h"
+#include "fused/eft_kern.h"
+#include "core/info.h"
+#include "core/par.h"
+#include <string.h>
+
+#define TERMS (2 * OZB_EXACT_TINY_K + 2)
+
+int ozb_exact_tiny_eligible(const ozb_problem *pr)
+{
+#ifdef EFT_AVX2
+    return pr->k <= OZB_EXACT_TINY_K && (pr->alpha == 1.0 || pr->alpha == -1.0);
+#else
+    (void)pr;
+    return 0;
+#endif
+}
+
+#ifdef EFT_AVX2
+/* the problem and its flags: element (i, j)'s at fail[i fi + j fj] (the caller's column-major
+ * m n flags, also where the kernel works on the transposed problem) */
+typedef struct { const ozb_problem *pr; uint8_t *fail; int64_t fi, fj; } tiny_t;
+
+/* rows i..i+nr-1 (nr <= 4) of column l of a view, zeros beyond */
+static inline __m256d rows4(const ozb_view *v, int64_t i, int64_t l, int64_t nr)
+{
+    if (nr == 4 && v->rs == 1) return _mm256_loadu_pd(v->p + i + l * v->cs);
+    double t[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int64_t r = 0; r < nr; r++) t[r] = ozb_view_at(v, i + r, l);
+    return _mm256_loadu_pd(t);
+}
+
+/* TwoProduct lane by lane into T[0], T[1], negated where neg; the lanes where it is exact
+ * (|p| in [2^-969, 2^1000], or a zero factor) */
+static inline __m256d split(__m256d x, __m256d y, int neg, __m256d *T)
+{
+    const __m256d z = _mm256_setzero_pd(), p = _mm256_mul_pd(x, y), ap = _mm256_and_pd(p, ABSMASK);
+    const __m256d e = _mm256_fmsub_pd(x, y, p);
+    const __m256d sgn = neg ? _mm256_set1_pd(-0.0) : z;
+    T[0] = _mm256_xor_pd(p, sgn);
+    T[1] = _mm256_xor_pd(e, sgn);
+    const __m256d in = _mm256_and_pd(_mm256_cmp_pd(ap, _mm256_set1_pd(0x1p-969), _CMP_GE_OQ),
+                                     _mm256_cmp_pd(ap, _mm256_set1_pd(0x1p1000), _CMP_LE_OQ));
+    /* a zero factor: p = 0 and e = 0 where the other factor is finite (else p is NaN, and
+     * the sums' NaN fails the certificate) */
+    return _mm256_or_pd(in, _mm256_or_pd(_mm256_cmp_pd(x, z, _CMP_EQ_OQ), _mm256_cmp_pd(y, z, _CMP_EQ_OQ)));
+}
+
+/* Rows i..i+nr-1 (nr <= 8: two groups of four lanes, worked side by side so that their
+ * dependency chains overlap) of column j, k products and (use_c) beta c each: certified lanes
+ * written, the others flagged; returns those.  k and use_c are constants where it is
+ * inlined, so that the terms stay in registers. */
+static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, int64_t i, int64_t nr, int64_t j,
+                                                              const int k, const int use_c)
+{
+    const ozb_problem *pr = t->pr;
+    const int neg = pr->alpha == -1.0, m = 2 * k + (use_c ? 2 : 0);
+    const int64_t nh[2] = { nr < 4 ? nr : 4, nr > 4 ? nr - 4 : 0 };
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d T[2][TERMS], ok[2];
+    for (int h = 0; h < 2; h++) ok[h] = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    for (int l = 0; l < k; l++) {
+        const __m256d y = _mm256_set1_pd(ozb_view_at(&pr->b, j, l));
+        for (int h = 0; h < 2; h++)
+            ok[h] = _mm256_and_pd(ok[h], split(rows4(&pr->a, i + 4 * h, l, nh[h]), y, neg, &T[h][2 * l]));
+    }
+    if (use_c)
+        for (int h = 0; h < 2; h++) {
+            double c0[4] = {0.0, 0.0, 0.0, 0.0};
+            for (int64_t r = 0; r < nh[h]; r++) c0[r] = pr->c[(i + 4 * h + r) * pr->crs + j * pr->ccs];
+            ok[h] = _mm256_and_pd(ok[h], split(_mm256_set1_pd(pr->beta), _mm256_loadu_pd(c0), 0, &T[h][2 * k]));
+        }
+    for (int pass = 0; pass < 2; pass++)
+        for (int q = 1; q < m; q++)
+            for (int h = 0; h < 2; h++) ozb_two_sum4(T[h][q], T[h][q - 1], &T[h][q], &T[h][q - 1]);
+    /* the lower terms by a TwoSum chain: R + sum e_q = sum t_q exactly; where every e_q is
+     * zero, R is exact and so y = RN(t_(m-1) + R) is RN(exact) itself (ties, subnormal results
+     * and zeros included); elsewhere E = fl(sum |e_q|) bounds the rest */
+    __m256d R[2] = {zero, zero}, E[2] = {zero, zero};
+    for (int q = 0; q < m - 1; q++)
+        for (int h = 0; h < 2; h++) {
+            __m256d e;
+            ozb_two_sum4(R[h], T[h][q], &R[h], &e);
+            E[h] = _mm256_add_pd(E[h], _mm256_and_pd(e, ABSMASK));
+        }
+    int64_t left = 0;
+    for (int h = 0; h < 2 && nh[h] > 0; h++) {
+        __m256d y, zz;
+        ozb_two_sum4(T[h][m - 1], R[h], &y, &zz);
+        const __m256d pos = _mm256_cmp_pd(E[h], zero, _CMP_GT_OQ);
+        const __m256d b = _mm256_add_pd(_mm256_mul_pd(E[h], _mm256_set1_pd(1.0 + 0x1p-40)), _mm256_and_pd(pos, _mm256_set1_pd(0x1p-1000)));
+        const __m256d ay = _mm256_and_pd(y, ABSMASK);
+        const __m256d range = _mm256_and_pd(_mm256_cmp_pd(ay, _mm256_set1_pd(0x1p-960), _CMP_GE_OQ),
+                                            _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ));
+        const __m256d exact = _mm256_and_pd(_mm256_cmp_pd(E[h], zero, _CMP_EQ_OQ), _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ));
+        const __m256d cert = _mm256_and_pd(ok[h], _mm256_or_pd(exact, ozb_cert_ok4(range, y, zz, b)));
+        const int mask = _mm256_movemask_pd(cert);
+        double yv[4];
+        _mm256_storeu_pd(yv, _mm256_and_pd(y, _mm256_cmp_pd(y, zero, _CMP_NEQ_UQ)));   /* exact zeros: +0 */
+        const int64_t i0 = i + 4 * h;
+        if (mask == 0xf && nh[h] == 4 && pr->crs == 1 && t->fi == 1) {
+            memcpy(pr->c + i0 + j * pr->ccs, yv, sizeof yv);
+            memset(t->fail + i0 + j * t->fj, 0, 4);
+            continue;
+        }
+        for (int64_t r = 0; r < nh[h]; r++) {
+            const int done = mask >> r & 1;
+            if (done) pr->c[(i0 + r) * pr->crs + j * pr->ccs] = yv[r];
+            t->fail[(i0 + r) * t->fi + j * t->fj] = (uint8_t)!done;
+            left += !done;
+        }
+    }
+    return left;
+}
+
+static int64_t group(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
+{
+    switch (t->pr->k * 2 + (t->pr->beta != 0.0)) {
+    case 2: return group_k(t, i, nr, j, 1, 0);
+    case 3: return group_k(t, i, nr, j, 1, 1);
+    case 4: return group_k(t, i, nr, j, 2, 0);
+    case 5: return group_k(t, i, nr, j, 2, 1);
+    case 6: return group_k(t, i, nr, j, 3, 0);
+    case 7: return group_k(t, i, nr, j, 3, 1);
+    case 8: return group_k(t, i, nr, j, 4, 0);
+    default: return group_k(t, i, nr, j, 4, 1);
+    }
+}
+
+/* columns lo..hi-1 */
+static int64_t columns(void *ctx, int64_t lo, int64_t hi)
+{
+    const tiny_t *t = ctx;
+    int64_t left = 0;
+    for (int64_t j = lo; j < hi; j++)
+        for (int64_t i = 0; i < t->pr->m; i += 8)
+            left += group(t, i, t->pr->m - i < 8 ? t->pr->m - i : 8, j);
+    return left;
+}
+#endif
+
+ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
+{
+    const size_t mn = (size_t)pr->m * (size_t)pr->n;
+    uint8_t *fail = ozb_buf_get(h, OZB_BUF_TINY, mn + 8);
+    if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
+#ifdef EFT_AVX2
+    /* lanes run down the columns of C: a C of fewer rows than columns (a row of C - a b^T)
+     * is worked transposed, C^T = op(B) op(A)^T (element (i, j) is the same sum either way) */
+    ozb_problem tp = *pr;
+    tiny_t t = { pr, fail, 1, pr->m };
+    if (pr->m < 8 && pr->n > pr->m) {
+        tp.m = pr->n; tp.n = pr->m; tp.a = pr->b; tp.b = pr->a; tp.crs = pr->ccs; tp.ccs = pr->crs;
+        t.pr = &tp; t.fi = pr->m; t.fj = 1;
+    }
+    *nfail = ozb_par_for(nt > 1, nt, t.pr->n, columns, &t);
+#else
+    (void)nt;
+    memset(fail, 1, mn);
+    *nfail = (int64_t)mn;
+#endif
+    *failp = fail;
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
+    info->slices_a = info->slices_b = 1;
+    info->exact_fallbacks = *nfail;
+    info->blocks = 1;
+    info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;
+    info->fused = 2;                          /* error-free dot products, certified */
+    return OZBLAS_STATUS_SUCCESS;
+}

@@ -1,0 +1,21 @@
+/* CORRECTLY_ROUNDED GEMM, GEMV and DOT with a tiny inner dimension (k <= OZB_EXACT_TINY_K):
+ * LAPACK's blocked factorizations update C - A B with panels of 1-8 columns by the thousand,
+ * and the result often cancels far below its terms (a trailing update of a matrix whose
+ * factor is nearly exact), which the error-free sums leave to slower methods.  Here every
+ * product and beta c is split exactly by TwoProduct, four rows at a time, and the 2k + 2
+ * terms of each element are summed error-free twice over (Sum3 of Ogita, Rump and Oishi),
+ * certified lane by lane: a few nanoseconds per element, cancelling or not. */
+#ifndef OZB_EXACT_TINY_H
+#define OZB_EXACT_TINY_H
+#include "core/problem.h"
+
+#define OZB_EXACT_TINY_K 4          /* inner dimensions up to this */
+
+/* 1 where the method applies to the call: k <= OZB_EXACT_TINY_K, alpha = +-1, and the
+ * build has AVX2 and FMA */
+int ozb_exact_tiny_eligible(const ozb_problem *pr);
+
+/* Writes RN(exact) for every element it certifies; *fail: m n flags (owned by the handle
+ * until its next call) set where it left the element untouched, *nfail their count. */
+ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
+#endif
