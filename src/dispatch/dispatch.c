@@ -171,18 +171,29 @@ static ozblas_status_t by_scaled(ozblas_handle_t h, const ozb_problem *pr, const
 /* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
  * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
  * extreme exponents) by the fused kernels and Scheme I. */
-static ozblas_status_t by_eft_sums(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+/* What the error-free sums leave undecided with an inner dimension of at most OZB_EXACT_TINY_K
+ * and alpha = +-1 (LAPACK's panel updates C - A B that cancel): the exact tiny sums
+ * (src/fused/exact_tiny.c), which certify cancelling results too, then the scaled sums.  Not
+ * first but for the shapes of ozb_exact_tiny_first: where nothing cancels the error-free sums
+ * are faster elsewhere (AVX512-VNNI EPYC, 32x32x3: 8.3 against 6.0 us). */
+static ozblas_status_t by_tiny(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
-    return certified(h, pr, pl, ozb_eft_cr, by_scaled);
+    if (!ozb_exact_tiny_eligible(pr)) return by_scaled(h, pr, pl);
+    return certified(h, pr, pl, ozb_exact_tiny_cancel, by_scaled);
 }
 
-/* Correctly rounded DOT, GEMV and GEMM: inner dimensions of at most OZB_EXACT_TINY_K (LAPACK's
- * panel updates) by the exact tiny sums first (src/fused/exact_tiny.c), which certify
- * cancelling results too; the error-free sums for the rest. */
+static ozblas_status_t by_eft_sums(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    return certified(h, pr, pl, ozb_eft_cr, by_tiny);
+}
+
+/* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
+ * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
+ * extreme exponents) by the fused kernels and Scheme I. */
 static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
-    if (ozb_exact_tiny_eligible(pr)) return certified(h, pr, pl, ozb_exact_tiny, by_eft_sums);
+    if (ozb_exact_tiny_first(pr)) return certified(h, pr, pl, ozb_exact_tiny, by_scaled);
     return by_eft_sums(h, pr, pl);
 }
 

@@ -4,9 +4,11 @@
  *     [2^-969, 2^1000] or a factor is zero (sum/eft.h: TwoProduct's range), negated for
  *     alpha = -1 (exact); beta c split alike.  m = 2k (+ 2) doubles of magnitude <= 2^1000
  *     whose sum is exactly alpha sum x y + beta c.  A lane out of range is left to the caller.
- *   - two passes of VecSum: for q = 1..m-1, (t_q, t_(q-1)) = TwoSum(t_q, t_(q-1)); each TwoSum
- *     is exact (no sum reaches 2^1004), so the terms' sum never changes; after the passes
- *     t_(m-1) holds the sum rounded twice over and the others what is left (Sum3).
+ *   - passes of VecSum: for q = 1..m-1, (t_q, t_(q-1)) = TwoSum(t_q, t_(q-1)); each TwoSum
+ *     is exact (no sum reaches 2^1004), so the terms' sum never changes; after a pass t_(m-1)
+ *     holds the sum rounded and the others what is left (Sum2), after two (Sum3) what is left
+ *     is about 2^-53 of that again.  One pass, certified as below, decides what does not
+ *     cancel; a group with a lane left takes the second pass and is certified again.
  *   - R: the lower terms t_0..t_(m-2) by a chain of TwoSums, whose errors e_q make
  *     R + sum e_q = sum t_q exactly; (y, z) = TwoSum(t_(m-1), R), so the element is y + z + d
  *     with d = sum e_q.
@@ -38,10 +40,15 @@ int ozb_exact_tiny_eligible(const ozb_problem *pr)
 #endif
 }
 
+int ozb_exact_tiny_first(const ozb_problem *pr)
+{
+    return ozb_exact_tiny_eligible(pr) && (pr->m < 8 || pr->k == 1);
+}
+
 #ifdef EFT_AVX2
 /* the problem and its flags: element (i, j)'s at fail[i fi + j fj] (the caller's column-major
  * m n flags, also where the kernel works on the transposed problem) */
-typedef struct { const ozb_problem *pr; uint8_t *fail; int64_t fi, fj; } tiny_t;
+typedef struct { const ozb_problem *pr; uint8_t *fail; int64_t fi, fj; int two; } tiny_t;   /* two: both passes at once */
 
 /* rows i..i+nr-1 (nr <= 4) of column l of a view, zeros beyond */
 static inline __m256d rows4(const ozb_view *v, int64_t i, int64_t l, int64_t nr)
@@ -68,6 +75,42 @@ static inline __m256d split(__m256d x, __m256d y, int neg, __m256d *T)
     return _mm256_or_pd(in, _mm256_or_pd(_mm256_cmp_pd(x, z, _CMP_EQ_OQ), _mm256_cmp_pd(y, z, _CMP_EQ_OQ)));
 }
 
+/* One VecSum pass over the terms of both groups: (t_q, t_(q-1)) = TwoSum(t_q, t_(q-1)) for
+ * q = 1..m-1, exact (no sum reaches 2^1004), the terms' sum unchanged */
+static inline __attribute__((always_inline)) void vecsum_pass(__m256d T[2][TERMS], const int m)
+{
+    for (int q = 1; q < m; q++)
+        for (int h = 0; h < 2; h++) ozb_two_sum4(T[h][q], T[h][q - 1], &T[h][q], &T[h][q - 1]);
+}
+
+/* Both groups' y and the lanes certified (mask), from the terms as they stand: the lower terms
+ * by a TwoSum chain, R + sum e_q = sum t_q exactly; where every e_q is zero, R is exact and so
+ * y = RN(t_(m-1) + R) is RN(exact) itself (ties, subnormal results and zeros included);
+ * elsewhere E = fl(sum |e_q|) bounds the rest (the file's head) */
+static inline __attribute__((always_inline)) void certify(__m256d T[2][TERMS], const int m, const __m256d ok[2],
+                                                          __m256d y[2], int mask[2])
+{
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d R[2] = {zero, zero}, E[2] = {zero, zero};
+    for (int q = 0; q < m - 1; q++)
+        for (int h = 0; h < 2; h++) {
+            __m256d e;
+            ozb_two_sum4(R[h], T[h][q], &R[h], &e);
+            E[h] = _mm256_add_pd(E[h], _mm256_and_pd(e, ABSMASK));
+        }
+    for (int h = 0; h < 2; h++) {
+        __m256d zz;
+        ozb_two_sum4(T[h][m - 1], R[h], &y[h], &zz);
+        const __m256d pos = _mm256_cmp_pd(E[h], zero, _CMP_GT_OQ);
+        const __m256d b = _mm256_add_pd(_mm256_mul_pd(E[h], _mm256_set1_pd(1.0 + 0x1p-40)), _mm256_and_pd(pos, _mm256_set1_pd(0x1p-1000)));
+        const __m256d ay = _mm256_and_pd(y[h], ABSMASK);
+        const __m256d range = _mm256_and_pd(_mm256_cmp_pd(ay, _mm256_set1_pd(0x1p-960), _CMP_GE_OQ),
+                                            _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ));
+        const __m256d exact = _mm256_and_pd(_mm256_cmp_pd(E[h], zero, _CMP_EQ_OQ), _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ));
+        mask[h] = _mm256_movemask_pd(_mm256_and_pd(ok[h], _mm256_or_pd(exact, ozb_cert_ok4(range, y[h], zz, b))));
+    }
+}
+
 /* Rows i..i+nr-1 (nr <= 8: two groups of four lanes, worked side by side so that their
  * dependency chains overlap) of column j, k products and (use_c) beta c each: certified lanes
  * written, the others flagged; returns those.  k and use_c are constants where it is
@@ -92,41 +135,30 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
             for (int64_t r = 0; r < nh[h]; r++) c0[r] = pr->c[(i + 4 * h + r) * pr->crs + j * pr->ccs];
             ok[h] = _mm256_and_pd(ok[h], split(_mm256_set1_pd(pr->beta), _mm256_loadu_pd(c0), 0, &T[h][2 * k]));
         }
-    for (int pass = 0; pass < 2; pass++)
-        for (int q = 1; q < m; q++)
-            for (int h = 0; h < 2; h++) ozb_two_sum4(T[h][q], T[h][q - 1], &T[h][q], &T[h][q - 1]);
-    /* the lower terms by a TwoSum chain: R + sum e_q = sum t_q exactly; where every e_q is
-     * zero, R is exact and so y = RN(t_(m-1) + R) is RN(exact) itself (ties, subnormal results
-     * and zeros included); elsewhere E = fl(sum |e_q|) bounds the rest */
-    __m256d R[2] = {zero, zero}, E[2] = {zero, zero};
-    for (int q = 0; q < m - 1; q++)
-        for (int h = 0; h < 2; h++) {
-            __m256d e;
-            ozb_two_sum4(R[h], T[h][q], &R[h], &e);
-            E[h] = _mm256_add_pd(E[h], _mm256_and_pd(e, ABSMASK));
-        }
+    /* one VecSum pass first: enough where little cancels; a second where some lane is left
+     * (both at once where the caller knows the call cancels) */
+    __m256d y[2];
+    int mask[2];
+    vecsum_pass(T, m);
+    if (t->two) vecsum_pass(T, m);
+    certify(T, m, ok, y, mask);
+    const int act[2] = { (1 << nh[0]) - 1, (1 << nh[1]) - 1 };     /* the lanes of rows below m */
+    if (!t->two && ((mask[0] & act[0]) != act[0] || (mask[1] & act[1]) != act[1])) {
+        vecsum_pass(T, m);
+        certify(T, m, ok, y, mask);
+    }
     int64_t left = 0;
     for (int h = 0; h < 2 && nh[h] > 0; h++) {
-        __m256d y, zz;
-        ozb_two_sum4(T[h][m - 1], R[h], &y, &zz);
-        const __m256d pos = _mm256_cmp_pd(E[h], zero, _CMP_GT_OQ);
-        const __m256d b = _mm256_add_pd(_mm256_mul_pd(E[h], _mm256_set1_pd(1.0 + 0x1p-40)), _mm256_and_pd(pos, _mm256_set1_pd(0x1p-1000)));
-        const __m256d ay = _mm256_and_pd(y, ABSMASK);
-        const __m256d range = _mm256_and_pd(_mm256_cmp_pd(ay, _mm256_set1_pd(0x1p-960), _CMP_GE_OQ),
-                                            _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ));
-        const __m256d exact = _mm256_and_pd(_mm256_cmp_pd(E[h], zero, _CMP_EQ_OQ), _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ));
-        const __m256d cert = _mm256_and_pd(ok[h], _mm256_or_pd(exact, ozb_cert_ok4(range, y, zz, b)));
-        const int mask = _mm256_movemask_pd(cert);
         double yv[4];
-        _mm256_storeu_pd(yv, _mm256_and_pd(y, _mm256_cmp_pd(y, zero, _CMP_NEQ_UQ)));   /* exact zeros: +0 */
+        _mm256_storeu_pd(yv, _mm256_and_pd(y[h], _mm256_cmp_pd(y[h], zero, _CMP_NEQ_UQ)));   /* exact zeros: +0 */
         const int64_t i0 = i + 4 * h;
-        if (mask == 0xf && nh[h] == 4 && pr->crs == 1 && t->fi == 1) {
+        if (mask[h] == 0xf && nh[h] == 4 && pr->crs == 1 && t->fi == 1) {
             memcpy(pr->c + i0 + j * pr->ccs, yv, sizeof yv);
             memset(t->fail + i0 + j * t->fj, 0, 4);
             continue;
         }
         for (int64_t r = 0; r < nh[h]; r++) {
-            const int done = mask >> r & 1;
+            const int done = mask[h] >> r & 1;
             if (done) pr->c[(i0 + r) * pr->crs + j * pr->ccs] = yv[r];
             t->fail[(i0 + r) * t->fi + j * t->fj] = (uint8_t)!done;
             left += !done;
@@ -161,7 +193,7 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 }
 #endif
 
-ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
+static ozblas_status_t tiny_run(ozblas_handle_t h, const ozb_problem *pr, int nt, int two, uint8_t **failp, int64_t *nfail)
 {
     const size_t mn = (size_t)pr->m * (size_t)pr->n;
     uint8_t *fail = ozb_buf_get(h, OZB_BUF_TINY, mn + 8);
@@ -170,7 +202,7 @@ ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt,
     /* lanes run down the columns of C: a C of fewer rows than columns (a row of C - a b^T)
      * is worked transposed, C^T = op(B) op(A)^T (element (i, j) is the same sum either way) */
     ozb_problem tp = *pr;
-    tiny_t t = { pr, fail, 1, pr->m };
+    tiny_t t = { pr, fail, 1, pr->m, two };
     if (pr->m < 8 && pr->n > pr->m) {
         tp.m = pr->n; tp.n = pr->m; tp.a = pr->b; tp.b = pr->a; tp.crs = pr->ccs; tp.ccs = pr->crs;
         t.pr = &tp; t.fi = pr->m; t.fj = 1;
@@ -189,4 +221,14 @@ ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt,
     info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;
     info->fused = 2;                          /* error-free dot products, certified */
     return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail)
+{
+    return tiny_run(h, pr, nt, 0, fail, nfail);
+}
+
+ozblas_status_t ozb_exact_tiny_cancel(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail)
+{
+    return tiny_run(h, pr, nt, 1, fail, nfail);
 }
