@@ -118,6 +118,12 @@ ozblas_status_t ozblas_set_fast_mode(ozblas_handle_t h, int enabled);           
 ozblas_status_t ozblas_set_summation(ozblas_handle_t h, ozblas_summation_t s);  /* default NEARSUM */
 ozblas_status_t ozblas_set_num_threads(ozblas_handle_t h, int threads);         /* 0 = default (all cores) */
 ozblas_status_t ozblas_set_workspace_limit(ozblas_handle_t h, size_t bytes);    /* 0 = default */
+/* Calls of fewer multiply-adds (m n k; DOT and GEMV count their products a few times over)
+ * run on one thread: 0 = the default (65536).  A process that runs other threaded code between
+ * calls (LAPACK over a threaded BLAS) gains from a higher one, as idle OpenMP threads spin
+ * on the cores it needs.  Thread counts never change a bit. */
+ozblas_status_t ozblas_set_parallel_threshold(ozblas_handle_t h, int64_t work);
+ozblas_status_t ozblas_get_parallel_threshold(ozblas_handle_t h, int64_t *work);   /* as set: 0 = default */
 ozblas_status_t ozblas_get_workspace_limit(ozblas_handle_t h, size_t *bytes);
 ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info);
 ozblas_status_t ozblas_get_split_count(ozblas_handle_t h, int *slices);

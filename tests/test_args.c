@@ -64,6 +64,17 @@ START_TEST(args_handle_and_config)
     EXPECT_ST(ozblas_set_num_threads(NULL, 1), INV);
     EXPECT_ST(ozblas_set_num_threads(h, 0), OK);
     EXPECT_ST(ozblas_set_num_threads(h, 2), OK);
+    int64_t pw = 7;
+    EXPECT_ST(ozblas_set_parallel_threshold(h, -1), INV);
+    EXPECT_ST(ozblas_set_parallel_threshold(NULL, 1), INV);
+    EXPECT_ST(ozblas_get_parallel_threshold(h, NULL), INV);
+    EXPECT_ST(ozblas_get_parallel_threshold(NULL, &pw), INV);
+    EXPECT_ST(ozblas_get_parallel_threshold(h, &pw), OK);
+    ck_assert_msg(pw == 0, "parallel threshold defaults to %lld", (long long)pw);
+    EXPECT_ST(ozblas_set_parallel_threshold(h, (int64_t)1 << 20), OK);
+    EXPECT_ST(ozblas_get_parallel_threshold(h, &pw), OK);
+    ck_assert_msg(pw == ((int64_t)1 << 20), "parallel threshold reads back %lld", (long long)pw);
+    EXPECT_ST(ozblas_set_parallel_threshold(h, 0), OK);
 
     size_t ws = 7;
     EXPECT_ST(ozblas_set_workspace_limit(NULL, 1 << 20), INV);

@@ -22,6 +22,9 @@ static ozblas_handle_t cfg_handle(const cfg_t *c)
     ozblas_handle_t h = tu_handle(c->mode);
     ck_assert_int_eq(ozblas_set_num_threads(h, c->threads), OZBLAS_STATUS_SUCCESS);
     ck_assert_int_eq(ozblas_set_workspace_limit(h, c->ws), OZBLAS_STATUS_SUCCESS);
+    /* the parallel threshold too: 3 threads for every call, 4 threads for none */
+    const int64_t pw = c->threads == 3 ? 1 : c->threads == 4 ? (int64_t)1 << 40 : 0;
+    ck_assert_int_eq(ozblas_set_parallel_threshold(h, pw), OZBLAS_STATUS_SUCCESS);
     if (c->mode == OZBLAS_MODE_FIXED) {
         ck_assert_int_eq(ozblas_set_split_count(h, c->split), OZBLAS_STATUS_SUCCESS);
         ck_assert_int_eq(ozblas_set_fast_mode(h, c->fast), OZBLAS_STATUS_SUCCESS);
@@ -32,7 +35,8 @@ static ozblas_handle_t cfg_handle(const cfg_t *c)
 
 static void cfg_str(const cfg_t *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "mode=%s threads=%d ws=%zu split=%d fast=%d sum=%d", tu_mode_name(c->mode), c->threads,
+    snprintf(buf, n, "mode=%s threads=%d%s ws=%zu split=%d fast=%d sum=%d", tu_mode_name(c->mode), c->threads,
+             c->threads == 3 ? " (parallel from 1 multiply-add)" : c->threads == 4 ? " (parallel never)" : "",
              c->ws, c->split, c->fast, (int)c->sum);
 }
 

@@ -73,6 +73,20 @@ ozblas_status_t ozblas_set_num_threads(ozblas_handle_t h, int threads)
     return OZBLAS_STATUS_SUCCESS;
 }
 
+ozblas_status_t ozblas_set_parallel_threshold(ozblas_handle_t h, int64_t work)
+{
+    if (!h || work < 0) return OZBLAS_STATUS_INVALID_VALUE;
+    h->par_work = work;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_get_parallel_threshold(ozblas_handle_t h, int64_t *work)
+{
+    if (!h || !work) return OZBLAS_STATUS_INVALID_VALUE;
+    *work = h->par_work;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 ozblas_status_t ozblas_set_workspace_limit(ozblas_handle_t h, size_t bytes)
 {
     if (!h) return OZBLAS_STATUS_INVALID_VALUE;

@@ -45,6 +45,7 @@ struct ozblas_context {
     ozblas_engine_t    engine;
     ozblas_crt_scaling_t crt_scaling; /* CRT_INT8 FIXED/DOUBLE scaling */
     int                threads;       /* 0 = all cores */
+    int64_t            par_work;      /* fewest multiply-adds for threads: 0 = OZB_PAR_WORK */
     size_t             ws_limit;      /* 0 = default */
     int                slice_hint_a, slice_hint_b; /* workspace sizing learnt from earlier calls (never changes a bit) */
     ozb_buf            buf[OZB_NBUF];
@@ -61,8 +62,12 @@ int    ozb_threads(ozblas_handle_t h);
  * an OpenMP region costs about a microsecond on the 2-core EPYC, what 2^16 multiply-adds take.
  * The thread count never changes a bit. */
 #define OZB_PAR_WORK 65536
-/* The threads a call of `work` multiply-adds (m n k) computes with: one below OZB_PAR_WORK. */
-static inline int ozb_threads_for(ozblas_handle_t h, double work) { return work < OZB_PAR_WORK ? 1 : ozb_threads(h); }
+/* The threads a call of `work` multiply-adds (m n k) computes with: one below the handle's
+ * threshold (OZB_PAR_WORK unless ozblas_set_parallel_threshold set another). */
+static inline int ozb_threads_for(ozblas_handle_t h, double work)
+{
+    return work < (h->par_work > 0 ? (double)h->par_work : OZB_PAR_WORK) ? 1 : ozb_threads(h);
+}
 double ozb_now(void);
 /* ozb_now() where `timed`, else 0: the phase times of calls too small to pay for a clock read */
 static inline double ozb_now_if(int timed) { return timed ? ozb_now() : 0.0; }
