@@ -168,9 +168,6 @@ static ozblas_status_t by_scaled(ozblas_handle_t h, const ozb_problem *pr, const
     return certified(h, pr, pl, ozb_eft_scaled_cr, by_deep);
 }
 
-/* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
- * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
- * extreme exponents) by the fused kernels and Scheme I. */
 /* What the error-free sums leave undecided with an inner dimension of at most OZB_EXACT_TINY_K
  * and alpha = +-1 (LAPACK's panel updates C - A B that cancel): the exact tiny sums
  * (src/fused/exact_tiny.c), which certify cancelling results too, then the scaled sums.  Not
@@ -187,9 +184,10 @@ static ozblas_status_t by_eft_sums(ozblas_handle_t h, const ozb_problem *pr, con
     return certified(h, pr, pl, ozb_eft_cr, by_tiny);
 }
 
-/* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c),
- * what they cannot certify (cancellation beyond about 2^-60 of the terms, special values,
- * extreme exponents) by the fused kernels and Scheme I. */
+/* Correctly rounded DOT, GEMV and GEMM: streaming error-free sums first (src/fused/eft_*.c;
+ * the exact tiny sums first for the shapes of ozb_exact_tiny_first), what they cannot certify
+ * (cancellation beyond about 2^-60 of the terms, special values, extreme exponents) by the
+ * later stages above, the fused kernels and Scheme I. */
 static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);

@@ -24,7 +24,7 @@
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/exact_tiny.h"
 #include "fused/eft_kern.h"
-#include "core/info.h"
+#include "fused/eft_dot.h"
 #include "core/par.h"
 #include <string.h>
 
@@ -214,12 +214,7 @@ static ozblas_status_t tiny_run(ozblas_handle_t h, const ozb_problem *pr, int nt
     *nfail = (int64_t)mn;
 #endif
     *failp = fail;
-    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
-    info->slices_a = info->slices_b = 1;
-    info->exact_fallbacks = *nfail;
-    info->blocks = 1;
-    info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;
-    info->fused = 2;                          /* error-free dot products, certified */
+    ozb_eft_info(h, pr, *nfail, 2, 0.0);      /* error-free dot products, certified: fused 2 */
     return OZBLAS_STATUS_SUCCESS;
 }
 
