@@ -991,6 +991,41 @@ START_TEST(eft_triangular_product)
 }
 END_TEST
 
+/* A triangular op(A) times a graded op(B) (LAPACK's triangular solves with scaling, dec.in:
+ * columns of B falling 2^200 along k): a bound from the blocks' maxima is 2^100 above a late
+ * row's products and left 80 % of such a GEMM to the deep sums; the sub-blocks' maxima bound
+ * them within 2^13.  The first level certifies every element: guaranteed, not likely, since
+ * op(A) is banded upper triangular with entries k/8 (k = 1..7), B's entries c 2^-l (c = 1/8..7/8),
+ * so every result is a sum of 4 positive products, exact in a double, with its largest
+ * product within 2^13 of the bound.  Bits against MPFR, N and T. */
+START_TEST(eft_graded_operand)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_graded_operand");
+    const int64_t m = 96, n = 24, k = 200;
+    double *A = tu_alloc((size_t)(m * k)), *At = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)),
+           *C = tu_alloc((size_t)(m * n)), *R = tu_alloc((size_t)(m * n));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            const double v = l >= i && l <= i + 3 ? (1.0 + floor(ozref_uniform(&r) * 7.0)) / 8.0 : 0.0;
+            A[i + l * m] = v;
+            At[l + i * k] = v;
+        }
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t l = 0; l < k; l++) B[l + j * k] = ldexp((1.0 + floor(ozref_uniform(&r) * 7.0)) / 8.0, -(int)l);
+    ozref_dgemm(0, 0, m, n, k, 1.0, A, m, B, k, 0.0, R, m);
+    for (int ta = 0; ta < 2; ta++) {
+        ck_assert_int_eq(ozblas_dgemm(h, ta ? OZBLAS_OP_T : OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, ta ? At : A, ta ? k : m,
+                                      B, k, 0.0, C, m), OZBLAS_STATUS_SUCCESS);
+        ck_assert_msg(first_level(h), "op %d: a graded product left the first level", ta);
+        tu_check_bits(C, R, (size_t)(m * n), 0, "graded product");
+    }
+    free(A); free(At); free(B); free(C); free(R);
+    ozblas_destroy(h);
+}
+END_TEST
+
 static Suite *eft_suite(void)
 {
     Suite *s = suite_create("eft");
@@ -1010,6 +1045,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_near_powers_of_two);
     tcase_add_test(tc, eft_triangular_product);
+    tcase_add_test(tc, eft_graded_operand);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_deep_residuals);

@@ -19,11 +19,12 @@ static int strips(const ozb_problem *pr) { return pr->n > 1 && pr->m >= 8; }
 static int packs_a(const ozb_problem *pr) { return pr->n > 1 && pr->m > 1 && !strips(pr) && pr->a.cs == 1 && pr->a.rs != 1; }
 static int packs_b(const ozb_problem *pr) { return strips(pr) && pr->b.cs != 1; }
 static size_t strips_bytes(const ozb_problem *pr) { return up64((size_t)(8 * ((pr->m + 7) / 8)) * (size_t)pr->k * sizeof(double)); }
-/* the blocks' maxima of the strips' rows and of op(B)'s columns */
+/* the sub-blocks' maxima of the strips' rows and of op(B)'s columns */
 static int64_t nblocks(const ozb_problem *pr) { return (pr->k + BL - 1) / BL; }
+static int64_t nsub(const ozb_problem *pr) { return (pr->k + SBL - 1) / SBL; }
 static size_t maxima_bytes(const ozb_problem *pr)
 {
-    return up64((size_t)(8 * ((pr->m + 7) / 8) + pr->n) * (size_t)nblocks(pr) * sizeof(double));
+    return up64((size_t)(8 * ((pr->m + 7) / 8) + pr->n) * (size_t)(nsub(pr) + nblocks(pr)) * sizeof(double));
 }
 
 /* per thread: a strided column of op(B), the GEMV-N state, a parallel DOT's pieces */
@@ -94,27 +95,37 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 
 #ifdef EFT_AVX2
 /* A GEMM whose result cancels far below its products (a residual B - A X) leaves nearly every
- * element to the deep sums, and the dispatch then recomputes the whole call there: the first
- * strip times the first 2 columns, rounded into a copy of their C, tells that beforehand (1:
- * most of them failed).  Elements whose products are all zero do not count: the dispatch
- * resolves them after this stage whatever it does (ozb_zero_products), and a triangular
- * operand puts them exactly where the probe looks (rows 1-7 of an upper triangular A times
- * the first columns of an upper triangular B: LAPACK's inverses; the whole of a 50^3 product of
- * two such went to the deep sums).  Only where they are a small part of the call; the bits are
- * RN(exact) whichever stage certifies them. */
+ * element to the deep sums, and the dispatch then recomputes the whole call there: the middle
+ * strip times the middle 2 columns, rounded into a copy of their C, tells that beforehand (1:
+ * most of them failed).  The middle, because the edges are where structure sits: a triangular
+ * op(A) times a graded op(B) (LAPACK's triangular solves with scaling) has its loosest bounds
+ * in the first rows, and elements whose products are all zero (rows 1-7 of an upper triangular
+ * A times the first columns of an upper triangular B: LAPACK's inverses) do not count either:
+ * the dispatch resolves them after this stage whatever it does (ozb_zero_products).  Only
+ * where the probe is a small part of the call; the bits are RN(exact) whichever stage
+ * certifies them. */
 static int probe_fails(const ozb_eft_gemm_t *s)
 {
     const ozb_problem *pr = s->pr;
     if (pr->m * pr->n < 256) return 0;           /* the probe: at most 6 % of the call */
-    const int64_t pm = pr->m < 8 ? pr->m : 8, pn = pr->n < 2 ? pr->n : 2;
+    const int64_t b = (pr->m + 7) / 8 / 2, j0 = pr->n / 2 - (pr->n >= 2);
+    const int64_t pm = pr->m - 8 * b < 8 ? pr->m - 8 * b : 8, pn = pr->n < 2 ? pr->n : 2;
     double cbuf[16];
     uint8_t pfail[16];
     ozb_problem pp = *pr;
     pp.m = pm; pp.n = pn; pp.c = cbuf; pp.crs = 1; pp.ccs = 8;
+    pp.a.p += 8 * b * pr->a.rs;
+    pp.b.p += j0 * pr->b.rs;
     for (int64_t j = 0; j < pn; j++)
-        for (int64_t i = 0; i < pm; i++) cbuf[i + 8 * j] = pr->beta != 0.0 ? pr->c[i * pr->crs + j * pr->ccs] : 0.0;
+        for (int64_t i = 0; i < pm; i++) cbuf[i + 8 * j] = pr->beta != 0.0 ? pr->c[(8 * b + i) * pr->crs + (j0 + j) * pr->ccs] : 0.0;
     ozb_eft_gemm_t ps = *s;
     ps.pr = &pp; ps.fail = pfail; ps.by_strip = 1;
+    ps.P += 8 * pr->k * b;
+    ps.mA += 8 * b * s->ns;
+    ps.Bx += j0 * s->ldx;
+    ps.mX += j0 * s->ns;
+    ps.mAc += 8 * b * s->nq;
+    ps.mXc += j0 * s->nq;
     const int64_t left = ozb_eft_gemm_units(&ps, 0, 1);
     return 2 * (left - (left ? ozb_zero_products(&pp, pfail) : 0)) > pm * pn;
 }
@@ -146,9 +157,11 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
     int64_t left = 0;
     if (strips(pr)) {
 #ifdef EFT_AVX2
-        double *mA = (double *)(p + strips_bytes(pr)), *mX = mA + 8 * ((pr->m + 7) / 8) * nblocks(pr);
-        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, nblocks(pr) };
-        ozb_eft_pack_strips(pr, (double *)p, mA);
+        const int64_t na = 8 * ((pr->m + 7) / 8);
+        double *mA = (double *)(p + strips_bytes(pr)), *mX = mA + na * nsub(pr);
+        double *mAc = mX + pr->n * nsub(pr), *mXc = mAc + na * nblocks(pr);
+        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, nblocks(pr), nsub(pr) };
+        ozb_eft_pack_strips(pr, (double *)p, mA, mAc);
         p += strips_bytes(pr) + maxima_bytes(pr);
         if (packs_b(pr)) {
             double *Bp = (double *)p;
@@ -157,7 +170,7 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
             s.Bx = Bp;
             s.ldx = pr->k;
         }
-        ozb_eft_column_maxima(pr, s.Bx, s.ldx, mX);
+        ozb_eft_column_maxima(pr, s.Bx, s.ldx, mX, mXc);
         const int64_t nstrips = (pr->m + 7) / 8;
         /* strips as units where B is narrow (each strip reads all of B), else column groups
          * (each group reads all of A): the fewer bytes streamed */

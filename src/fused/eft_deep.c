@@ -122,7 +122,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         double *P = (double *)p;
         int32_t *lA = (int32_t *)(p + up64(rows * (size_t)k * sizeof(double)));
         int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
-        ozb_eft_pack_strips(pr, P, NULL);      /* no maxima: each block finds its largest product */
+        ozb_eft_pack_strips(pr, P, NULL, NULL);      /* no maxima: each block finds its largest product */
         ozb_deep_lsb_n(P, (int64_t)(rows * (size_t)k), lA);
         deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {

@@ -3,11 +3,12 @@
  * column) pair is one GEMV strip read sequentially: the strip stays in cache across the
  * columns of B.  Method and bit budget: eft_kern.h.
  *
- * Unlike a GEMV, a GEMM knows a bound on every product of a block before it reads it: the
- * largest |a| of the row in the block (computed once when A is packed, for all columns of
- * B) times the largest |x| of the column in the block (once per column, for all strips).
- * With M = RN(max|a| max|x|) and sigma = 2^(floor(log2 M) + 10) > 2^9 M: max|a x| <=
- * max|a| max|x| <= (1 + u) M < 2^-9 (1 + u) sigma, below sigma / (2 BL) with BL = 128, so
+ * Unlike a GEMV, a GEMM knows a bound on every product of a block before it reads it: per
+ * sub-block s of SBL products, the largest |a| of the row there (computed once when A is
+ * packed, for all columns of B) times the largest |x| of the column there (once per column,
+ * for all strips).  With M = max_s RN(max_s|a| max_s|x|) and sigma = 2^(floor(log2 M) + 10)
+ * > 2^9 M: for l in sub-block s, |a x| <= max_s|a| max_s|x| <= (1 + u) RN(max_s|a| max_s|x|)
+ * <= (1 + u) M < 2^-9 (1 + u) sigma, below sigma / (2 BL) with BL = 128, so
  * the budget holds by construction, with no largest |q| to keep and
  * no block summed again (five vector operations per four products instead of seven).  Where
  * M is above 2^990, Inf or NaN, the block takes sigma from its own products and checks it
@@ -17,6 +18,38 @@
 #include "fused/eft_dot_small.h"
 
 #ifdef EFT_AVX2
+/* M of strip b's 8 rows times column j in block q into m0, m1; 0 where a product of maxima is
+ * above 2^990 or NaN.  Where the column's sub-block maxima are flat (mXc >= 0: within
+ * FLAT_X of each other), the block's maxima: then max_s|a| max|x| <= FLAT_X max_s (max_s|a|
+ * max_s|x|), the bound at most FLAT_X looser, for 2 products instead of 2 per sub-block. */
+static inline int block_bound(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t q, __m256d *m0, __m256d *m1)
+{
+    const double xc = g->mXc[j * g->nq + q];
+    if (!(xc < 0.0)) {
+        const __m256d xm = _mm256_set1_pd(xc);
+        const double *mac = g->mAc + 8 * (b * g->nq + q);
+        *m0 = _mm256_mul_pd(_mm256_loadu_pd(mac), xm);
+        *m1 = _mm256_mul_pd(_mm256_loadu_pd(mac + 4), xm);
+        return in_range(*m0) && in_range(*m1);
+    }
+    const double *ma = g->mA + 8 * b * g->ns, *mx = g->mX + j * g->ns;
+    const int64_t s0 = q * (BL / SBL), s1 = s0 + BL / SBL < g->ns ? s0 + BL / SBL : g->ns;
+    const __m256d big = _mm256_set1_pd(0x1p990);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, out = a0;
+    for (int64_t s = s0; s < s1; s++) {
+        /* the products of the maxima are >= 0, +Inf or NaN: out collects the lanes where one
+         * is above 2^990 or NaN (max_pd alone may drop a NaN) */
+        const __m256d xm = _mm256_broadcast_sd(mx + s);
+        const __m256d p0 = _mm256_mul_pd(_mm256_loadu_pd(ma + 8 * s), xm), p1 = _mm256_mul_pd(_mm256_loadu_pd(ma + 8 * s + 4), xm);
+        out = _mm256_or_pd(out, _mm256_or_pd(_mm256_cmp_pd(p0, big, _CMP_NLE_UQ), _mm256_cmp_pd(p1, big, _CMP_NLE_UQ)));
+        a0 = _mm256_max_pd(a0, p0);
+        a1 = _mm256_max_pd(a1, p1);
+    }
+    *m0 = a0;
+    *m1 = a1;
+    return _mm256_testz_pd(out, out);
+}
+
 /* strip b of op(A) times column j of op(B), rounded into C (or flagged) */
 static int64_t strip_column(const ozb_eft_gemm_t *g, int64_t b, int64_t j)
 {
@@ -26,13 +59,11 @@ static int64_t strip_column(const ozb_eft_gemm_t *g, int64_t b, int64_t j)
     row4_t st[2];
     for (int v = 0; v < 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
     const double *a = g->P + 8 * k * b, *x = g->Bx + j * g->ldx;
-    const double *ma = g->mA + 8 * b * g->nq, *mx = g->mX + j * g->nq;
     int bad = 0;
     for (int64_t q = 0; q < g->nq && !bad; q++) {
         const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
-        const __m256d xm = _mm256_broadcast_sd(mx + q);
-        const __m256d m0 = _mm256_mul_pd(_mm256_loadu_pd(ma + 8 * q), xm), m1 = _mm256_mul_pd(_mm256_loadu_pd(ma + 8 * q + 4), xm);
-        if (!in_range(m0) || !in_range(m1)) {
+        __m256d m0, m1;
+        if (!block_bound(g, b, j, q, &m0, &m1)) {
             /* the bound overflows (a large |a| and a large |x| at different l) or is NaN: the
              * block learns sigma from its own products instead, as a GEMV does */
             if (!ozb_eft_strip_block(a + 8 * l0, 8, x + l0, nb, st, 1)) bad = 1;
@@ -77,12 +108,12 @@ static inline __m256d with_nan(__m256d m, __m256d nan) { return _mm256_blendv_pd
 
 /* the strips of column-major op(A) (rs == 1), full strips of 8 rows: two loads per column, the
  * same values and maxima as the element loop below */
-static void pack_full_strip(const ozb_problem *pr, int64_t b, double *s, double *mA, int64_t nq)
+static void pack_full_strip(const ozb_problem *pr, int64_t b, double *s, double *mA, int64_t ns)
 {
     const int64_t k = pr->k;
-    for (int64_t q = 0; q < nq; q++) {
+    for (int64_t q = 0; q < ns; q++) {
         __m256d m0 = _mm256_setzero_pd(), m1 = m0, n0 = m0, n1 = m0;
-        for (int64_t l = q * BL; l < k && l < (q + 1) * BL; l++) {
+        for (int64_t l = q * SBL; l < k && l < (q + 1) * SBL; l++) {
             const double *src = pr->a.p + 8 * b + l * pr->a.cs;
             const __m256d v0 = _mm256_loadu_pd(src), v1 = _mm256_loadu_pd(src + 4);
             _mm256_storeu_pd(s + 8 * l, v0);
@@ -91,53 +122,111 @@ static void pack_full_strip(const ozb_problem *pr, int64_t b, double *s, double 
             m1 = absmax_acc(m1, v1, &n1);
         }
         if (mA) {
-            _mm256_storeu_pd(mA + 8 * (b * nq + q), with_nan(m0, n0));
-            _mm256_storeu_pd(mA + 8 * (b * nq + q) + 4, with_nan(m1, n1));
+            _mm256_storeu_pd(mA + 8 * (b * ns + q), with_nan(m0, n0));
+            _mm256_storeu_pd(mA + 8 * (b * ns + q) + 4, with_nan(m1, n1));
         }
     }
 }
 #endif
 
-void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA)
+/* the larger of c and |v| >= 0, NaN kept once met */
+static inline double max_keep_nan(double c, double v) { return v > c || isnan(v) ? v : c; }
+
+#ifdef EFT_AVX2
+/* The larger of a and b per lane, for values >= 0, +Inf or NaN of sign 0 (maxima of |v|): as
+ * integers these are ordered as the values with NaN above Inf, so a NaN is kept */
+static inline __m256d imax4(__m256d a, __m256d b)
 {
-    const int64_t m = pr->m, k = pr->k, nq = (k + BL - 1) / BL;
+    return _mm256_blendv_pd(a, b, _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(b), _mm256_castpd_si256(a))));
+}
+static inline double imax_lanes(__m256d a)
+{
+    a = imax4(a, _mm256_permute2f128_pd(a, a, 1));
+    return _mm256_cvtsd_f64(imax4(a, _mm256_permute_pd(a, 5)));
+}
+#endif
+
+/* strip b's block maxima from its sub-blocks' */
+static void strip_coarse(const double *mA, double *mAc, int64_t b, int64_t ns, int64_t nq)
+{
+    for (int64_t q = 0; q < nq; q++) {
+        const int64_t s0 = q * (BL / SBL), s1 = s0 + BL / SBL < ns ? s0 + BL / SBL : ns;
+#ifdef EFT_AVX2
+        __m256d c0 = _mm256_setzero_pd(), c1 = c0;
+        for (int64_t s = s0; s < s1; s++) {
+            c0 = imax4(c0, _mm256_loadu_pd(mA + 8 * (b * ns + s)));
+            c1 = imax4(c1, _mm256_loadu_pd(mA + 8 * (b * ns + s) + 4));
+        }
+        _mm256_storeu_pd(mAc + 8 * (b * nq + q), c0);
+        _mm256_storeu_pd(mAc + 8 * (b * nq + q) + 4, c1);
+#else
+        for (int r = 0; r < 8; r++) {
+            double c = 0.0;
+            for (int64_t s = s0; s < s1; s++) c = max_keep_nan(c, mA[8 * (b * ns + s) + r]);
+            mAc[8 * (b * nq + q) + r] = c;
+        }
+#endif
+    }
+}
+
+void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA, double *mAc)
+{
+    const int64_t m = pr->m, k = pr->k, ns = (k + SBL - 1) / SBL, nq = (k + BL - 1) / BL;
     for (int64_t b = 0; b < (m + 7) / 8; b++) {
         double *s = P + 8 * k * b;
         const int rows = (int)(m - 8 * b < 8 ? m - 8 * b : 8);
 #ifdef EFT_AVX2
-        if (rows == 8 && pr->a.rs == 1) { pack_full_strip(pr, b, s, mA, nq); continue; }
+        if (rows == 8 && pr->a.rs == 1) {
+            pack_full_strip(pr, b, s, mA, ns);
+            if (mA) strip_coarse(mA, mAc, b, ns, nq);
+            continue;
+        }
 #endif
-        for (int64_t q = 0; q < nq; q++) {
+        for (int64_t q = 0; q < ns; q++) {
             double mx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            for (int64_t l = q * BL; l < k && l < (q + 1) * BL; l++) {
+            for (int64_t l = q * SBL; l < k && l < (q + 1) * SBL; l++) {
                 const double *src = pr->a.p + 8 * b * pr->a.rs + l * pr->a.cs;
                 for (int r = 0; r < 8; r++) {
                     const double v = r < rows ? src[r * pr->a.rs] : 0.0;
                     s[8 * l + r] = v;
-                    mx[r] = fabs(v) > mx[r] || isnan(v) ? fabs(v) : mx[r];   /* NaN kept: out of range */
+                    mx[r] = max_keep_nan(mx[r], fabs(v));   /* NaN kept: out of range */
                 }
             }
             if (mA)
-                for (int r = 0; r < 8; r++) mA[8 * (b * nq + q) + r] = mx[r];
+                for (int r = 0; r < 8; r++) mA[8 * (b * ns + q) + r] = mx[r];
         }
+        if (mA) strip_coarse(mA, mAc, b, ns, nq);
     }
 }
 
-void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX)
+void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX, double *mXc)
 {
-    const int64_t k = pr->k, nq = (k + BL - 1) / BL;
-    for (int64_t j = 0; j < pr->n; j++)
-        for (int64_t q = 0; q < nq; q++) {
-            const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
+    const int64_t k = pr->k, ns = (k + SBL - 1) / SBL, nq = (k + BL - 1) / BL;
+    for (int64_t j = 0; j < pr->n; j++) {
+        const double *xj = x + j * ldx;
+        int64_t s = 0;
 #ifdef EFT_AVX2
-            mX[j * nq + q] = ozb_eft_absmax(x + j * ldx + l0, nb);     /* NaN where one is NaN */
-#else
-            double mx = 0.0;
-            for (int64_t l = l0; l < l0 + nb; l++) {
-                const double v = x[j * ldx + l];
-                mx = fabs(v) > mx || isnan(v) ? fabs(v) : mx;
-            }
-            mX[j * nq + q] = mx;
-#endif
+        for (; s < k / SBL; s++) {           /* full sub-blocks: NaN (of sign 0) where one is NaN */
+            const __m256d v0 = _mm256_and_pd(_mm256_loadu_pd(xj + SBL * s), ABSMASK);
+            const __m256d v1 = _mm256_and_pd(_mm256_loadu_pd(xj + SBL * s + 4), ABSMASK);
+            mX[j * ns + s] = imax_lanes(imax4(v0, v1));
         }
+#endif
+        for (; s < ns; s++) {
+            double mx = 0.0;
+            for (int64_t l = s * SBL; l < k && l < (s + 1) * SBL; l++) mx = max_keep_nan(mx, fabs(xj[l]));
+            mX[j * ns + s] = mx;
+        }
+        /* per block: its maxima where its sub-blocks' are flat (all within FLAT_X of the
+         * largest, none zero), NaN where one is NaN, else -1 (the sub-blocks' bound) */
+        for (int64_t q = 0; q < nq; q++) {
+            double hi = 0.0, lo = INFINITY;
+            for (s = q * (BL / SBL); s < ns && s < (q + 1) * (BL / SBL); s++) {
+                const double v = mX[j * ns + s];
+                hi = max_keep_nan(hi, v);
+                lo = v < lo ? v : lo;
+            }
+            mXc[j * nq + q] = isnan(hi) || (lo > 0.0 && hi <= FLAT_X * lo) ? hi : -1.0;
+        }
+    }
 }

@@ -60,6 +60,15 @@
 #define LANES 8              /* DOT lanes: two 256-bit vectors */
 #define CHUNK 512            /* strided operands are gathered this many elements at a time */
 #define NCHUNK_PAR 64        /* a parallel DOT's pieces, each folded on its own */
+/* The GEMM's a-priori bounds take maxima over sub-blocks of SBL products: a block's bound is
+ * the largest product of a row's and a column's maxima over the same sub-block, so a graded
+ * operand (LAPACK's triangular solves with scaling: a column of op(B) falling 2^200 along k
+ * while op(A) is triangular) is bounded within 2^(SBL times the grading per step) of its
+ * largest product instead of by the whole block's maxima (which left 80 % of such a GEMM
+ * uncertified).  Where a column's sub-block maxima are within FLAT_X of each other, the
+ * block's maxima bound it within FLAT_X at less cost (eft_gemm.c).  BL is a multiple of SBL. */
+#define SBL 8
+#define FLAT_X 0x1p8
 #define EBC (0x1p-106 * BL * BL * (1.0 + 0x1p-20))   /* a block's bound per unit of sigma; the margin covers G's rounding */
 
 /* Folds of lanes: s, c, a, G as above. */
@@ -240,12 +249,14 @@ static inline double ozb_eft_terms(int64_t k, int64_t lanes, int64_t pieces) { r
  * Returns the rows left to the caller. */
 int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt);
 /* op(A) into strips of 8 rows: strip b at P + 8 k b, element (8b + r, l) at [8 l + r], rows
- * beyond m zero (8 k ceil(m / 8) doubles), and the rows' maxima per block of BL columns into
- * mA (8 ceil(m / 8) ceil(k / BL) doubles; NULL: not wanted) (eft_gemm.c) */
-void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA);
-/* The maxima of op(B)'s columns per block of BL into mX (n ceil(k / BL) doubles); x: column j
- * of op(B) at x + j ldx, contiguous (eft_gemm.c) */
-void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX);
+ * beyond m zero (8 k ceil(m / 8) doubles), the rows' maxima per sub-block of SBL columns into
+ * mA (8 ceil(m / 8) ceil(k / SBL) doubles; NULL: not wanted) and per block of BL into mAc
+ * (8 ceil(m / 8) ceil(k / BL) doubles) (eft_gemm.c) */
+void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA, double *mAc);
+/* The maxima of op(B)'s columns per sub-block of SBL into mX (n ceil(k / SBL) doubles), and
+ * per block of BL into mXc (n ceil(k / BL) doubles): the block's maximum where its
+ * sub-blocks' are flat, else -1; x: column j of op(B) at x + j ldx, contiguous (eft_gemm.c) */
+void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX, double *mXc);
 /* GEMV-N state bytes for m rows */
 static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1) * 2 * 5 * 32; }
 
@@ -283,9 +294,12 @@ typedef struct {
     int64_t ldx;
     uint8_t *fail;            /* m n flags, column-major */
     int by_strip;             /* units are strips of 8 rows (else columns) */
-    const double *mA;         /* strip b, block q: max |op(A)| of its 8 rows at mA + 8 (b nq + q) */
-    const double *mX;         /* column j, block q: max |op(B)| at mX + j nq + q */
+    const double *mA;         /* strip b, sub-block s: max |op(A)| of its 8 rows at mA + 8 (b ns + s) */
+    const double *mX;         /* column j, sub-block s: max |op(B)| at mX + j ns + s */
+    const double *mAc;        /* strip b, block q: max |op(A)| of its 8 rows at mAc + 8 (b nq + q) */
+    const double *mXc;        /* column j, block q: max |op(B)| at mXc + j nq + q where flat, else -1 */
     int64_t nq;               /* blocks of BL along k */
+    int64_t ns;               /* sub-blocks of SBL along k */
 } ozb_eft_gemm_t;
 /* Columns of op(B) per unit where units are column groups: op(A) is streamed once per group
  * (a strip stays in L2 across the group's columns, the group's columns in L3) */
