@@ -991,6 +991,41 @@ START_TEST(eft_triangular_product)
 }
 END_TEST
 
+/* Residuals C - A B of structured operands: op(A) upper triangular, B zero below row j + 100
+ * in column j.  The deep sums take only the steps where both factors may be nonzero, which
+ * is exact only where the other operand is finite there: an Inf in op(A) where a column of B
+ * is zero, and an Inf in B where a row of op(A) is zero, each make one element's sum NaN
+ * (Inf 0).  Every path bit for bit and against MPFR, N and T, and the deep sums ran. */
+START_TEST(eft_deep_structured)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_deep_structured");
+    const int64_t m = 40, n = 24, k = 150;
+    for (int kind = 0; kind < 3; kind++)
+        for (int ta = 0; ta < 2; ta++) {
+            const int64_t lda = ta ? k : m;
+            double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t l = 0; l < k; l++) {
+                    const double v = l >= i ? (ozref_uniform(&r) - 0.5) * exp(ozref_normal(&r)) : 0.0;
+                    if (ta) A[l + i * k] = v; else A[i + l * m] = v;
+                }
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t l = 0; l < k; l++) B[l + j * k] = l <= j + 100 ? (ozref_uniform(&r) - 0.5) * exp(ozref_normal(&r)) : 0.0;
+            ozref_dgemm(ta, 0, m, n, k, 1.0, A, lda, B, k, 0.0, C0, m);      /* RN(A B) */
+            if (kind == 1) {          /* op(A)(5, 130) = Inf, B(130, 3) = 0: C(5, 3) NaN */
+                if (ta) A[130 + 5 * k] = INFINITY; else A[5 + 130 * m] = INFINITY;
+            }
+            if (kind == 2) B[2 + 10 * k] = -INFINITY;   /* op(A)(20, 2) = 0: C(20, 10) NaN */
+            ck_assert_msg(gemm_paths(h, ta, m, n, k, -1.0, A, lda, B, 1.0, C0, "eft deep structured"),
+                          "kind %d op %d: no deep sums", kind, ta);
+            free(A); free(B); free(C0);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* A triangular op(A) times a graded op(B) (LAPACK's triangular solves with scaling, dec.in:
  * columns of B falling 2^200 along k): a bound from the blocks' maxima is 2^100 above a late
  * row's products and left 80 % of such a GEMM to the deep sums; the sub-blocks' maxima bound
@@ -1046,6 +1081,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_near_powers_of_two);
     tcase_add_test(tc, eft_triangular_product);
     tcase_add_test(tc, eft_graded_operand);
+    tcase_add_test(tc, eft_deep_structured);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_deep_residuals);

@@ -8,6 +8,8 @@
 #include "core/par.h"
 #include <string.h>
 
+static int64_t nblocks(int64_t steps) { return (steps + BL - 1) / BL; }
+
 #ifdef EFT_AVX2
 typedef struct {
     const ozb_problem *pr;
@@ -16,17 +18,46 @@ typedef struct {
     const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
     int64_t ldx;
     const int32_t *lX;        /* column j's lowest bits at lX + j k */
+    const int64_t *spA;       /* strip b's span (span_of) at spA + 3 b */
+    const int64_t *spX;       /* column j's at spX + 3 j */
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
     int by_strip;
 } deep_t;
 
-/* strip b of op(A) times column j of op(B): its rows rounded into C or flagged */
+/* The steps [sp[0], sp[1]) that hold v's nonzeros ([0, 0) for none) and sp[2] = 1 where all
+ * of v (steps of w values, w apart) is finite */
+static void span_of(const double *v, int64_t w, int64_t k, int64_t sp[3])
+{
+    sp[0] = k; sp[1] = 0; sp[2] = 1;
+    for (int64_t l = 0; l < k; l++) {
+        int nz = 0;
+        for (int64_t r = 0; r < w; r++) {
+            const double x = v[w * l + r];
+            nz |= x != 0.0;
+            if (!isfinite(x)) sp[2] = 0;
+        }
+        if (nz) { if (sp[0] == k) sp[0] = l; sp[1] = l + 1; }
+    }
+}
+
+/* strip b of op(A) times column j of op(B): its rows rounded into C or flagged.  Only the
+ * steps where both factors may be nonzero: outside the strip's span its a are 0, so where the
+ * column is finite those products are exactly 0, and the same the other way (a triangular or
+ * banded operand, LAPACK's: half the products of a triangular one).  Zero products add
+ * nothing to the sum nor to its grid, and fewer blocks only tighten the bound. */
 static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
 {
     const ozb_problem *pr = g->pr;
+    const int64_t *sa = g->spA + 3 * b, *sx = g->spX + 3 * j;
+    int64_t lo = 0, hi = pr->k;
+    if (sx[2]) { lo = sa[0]; hi = sa[1]; }
+    if (sa[2]) { lo = lo > sx[0] ? lo : sx[0]; hi = hi < sx[1] ? hi : sx[1]; }
+    if (lo >= hi) { lo = 0; hi = pr->k; }   /* no product can be nonzero: all of them, as before */
+    const int64_t nq = nblocks(hi - lo);
     deep_row st;
-    const int ok = ozb_deep_run(g->P + 8 * pr->k * b, g->Bx + j * g->ldx, 1, pr->k, g->lA + 8 * pr->k * b, g->lX + j * pr->k, &st);
+    const int ok = ozb_deep_run(g->P + 8 * (pr->k * b + lo), g->Bx + j * g->ldx + lo, 1, hi - lo, g->lA + 8 * (pr->k * b + lo),
+                                g->lX + j * pr->k + lo, &st);
     int done = 0;            /* rows certified four at a time */
     double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
@@ -37,7 +68,7 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
                 const int64_t i = 8 * b + 4 * v + r;
                 if (i >= pr->m) { lanes &= ~(1 << r); continue; }
                 if (pr->beta != 0.0) c0[r] = pr->c[i * pr->crs + j * pr->ccs];
-                dl[r] = ozb_deep_lane_delta(&st, 4 * v + r, g->nq);
+                dl[r] = ozb_deep_lane_delta(&st, 4 * v + r, nq);
                 if (dl[r] < 0.0) { dl[r] = 0.0; lanes &= ~(1 << r); }
             }
             done |= (ozb_deep_cert4(&st.t[v], pr->alpha, pr->beta != 0.0, pr->beta, c0, dl, yv + 4 * v) & lanes) << (4 * v);
@@ -47,7 +78,7 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
     for (int r = 0; r < 8 && 8 * b + r < pr->m; r++) {
         const int64_t i = 8 * b + r;
         double *cij = pr->c + i * pr->crs + j * pr->ccs, y = yv[r];
-        if ((done >> r & 1) || (ok && ozb_deep_round(pr, &st, r, r + 1, g->nq, pr->beta != 0.0 ? *cij : 0.0, &y))) {
+        if ((done >> r & 1) || (ok && ozb_deep_round(pr, &st, r, r + 1, nq, pr->beta != 0.0 ? *cij : 0.0, &y))) {
             *cij = y;
             g->fail[i + j * pr->m] = 0;
         } else {
@@ -69,7 +100,6 @@ static int64_t units(void *ctx, int64_t lo, int64_t hi)
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
 static int is_dot(const ozb_problem *pr) { return pr->m == 1 && pr->n == 1; }
-static int64_t nblocks(int64_t steps) { return (steps + BL - 1) / BL; }
 
 static size_t bytes_needed(const ozb_problem *pr)
 {
@@ -78,7 +108,7 @@ static size_t bytes_needed(const ozb_problem *pr)
         return flags + 2 * up64((k + 8) * sizeof(double)) + 2 * up64((k + 8) * sizeof(int32_t));
     const size_t rows = 8 * (size_t)((pr->m + 7) / 8), n = (size_t)pr->n;
     return flags + up64(rows * k * sizeof(double)) + up64(rows * k * sizeof(int32_t)) + up64(n * k * sizeof(int32_t))
-           + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0);
+           + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0) + up64(3 * (rows / 8 + n) * sizeof(int64_t));
 }
 
 int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr)
@@ -124,15 +154,22 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
         ozb_eft_pack_strips(pr, P, NULL, NULL);      /* no maxima: each block finds its largest product */
         ozb_deep_lsb_n(P, (int64_t)(rows * (size_t)k), lA);
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
+        char *q = (char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t));
+        int64_t *spA = (int64_t *)q, *spX = spA + 3 * nstrips;
+        q += up64(3 * (size_t)(nstrips + pr->n) * sizeof(int64_t));
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
         if (pr->b.cs != 1) {
-            double *Bp = (double *)((char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t)));
+            double *Bp = (double *)q;
             for (int64_t j = 0; j < pr->n; j++)
                 for (int64_t l = 0; l < k; l++) Bp[l + j * k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
             g.Bx = Bp;
             g.ldx = k;
         }
-        for (int64_t j = 0; j < pr->n; j++) ozb_deep_lsb_n(g.Bx + j * g.ldx, k, lX + j * k);
+        for (int64_t j = 0; j < pr->n; j++) {
+            ozb_deep_lsb_n(g.Bx + j * g.ldx, k, lX + j * k);
+            span_of(g.Bx + j * g.ldx, 1, k, spX + 3 * j);
+        }
+        for (int64_t b = 0; b < nstrips; b++) span_of(P + 8 * k * b, 8, k, spA + 3 * b);
         const int64_t nunits = g.by_strip ? nstrips : (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         left = ozb_par_for(nt > 1, nt, nunits, units, &g);
     }

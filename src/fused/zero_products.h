@@ -10,7 +10,7 @@
  * op(B)(l, j) are all exactly zero (for each l one factor is zero and the other finite):
  * writes RN(beta c) (+0 where beta or c is zero: the contract's exact zero) and clears its
  * flag.  Left flagged: alpha or (where used) beta not finite, c not finite, or beta c
- * overflowing or underflowing to zero (the later methods decide those).  Returns the flags
- * cleared. */
+ * overflowing or underflowing to zero (the later methods decide those).  A flag left may
+ * become 2 (a pair of nonzero factors seen): still flagged.  Returns the flags cleared. */
 int64_t ozb_zero_products(const ozb_problem *pr, uint8_t *fail);
 #endif
