@@ -762,6 +762,50 @@ static void exact_dot_case(ozblas_handle_t h, int64_t n, const double *x, const 
     }
 }
 
+/* DOTs whose products exceed the split's range (LAPACK's SVD tests scale matrices near
+ * overflow: products to 2^1013): the split on the DOT scaled by 2^-s, where every scaled
+ * element stays exact.  Positive multiples of 2^994 summing to a few bits are certified there
+ * (guaranteed: the sum is a double, far from every rounding boundary) and take that path;
+ * 1x1 GEMMs carry alpha and beta c (c scaled too); an element that scaling would round, a
+ * cancelling sum and an overflowing one go on to the general path.  Bits against MPFR. */
+START_TEST(eft_dot_huge)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_dot_huge");
+    double x[48], y[48];
+    const int64_t n = 40;
+    for (int64_t l = 0; l < n; l++) {
+        x[l] = ldexp(1.0 + floor(ozref_uniform(&r) * 7.0), 497);
+        y[l] = ldexp(1.0 + floor(ozref_uniform(&r) * 7.0), 497);
+    }
+    exact_dot_case(h, n, x, y, 0, "huge products");
+    ozblas_info_t info;
+    ozblas_get_info(h, &info);
+    ck_assert_msg(info.fused == 2, "huge products: not the scaled split (fused %d)", info.fused);
+    /* alpha and beta c: 1 x 1 GEMMs */
+    const double cs[] = {0x1p1005, -3.0, 0x1p-1060, 0.0};
+    for (int q = 0; q < 4; q++) {
+        double c = cs[q], ref = cs[q];
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_T, OZBLAS_OP_N, 1, 1, n, -0.75, x, n, y, n, 0.5, &c, 1), OZBLAS_STATUS_SUCCESS);
+        ozref_dgemm(1, 0, 1, 1, n, -0.75, x, n, y, n, 0.5, &ref, 1);
+        tu_check_bits(&c, &ref, 1, 0, "huge 1x1 GEMM");
+    }
+    /* an element that 2^-s would round (2^-1010 + 2^-1062), a cancelling sum, an overflow */
+    x[3] = 0x1p-1010 + 0x1p-1062;
+    exact_dot_case(h, n, x, y, 0, "huge products, one tiny element");
+    x[3] = x[4];
+    y[n - 1] = 0.0;
+    double t = 0.0;
+    for (int64_t l = 0; l + 1 < n; l++) t += x[l] * y[l];
+    y[n - 1] = -t / x[n - 1];
+    exact_dot_case(h, n, x, y, 0, "huge products cancelling");
+    for (int64_t l = 0; l < n; l++) x[l] = y[l] = 0x1.8p511;
+    exact_dot_case(h, n, x, y, 0, "huge products overflowing");
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(eft_exact_short_dot)
 {
     ozblas_handle_t h = tu_handle(CR);
@@ -1077,6 +1121,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_scaled_tiny);
     tcase_add_test(tc, eft_exact_small);
     tcase_add_test(tc, eft_exact_short_dot);
+    tcase_add_test(tc, eft_dot_huge);
     tcase_add_test(tc, eft_double_mode_is_cr);
     tcase_add_test(tc, eft_near_powers_of_two);
     tcase_add_test(tc, eft_triangular_product);
