@@ -18,6 +18,7 @@
  * left to the general path, as is one the certificate cannot decide.
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_dot_small.h"
+#include "fused/exact_small.h"
 #include "fused/eft_kern.h"
 #include "sum/sum.h"
 #include <math.h>
@@ -151,7 +152,15 @@ static int short_scaled(const ozb_problem *pr, const double *x, const double *y,
     const double nn = (double)n;
     const double B = ((nn * nn + nn) * sigma) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;   /* as below */
     double r;
-    if (!ozb_eft_finish(S, R, B, pr->alpha, pr->beta, c, use_c, &r) || !(fabs(r) >= 0x1p-1022)) return 0;
+    if (!ozb_eft_finish(S, R, B, pr->alpha, pr->beta, c, use_c, &r)) {
+        /* the scaled sum cancels beyond the split's bound: the exact short sum on the scaled
+         * DOT, whose products are now within TwoProduct's range (the same RN(2^-s exact)) */
+        ozb_problem sp = *pr;
+        const ozb_view vx = { sx ? vb : x, 1, 1 }, vy = { sx ? y : vb, 1, 1 };
+        sp.a = vx; sp.b = vy; sp.c = &c;
+        if (!ozb_exact_small_value(&sp, &r)) return 0;
+    }
+    if (!(fabs(r) >= 0x1p-1022)) return 0;
     const double out = ldexp(r, s);
     if (!isfinite(out)) return 0;
     *pr->c = out;

@@ -167,11 +167,15 @@ static void small_info(ozblas_handle_t h, const ozb_problem *pr, int64_t fallbac
     info->block_m = pr->m; info->block_n = pr->n; info->block_k = pr->k;
 }
 
+int ozb_exact_small_value(const ozb_problem *pr, double *out)
+{
+    return pr->m == 1 && pr->n == 1 && pr->k <= OZB_EXACT_SMALL_K && isfinite(pr->beta) && element_direct(pr, 0, 0, out);
+}
+
 int ozb_exact_small_dot(ozblas_handle_t h, const ozb_problem *pr)
 {
     double r;
-    if (pr->m != 1 || pr->n != 1 || pr->k > OZB_EXACT_SMALL_K || !isfinite(pr->beta) || !element_direct(pr, 0, 0, &r))
-        return 0;
+    if (!ozb_exact_small_value(pr, &r)) return 0;
     *pr->c = r;
     small_info(h, pr, 0);
     return 1;

@@ -17,4 +17,6 @@ ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt
  * product and beta c within TwoProduct's exact range): RN(exact) into *pr->c and 1, with no
  * workspace; 0 where it does not apply (the call then takes the general path) */
 int ozb_exact_small_dot(ozblas_handle_t h, const ozb_problem *pr);
+/* The same value into *out (nothing written, no info): 1 where it applies */
+int ozb_exact_small_value(const ozb_problem *pr, double *out);
 #endif
