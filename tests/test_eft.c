@@ -1035,6 +1035,53 @@ START_TEST(eft_triangular_product)
 }
 END_TEST
 
+/* k = 1 with beta 0 or +-1 (rank-1 updates): one FMA per element, its zero and non-finite
+ * results left to the VecSum path.  Random 37x21 (N: vectors of 8 rows, and the rest) and
+ * 5x30 (worked transposed), then a column of edge cases: a subnormal result, an exact zero
+ * (+0), a product cancelling c to 2^-1074, overflow, Inf and NaN.  Every path bit for bit
+ * and against MPFR; the rows of C that the FMA alone decides take no other method. */
+START_TEST(eft_rank1_fma)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_rank1_fma");
+    const int64_t shapes[][2] = {{37, 21}, {5, 30}, {16, 1}};
+    const double betas[] = {0.0, 1.0, -1.0, 0.5};
+    for (size_t q = 0; q < 3; q++)
+        for (int v = 0; v < 8; v++) {
+            const int64_t m = shapes[q][0], n = shapes[q][1];
+            const int ta = v & 1;
+            const double alpha = v & 2 ? -1.0 : 1.0, beta = betas[(v >> 1) % 4];
+            double *A = tu_alloc((size_t)m), *B = tu_alloc((size_t)n), *C0 = tu_alloc((size_t)(m * n));
+            tu_fill_vec(&r, A, m, 1, 1.0);
+            tu_fill_vec(&r, B, n, 1, 1.0);
+            tu_fill_mat(&r, C0, m, n, m, 1.0);
+            gemm_paths(h, ta, m, n, 1, alpha, A, ta ? 1 : m, B, beta, C0, "rank-1 update");
+            free(A); free(B); free(C0);
+        }
+    /* edge cases, one column of 16 rows: C - a b with b = 1 */
+    const double a[16] = {0x1.8p-1000, 3.0, 0x1.0000000000001p-537, 0x1p1023, INFINITY, NAN, 2.0, -0.0,
+                          1.5, 0.25, -7.0, 0x1p-1074, 1.0, 1.0, 1.0, 1.0};
+    const double c[16] = {0x1.8p-1000 + 0x1p-1060, 3.0, 0x1p-537, -0x1p1023, 1.0, 1.0, 2.0 + 0x1p-51, 0.0,
+                          1.5, -0.25, 7.0, 0.0, 1.0, 1.0, 1.0, 1.0};
+    const double ones[1] = {1.0};
+    double Cs[16];
+    memcpy(Cs, c, sizeof Cs);
+    Cs[2] = 0x1.0000000000001p-537 - 0x1p-1074 * 0.0;    /* a product cancelling c exactly: 0 */
+    gemm_paths(h, 0, 16, 1, 1, -1.0, a, 16, ones, 1.0, c, "rank-1 edge cases");
+    gemm_paths(h, 0, 16, 1, 1, 1.0, a, 16, ones, 1.0, c, "rank-1 edge cases, overflow");
+    gemm_paths(h, 0, 16, 1, 1, -1.0, a, 16, ones, -1.0, Cs, "rank-1 edge cases, beta -1");
+    /* the FMA alone: all 8 rows of each group finite and nonzero */
+    double A8[16], B2[2] = {0.75, -3.0}, C8[32], R8[32];
+    for (int i = 0; i < 16; i++) A8[i] = (ozref_uniform(&r) - 0.5) * 0x1p-1000;   /* subnormal-range products */
+    for (int i = 0; i < 32; i++) C8[i] = R8[i] = (ozref_uniform(&r) - 0.5) * 0x1p-1012;
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_T, 16, 2, 1, -1.0, A8, 16, B2, 2, 1.0, C8, 16), OZBLAS_STATUS_SUCCESS);
+    ozref_dgemm(0, 1, 16, 2, 1, -1.0, A8, 16, B2, 2, 1.0, R8, 16);
+    tu_check_bits(C8, R8, 32, 0, "rank-1 update, subnormal results");
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* Residuals C - A B of structured operands: op(A) upper triangular, B zero below row j + 100
  * in column j.  The deep sums take only the steps where both factors may be nonzero, which
  * is exact only where the other operand is finite there: an Inf in op(A) where a column of B
@@ -1127,6 +1174,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_triangular_product);
     tcase_add_test(tc, eft_graded_operand);
     tcase_add_test(tc, eft_deep_structured);
+    tcase_add_test(tc, eft_rank1_fma);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_deep_residuals);

@@ -167,7 +167,62 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
     return left;
 }
 
+static int64_t group_sums(const tiny_t *t, int64_t i, int64_t nr, int64_t j);
+
+/* k = 1 with beta = 0 or +-1 (LAPACK's rank-1 updates C - a b^T): alpha a b + beta c is
+ * exactly a b' + c' with b' = alpha b and c' = beta c (negations), so one FMA (the product
+ * where beta = 0) rounds the exact value once: RN(exact), subnormal results included.  Zero
+ * results (whose sign the VecSum path decides: +0 for an exact zero) and non-finite ones
+ * (overflow, Inf, NaN) are left to the VecSum path. */
+static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
+{
+    const ozb_problem *pr = t->pr;
+    const double b = ozb_view_at(&pr->b, j, 0) * pr->alpha;
+    double y[8];
+    int ok = 1;
+    if (nr == 8 && pr->a.rs == 1 && pr->crs == 1 && t->fi == 1) {       /* contiguous rows: vectors */
+        const __m256d bv = _mm256_set1_pd(b), big = _mm256_set1_pd(0x1.fffffffffffffp1023), z = _mm256_setzero_pd();
+        double *c = pr->c + i + j * pr->ccs;
+        const double *a = pr->a.p + i;
+        __m256d y0, y1;
+        if (pr->beta == 0.0) {
+            y0 = _mm256_mul_pd(_mm256_loadu_pd(a), bv);
+            y1 = _mm256_mul_pd(_mm256_loadu_pd(a + 4), bv);
+        } else {
+            const __m256d be = _mm256_set1_pd(pr->beta);
+            y0 = _mm256_fmadd_pd(_mm256_loadu_pd(a), bv, _mm256_mul_pd(be, _mm256_loadu_pd(c)));
+            y1 = _mm256_fmadd_pd(_mm256_loadu_pd(a + 4), bv, _mm256_mul_pd(be, _mm256_loadu_pd(c + 4)));
+        }
+        /* |y| <= max finite and y != 0 (NaN fails both) */
+        const __m256d g0 = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(y0, ABSMASK), big, _CMP_LE_OQ), _mm256_cmp_pd(y0, z, _CMP_NEQ_OQ));
+        const __m256d g1 = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(y1, ABSMASK), big, _CMP_LE_OQ), _mm256_cmp_pd(y1, z, _CMP_NEQ_OQ));
+        if ((_mm256_movemask_pd(g0) & _mm256_movemask_pd(g1)) != 0xf) return group_sums(t, i, nr, j);
+        _mm256_storeu_pd(c, y0);
+        _mm256_storeu_pd(c + 4, y1);
+        memset(t->fail + i + j * t->fj, 0, 8);
+        return 0;
+    }
+    for (int64_t r = 0; r < nr; r++) {
+        const double a = ozb_view_at(&pr->a, i + r, 0);
+        y[r] = pr->beta == 0.0 ? a * b : fma(a, b, pr->beta * pr->c[(i + r) * pr->crs + j * pr->ccs]);
+        ok &= y[r] != 0.0 && fabs(y[r]) <= 0x1.fffffffffffffp1023;
+    }
+    /* a row left: the VecSum path for the whole group, C untouched (it writes every flag) */
+    if (!ok) return group_sums(t, i, nr, j);
+    for (int64_t r = 0; r < nr; r++) {
+        pr->c[(i + r) * pr->crs + j * pr->ccs] = y[r];
+        t->fail[(i + r) * t->fi + j * t->fj] = 0;
+    }
+    return 0;
+}
+
 static int64_t group(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
+{
+    if (t->pr->k == 1 && (t->pr->beta == 0.0 || t->pr->beta == 1.0 || t->pr->beta == -1.0)) return group_fma(t, i, nr, j);
+    return group_sums(t, i, nr, j);
+}
+
+static int64_t group_sums(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
 {
     switch (t->pr->k * 2 + (t->pr->beta != 0.0)) {
     case 2: return group_k(t, i, nr, j, 1, 0);
