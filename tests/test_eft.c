@@ -690,6 +690,19 @@ START_TEST(eft_scaled_tiny)
         ck_assert_int_eq(ozblas_ddot(h, 50, xd, 1, yd, 1, &d), OZBLAS_STATUS_SUCCESS);
         ck_assert_msg(tu_bits(d) == tu_bits(ref), "tiny DOT %d: %a, exact %a", q, d, ref);
     }
+    /* residuals of tiny operands (LAPACK's dtrt tests: A near 2^-980, C - A X subnormal): past
+     * the scaled sums, k <= 64 to the exact short sums, beyond to the deep sums */
+    const int64_t ks[2] = {40, 90};
+    for (int q = 0; q < 2; q++) {
+        const int64_t mr = 20, nr = 9, kr = ks[q];
+        double *Ar = tu_alloc((size_t)(mr * kr)), *Xr = tu_alloc((size_t)(kr * nr)), *Cr = tu_alloc((size_t)(mr * nr));
+        tu_fill_mat(&r, Ar, mr, kr, mr, 1);
+        tu_fill_mat(&r, Xr, kr, nr, kr, 1);
+        for (int64_t e = 0; e < mr * kr; e++) Ar[e] = ldexp(Ar[e], -980);
+        ozref_dgemm(0, 0, mr, nr, kr, 1.0, Ar, mr, Xr, kr, 0.0, Cr, mr);     /* RN(A X) */
+        gemm_paths(h, 0, mr, nr, kr, -1.0, Ar, mr, Xr, 1.0, Cr, "eft scaled tiny residual");
+        free(Ar); free(Xr); free(Cr);
+    }
     /* 2^-1075 + 2^-1135 rounds up to 2^-1074; scaled by 2^1075 it rounds to 1, a midpoint once
      * scaled back (a double rounding to 0): left to the next method */
     const double xm[2] = {0x1p-540, 0x1p-600}, ym[2] = {0x1p-535, 0x1p-535};

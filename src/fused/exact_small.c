@@ -99,12 +99,13 @@ static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
 static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *out)
 {
     if (pr->alpha != 1.0 && pr->alpha != -1.0) return 0;
-    double T[2 * OZB_EXACT_SMALL_K + 3];
+    double T[2 * OZB_EXACT_SMALL_K + 3], T2[2 * OZB_EXACT_SMALL_K + 3];
     int64_t m;
     int t = 0;
     if (!direct_terms(pr, i, j, 0, T, &m)) {
         t = product_shift(pr, i, j);
         if (t == 0 || !direct_terms(pr, i, j, t, T, &m)) return 0;
+        memcpy(T2, T, sizeof(double) * (size_t)m);   /* NearSum overwrites T: the terms again below */
     }
     double x = ozb_nearsum(T, m);
     if (x == 0.0) {                              /* an exact zero (terms on 2^-1074's grid): +0 */
@@ -122,10 +123,10 @@ static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *o
              * the even multiple as C is one, and 2^-t times it is RN(exact), a multiple of 2^-1074
              * (C <= 2^54: t <= 1075 with normal factors).  Scaled down (t < 0), q is below the
              * doubles: the framed path. */
-            if (t < 0 || !direct_terms(pr, i, j, t, T, &m)) return 0;
+            if (t < 0) return 0;
             const double C = x < 0.0 ? ozb_pow2(t - 1021) : -ozb_pow2(t - 1021);
-            T[m++] = C;
-            const double r = ldexp(ozb_nearsum(T, m) - C, -t);
+            T2[m++] = C;
+            const double r = ldexp(ozb_nearsum(T2, m) - C, -t);
             x = r == 0.0 ? copysign(0.0, x) : r;         /* nonzero but below 2^-1075: a signed zero */
         }
     }
