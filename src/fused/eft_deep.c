@@ -26,18 +26,40 @@ typedef struct {
 } deep_t;
 
 /* The steps [sp[0], sp[1]) that hold v's nonzeros ([0, 0) for none) and sp[2] = 1 where all
- * of v (steps of w values, w apart) is finite */
+ * of v (steps of w = 1 or 8 values, w apart) is finite; NaN counts as nonzero */
 static void span_of(const double *v, int64_t w, int64_t k, int64_t sp[3])
 {
     sp[0] = k; sp[1] = 0; sp[2] = 1;
-    for (int64_t l = 0; l < k; l++) {
-        int nz = 0;
-        for (int64_t r = 0; r < w; r++) {
-            const double x = v[w * l + r];
-            nz |= x != 0.0;
-            if (!isfinite(x)) sp[2] = 0;
+    const __m256d zero = _mm256_setzero_pd(), big = _mm256_set1_pd(0x1.fffffffffffffp1023);
+    __m256d fin = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    if (w == 8) {
+        for (int64_t l = 0; l < k; l++) {
+            const __m256d v0 = _mm256_loadu_pd(v + 8 * l), v1 = _mm256_loadu_pd(v + 8 * l + 4);
+            fin = _mm256_and_pd(fin, _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(v0, ABSMASK), big, _CMP_LE_OQ),
+                                                   _mm256_cmp_pd(_mm256_and_pd(v1, ABSMASK), big, _CMP_LE_OQ)));
+            if (_mm256_movemask_pd(_mm256_or_pd(_mm256_cmp_pd(v0, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(v1, zero, _CMP_NEQ_UQ)))) {
+                if (sp[0] == k) sp[0] = l;
+                sp[1] = l + 1;
+            }
         }
-        if (nz) { if (sp[0] == k) sp[0] = l; sp[1] = l + 1; }
+        sp[2] = _mm256_movemask_pd(fin) == 0xf;
+        return;
+    }
+    int64_t l = 0;
+    for (; l + 4 <= k; l += 4) {
+        const __m256d x = _mm256_loadu_pd(v + l);
+        fin = _mm256_and_pd(fin, _mm256_cmp_pd(_mm256_and_pd(x, ABSMASK), big, _CMP_LE_OQ));
+        const int nz = _mm256_movemask_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ));
+        if (nz) {
+            if (sp[0] == k) sp[0] = l + __builtin_ctz((unsigned)nz);
+            sp[1] = l + 32 - __builtin_clz((unsigned)nz);
+        }
+    }
+    sp[2] = _mm256_movemask_pd(fin) == 0xf;
+    for (; l < k; l++) {
+        const double x = v[l];
+        if (x != 0.0) { if (sp[0] == k) sp[0] = l; sp[1] = l + 1; }
+        if (!(fabs(x) <= 0x1.fffffffffffffp1023)) sp[2] = 0;
     }
 }
 
