@@ -1048,6 +1048,35 @@ START_TEST(eft_triangular_product)
 }
 END_TEST
 
+/* A GEMM with an all-zero operand or column (LAPACK's block reflectors of a zero panel):
+ * where one side of a strip and column pair is all zero and the other finite, every element
+ * is RN(beta c) at once; an Inf on the other side (0 Inf = NaN) must not take that way, and C's
+ * special values and a beta c that underflows go on to the later methods.  Every path bit
+ * for bit and against MPFR. */
+START_TEST(eft_zero_operand)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_zero_operand");
+    const int64_t m = 27, n = 19, k = 3;
+    double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+    for (int kind = 0; kind < 4; kind++) {
+        tu_fill_mat(&r, A, m, k, m, 1.0);
+        tu_fill_mat(&r, B, k, n, k, 1.0);
+        tu_fill_mat(&r, C0, m, n, m, 1.0);
+        if (kind == 0) memset(A, 0, sizeof(double) * (size_t)(m * k));           /* op(A) zero */
+        if (kind >= 1) for (int64_t j = 0; j < n; j += 2) memset(B + j * k, 0, sizeof(double) * (size_t)k);   /* zero columns */
+        if (kind == 2) { A[9 + 1 * m] = INFINITY; A[20] = NAN; }                 /* Inf 0, NaN 0 */
+        if (kind == 3) { C0[0] = INFINITY; C0[1] = NAN; C0[2] = 0x1p-1074; C0[3] = -0.0; C0[m + 4] = 0x1p-1073; }
+        const double beta = kind == 3 ? 0.5 : 1.0;
+        gemm_paths(h, 0, m, n, k, -1.0, A, m, B, beta, C0, "zero operand");
+        gemm_paths(h, 0, m, n, k, 1.0, A, m, B, 0.0, C0, "zero operand, beta 0");
+    }
+    free(A); free(B); free(C0);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* k = 1 with beta 0 or +-1 (rank-1 updates): one FMA per element, its zero and non-finite
  * results left to the VecSum path.  Random 37x21 (N: vectors of 8 rows, and the rest) and
  * 5x30 (worked transposed), then a column of edge cases: a subnormal result, an exact zero
@@ -1188,6 +1217,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_graded_operand);
     tcase_add_test(tc, eft_deep_structured);
     tcase_add_test(tc, eft_rank1_fma);
+    tcase_add_test(tc, eft_zero_operand);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_deep_residuals);

@@ -24,7 +24,20 @@ static int64_t nblocks(const ozb_problem *pr) { return (pr->k + BL - 1) / BL; }
 static int64_t nsub(const ozb_problem *pr) { return (pr->k + SBL - 1) / SBL; }
 static size_t maxima_bytes(const ozb_problem *pr)
 {
-    return up64((size_t)(8 * ((pr->m + 7) / 8) + pr->n) * (size_t)(nsub(pr) + nblocks(pr)) * sizeof(double));
+    return up64((size_t)(8 * ((pr->m + 7) / 8) + pr->n) * (size_t)(nsub(pr) + nblocks(pr)) * sizeof(double)) +
+           up64((size_t)((pr->m + 7) / 8 + pr->n));
+}
+
+/* bit 0: every maximum zero, bit 1: every maximum finite */
+static uint8_t zero_finite(const double *mx, int64_t n, int64_t stride)
+{
+    int z = 1, f = 2;
+    for (int64_t q = 0; q < n; q++) {
+        const double v = mx[q * stride];
+        if (v != 0.0) z = 0;
+        if (!(v <= 0x1.fffffffffffffp1023)) f = 0;
+    }
+    return (uint8_t)(z | f);
 }
 
 /* per thread: a strided column of op(B), the GEMV-N state, a parallel DOT's pieces */
@@ -126,6 +139,8 @@ static int probe_fails(const ozb_eft_gemm_t *s)
     ps.mX += j0 * s->ns;
     ps.mAc += 8 * b * s->nq;
     ps.mXc += j0 * s->nq;
+    ps.zA += b;
+    ps.zX += j0;
     const int64_t left = ozb_eft_gemm_units(&ps, 0, 1);
     return 2 * (left - (left ? ozb_zero_products(&pp, pfail) : 0)) > pm * pn;
 }
@@ -160,7 +175,8 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         const int64_t na = 8 * ((pr->m + 7) / 8);
         double *mA = (double *)(p + strips_bytes(pr)), *mX = mA + na * nsub(pr);
         double *mAc = mX + pr->n * nsub(pr), *mXc = mAc + na * nblocks(pr);
-        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, nblocks(pr), nsub(pr) };
+        uint8_t *zA = (uint8_t *)(mXc + pr->n * nblocks(pr)), *zX = zA + (pr->m + 7) / 8;
+        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, nblocks(pr), nsub(pr) };
         ozb_eft_pack_strips(pr, (double *)p, mA, mAc);
         p += strips_bytes(pr) + maxima_bytes(pr);
         if (packs_b(pr)) {
@@ -171,6 +187,8 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
             s.ldx = pr->k;
         }
         ozb_eft_column_maxima(pr, s.Bx, s.ldx, mX, mXc);
+        for (int64_t b = 0; b < (pr->m + 7) / 8; b++) zA[b] = zero_finite(mAc + 8 * b * nblocks(pr), 8 * nblocks(pr), 1);
+        for (int64_t j = 0; j < pr->n; j++) zX[j] = zero_finite(mX + j * nsub(pr), nsub(pr), 1);
         const int64_t nstrips = (pr->m + 7) / 8;
         /* strips as units where B is narrow (each strip reads all of B), else column groups
          * (each group reads all of A): the fewer bytes streamed */

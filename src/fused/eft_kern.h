@@ -298,6 +298,7 @@ typedef struct {
     const double *mX;         /* column j, sub-block s: max |op(B)| at mX + j ns + s */
     const double *mAc;        /* strip b, block q: max |op(A)| of its 8 rows at mAc + 8 (b nq + q) */
     const double *mXc;        /* column j, block q: max |op(B)| at mXc + j nq + q where flat, else -1 */
+    const uint8_t *zA, *zX;   /* strip b, column j: bit 0 all zero, bit 1 all finite (NULL: unknown) */
     int64_t nq;               /* blocks of BL along k */
     int64_t ns;               /* sub-blocks of SBL along k */
 } ozb_eft_gemm_t;

@@ -23,6 +23,14 @@ static int zero_row(const ozb_problem *pr, int64_t i, int64_t j)
 }
 
 /* C(i, j) = RN(beta c) and its flag cleared, or left (c not finite, beta c out of range) */
+static int64_t put_zero(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail);
+
+int ozb_zero_products_put(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail)
+{
+    fail[i + j * pr->m] = 1;
+    return (int)put_zero(pr, i, j, fail);
+}
+
 static int64_t put_zero(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail)
 {
     double *c = pr->c + i * pr->crs + j * pr->ccs, v = 0.0;
