@@ -815,6 +815,11 @@ START_TEST(eft_dot_huge)
     exact_dot_case(h, n, x, y, 0, "huge products cancelling");
     for (int64_t l = 0; l < n; l++) x[l] = y[l] = 0x1.8p511;
     exact_dot_case(h, n, x, y, 0, "huge products overflowing");
+    /* the scaled value just below 2^-1022 (2^-1022 (1 - 2^-53), a tie on the subnormal grid
+     * that rounds up to 2^-1022): scaled back it would be 2^-970, one ulp above the exact
+     * 2^-970 (1 - 2^-53), a double */
+    const double xb[3] = {0x1p1000, -0x1p961, 0x1p-970}, yb[3] = {0x1p-9, 0x1p30, 1.0 - 0x1p-53};
+    exact_dot_case(h, 3, xb, yb, 0, "huge products, scaled result at 2^-1022");
     ozblas_destroy(h);
 }
 END_TEST

@@ -132,9 +132,9 @@ static int scale_down(const double *v, int64_t n, int s, double *out)
  * DOTs of 16-47 products up to 2^1013 took the exact short sum, 0.35 us): the same split on
  * the DOT with its larger vector and c scaled by 2^-s, s bringing every product below 2^980.
  * Exact where no scaled element falls below 2^-1022 (scale_down), so the scaled exact value
- * is 2^-s times the DOT's, and its certified RN, r, times 2^s is RN(exact) wherever r is a
- * normal number and r 2^s is finite (scaling a normal double by a power of two commutes with
- * rounding).  0 elsewhere: the caller's general path finds the same bits. */
+ * is 2^-s times the DOT's, and its certified RN, r, times 2^s is RN(exact) wherever |r| >
+ * 2^-1022 (then the scaled value was normal too, and scaling it commutes with rounding) and
+ * r 2^s is finite.  0 elsewhere: the caller's general path finds the same bits. */
 static int short_scaled(const ozb_problem *pr, const double *x, const double *y, int64_t n)
 {
     const double xm = absmax(x, n), ym = absmax(y, n);
@@ -160,7 +160,9 @@ static int short_scaled(const ozb_problem *pr, const double *x, const double *y,
         sp.a = vx; sp.b = vy; sp.c = &c;
         if (!ozb_exact_small_value(&sp, &r)) return 0;
     }
-    if (!(fabs(r) >= 0x1p-1022)) return 0;
+    /* above 2^-1022 strictly: r = 2^-1022 may be a subnormal scaled value rounded up on the
+     * subnormal grid, coarser than the grid of the unscaled (normal) value */
+    if (!(fabs(r) > 0x1p-1022)) return 0;
     const double out = ldexp(r, s);
     if (!isfinite(out)) return 0;
     *pr->c = out;

@@ -114,7 +114,9 @@ static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *o
     }
     if (t != 0) {
         const int e = (int)(ozb_bits(x) >> 52 & 0x7ff);
-        if (e != 0 && e - t >= 1) x = ldexp(x, -t);          /* normal once scaled back: exact */
+        /* normal once scaled back: exact; scaled down (t < 0), x = 2^-1022 may be a subnormal
+         * 2^t exact rounded up on the subnormal grid, coarser than the unscaled value's */
+        if (e != 0 && e - t >= 1 && !(t < 0 && fabs(x) == 0x1p-1022)) x = ldexp(x, -t);
         else {
             /* |exact| < 2^-1022 (a normal 2^-t x would have been at least that): RN on the
              * subnormal grid.  With q = 2^(t-1074), the grid scaled, and C = -sign(x) 2^53 q, the
