@@ -114,6 +114,16 @@ static int dot_tiny(const ozb_problem *pr, double *out)
 #ifdef EFT_AVX2
 static double absmax(const double *x, int64_t n);
 
+/* The bound on |S + R - sum x y| for one_sigma's split of n products with its sigma.
+ * n^2 + n < 2^21 is exact, so is (n^2 + n) sigma (sigma <= 2^1008) and its product by 2^-106
+ * (at least 2^-1066 with at most 21 bits: a multiple of 2^-1074); the margin's rounding errs
+ * upward of what the 2^-40 needs */
+static double one_sigma_bound(int64_t n, double sigma)
+{
+    const double nn = (double)n;
+    return ((nn * nn + nn) * sigma) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
+}
+
 /* v 2^-s into out, 1 where every element stays exact: each nonzero |v| at least 2^(s - 1022)
  * (then v 2^-s is a normal number, no bit lost) and finite */
 static int scale_down(const double *v, int64_t n, int s, double *out)
@@ -149,10 +159,8 @@ static int short_scaled(const ozb_problem *pr, const double *x, const double *y,
     if (use_c && !scale_down(pr->c, 1, s, &c)) return 0;
     double S, R, sigma;
     if (!one_sigma(sx ? vb : x, sx ? y : vb, n, &S, &R, &sigma)) return 0;
-    const double nn = (double)n;
-    const double B = ((nn * nn + nn) * sigma) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;   /* as below */
     double r;
-    if (!ozb_eft_finish(S, R, B, pr->alpha, pr->beta, c, use_c, &r)) {
+    if (!ozb_eft_finish(S, R, one_sigma_bound(n, sigma), pr->alpha, pr->beta, c, use_c, &r)) {
         /* the scaled sum cancels beyond the split's bound: the exact short sum on the scaled
          * DOT, whose products are now within TwoProduct's range (the same RN(2^-s exact)) */
         ozb_problem sp = *pr;
@@ -189,14 +197,9 @@ int ozb_eft_dot_short(const ozb_problem *pr)
         for (int64_t l = 0; l < n; l++) { xb[l] = x[l * pr->a.cs]; yb[l] = y[l * pr->b.cs]; }
         if (!one_sigma(xb, yb, n, &S, &R, &sigma)) return short_scaled(pr, xb, yb, n);
     } else if (!one_sigma(x, y, n, &S, &R, &sigma)) return short_scaled(pr, x, y, n);
-    const double nn = (double)n;                                 /* n^2 + n < 2^21: exact */
-    /* (n^2 + n) sigma is exact (sigma <= 2^1008), and so is its product by 2^-106 (at least
-     * 2^-1066 with at most 21 bits: a multiple of 2^-1074); the margin's rounding errs upward
-     * of what the 2^-40 needs */
-    const double B = ((nn * nn + nn) * sigma) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
     const int use_c = pr->beta != 0.0;
     double r;
-    if (!ozb_eft_finish(S, R, B, pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
+    if (!ozb_eft_finish(S, R, one_sigma_bound(n, sigma), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
     *pr->c = r;
     return 1;
 #else
