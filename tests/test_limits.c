@@ -106,9 +106,11 @@ static void gemm_rules(ozb_dev *d)
     CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 0, 8, 4, 16, a8, 4, b8, 16, c32, 8) != 0, "lda < m (transa = N) accepted");
     CHECK(ozb_dev_gemm(d, OZB_DT_F64, 1, 0, 8, 4, 16, a, 16, b, 16, c, 4) != 0, "ldc < m accepted");
     CHECK(ozb_dev_gemm(d, OZB_DT_F64, 1, 1, 4, 8, 16, a, 16, b, 4, c, 4) != 0, "ldb < n (transb = T) accepted");
-    /* seen on an H100 (cuBLAS 13.1): INT8 outside TN with m or ldc not a multiple of 4 refused */
+    /* seen on an H100 (cuBLAS 13.1): INT8 outside TN, or with k not a multiple of 4, refused
+     * for many shapes (NN 40 x 40 x 40 with every size a multiple of 4); TN ran with any m, ldc */
     CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 1, 5, 4, 16, a8, 8, b8, 4, c32, 5) != 0, "INT8 NT with m = ldc = 5 accepted");
-    CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 1, 8, 4, 16, a8, 8, b8, 4, c32, 8) == 0, "INT8 NT with m = ldc = 8 refused");
+    CHECK(ozb_dev_gemm(d, OZB_DT_S8, 0, 0, 40, 40, 40, a8, 40, b8, 40, c32, 40) != 0, "INT8 NN 40 x 40 x 40 accepted");
+    CHECK(ozb_dev_gemm(d, OZB_DT_S8, 1, 0, 4, 17, 13, a8, 16, b8, 16, c32, 4) != 0, "INT8 TN with k = 13 accepted");
     CHECK(ozb_dev_gemm(d, OZB_DT_S8, 1, 0, 5, 4, 16, a8, 16, b8, 16, c32, 5) == 0, "INT8 TN with m = ldc = 5 refused");
     CHECK(ozb_dev_gemm_batched(d, OZB_DT_F64, 1, 0, 4, 4, 4, a, 4, 16, b, 4, 16, c, 4, 8, 2) != 0,
           "overlapping C[i] (stride 8 < 16) accepted");

@@ -31,12 +31,15 @@ static int bad_i8_align(const ozb_gemm_call *g)
                                   (g->batch && ((g->sa & 3) || (g->sb & 3))));
 }
 static int bad_i8_ld(const ozb_gemm_call *g) { return is_int(g->compute) && ((g->lda & 3) || (g->ldb & 3)); }
-/* seen on an H100 with cuBLAS 13.1 (2026-11-24), not in the guide: outside the TN layout
- * (transa = T, transb = N) an INT8 GEMM whose m or ldc is not a multiple of 4 returned
- * CUBLAS_STATUS_NOT_SUPPORTED (NT, m = ldc = 5, 6, 7, 17, 37, 41); TN ran with any m, ldc */
-static int bad_i8_mc(const ozb_gemm_call *g)
+/* seen on an H100 with cuBLAS 13.1, not in the guide: INT8 GEMMs outside the TN layout
+ * (transa = T, transb = N) were refused (CUBLAS_STATUS_NOT_SUPPORTED) for many shapes with
+ * m, n, k, lda, ldb, ldc all multiples of 4 (NN 40 x 40 x 40, NT 32 x 4 x 4, TT 40 x 12 x 16),
+ * and TN ones whose k is not a multiple of 4 (k = 1 or 301 with n >= 17); TN with k a multiple
+ * of 4 ran for every m, n and ldc probed (2026-11-25, 27,436 shapes per ldc choice; 2026-11-24:
+ * NT with m = ldc = 5, 6, 7, 17, 37, 41).  Only that layout is accepted here. */
+static int bad_i8_layout(const ozb_gemm_call *g)
 {
-    return is_int(g->compute) && !(g->ta && !g->tb) && ((g->m & 3) || (g->ldc & 3));
+    return is_int(g->compute) && (!(g->ta && !g->tb) || (g->k & 3));
 }
 static int bad_overlap(const ozb_gemm_call *g)
 {
@@ -52,7 +55,7 @@ static const struct { int (*broken)(const ozb_gemm_call *); const char *rule; } 
     { bad_types, "cublasGemmEx: CUBLAS_STATUS_NOT_SUPPORTED for a combination of Atype, Btype, Ctype and computeType outside the table of supported types" },
     { bad_i8_align, "cublasGemmEx: CUBLAS_COMPUTE_32I compute types are only supported with A, B being 4-byte aligned (cublasGemmStridedBatchedEx: all pointers A[i], B[i])" },
     { bad_i8_ld, "cublasGemmEx: CUBLAS_COMPUTE_32I compute types are only supported with lda, ldb being multiples of 4" },
-    { bad_i8_mc, "cublasGemmEx (cuBLAS 13.1 on an H100, seen 2026-11-24): CUBLAS_STATUS_NOT_SUPPORTED for CUBLAS_COMPUTE_32I outside transa = T, transb = N where m or ldc is not a multiple of 4" },
+    { bad_i8_layout, "cublasGemmEx (cuBLAS 13.1 on an H100, probed 2026-11-24/25): CUBLAS_STATUS_NOT_SUPPORTED for CUBLAS_COMPUTE_32I outside transa = T, transb = N, or with k not a multiple of 4, for many shapes" },
     { bad_overlap, "cublasGemmStridedBatchedEx: C[i] matrices must not overlap; otherwise, the behavior is undefined" },
 };
 

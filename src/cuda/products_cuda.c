@@ -9,6 +9,7 @@
  * dimensions; zeros add nothing), sent, multiplied, and the float / int32 products are
  * widened to double on the host (exact: they are integers below 2^24 / 2^31). */
 #include "cuda/products_cuda.h"
+#include <stdlib.h>
 #include "../../kernels/ozb_kernel_ops.h"
 
 static int64_t pad16(int64_t k) { return (k + 15) & ~(int64_t)15; }
@@ -162,51 +163,64 @@ int ozb_products_cuda_int8(ozb_dev *dev, const ozb_slices *A, const ozb_slices *
  * dimension mbb): dst(i, j) = sum_l RA(i, l) RB(j, l).  RB's uint8 residues become int8 of the
  * same class modulo m (kernels/ozb_kernel_ops.h); m == 0 asks for the exact integer (values of
  * RB up to 255), by the two-nibble split, whose partial products use OZB_DBUF_C.  The caller
- * holds the device lock; dst is not in OZB_DBUF_A, B, B2, C or A2.
+ * holds the device lock; dst is not in OZB_DBUF_A, B, B2 or C.
  *
- * cuBLAS's INT8 GEMM (CUBLAS_COMPUTE_32I) takes only 4-byte aligned A and B with lda, ldb
- * multiples of 4: the host's residues (leading dimension mbb, nbb or kbb, whatever the
- * tile) are copied into device arrays whose leading dimension is rounded up to 4, every
- * operand starting on a 256-byte boundary.  Outside the TN layout, cuBLAS 13.1 on an H100
- * also refused (CUBLAS_STATUS_NOT_SUPPORTED, seen 2026-11-24) m and ldc that are not
- * multiples of 4: the product is then computed with m rounded up to 4 (A's extra rows or
- * columns zero) into OZB_DBUF_A2 and its first mbb rows moved to dst. */
+ * cuBLAS's INT8 GEMM (CUBLAS_COMPUTE_32I) is called only in the one layout an H100 with
+ * cuBLAS 13.1 ran for every shape probed: transa = T, transb = N, with k, lda and ldb
+ * multiples of 4 and A, B on 256-byte boundaries (2026-11-25: of 27,436 shapes per ldc
+ * choice -- m, n, k in {1..9, 12, 13, 16, 17, 32, 33, 40, 65, 77, 301}, the four transposes
+ * -- NN, NT and TT were refused for 30-97 % of them, some with every size a multiple of 4,
+ * and TN for k = 1 or 301 whenever n >= 17; TN with k a multiple of 4 never was).  So both
+ * sides go up with k contiguous, k padded to a multiple of 4 by zeros (which add nothing):
+ * a side whose host residues are column-major (k strided) is transposed on the host first. */
 static int64_t pad4(int64_t x) { return (x + 3) & ~(int64_t)3; }
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* rows x kb column-major bytes (element (r, l) at r + l rows) -> row-major (r * kb + l) */
+static void *k_rows(const void *src, int col, int64_t rows, int64_t kb, void **owned)
+{
+    *owned = NULL;
+    if (!col || rows == 1) return (void *)src;           /* one row: the same bytes either way */
+    uint8_t *t = malloc((size_t)rows * (size_t)kb);
+    if (!t) return NULL;
+    const uint8_t *s = src;
+    for (int64_t l = 0; l < kb; l++)
+        for (int64_t r = 0; r < rows; r++) t[r * kb + l] = s[r + l * rows];
+    return *owned = t;
+}
 
 static int crt_product(ozb_dev *dev, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb, int64_t nbb,
                        int64_t kbb, int32_t m, int32_t *dst)
 {
-    const int ta = colA ? 0 : 1, tb = colB ? 1 : 0;
-    /* host layout: lda x ca (column-major, ca columns), likewise B */
-    const int64_t lda = colA ? mbb : kbb, ca = colA ? kbb : mbb, ldb = colB ? nbb : kbb, cb = colB ? kbb : nbb;
-    const int64_t ldap = pad4(lda), ldbp = pad4(ldb), m4 = pad4(mbb), cap = colA ? ca : m4;
-    const int padded = m4 != mbb && !(ta == 1 && tb == 0);
-    const int64_t mg = padded ? m4 : mbb;           /* the GEMM's m and ldc */
-    const size_t na = (size_t)(ldap * cap), nb = (size_t)(ldbp * cb), ne = (size_t)mg * nbb;
-    int rc;
+    const int64_t k4 = pad4(kbb);
+    const size_t na = (size_t)(k4 * mbb), nb = (size_t)(k4 * nbb), ne = (size_t)mbb * nbb;
+    int rc = -2;
+    void *ownA, *ownB;
+    const int8_t *hA = k_rows(RA, colA, mbb, kbb, &ownA);
+    const uint8_t *hB = k_rows(RB, colB, nbb, kbb, &ownB);
     int8_t  *dA = ozb_dev_buf(dev, OZB_DBUF_A, na);
     uint8_t *dU = ozb_dev_buf(dev, OZB_DBUF_B2, nb);
     int8_t  *dB = ozb_dev_buf(dev, OZB_DBUF_B, m ? nb : al256(nb) + nb);
     int32_t *dC = m ? NULL : ozb_dev_buf(dev, OZB_DBUF_C, 4 * 2 * ne);
-    int32_t *out = padded ? ozb_dev_buf(dev, OZB_DBUF_A2, 4 * ne) : dst;
-    if (!dA || !dU || !dB || (!m && !dC) || !out) return -2;
-    if (padded && (rc = ozb_dev_zero(dev, dA, na))) return rc;   /* the rows (or columns) beyond mbb */
-    if ((rc = ozb_dev_put(dev, dA, (size_t)ldap, RA, (size_t)lda, (size_t)lda, (size_t)ca))) return rc;
-    if ((rc = ozb_dev_put(dev, dU, (size_t)ldbp, RB, (size_t)ldb, (size_t)ldb, (size_t)cb))) return rc;
+    if (!hA || !hB || !dA || !dU || !dB || (!m && !dC)) goto out;
+    if (k4 != kbb && ((rc = ozb_dev_zero(dev, dA, na)) || (rc = ozb_dev_zero(dev, dU, nb)))) goto out;
+    if ((rc = ozb_dev_put(dev, dA, (size_t)k4, hA, (size_t)kbb, (size_t)kbb, (size_t)mbb))) goto out;
+    if ((rc = ozb_dev_put(dev, dU, (size_t)k4, hB, (size_t)kbb, (size_t)kbb, (size_t)nbb))) goto out;
     if (m) {
-        if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) return rc;
-        rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mg, nbb, kbb, dA, ldap, dB, ldbp, out, mg);
+        if ((rc = ozb_dev_u8_to_s8_mod(dev, dU, dB, (int64_t)nb, m))) goto out;   /* 0 -> 0: the padding stays zero */
+        rc = ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, k4, dA, k4, dB, k4, dst, mbb);
     } else {
         int8_t *hi = dB, *lo = dB + al256(nb);
         int32_t *chi = dC, *clo = dC + ne;
-        if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) return rc;
-        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mg, nbb, kbb, dA, ldap, hi, ldbp, chi, mg))) return rc;
-        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, ta, tb, mg, nbb, kbb, dA, ldap, lo, ldbp, clo, mg))) return rc;
-        rc = ozb_dev_hi_lo(dev, chi, clo, out, (int64_t)ne);
+        if ((rc = ozb_dev_u8_nibbles(dev, dU, hi, lo, (int64_t)nb))) goto out;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, k4, dA, k4, hi, k4, chi, mbb))) goto out;
+        if ((rc = ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, k4, dA, k4, lo, k4, clo, mbb))) goto out;
+        rc = ozb_dev_hi_lo(dev, chi, clo, dst, (int64_t)ne);
     }
-    if (rc || !padded) return rc;
-    return ozb_dev_move(dev, dst, 4 * (size_t)mbb, out, 4 * (size_t)m4, 4 * (size_t)mbb, (size_t)nbb);
+out:
+    free(ownA);
+    free(ownB);
+    return rc;
 }
 
 /* crt/crt_gemm.h's product on the device, the result brought back to the host (dst) */
