@@ -6,6 +6,7 @@
 #include "ozb_engine_ops.h"
 #include "ozb_sum_ops.h"
 #include "ozb_crt_ops.h"
+#include "ozb_eft_ops.h"
 #ifdef OZB_HOST_KERNELS
 #include "ozb_cuda_host.h"          /* the emulated device's host build (src/cuda/kernels_host.cc) */
 #else
@@ -339,6 +340,76 @@ __global__ void k_sum_exact(const ozb_op_sum_args g, ozb_longacc *la)
     }
 }
 
+/* The certified DOT (ozb_eft_ops.h; geometry ozb_launch.h's ozb_kl_eft_plan): partial chains
+ * part[q m + i] of row i's chunk q, by rows (a thread a row and chunk) ... */
+__global__ void k_eft_rows(const ozb_op_eft_args g, ozb_eft_acc *part)
+{
+    const int64_t items = g.m * g.nq;
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t q = w / g.m;
+        ozb_eft_acc acc;
+        ozb_op_eft_init(&acc);
+        ozb_op_eft_chunk(&g, w - q * g.m, q, 0, 1, &acc);
+        part[w] = acc;
+    }
+}
+
+/* ... or by blocks (a block a row and chunk, its threads' chains merged by a tree) */
+__global__ void OZB_BOUNDS(kThreads, 4) k_eft_blocks(const ozb_op_eft_args g, ozb_eft_acc *part)
+{
+    __shared__ ozb_eft_acc red[kThreads];
+    const int64_t items = g.m * g.nq;
+    for (int64_t w = blockIdx.x; w < items; w += gridDim.x) {           /* the same w in the whole block */
+        const int64_t q = w / g.m;
+        ozb_eft_acc acc;
+        ozb_op_eft_init(&acc);
+        ozb_op_eft_chunk(&g, w - q * g.m, q, threadIdx.x, blockDim.x, &acc);
+        red[threadIdx.x] = acc;
+        __syncthreads();
+        for (unsigned h = blockDim.x / 2; h > 0; h /= 2) {
+            if (threadIdx.x < h) ozb_op_eft_merge(&red[threadIdx.x], &red[threadIdx.x + h]);
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) part[w] = red[0];
+        __syncthreads();                                                /* red is reused */
+    }
+}
+
+/* the finish: a warp of lanes a row merges its nq chunks, lane 0 certifies (ozb_op_eft_finish)
+ * and writes res[i], or clears *ok */
+__global__ void k_eft_finish(const ozb_op_eft_args g, const ozb_eft_acc *part, double *res, int *ok)
+{
+    __shared__ ozb_eft_acc red[kThreads];
+    const unsigned lane = threadIdx.x % 32, slot = threadIdx.x / 32;
+    for (int64_t i0 = blockIdx.x * (int64_t)OZB_KL_EFT_FROWS; i0 < g.m; i0 += (int64_t)gridDim.x * OZB_KL_EFT_FROWS) {
+        const int64_t i = i0 + slot;
+        ozb_eft_acc acc;
+        ozb_op_eft_init(&acc);
+        if (i < g.m)
+            for (int64_t q = lane; q < g.nq; q += 32) ozb_op_eft_merge(&acc, &part[q * g.m + i]);
+        red[threadIdx.x] = acc;
+        __syncthreads();
+        for (unsigned h = 16; h > 0; h /= 2) {
+            if (lane < h) ozb_op_eft_merge(&red[threadIdx.x], &red[threadIdx.x + h]);
+            __syncthreads();
+        }
+        if (lane == 0 && i < g.m) {
+            double r = 0.0;
+            if (ozb_op_eft_finish(&red[threadIdx.x], g.depth, g.alpha, g.beta, g.beta != 0.0 ? g.c[i * g.crs] : 0.0, &r))
+                res[i] = r;
+            else
+                atomicMin(ok, 0);
+        }
+        __syncthreads();
+    }
+}
+
+__global__ void k_eft_put(const double *res, int64_t m, double *c, int64_t crs)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m; i += (int64_t)gridDim.x * blockDim.x)
+        c[i * crs] = res[i];
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 static int kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
@@ -554,6 +625,27 @@ static int kl_crt_zmax(const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, i
     return launched();
 }
 
+static int kl_eft_dot(const void *args, void *part, double *res, int *ok, void *stream)
+{
+    const ozb_op_eft_args g = *(const ozb_op_eft_args *)args;
+    if (g.m <= 0 || g.k <= 0) return 0;
+    const ozb_kl_eft_geom geo = ozb_kl_eft_plan(g.m, g.k, g.rows);
+    cudaStream_t st = (cudaStream_t)stream;
+    if (g.rows) OZB_LAUNCH(k_eft_rows, geo.grid, kThreads, st)(g, (ozb_eft_acc *)part);
+    else OZB_LAUNCH_SYNC(k_eft_blocks, geo.grid, kThreads, st)(g, (ozb_eft_acc *)part);
+    int e = launched();
+    if (e) return e;
+    OZB_LAUNCH_SYNC(k_eft_finish, geo.fgrid, 32 * OZB_KL_EFT_FROWS, st)(g, (const ozb_eft_acc *)part, res, ok);
+    return launched();
+}
+
+static int kl_eft_put(const double *res, int64_t m, double *c, int64_t crs, void *stream)
+{
+    if (m <= 0) return 0;
+    OZB_LAUNCH(k_eft_put, blocks_for(m), kThreads, (cudaStream_t)stream)(res, m, c, crs);
+    return launched();
+}
+
 }  // namespace
 
 extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
@@ -582,6 +674,8 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_crt_bound_acc,
         kl_crt_zmax,
         kl_sum,
+        kl_eft_dot,
+        kl_eft_put,
     };
     return &t;
 }

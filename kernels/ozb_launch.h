@@ -68,4 +68,34 @@ static inline int64_t ozb_kl_sum_accumulators(int64_t elements, int64_t nkb, int
     return t < OZB_KL_SUM_EXACT_MAX ? t : OZB_KL_SUM_EXACT_MAX;
 }
 
+/* The certified DOT (kernels/ozb_eft_ops.h): row i's k products in nq chunks of L, each a
+ * partial chain -- by rows where op(A)'s rows are adjacent in memory (one thread a row and
+ * chunk: neighbouring threads read neighbouring elements), by blocks otherwise (one block
+ * of OZB_KL_THREADS a row and chunk, a shared-memory merge tree of 8 levels) -- about
+ * OZB_KL_EFT_THREADS threads or OZB_KL_EFT_BLOCKS blocks in all; then the finish, a warp of
+ * 32 lanes a row (OZB_KL_EFT_FROWS rows a block: lane merges of ceil(nq / 32) chunks, a tree
+ * of 5 levels).  depth: the error sum's tree depth from any leaf to the finish (2 for an
+ * element's leaves, 1 for every later element of the thread, 2 per merge), for the bound. */
+#define OZB_KL_EFT_THREADS ((int64_t)1 << 18)
+#define OZB_KL_EFT_BLOCKS  2048
+#define OZB_KL_EFT_FROWS   8
+typedef struct { int64_t nq, L; unsigned grid, fgrid; int64_t depth; } ozb_kl_eft_geom;
+static inline ozb_kl_eft_geom ozb_kl_eft_plan(int64_t m, int64_t k, int rows)
+{
+    ozb_kl_eft_geom g;
+    const int64_t target = rows ? OZB_KL_EFT_THREADS : OZB_KL_EFT_BLOCKS;
+    const int64_t most = rows ? (k + 31) / 32 : (k + 4 * OZB_KL_THREADS - 1) / (4 * OZB_KL_THREADS);
+    int64_t nq = (target + m - 1) / m;            /* m >= 1 */
+    if (nq > most) nq = most;
+    if (nq < 1) nq = 1;
+    g.L = (k + nq - 1) / nq;
+    g.nq = (k + g.L - 1) / g.L;                   /* no empty chunk */
+    const int64_t items = m * g.nq;
+    g.grid = rows ? ozb_kl_blocks(items) : (unsigned)(items < OZB_KL_GRID_MAX ? items : OZB_KL_GRID_MAX);
+    const int64_t fb = (m + OZB_KL_EFT_FROWS - 1) / OZB_KL_EFT_FROWS;
+    g.fgrid = (unsigned)(fb < OZB_KL_GRID_MAX ? fb : OZB_KL_GRID_MAX);
+    const int64_t per = rows ? g.L : (g.L + OZB_KL_THREADS - 1) / OZB_KL_THREADS;
+    g.depth = per + 1 + (rows ? 0 : 2 * 8) + 2 * ((g.nq + 31) / 32) + 2 * 5;
+    return g;
+}
 #endif

@@ -9,7 +9,8 @@
 #           product tests, test_device_faults (every n-th allocation, copy, launch and cuBLAS
 #           call failing) and test_limits; the programs run side by side (the machine has
 #           16 cores), each under its own time limit
-# staged:   the staged path (operands through the host, products on the GPU) forced: same bits
+# staged:   the staged path (operands through the host, products on the GPU) forced, and the
+#           slice path of CORRECTLY_ROUNDED DOT/GEMV (OZBLAS_CUDA_NO_EFT=1): same bits
 # sanitize: compute-sanitizer memcheck, racecheck and synccheck (run it in a command of its
 #           own with GPU_VALIDATE_TEST_LIMIT=540: on the H100 the three tools on
 #           test_device_engine did not finish in 200 s)
@@ -61,6 +62,10 @@ for ph in $phases; do
   staged)
     for n in test_formats test_device_engine; do
       one_test "$n" .staged OZBLAS_CUDA_STAGED=1 &
+    done | tee -a "$summary"; wait
+    # CORRECTLY_ROUNDED DOT/GEMV on the slice path (the certified kernels off): same bits
+    for n in test_ddot test_dgemv; do
+      one_test "$n" .noeft OZBLAS_CUDA_NO_EFT=1 &
     done | tee -a "$summary"; wait ;;
   sanitize)
     # memcheck of the device code paths; racecheck (shared-memory hazards: the skinny

@@ -212,6 +212,80 @@ START_TEST(engine_dot_blocks)
 }
 END_TEST
 
+/* The certified error-free DOT/GEMV of CORRECTLY_ROUNDED calls (src/cuda/resident_eft.c):
+ * where it must certify (no cancellation: every term and C of one sign, so the exact value
+ * dwarfs the error bound), the device's info says it ran; where it cannot (an exact zero
+ * result, a product below 2^-960, an Inf), the call is declined before anything is written
+ * and the slice path gives the bits.  Either way the runners compare with MPFR and the CPU. */
+static double phi_val(ozref_rng *r, double phi) { double v; ozref_fill_phi(r, &v, 1, phi); return v; }
+
+static void eft_expect(int certified, const char *tag)
+{
+    ozblas_info_t ti;
+    if (!tu_twin_info(&ti) || getenv("OZBLAS_CUDA_STAGED") || getenv("OZBLAS_CUDA_NO_EFT")) return;
+    ck_assert_msg((ti.fused == 2) == certified, "%s: certified path %s (info.fused = %d)", tag,
+                  certified ? "did not run" : "ran", ti.fused);
+}
+
+START_TEST(engine_eft)
+{
+    const ozblas_mode_t mode = _i ? OZBLAS_MODE_DOUBLE : OZBLAS_MODE_CORRECTLY_ROUNDED;   /* DOUBLE: FP64 is CR */
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "engine_eft");
+    const int64_t n = 100003;
+    double *x = tu_alloc((size_t)n), *y = tu_alloc((size_t)n);
+    for (int64_t l = 0; l < n; l++) {
+        x[l] = fabs(phi_val(&r, 2.0)) + 0x1p-900;      /* positive, within [2^-960, 2^960] with y */
+        y[l] = fabs(phi_val(&r, 2.0)) + 0x1p-40;
+    }
+    tu_dot_run(h, mode, n, x, 1, y, 1, "engine_eft dot positive");
+    eft_expect(1, "engine_eft dot positive");
+    tu_dot_run(h, mode, 3000, x, -3, y, 2, "engine_eft dot strided");
+    eft_expect(1, "engine_eft dot strided");
+    /* GEMV-N (by rows) and GEMV-T (by blocks), alpha, beta and C positive */
+    const tu_gemv_params pn = {0, 301, 333, 305, 1, 1, 0.75, 1.5}, pt = {1, 333, 130, 340, 1, -2, 2.0, 0.5};
+    for (int t = 0; t < 2; t++) {
+        const tu_gemv_params *p = t ? &pt : &pn;
+        int64_t lda; size_t na, nx, ny;
+        tu_gemv_sizes(p, &lda, &na, &nx, &ny);
+        double *A = tu_alloc(na), *xv = tu_alloc(nx), *yv = tu_alloc(ny);
+        for (size_t e = 0; e < na; e++) A[e] = fabs(phi_val(&r, 1.0)) + 0x1p-30;
+        for (size_t e = 0; e < nx; e++) xv[e] = fabs(phi_val(&r, 1.0)) + 0x1p-30;
+        for (size_t e = 0; e < ny; e++) yv[e] = fabs(phi_val(&r, 1.0));
+        tu_gemv_run(h, mode, p, A, xv, yv, t ? "engine_eft gemv T" : "engine_eft gemv N");
+        eft_expect(1, t ? "engine_eft gemv T" : "engine_eft gemv N");
+        /* one row's sum exactly zero: the whole call declined, the slice path's bits */
+        const int64_t len = t ? p->m : p->n;               /* op(A)'s row length */
+        for (int64_t l = 0; l < len; l++) {
+            const double v = l % 2 ? -A[t ? 5 * lda + l - 1 : 5 + (l - 1) * lda] : A[t ? 5 * lda + l : 5 + l * lda];
+            A[t ? 5 * lda + l : 5 + l * lda] = v;
+        }
+        for (size_t e = 0; e < nx; e++) xv[e] = 1.0;
+        if (len % 2) A[t ? 5 * lda + len - 1 : 5 + (len - 1) * lda] = 0.0;
+        for (size_t e = 0; e < ny; e++) yv[e] = fabs(phi_val(&r, 1.0));
+        const tu_gemv_params pz = {p->trans, p->m, p->n, p->lda, p->incx, p->incy, p->alpha, 0.0};
+        tu_gemv_run(h, mode, &pz, A, xv, yv, t ? "engine_eft gemv T zero row" : "engine_eft gemv N zero row");
+        eft_expect(0, t ? "engine_eft gemv T zero row" : "engine_eft gemv N zero row");
+        free(A); free(xv); free(yv);
+    }
+    /* DOTs the certificate must decline: an exact zero, a product below 2^-960 (not exact by
+     * TwoProduct), an Inf */
+    double zx[4] = {1.5, -1.5, 0x1p-30, -0x1p-30}, zy[4] = {2.0, 2.0, 1.0, 1.0};
+    tu_dot_run(h, mode, 4, zx, 1, zy, 1, "engine_eft dot zero");
+    eft_expect(0, "engine_eft dot zero");
+    double ux[3] = {0x1p-600, 1.0, 3.0}, uy[3] = {0x1p-400, 1.0, 0.5};
+    tu_dot_run(h, mode, 3, ux, 1, uy, 1, "engine_eft dot underflow");
+    eft_expect(0, "engine_eft dot underflow");
+    double ix[3] = {INFINITY, 1.0, 3.0}, iy[3] = {1.0, 1.0, 0.5};
+    tu_dot_run(h, mode, 3, ix, 1, iy, 1, "engine_eft dot inf");
+    eft_expect(0, "engine_eft dot inf");
+    free(x);
+    free(y);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* The CRT format's ACCURATE scaling (one more exact INT8 GEMM bounds |A||B|) on the device:
  * FIXED and DOUBLE, several k-blocks of 2^16, tiles under a small workspace. */
 START_TEST(engine_crt_accurate)
@@ -257,6 +331,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, engine_edges, 0, 4);
     tcase_add_loop_test(tc, engine_dot_blocks, 0, 4);
     tcase_add_loop_test(tc, engine_crt_accurate, 0, 2);
+    tcase_add_loop_test(tc, engine_eft, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,9 +7,14 @@
  *    m = 2^31 rows, n = 2^31 columns, k = 2^24 (the emulated device: its buffers are
  *    allocated, so the costs are kept small by a small workspace limit);
  *  - a GEMM beyond int sizes is refused (-1), never truncated;
- *  - the emulated cuBLAS refuses every documented rule it enforces (src/cuda/emu_blas.c). */
+ *  - the emulated cuBLAS refuses every documented rule it enforces (src/cuda/emu_blas.c);
+ *  - the certified DOT's geometry (ozb_kl_eft_plan) and its certificate
+ *    (ozb_op_eft_finish) on chains built by hand: right where the bound proves the
+ *    rounding, declined where the bound's interval reaches a midpoint between doubles. */
 #include "cuda/dev_ops.h"
 #include "../kernels/ozb_launch.h"
+#include "../kernels/ozb_eft_ops.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +24,57 @@ static int fails, checks;
 static const int64_t SIZES[] = { 0, 1, 2, 255, 256, 257, 65535, (int64_t)1 << 24, ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
                                  ((int64_t)1 << 31) + 1, (int64_t)1 << 40, (int64_t)1 << 62 };
 #define NS ((int)(sizeof SIZES / sizeof SIZES[0]))
+
+static void eft_grids(void)
+{
+    for (int i = 0; i < NS; i++)
+        for (int j = 0; j < NS; j++)
+            for (int rows = 0; rows < 2; rows++) {
+                const int64_t m = SIZES[i] ? SIZES[i] : 1, k = SIZES[j] ? SIZES[j] : 1;
+                const ozb_kl_eft_geom g = ozb_kl_eft_plan(m, k, rows);
+                CHECK(g.nq >= 1 && g.L >= 1 && (g.nq - 1) * g.L < k && g.nq * g.L >= k, "eft plan m %lld k %lld: nq %lld L %lld",
+                      (long long)m, (long long)k, (long long)g.nq, (long long)g.L);
+                CHECK(g.grid >= 1 && g.grid <= 0x7fffffffu && g.fgrid >= 1 && g.fgrid <= 0x7fffffffu, "eft grids %u %u", g.grid,
+                      g.fgrid);
+                CHECK(g.depth >= 1 && g.depth >= (rows ? g.L : (g.L + OZB_KL_THREADS - 1) / OZB_KL_THREADS),
+                      "eft depth %lld for L %lld", (long long)g.depth, (long long)g.L);
+            }
+}
+
+/* chains by hand: the exact value is s + C with |C - c| <= the bound from b (es) */
+static void eft_certificate(void)
+{
+    const double one_up = 1.0 + 0x1p-52, one_dn = 1.0 - 0x1p-53;
+    struct { ozb_eft_acc a; double alpha, beta, c0; int ok; double want; const char *what; } cases[] = {
+        { {1.0, 0x1p-53 + 0x1p-70, 0.0, 0}, 1.0, 0.0, 0.0, 1, one_up, "above the midpoint, exact c" },
+        { {1.0, 0x1p-53 + 0x1p-70, 0x1p-17, 0}, 1.0, 0.0, 0.0, 0, 0.0, "bound reaching below the midpoint" },
+        { {1.0, 0x1p-53, 0.0, 0}, 1.0, 0.0, 0.0, 0, 0.0, "exact tie" },
+        { {1.0, -0x1p-54 - 0x1p-70, 0.0, 0}, 1.0, 0.0, 0.0, 1, one_dn, "below 1's lower midpoint (gap 2^-53)" },
+        { {1.0, -0x1p-54 - 0x1p-70, 0x1p-17, 0}, 1.0, 0.0, 0.0, 0, 0.0, "lower midpoint within the bound" },
+        { {1.0, -0x1p-54 + 0x1p-70, 0.0, 0}, 1.0, 0.0, 0.0, 1, 1.0, "just above 1's lower midpoint" },
+        { {3.0, 0.0, 0.0, 0}, 0.5, 2.0, 0.25, 1, 2.0, "alpha s + beta c0" },
+        { {3.0, 0.0, 0.0, 0}, -0.5, 0.75, 2.0 + 0x1p-50, 1, 0x1.8p-51, "cancelling alpha and beta terms, exact" },
+        { {3.0, 0x1p-60, 0.0, 0}, -0.5, 0.75, 2.0, 0, 0.0, "a result of alpha c's size: its rounding bound too coarse" },
+        { {1.0, 0.0, 0.0, 1}, 1.0, 0.0, 0.0, 0, 0.0, "a bad product" },
+        { {0.0, 0.0, 0.0, 0}, 1.0, 0.0, 0.0, 0, 0.0, "exact zero" },
+        { {0x1p-1000, 0.0, 0.0, 0}, 0x1p-30, 0.0, 0.0, 0, 0.0, "alpha s below 2^-960" },
+        { {1.0, 0.0, 0.0, 0}, 1.0, 1.0, INFINITY, 0, 0.0, "Inf in C" },
+        { {1.0, 0.0, 0.0, 0}, 1.0, 0.0, NAN, 1, 1.0, "beta = 0: C not read" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double out = 42.0;
+        const int ok = ozb_op_eft_finish(&cases[i].a, 10.0, cases[i].alpha, cases[i].beta, cases[i].c0, &out);
+        CHECK(ok == cases[i].ok && (!ok ? out == 42.0 : out == cases[i].want), "eft certificate, %s: ok %d out %a",
+              cases[i].what, ok, out);
+    }
+    /* one product's chain: p + e exact, s + c = p + e */
+    ozb_eft_acc a;
+    ozb_op_eft_init(&a);
+    ozb_op_eft_add(&a, 1.0 + 0x1p-30, 1.0 + 0x1p-30);
+    CHECK(a.s == 1.0 + 0x1p-29 && a.c == 0x1p-60 && !a.bad, "TwoProduct chain: s %a c %a", a.s, a.c);
+    ozb_op_eft_add(&a, 0x1p-500, 0x1p-470);
+    CHECK(a.bad, "a product of 2^-970 not marked");
+}
 
 static void grids(void)
 {
@@ -122,6 +178,8 @@ static void gemm_rules(ozb_dev *d)
 int main(void)
 {
     grids();
+    eft_grids();
+    eft_certificate();
     ozb_dev *d = emulated();
     tiles(d);
     gemm_rules(d);

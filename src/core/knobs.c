@@ -27,6 +27,8 @@ static const ozb_knob_def ozb_knob_table[] = {
     {"OZBLAS_CUDA_STAGED", OZB_KNOB_SET, 0, 1,
      "CUDA handles take the staged path (host split and sums, device products) for every call", K(cuda_staged)},
     {"OZBLAS_CUDA_NO_FUSED", OZB_KNOB_SET, 0, 1, "CUDA handles: DOT/GEMV without the fused device kernel", K(cuda_no_fused)},
+    {"OZBLAS_CUDA_NO_EFT", OZB_KNOB_SET, 0, 1,
+     "CUDA handles: CORRECTLY_ROUNDED (and FP64 DOUBLE) DOT/GEMV without the certified error-free kernels (the slice path)", K(cuda_no_eft)},
     {"OZBLAS_CUDA_EMU_ORDER", OZB_KNOB_INT, 1, 1,
      "the emulated device's kernels: seed of the shuffled order of blocks and threads (0: in order)", K(cuda_emu_order)},
     {"OZBLAS_CUDA_FAIL_ALLOC", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th device allocation fails (fault injection)", K(cuda_fail[0])},

@@ -19,6 +19,7 @@ typedef struct {
     int cuda_emulate;   /* OZBLAS_CUDA_EMULATE  */
     int cuda_staged;    /* OZBLAS_CUDA_STAGED   */
     int cuda_no_fused;  /* OZBLAS_CUDA_NO_FUSED */
+    int cuda_no_eft;    /* OZBLAS_CUDA_NO_EFT   */
     int cuda_emu_order; /* OZBLAS_CUDA_EMU_ORDER */
     int cuda_fail[4];   /* OZBLAS_CUDA_FAIL_ALLOC, _COPY, _LAUNCH, _BLAS (cuda/dev.c) */
 } ozb_knobs;

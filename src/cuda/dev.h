@@ -14,6 +14,7 @@
 #include "core/ozb_internal.h"
 #include "../../kernels/ozb_sum_ops.h"
 #include "../../kernels/ozb_crt_ops.h"
+#include "../../kernels/ozb_eft_ops.h"
 
 typedef struct ozb_dev ozb_dev;
 
@@ -150,4 +151,10 @@ int ozb_dev_crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int
 int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
+/* ---- the certified DOT (cuda/resident_eft.c; kernels/ozb_eft_ops.h) ---- */
+/* res[i] = RN(alpha op(A)(i, :) b + beta C(i)) for every row i < g->m it certifies; *ok = 0
+ * (device int) if it does not certify one.  part: g->m nq ozb_eft_acc (ozb_kl_eft_plan). */
+int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *ok);
+/* c[i crs] = res[i], i < m (device arrays) */
+int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs);
 #endif

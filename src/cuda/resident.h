@@ -14,4 +14,8 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
  * *to_int8 = 1 where DOUBLE accuracy is beyond the moduli table (then INT8 slices, as on
  * the CPU). */
 ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int *to_int8);
+/* CORRECTLY_ROUNDED DOT and GEMV (n == 1) by certified error-free sums (resident_eft.c):
+ * NOT_SUPPORTED, every output untouched, where it does not apply or does not certify every
+ * row (the slice path then computes the call). */
+ozblas_status_t ozb_resident_eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 #endif
