@@ -80,22 +80,24 @@ static inline int64_t ozb_kl_sum_accumulators(int64_t elements, int64_t nkb, int
 #define OZB_KL_EFT_BLOCKS  2048
 #define OZB_KL_EFT_FROWS   8
 typedef struct { int64_t nq, L; unsigned grid, fgrid; int64_t depth; } ozb_kl_eft_geom;
+/* ceil(x / d) for x >= 0, d >= 1, without the overflow of x + d - 1 */
+static inline int64_t ozb_kl_cdiv(int64_t x, int64_t d) { return x / d + (x % d != 0); }
 static inline ozb_kl_eft_geom ozb_kl_eft_plan(int64_t m, int64_t k, int rows)
 {
     ozb_kl_eft_geom g;
     const int64_t target = rows ? OZB_KL_EFT_THREADS : OZB_KL_EFT_BLOCKS;
-    const int64_t most = rows ? (k + 31) / 32 : (k + 4 * OZB_KL_THREADS - 1) / (4 * OZB_KL_THREADS);
-    int64_t nq = (target + m - 1) / m;            /* m >= 1 */
+    const int64_t most = rows ? ozb_kl_cdiv(k, 32) : ozb_kl_cdiv(k, 4 * OZB_KL_THREADS);
+    int64_t nq = ozb_kl_cdiv(target, m);          /* m >= 1 */
     if (nq > most) nq = most;
     if (nq < 1) nq = 1;
-    g.L = (k + nq - 1) / nq;
-    g.nq = (k + g.L - 1) / g.L;                   /* no empty chunk */
-    const int64_t items = m * g.nq;
+    g.L = ozb_kl_cdiv(k, nq);
+    g.nq = ozb_kl_cdiv(k, g.L);                   /* no empty chunk */
+    const int64_t items = m * g.nq;               /* <= m + target: nq > 1 only where m < target */
     g.grid = rows ? ozb_kl_blocks(items) : (unsigned)(items < OZB_KL_GRID_MAX ? items : OZB_KL_GRID_MAX);
-    const int64_t fb = (m + OZB_KL_EFT_FROWS - 1) / OZB_KL_EFT_FROWS;
+    const int64_t fb = ozb_kl_cdiv(m, OZB_KL_EFT_FROWS);
     g.fgrid = (unsigned)(fb < OZB_KL_GRID_MAX ? fb : OZB_KL_GRID_MAX);
-    const int64_t per = rows ? g.L : (g.L + OZB_KL_THREADS - 1) / OZB_KL_THREADS;
-    g.depth = per + 1 + (rows ? 0 : 2 * 8) + 2 * ((g.nq + 31) / 32) + 2 * 5;
+    const int64_t per = rows ? g.L : ozb_kl_cdiv(g.L, OZB_KL_THREADS);
+    g.depth = per + 1 + (rows ? 0 : 2 * 8) + 2 * ozb_kl_cdiv(g.nq, 32) + 2 * 5;
     return g;
 }
 #endif
