@@ -113,8 +113,17 @@ OZB_HD double ozb_op_crt_out(double xv, int p, double alpha, double beta, double
 
 /* ---- the device's work items (src/cuda/resident_crt.c) ---- */
 
-/* Moduli constants of the residues (crt.c's resconst_t) */
-typedef struct { double m[OZB_OP_CRT_MAXMOD], inv[OZB_OP_CRT_MAXMOD], p26[OZB_OP_CRT_MAXMOD]; int s; } ozb_op_crt_res;
+/* Moduli constants of the residues (crt.c's resconst_t).  ka == NULL: the residues of
+ * trunc(x f1 f2) (FIXED and DOUBLE mode).  Else the exact scaling of the correctly rounded
+ * CRT (resident_crcr.c): the residues of the integer x 2^ka[row] (ka: minus the row's lowest
+ * set bit, so nothing is truncated), with pw[t * OZB_OP_CRCR_SHMAX + sh] = 2^sh mod m_t. */
+#define OZB_OP_CRCR_SHMAX 512
+typedef struct {
+    double m[OZB_OP_CRT_MAXMOD], inv[OZB_OP_CRT_MAXMOD], p26[OZB_OP_CRT_MAXMOD];
+    int s;
+    const int32_t *ka;
+    const uint8_t *pw;
+} ozb_op_crt_res;
 
 /* Residue item w = (kk, r, l < kbp) of a tile's rows r0..r0+rows-1 (ozb_op_item_elem): the
  * residues of trunc(x f1 f2) for every modulus,
@@ -128,15 +137,55 @@ OZB_HD void ozb_op_crt_res_hl(const ozb_op_side *v, const double *f1, const doub
     if (l < v->kb && gl < v->k) ozb_op_crt_hl(v->p[gr * v->rs + gl * v->cs] * f1[gr] * f2[gr], xh, xl);
 }
 
+/* The exact scaling's element (rc->ka set): x 2^ka = +-M 2^sh with M < 2^53 odd and sh >= 0
+ * (ka is minus the row's lowest set bit, at most the element's), M as M = xh 2^26 + xl with
+ * the sign on both; 0 beyond the block. */
+OZB_HD void ozb_op_crcr_res_hl(const ozb_op_side *v, const ozb_op_crt_res *rc, int64_t r, int64_t l, int64_t kk,
+                               double *xh, double *xl, int *sh)
+{
+    const int64_t gl = kk * v->kb + l, gr = v->r0 + r;
+    *xh = 0.0; *xl = 0.0; *sh = 0;
+    if (l >= v->kb || gl >= v->k) return;
+    const double x = v->p[gr * v->rs + gl * v->cs];
+    const uint64_t b = ozb_op_bits(x) & OZB_OP_ABS;
+    if (b == 0) return;
+    const int ef = (int)(b >> 52);
+    uint64_t M = ef ? (b & 0xfffffffffffffull) | (1ull << 52) : b;
+    const int tz = ozb_op_ctz64(M);
+    M >>= tz;
+    *sh = (ef ? ef - 1075 : -1074) + tz + rc->ka[gr];
+    const double sg = x < 0.0 ? -1.0 : 1.0;
+    *xh = sg * (double)(M >> 26);
+    *xl = sg * (double)(M & 0x3ffffff);
+}
+
+/* element (r, l) of k-block kk as the residues take it, either scaling */
+OZB_HD void ozb_op_crt_res_prep(const ozb_op_side *v, const double *f1, const double *f2, const ozb_op_crt_res *rc, int64_t r,
+                                int64_t l, int64_t kk, double *xh, double *xl, int *sh)
+{
+    if (rc->ka) ozb_op_crcr_res_hl(v, rc, r, l, kk, xh, xl, sh);
+    else { ozb_op_crt_res_hl(v, f1, f2, r, l, kk, xh, xl); *sh = 0; }
+}
+
+/* its residue modulo m_t in [-128, 127].  Exact scaling: M's residue r0 (|r0| <= 128) times
+ * 2^sh mod m_t (< 256) is below 2^15 in magnitude, reduced again by the same exact steps. */
+OZB_HD int8_t ozb_op_crt_res_t(const ozb_op_crt_res *rc, int t, double xh, double xl, int sh)
+{
+    const int8_t r0 = ozb_op_crt_residue(xh, xl, rc->m[t], rc->inv[t], rc->p26[t], 0);
+    if (!rc->ka) return r0;
+    return ozb_op_crt_residue(0.0, (double)r0 * (double)rc->pw[t * OZB_OP_CRCR_SHMAX + sh], rc->m[t], rc->inv[t],
+                              rc->p26[t], 0);
+}
+
 OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const double *f2, const ozb_op_crt_res *rc,
                                 int64_t kbp, int8_t *out, int64_t w)
 {
     int64_t r, l, kk;
     ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
     double xh, xl;
-    ozb_op_crt_res_hl(v, f1, f2, r, l, kk, &xh, &xl);
-    for (int t = 0; t < rc->s; t++)
-        out[((kk * rc->s + t) * v->rows + r) * kbp + l] = ozb_op_crt_residue(xh, xl, rc->m[t], rc->inv[t], rc->p26[t], 0);
+    int sh;
+    ozb_op_crt_res_prep(v, f1, f2, rc, r, l, kk, &xh, &xl, &sh);
+    for (int t = 0; t < rc->s; t++) out[((kk * rc->s + t) * v->rows + r) * kbp + l] = ozb_op_crt_res_t(rc, t, xh, xl, sh);
 }
 
 /* DOUBLE mode's row sums of |A||B|e (crt.c's choose_moduli): item i = sum_l |a_il 2^-e_i| v_l,

@@ -7,6 +7,7 @@
 #include "ozb_sum_ops.h"
 #include "ozb_crt_ops.h"
 #include "ozb_eft_ops.h"
+#include "ozb_crcr_ops.h"
 #ifdef OZB_HOST_KERNELS
 #include "ozb_cuda_host.h"          /* the emulated device's host build (src/cuda/kernels_host.cc) */
 #else
@@ -226,8 +227,9 @@ __global__ void k_crt_residues_cm(const ozb_op_side sd, const double *f1, const 
         for (int j = ty; j < T; j += ny) {                 /* row r0 + tx, position l0 + j */
             if (r0 + tx >= sd.rows || l0 + j >= kbp) continue;
             double xh, xl;
-            ozb_op_crt_res_hl(&sd, f1, f2, r0 + tx, l0 + j, kk, &xh, &xl);
-            for (int t = 0; t < rc.s; t++) sh[t][j][tx] = ozb_op_crt_residue(xh, xl, rc.m[t], rc.inv[t], rc.p26[t], 0);
+            int e2;
+            ozb_op_crt_res_prep(&sd, f1, f2, &rc, r0 + tx, l0 + j, kk, &xh, &xl, &e2);
+            for (int t = 0; t < rc.s; t++) sh[t][j][tx] = ozb_op_crt_res_t(&rc, t, xh, xl, e2);
         }
         __syncthreads();
         for (int t = 0; t < rc.s; t++)
@@ -402,6 +404,13 @@ __global__ void k_eft_finish(const ozb_op_eft_args g, const ozb_eft_acc *part, d
         }
         __syncthreads();
     }
+}
+
+/* the correctly rounded CRT's output (ozb_crcr_ops.h), one element a thread */
+__global__ void k_crcr_recon(const ozb_op_crcr_args g)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < g.ne; e += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crcr_elem(&g, e);
 }
 
 __global__ void k_eft_put(const double *res, int64_t m, double *c, int64_t crs)
@@ -639,6 +648,14 @@ static int kl_eft_dot(const void *args, void *part, double *res, int *ok, void *
     return launched();
 }
 
+static int kl_crcr_recon(const void *args, void *stream)
+{
+    const ozb_op_crcr_args g = *(const ozb_op_crcr_args *)args;
+    if (g.ne <= 0) return 0;
+    OZB_LAUNCH(k_crcr_recon, blocks_for(g.ne), kThreads, (cudaStream_t)stream)(g);
+    return launched();
+}
+
 static int kl_eft_put(const double *res, int64_t m, double *c, int64_t crs, void *stream)
 {
     if (m <= 0) return 0;
@@ -676,6 +693,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_sum,
         kl_eft_dot,
         kl_eft_put,
+        kl_crcr_recon,
     };
     return &t;
 }

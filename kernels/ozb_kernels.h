@@ -70,6 +70,8 @@ typedef struct ozb_kl_table {
     int (*eft_dot)(const void *g, void *part, double *res, int *ok, void *stream);
     /* c[i crs] = res[i], i < m */
     int (*eft_put)(const double *res, int64_t m, double *c, int64_t crs, void *stream);
+    /* the correctly rounded CRT's output: ozb_op_crcr_elem for every element (g: an ozb_op_crcr_args) */
+    int (*crcr_recon)(const void *g, void *stream);
 } ozb_kl_table;
 
 /* The launchers of the GPU build (ozb_kernels.cu by nvcc) and of the host build of the same

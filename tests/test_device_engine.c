@@ -286,6 +286,54 @@ START_TEST(engine_eft)
 }
 END_TEST
 
+/* CORRECTLY_ROUNDED GEMM through the exact CRT on the device (src/cuda/resident_crcr.c):
+ * with alpha a power of two and beta = 0 the rounding is exact (never declined) for data whose
+ * nonzero results are normal, so the device must take it (info: the moduli as split count,
+ * no slice bits); alpha and beta C in general (certified, or the slices); a row spanning more
+ * than 400 bits is declined to the slices.  The runners compare every call with MPFR and the
+ * CPU handle bit for bit. */
+static void crcr_expect(int taken, const char *tag)
+{
+    ozblas_info_t ti;
+    if (!tu_twin_info(&ti) || getenv("OZBLAS_CUDA_STAGED") || getenv("OZBLAS_NO_CRT")) return;
+    const int crt = ti.split_count > 0 && ti.bits_per_slice == 0;
+    ck_assert_msg(crt == taken, "%s: exact CRT %s (split_count %d, bits %d)", tag, taken ? "not taken" : "taken",
+                  ti.split_count, ti.bits_per_slice);
+}
+
+START_TEST(engine_crcr)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "engine_crcr");
+    const tu_gemm_params exact[3] = {
+        {0, 0, 37, 21, 300, 0, 0, 0, 1.0, 0.0, 0},
+        {1, 1, 19, 40, 70001, 0, 0, 0, -0.5, 0.0, 0},        /* two k-blocks of 2^16: a fold */
+        {0, 1, 64, 9, 5, 70, 0, 66, 0x1p-3, 0.0, 0},
+    };
+    const double phis[3] = {1.0, 0.0, 6.0};
+    for (int c = 0; c < 3; c++) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "engine_crcr exact %d", c);
+        tu_gemm_random(h, OZBLAS_MODE_CORRECTLY_ROUNDED, exact[c], phis[c], &r, tag);
+        crcr_expect(1, tag);
+    }
+    const tu_gemm_params general = {1, 0, 33, 17, 129, 0, 0, 35, 1.5, -0.75, 0};
+    tu_gemm_random(h, OZBLAS_MODE_CORRECTLY_ROUNDED, general, 2.0, &r, "engine_crcr alpha beta");
+    /* one row of op(A) spanning 2^300 .. 2^-300: declined, the slices' bits */
+    const tu_gemm_params wide = {0, 0, 12, 10, 20, 0, 0, 0, 1.0, 0.0, 0};
+    double *A = tu_alloc(12 * 20), *B = tu_alloc(20 * 10), *C = tu_alloc(12 * 10);
+    for (int e = 0; e < 12 * 20; e++) A[e] = phi_val(&r, 1.0);
+    for (int e = 0; e < 20 * 10; e++) B[e] = phi_val(&r, 1.0);
+    A[3] = ldexp(A[3], 300);
+    A[3 + 12 * 7] = ldexp(A[3 + 12 * 7], -300);
+    tu_gemm_run(h, OZBLAS_MODE_CORRECTLY_ROUNDED, &wide, A, B, C, "engine_crcr wide row");
+    crcr_expect(0, "engine_crcr wide row");
+    free(A); free(B); free(C);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* The CRT format's ACCURATE scaling (one more exact INT8 GEMM bounds |A||B|) on the device:
  * FIXED and DOUBLE, several k-blocks of 2^16, tiles under a small workspace. */
 START_TEST(engine_crt_accurate)
@@ -332,6 +380,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, engine_dot_blocks, 0, 4);
     tcase_add_loop_test(tc, engine_crt_accurate, 0, 2);
     tcase_add_loop_test(tc, engine_eft, 0, 2);
+    tcase_add_test(tc, engine_crcr);
     suite_add_tcase(s, tc);
     return s;
 }

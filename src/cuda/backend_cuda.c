@@ -48,12 +48,14 @@ static int scale(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t
     return rc;
 }
 
-/* The device-resident engines first (the certified error-free DOT/GEMV, then the CRT and
- * slice engines); what they decline before writing anything is staged. */
+/* The device-resident engines first (CORRECTLY_ROUNDED: the certified error-free DOT/GEMV and
+ * the exact CRT GEMM; then the CRT and slice engines); what they decline before writing
+ * anything is staged. */
 static ozblas_status_t execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
 {
     ozb_plan pl = *plan;
-    ozblas_status_t st = ozb_resident_eft_run(h, pr, &pl);   /* CORRECTLY_ROUNDED DOT/GEMV */
+    ozblas_status_t st = ozb_resident_eft_run(h, pr, &pl);          /* CORRECTLY_ROUNDED DOT/GEMV */
+    if (st == OZBLAS_STATUS_NOT_SUPPORTED) st = ozb_resident_crcr_run(h, pr, &pl);   /* ... GEMM */
     if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
     if (pl.engine == OZBLAS_ENGINE_CRT_INT8) {            /* FIXED, DOUBLE (CR runs FP64 slices) */
         int to_int8 = 0;

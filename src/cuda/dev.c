@@ -327,3 +327,5 @@ int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t
 {
     return KL(eft_put, res, m, c, crs);
 }
+
+int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g) { return KL(crcr_recon, g); }

@@ -15,6 +15,7 @@
 #include "../../kernels/ozb_sum_ops.h"
 #include "../../kernels/ozb_crt_ops.h"
 #include "../../kernels/ozb_eft_ops.h"
+#include "../../kernels/ozb_crcr_ops.h"
 
 typedef struct ozb_dev ozb_dev;
 
@@ -155,6 +156,8 @@ int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 /* res[i] = RN(alpha op(A)(i, :) b + beta C(i)) for every row i < g->m it certifies; *ok = 0
  * (device int) if it does not certify one.  part: g->m nq ozb_eft_acc (ozb_kl_eft_plan). */
 int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *ok);
+/* the correctly rounded CRT's output of a tile (cuda/resident_crcr.c) */
+int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g);
 /* c[i crs] = res[i], i < m (device arrays) */
 int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs);
 #endif

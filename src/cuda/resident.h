@@ -18,4 +18,8 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
  * NOT_SUPPORTED, every output untouched, where it does not apply or does not certify every
  * row (the slice path then computes the call). */
 ozblas_status_t ozb_resident_eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
+/* CORRECTLY_ROUNDED GEMM (n > 8) through the exact CRT on the INT8 tensor cores
+ * (resident_crcr.c): NOT_SUPPORTED, C as it was, where it does not apply or does not certify
+ * every element (the FP64 slices then compute the call). */
+ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 #endif

@@ -208,6 +208,8 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     }
     ozb_op_crt_res rc;
     rc.s = s;
+    rc.ka = NULL;               /* trunc(x f1 f2): the FAST scaling */
+    rc.pw = NULL;
     for (int t = 0; t < s; t++) {
         rc.m[t] = (double)ozb_crt_moduli[t];
         rc.inv[t] = 1.0 / rc.m[t];

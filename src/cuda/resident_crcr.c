@@ -1,0 +1,229 @@
+/* CORRECTLY_ROUNDED GEMM on the device through the exact CRT (the CPU's src/crt/crt_cr.c),
+ * operands left on the GPU, the products on the INT8 tensor cores:
+ *   exact scaling  per row of op(A) and op(B)^T the largest |x| and the lowest set bit
+ *                  (ozb_dev_meta over the whole row: order-free maxima and minima); the row's
+ *                  scaled entries x 2^ka (ka = minus the lowest set bit) are integers below
+ *                  2^span, span = ilogb(max) + 1 - lowest bit, nothing truncated;
+ *   moduli         |C'_ij| <= sum_l |A'_il| |B'_lj| < k 2^(spanA_i + spanB_j), so the first s
+ *                  moduli of the table with floor(log2 M) - 1 >= max spanA + max spanB +
+ *                  ceil(log2 k) determine C' exactly (centred residues); at most 48;
+ *   residues       of the scaled integers, by the FIXED/DOUBLE residue kernels in their exact
+ *                  mode (ozb_op_crt_res with ka: M's residue times 2^sh mod m), in groups of at
+ *                  most 20 moduli, k padded to 16;
+ *   products       one cublasGemmStridedBatchedEx per k-block over all moduli (TN, int32:
+ *                  |products| <= 128 * 128, 2^16 terms < 2^30); later k-blocks folded;
+ *   output         Garner, Horner and one rounding per element (kernels/ozb_crcr_ops.h).
+ * The result is RN(exact), unique: the CPU's bits, whatever s (a bound looser than the CPU's
+ * 2-norms can only add moduli).  Where a row holds Inf/NaN or spans more than 400 bits, C holds
+ * Inf/NaN where read, or an element's rounding is not certified (a near-tie with beta c, a
+ * result outside the normal range), the call returns NOT_SUPPORTED with C as it was (C saved
+ * first where it is read) and the FP64 slices compute it.  OZBLAS_NO_CRT turns it off. */
+#include "core/info.h"
+#include "core/tiles.h"
+#include "cuda/resident.h"
+#include "cuda/dev.h"
+#include "cuda/stage.h"
+#include "crt/crt_consts.h"
+#include "crt/crt_garner.h"
+#include "crt/crt_gemm.h"
+#include <math.h>
+#include <string.h>
+
+#define CRCR_SPAN_MAX 400        /* bits of a scaled row: the table's M ~ 2^337 covers two of ~150 */
+#define CRCR_GROUP    OZB_OP_CRT_MAXMOD   /* moduli per residue launch (the kernels' constants) */
+
+static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* per row: ka and span from the row's maximum bits and lowest set bit; 0 where a row holds
+ * Inf or NaN or spans more than CRCR_SPAN_MAX bits */
+static int row_scales(const uint64_t *mx, const int32_t *low, int64_t rows, int32_t *ka, int *span_max)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        ka[i] = 0;
+        if (mx[i] == 0) continue;                          /* a zero row: C' gets nothing from it */
+        if (mx[i] >= 0x7ff0000000000000ull) return 0;
+        double v;
+        memcpy(&v, &mx[i], sizeof v);
+        const int span = ozb_ilogb(v) + 1 - low[i];
+        if (span > CRCR_SPAN_MAX) return 0;
+        ka[i] = -low[i];
+        if (span > *span_max) *span_max = span;
+    }
+    return 1;
+}
+
+static void crcr_consts(int s, ozb_op_crcr_consts *kc)
+{
+    garner_t G;
+    ozb_garner_init(s, &G);
+    memset(kc, 0, sizeof *kc);
+    kc->s = s;
+    const int lm = ozb_log2M_of(s);
+    kc->L = lm / 64 + 2 < OZB_OP_CRCR_LIMBS ? lm / 64 + 2 : OZB_OP_CRCR_LIMBS;
+    for (int t = 0; t < s; t++) {
+        kc->m[t] = ozb_crt_moduli[t];
+        kc->inv[t] = G.inv[t];
+        for (int u = 0; u < t; u++) kc->P[u][t] = G.P[u][t];
+    }
+    memcpy(kc->M, G.M, sizeof kc->M);
+    memcpy(kc->H, G.H, sizeof kc->H);
+    /* Horner groups of up to seven moduli from the top (their product < 2^56), and the limbs
+     * in use after group g: X < 2^(56 (g + 1)) */
+    for (int t = s - 1; t >= 0; kc->ngroups++) {
+        const int g = kc->ngroups;
+        kc->ghi[g] = t;
+        kc->gM[g] = 1;
+        for (int c = 0; c < 7 && t >= 0; c++, t--) kc->gM[g] *= (uint64_t)ozb_crt_moduli[t];
+        kc->glo[g] = t + 1;
+        kc->glimbs[g] = (56 * (g + 1)) / 64 + 1 < kc->L ? (56 * (g + 1)) / 64 + 1 : kc->L;
+    }
+}
+
+ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+{
+    if (h->knobs.cuda_staged || h->knobs.no_crt || plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || pr->n <= 8 || pr->c_host)
+        return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const double t0 = ozb_now();
+    ozb_dev *dev = h->dev;
+    const int64_t m = pr->m, n = pr->n, k = pr->k, mn = m + n;
+    const int use_c = pr->beta != 0.0;
+    const size_t pwb = (size_t)OZB_CRT_NMOD * OZB_OP_CRCR_SHMAX;
+    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, al256(8 * (size_t)mn) + 3 * al256(4 * (size_t)mn) + al256(4 * (size_t)mn) +
+                                             al256(pwb) + al256(sizeof(ozb_op_crcr_consts)) + 256);
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, 16 * (size_t)mn + pwb + sizeof(ozb_op_crcr_consts) + 64);
+    if (!b0 || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
+    char *q = b0;
+    uint64_t *dmx = (uint64_t *)q; q += al256(8 * (size_t)mn);
+    int32_t *dlow = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *de = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *dns = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *dka = (int32_t *)q; q += al256(4 * (size_t)mn);
+    uint8_t *dpw = (uint8_t *)q; q += al256(pwb);
+    ozb_op_crcr_consts *dk = (ozb_op_crcr_consts *)q; q += al256(sizeof(ozb_op_crcr_consts));
+    int *dok = (int *)q;
+    uint64_t *hmx = (uint64_t *)hb;
+    int32_t *hlow = (int32_t *)(hmx + mn), *hka = hlow + mn;
+    uint8_t *hpw = (uint8_t *)(hka + mn);
+    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(((uintptr_t)(hpw + pwb) + 63) & ~(uintptr_t)63);
+
+    const int tok = ozb_dev_lock(dev);
+    ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
+    int saved = 0;
+#define DEV(call) do { if ((call) != 0) goto out; } while (0)
+    DEV(ozb_dev_meta(dev, &pr->a, m, k, k, 53, 0, dmx, dlow, de, dns));
+    DEV(ozb_dev_meta(dev, &pr->b, n, k, k, 53, 0, dmx + m, dlow + m, de + m, dns + m));
+    DEV(ozb_dev_get(dev, hmx, 8 * (size_t)mn, dmx, 8 * (size_t)mn, 8 * (size_t)mn, 1));
+    DEV(ozb_dev_get(dev, hlow, 4 * (size_t)mn, dlow, 4 * (size_t)mn, 4 * (size_t)mn, 1));
+    int spanA = INT32_MIN, spanB = INT32_MIN;
+    if (!row_scales(hmx, hlow, m, hka, &spanA) || !row_scales(hmx + m, hlow + m, n, hka + m, &spanB)) {
+        st = OZBLAS_STATUS_NOT_SUPPORTED;
+        goto out;
+    }
+    if (use_c) {                                     /* Inf/NaN in C: the slices' special rules */
+        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
+        DEV(ozb_dev_meta(dev, &cv, m, n, n, 53, 0, dmx, dlow, de, dns));
+        DEV(ozb_dev_get(dev, hlow, 4 * (size_t)m, dns, 4 * (size_t)m, 4 * (size_t)m, 1));
+        for (int64_t i = 0; i < m; i++) if (hlow[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
+    }
+    int s = 2;
+    if (spanA != INT32_MIN && spanB != INT32_MIN) {
+        int lk = 0;
+        while (((int64_t)1 << lk) < k) lk++;
+        while (s <= OZB_CRT_NMOD && ozb_log2M_of(s) - 1 < spanA + spanB + lk) s++;
+        if (s > OZB_CRT_NMOD) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
+    }
+    crcr_consts(s, hk);
+    for (int t = 0; t < s; t++) {                    /* 2^sh mod m_t */
+        int32_t p = 1 % ozb_crt_moduli[t];
+        for (int sh = 0; sh < OZB_OP_CRCR_SHMAX; sh++) {
+            hpw[t * OZB_OP_CRCR_SHMAX + sh] = (uint8_t)p;
+            p = 2 * p % ozb_crt_moduli[t];
+        }
+    }
+    const int hok = 1;
+    DEV(ozb_dev_put(dev, dka, 4 * (size_t)mn, hka, 4 * (size_t)mn, 4 * (size_t)mn, 1));
+    DEV(ozb_dev_put(dev, dpw, (size_t)s * OZB_OP_CRCR_SHMAX, hpw, (size_t)s * OZB_OP_CRCR_SHMAX, (size_t)s * OZB_OP_CRCR_SHMAX, 1));
+    DEV(ozb_dev_put(dev, dk, sizeof *hk, hk, sizeof *hk, sizeof *hk, 1));
+    DEV(ozb_dev_put(dev, dok, 4, &hok, 4, 4, 1));
+    const double t1 = ozb_now();
+
+    const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
+    const ozb_dev_tilebuf tbuf[3] = {
+        { OZB_DBUF_A, (double)s * (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, (double)s * (double)kbp, 0.0, 0.0 },
+        { OZB_DBUF_C, 0.0, 0.0, 4.0 * s * (nkb > 1 ? 2 : 1), 0.0 },
+    };
+    void *tp[3];
+    int64_t mb, nb;
+    if ((st = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 3, &mb, &nb, tp)) != OZBLAS_STATUS_SUCCESS)
+        goto out;
+    st = OZBLAS_STATUS_EXECUTION_FAILED;
+    int8_t *RA = tp[0], *RB = tp[1];
+    int32_t *acc = tp[2];
+    /* C read and written by several steps: saved, put back if a step fails or an element
+     * declines (then the slices read it) */
+    if (use_c || mb < m || nb < n) {
+        if ((st = ozb_stage_save_c(h, pr)) != OZBLAS_STATUS_SUCCESS) goto out;
+        saved = 1;
+        st = OZBLAS_STATUS_EXECUTION_FAILED;
+    }
+    ozb_op_crt_res rc[2][(OZB_CRT_NMOD + CRCR_GROUP - 1) / CRCR_GROUP];
+    const int ng = (s + CRCR_GROUP - 1) / CRCR_GROUP;
+    for (int side = 0; side < 2; side++)
+        for (int g = 0; g < ng; g++) {
+            ozb_op_crt_res *r = &rc[side][g];
+            r->s = s - g * CRCR_GROUP < CRCR_GROUP ? s - g * CRCR_GROUP : CRCR_GROUP;
+            for (int t = 0; t < r->s; t++) {
+                r->m[t] = (double)ozb_crt_moduli[g * CRCR_GROUP + t];
+                r->inv[t] = 1.0 / r->m[t];
+                r->p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[g * CRCR_GROUP + t]);
+            }
+            r->ka = side ? dka + m : dka;
+            r->pw = dpw + (size_t)g * CRCR_GROUP * OZB_OP_CRCR_SHMAX;
+        }
+    double tres = 0.0, tmul = 0.0, tsum = 0.0;
+    int64_t calls = 0;
+    for (int64_t j0 = 0; j0 < n; j0 += nb) {
+        const int64_t nbb = nb < n - j0 ? nb : n - j0;
+        for (int64_t i0 = 0; i0 < m; i0 += mb) {
+            const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
+            int32_t *later = acc + (size_t)s * (size_t)ne;
+            for (int64_t kk = 0; kk < nkb; kk++) {
+                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
+                const double ta = ozb_now();
+                for (int g = 0; g < ng; g++) {
+                    const size_t off = (size_t)g * CRCR_GROUP * (size_t)kbp;
+                    DEV(ozb_dev_crt_residues(dev, &pr->a, i0, mbb, l0, kbb, NULL, NULL, &rc[0][g], kbp, RA + off * (size_t)mbb));
+                    DEV(ozb_dev_crt_residues(dev, &pr->b, j0, nbb, l0, kbb, NULL, NULL, &rc[1][g], kbp, RB + off * (size_t)nbb));
+                }
+                const double tb = ozb_now();
+                tres += tb - ta;
+                int32_t *dst = kk ? later : acc;
+                DEV(ozb_dev_gemm_batched(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, RA, kbp, mbb * kbp, RB, kbp, nbb * kbp,
+                                         dst, mbb, ne, s));
+                calls++;
+                if (kk) for (int t = 0; t < s; t++)
+                    DEV(ozb_dev_crt_fold(dev, acc + (size_t)t * ne, later + (size_t)t * ne, ne, ozb_crt_moduli[t]));
+                tmul += ozb_now() - tb;
+            }
+            const double te = ozb_now();
+            const ozb_op_crcr_args g = { acc, ne, mbb, nbb, i0, j0, dka, dka + m, pr->alpha, pr->beta,
+                                         pr->c, pr->crs, pr->ccs, use_c, dk, dok };
+            DEV(ozb_dev_crcr_recon(dev, &g));
+            tsum += ozb_now() - te;
+        }
+    }
+    int ok = 0;
+    DEV(ozb_dev_get(dev, &ok, 4, dok, 4, 4, 1));
+    if (!ok) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* C put back below */
+    st = OZBLAS_STATUS_SUCCESS;
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 0);
+    ozb_info_crt(info, s, m, n, k, calls, calls * s, (t1 - t0) + tres, tmul, tsum);
+    ozb_info_tiles(info, m, n, mb, nb, kb);
+    info->seconds_total = ozb_now() - t0;
+out:
+#undef DEV
+    if (st != OZBLAS_STATUS_SUCCESS && saved) ozb_stage_restore_c(h, pr);
+    ozb_dev_unlock(dev, tok);
+    return st;
+}
