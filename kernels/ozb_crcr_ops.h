@@ -24,6 +24,7 @@
 typedef struct {
     int s, L, ngroups;
     int32_t m[OZB_OP_CRCR_NMOD], inv[OZB_OP_CRCR_NMOD];
+    double md[OZB_OP_CRCR_NMOD], mi[OZB_OP_CRCR_NMOD];        /* m_t and RN(1 / m_t) as doubles */
     int32_t P[OZB_OP_CRCR_NMOD][OZB_OP_CRCR_NMOD];          /* (m_0 ... m_{u-1}) mod m_t, u < t */
     uint64_t M[OZB_OP_CRCR_LIMBS], H[OZB_OP_CRCR_LIMBS];    /* M and floor(M/2) */
     int glo[OZB_OP_CRCR_NMOD], ghi[OZB_OP_CRCR_NMOD], glimbs[OZB_OP_CRCR_NMOD];
@@ -104,15 +105,15 @@ OZB_HD void ozb_op_crcr_elem(const ozb_op_crcr_args *g, int64_t e)
     const int s = k->s, L = k->L;
     int32_t V[OZB_OP_CRCR_NMOD];
     for (int t = 0; t < s; t++) {                 /* Garner's digits */
-        const int32_t mt = k->m[t];
+        /* the reductions modulo m_t in binary64 (ozb_op_crt_mod: exact for |x| < 2^51, one
+         * correction either way), not 32-bit '%', which a GPU computes in ~20 instructions */
+        const double mt = k->md[t], inv = k->mi[t];
         int32_t a = 0;
-        for (int u = 0; u < t; u++) a += V[u] * k->P[u][t];
-        int32_t c = g->acc[(int64_t)t * g->ne + e] % mt;
-        c += c < 0 ? mt : 0;
-        a %= mt;
-        int32_t d = c - a;
-        d += d < 0 ? mt : 0;
-        V[t] = (int32_t)((d * k->inv[t]) % mt);
+        for (int u = 0; u < t; u++) a += V[u] * k->P[u][t];            /* < 48 * 255 * 255 < 2^22 */
+        const double c = ozb_op_crt_mod((double)g->acc[(int64_t)t * g->ne + e], mt, inv);   /* |acc| < 2^31 */
+        double d = c - ozb_op_crt_mod((double)a, mt, inv);
+        d += d < 0.0 ? mt : 0.0;
+        V[t] = (int32_t)ozb_op_crt_mod(d * (double)k->inv[t], mt, inv);  /* < 2^16 */
     }
     uint64_t X[OZB_OP_CRCR_LIMBS] = {0, 0, 0, 0, 0, 0};
     for (int q = 0; q < k->ngroups; q++) {         /* Horner from the top group down */

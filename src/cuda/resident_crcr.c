@@ -62,6 +62,8 @@ static void crcr_consts(int s, ozb_op_crcr_consts *kc)
     kc->L = lm / 64 + 2 < OZB_OP_CRCR_LIMBS ? lm / 64 + 2 : OZB_OP_CRCR_LIMBS;
     for (int t = 0; t < s; t++) {
         kc->m[t] = ozb_crt_moduli[t];
+        kc->md[t] = (double)ozb_crt_moduli[t];
+        kc->mi[t] = 1.0 / kc->md[t];
         kc->inv[t] = G.inv[t];
         for (int u = 0; u < t; u++) kc->P[u][t] = G.P[u][t];
     }
