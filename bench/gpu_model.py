@@ -139,16 +139,18 @@ def main():
            "GEMMs 18 % of it (residues of the column-major side 4.05 ms, the one-thread-per-row scans 4.4 ms).", ""]
     for f in (crt_double, cr_dgemm, cr_dot, cr_gemv):
         out += f()
-    out += ["## What the model says is still missing", "",
-            "- DGEMM DOUBLE (CRT): the per-row scans (row scales, DOUBLE's |A||B|e) run one thread per row and "
-            "dominate the overhead; they sum in crt.c's sequential order, so a parallel version needs a fixed "
-            "reduction tree on the CPU too (a deliberate change of DOUBLE's bits).",
-            "- CORRECTLY_ROUNDED DGEMM still runs FP64 slices on the device (9 FP64 GEMMs); the CPU's exact CRT "
-            "on the INT8 tensor cores would take about 15-20 INT8 GEMMs (~0.07-0.09 s at peak) plus the "
-            "certification (finding 4, open).",
-            "- DDOT and DGEMV CR: the fused kernels (slices of both operands in registers, every slice pair on "
-            "the FP64 units) do not stream (measured: 23-28x cuBLAS).  The CPU's error-free sums (TwoProduct and "
-            "one certified bound, src/fused/eft_*.c, ~10 flops an element) are the design to port.", ""]
+    out += ["## Measured on the H100 since (bench/results/gpu-h100-2026-11-25.md)", "",
+            "- DDOT 2^27 and DGEMV 16384 CORRECTLY_ROUNDED: the fused slice kernels were replaced (for every call "
+            "they certify) by certified error-free sums (src/cuda/resident_eft.c: TwoProduct, TwoSum chains, one "
+            "bound): measured 1.08x cuBLAS (DOT 2^27) and 1.26-1.55x (GEMV 16384 T/N); target <= 2x met.",
+            "- CORRECTLY_ROUNDED DGEMM: now the exact CRT on the INT8 tensor cores (src/cuda/resident_crcr.c, "
+            "finding 4): measured 3.93x cuBLAS at 4096, 2.44x at 8192, 3.27x at 16384 (FP64 slices: 53x at 4096); "
+            "target <= 2x not met.  At 4096 the reconstruction (k_crcr_recon, 3.64 ms, with 32-bit '%') cost as much "
+            "as the INT8 GEMMs (3.39 ms); its reductions are binary64 since, not yet timed.",
+            "- DGEMM DOUBLE (CRT): measured 3.63x cuBLAS at 4096 and 1.55x at 8192; the tiled column-major residues "
+            "0.43 ms (4.05 ms before); the per-row scans (k_crt_rows 1.31, k_crt_dots 1.26, k_colsums 0.50 ms of "
+            "8.3) remain: they sum in crt.c's sequential order, so a parallel version needs a fixed reduction tree "
+            "on the CPU too (a deliberate change of DOUBLE's bits).", ""]
     print("\n".join(out))
 
 
