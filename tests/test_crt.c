@@ -13,6 +13,7 @@
 #include <string.h>
 #include "tu.h"
 #include "crt/crt_consts.h"
+#include "crt/crt_garner.h"
 
 static ozblas_handle_t crt_handle(ozblas_mode_t mode, int moduli)
 {
@@ -400,12 +401,36 @@ START_TEST(crt_accurate_scaling)
 }
 END_TEST
 
+/* RN(X 2^E) of a limb integer (crt_garner.c's ozb_round_limbs, and the device's copy in
+ * kernels/ozb_crcr_ops.h): the round bit set, the 53 bits even, and the only other set bits in
+ * the third limb from the top or lower -- above the midpoint, so rounded up (a review found the
+ * third limb left out of the sticky bit when the top limb's highest bit is set: 2^191 + 2^138 + 1
+ * rounded down to 2^191) */
+START_TEST(crt_round_limbs_sticky)
+{
+    const uint64_t cases[][3] = {
+        {1, 0, (1ull << 63) | (1ull << 10)},          /* 2^191 + 2^138 + 1: sticky in X[0] */
+        {0, 1ull << 40, (1ull << 63) | (1ull << 10)}, /* sticky in X[1] (lo) */
+        {1ull << 63, 0, (1ull << 63) | (1ull << 10)}, /* sticky at X[0]'s top */
+    };
+    for (int c = 0; c < 3; c++) {
+        int ok = 0;
+        const double r = ozb_round_limbs(cases[c], 3, 0, &ok);
+        ck_assert_msg(ok && r == 0x1.0000000000001p191, "case %d: %a", c, r);
+    }
+    const uint64_t tie[3] = {0, 0, (1ull << 63) | (1ull << 10)};   /* an exact tie: to even (down) */
+    int ok = 0;
+    ck_assert(ozb_round_limbs(tie, 3, 0, &ok) == 0x1p191 && ok);
+}
+END_TEST
+
 static Suite *crt_suite(void)
 {
     Suite *s = suite_create("crt");
     TCase *tc = tcase_create("crt");
     tcase_set_timeout(tc, tu_timeout(300));
     tcase_add_test(tc, crt_constants);
+    tcase_add_test(tc, crt_round_limbs_sticky);
     tcase_add_test(tc, crt_exact_integers);
     tcase_add_test(tc, crt_error_shrinks_with_moduli);
     tcase_add_test(tc, crt_double_vs_openblas);

@@ -330,6 +330,12 @@ START_TEST(engine_crcr)
     tu_gemm_run(h, OZBLAS_MODE_CORRECTLY_ROUNDED, &wide, A, B, C, "engine_crcr wide row");
     crcr_expect(0, "engine_crcr wide row");
     free(A); free(B); free(C);
+    /* the exact rounding's sticky bit in the third limb: C' = 2^191 + 2^138 + 1 rounds up */
+    const tu_gemm_params st = {0, 0, 1, 9, 3, 0, 0, 0, 1.0, 0.0, 0};
+    double sA[3] = {0x1p139, 0x1p138, 1.0}, sB[27], sC[9];
+    for (int j = 0; j < 9; j++) { sB[3 * j] = 0x1p52; sB[3 * j + 1] = 1.0; sB[3 * j + 2] = 1.0; }
+    tu_gemm_run(h, OZBLAS_MODE_CORRECTLY_ROUNDED, &st, sA, sB, sC, "engine_crcr sticky");
+    crcr_expect(1, "engine_crcr sticky");
     ozblas_destroy(h);
 }
 END_TEST

@@ -58,7 +58,7 @@ double ozb_round_limbs(const uint64_t *X, int L, int E, int *ok)
         const uint64_t a0 = X[top], a1 = top >= 1 ? X[top - 1] : 0, a2 = top >= 2 ? X[top - 2] : 0;
         const uint64_t hi = lz ? (a0 << lz) | (a1 >> (64 - lz)) : a0;
         const uint64_t lo = lz ? (a1 << lz) | (a2 >> (64 - lz)) : a1;
-        int sticky = lo != 0 || (lz ? (a2 << lz) != 0 : 0) || (hi & 0x3ff) != 0;
+        int sticky = lo != 0 || (a2 << lz) != 0 || (hi & 0x3ff) != 0;   /* a2 below lo (all of it when lz = 0) */
         for (int q = top - 3; q >= 0 && !sticky; q--) sticky = X[q] != 0;
         mant = hi >> 11;                              /* bits T .. T-52 */
         const int rbit = (int)((hi >> 10) & 1);
