@@ -378,8 +378,8 @@ __global__ void OZB_BOUNDS(kThreads, 4) k_eft_blocks(const ozb_op_eft_args g, oz
 }
 
 /* the finish: a warp of lanes a row merges its nq chunks, lane 0 certifies (ozb_op_eft_finish)
- * and writes res[i], or clears *ok */
-__global__ void k_eft_finish(const ozb_op_eft_args g, const ozb_eft_acc *part, double *res, int *ok)
+ * and writes res[i], or sets *bad (a plain store of the same value by every uncertified row) */
+__global__ void k_eft_finish(const ozb_op_eft_args g, const ozb_eft_acc *part, double *res, int *bad)
 {
     __shared__ ozb_eft_acc red[kThreads];
     const unsigned lane = threadIdx.x % 32, slot = threadIdx.x / 32;
@@ -400,7 +400,7 @@ __global__ void k_eft_finish(const ozb_op_eft_args g, const ozb_eft_acc *part, d
             if (ozb_op_eft_finish(&red[threadIdx.x], g.depth, g.alpha, g.beta, g.beta != 0.0 ? g.c[i * g.crs] : 0.0, &r))
                 res[i] = r;
             else
-                atomicMin(ok, 0);
+                *bad = 1;
         }
         __syncthreads();
     }
@@ -634,7 +634,7 @@ static int kl_crt_zmax(const double *Ud, int64_t mbb, int64_t nbb, int64_t i0, i
     return launched();
 }
 
-static int kl_eft_dot(const void *args, void *part, double *res, int *ok, void *stream)
+static int kl_eft_dot(const void *args, void *part, double *res, int *bad, void *stream)
 {
     const ozb_op_eft_args g = *(const ozb_op_eft_args *)args;
     if (g.m <= 0 || g.k <= 0) return 0;
@@ -644,7 +644,7 @@ static int kl_eft_dot(const void *args, void *part, double *res, int *ok, void *
     else OZB_LAUNCH_SYNC(k_eft_blocks, geo.grid, kThreads, st)(g, (ozb_eft_acc *)part);
     int e = launched();
     if (e) return e;
-    OZB_LAUNCH_SYNC(k_eft_finish, geo.fgrid, 32 * OZB_KL_EFT_FROWS, st)(g, (const ozb_eft_acc *)part, res, ok);
+    OZB_LAUNCH_SYNC(k_eft_finish, geo.fgrid, 32 * OZB_KL_EFT_FROWS, st)(g, (const ozb_eft_acc *)part, res, bad);
     return launched();
 }
 

@@ -65,9 +65,9 @@ typedef struct ozb_kl_table {
      * accumulators in la, ozb_kl_sum_accumulators(mb nb, nkb, exact) of them */
     int (*sum)(const void *g, void *la, void *stream);
     /* the certified DOT (ozb_eft_ops.h; g: an ozb_op_eft_args): res[i] = RN(...) of every row
-     * it certifies, *ok = 0 if it does not certify one (*ok untouched otherwise); part:
+     * it certifies, *bad = 1 if it does not certify one (*bad untouched otherwise); part:
      * m nq (ozb_kl_eft_plan) ozb_eft_acc of scratch */
-    int (*eft_dot)(const void *g, void *part, double *res, int *ok, void *stream);
+    int (*eft_dot)(const void *g, void *part, double *res, int *bad, void *stream);
     /* c[i crs] = res[i], i < m */
     int (*eft_put)(const double *res, int64_t m, double *c, int64_t crs, void *stream);
     /* the correctly rounded CRT's output: ozb_op_crcr_elem for every element (g: an ozb_op_crcr_args) */

@@ -318,9 +318,9 @@ int ozb_dev_crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int
                      const int32_t *cB, uint64_t *Z)
 { return KL(crt_zmax, Ud, mbb, nbb, i0, j0, eB, cB, Z); }
 
-int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *ok)
+int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *bad)
 {
-    return KL(eft_dot, g, part, res, ok);
+    return KL(eft_dot, g, part, res, bad);
 }
 
 int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs)

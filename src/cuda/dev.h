@@ -153,9 +153,9 @@ int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 /* ---- the certified DOT (cuda/resident_eft.c; kernels/ozb_eft_ops.h) ---- */
-/* res[i] = RN(alpha op(A)(i, :) b + beta C(i)) for every row i < g->m it certifies; *ok = 0
+/* res[i] = RN(alpha op(A)(i, :) b + beta C(i)) for every row i < g->m it certifies; *bad = 1
  * (device int) if it does not certify one.  part: g->m nq ozb_eft_acc (ozb_kl_eft_plan). */
-int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *ok);
+int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *bad);
 /* the correctly rounded CRT's output of a tile (cuda/resident_crcr.c) */
 int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g);
 /* c[i crs] = res[i], i < m (device arrays) */

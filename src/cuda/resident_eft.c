@@ -17,7 +17,8 @@
 #include "core/info.h"
 #include "../../kernels/ozb_launch.h"
 
-/* the buffers of one call: partial chains, then the ok flag and the results */
+/* the buffers of one call: partial chains, then the flag (an int, 8 bytes) and the results,
+ * so that a DOT reads its flag and result back in one 16-byte copy */
 static size_t part_bytes(int64_t m, int64_t nq) { return ((size_t)m * (size_t)nq * sizeof(ozb_eft_acc) + 255) & ~(size_t)255; }
 
 ozblas_status_t ozb_resident_eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
@@ -37,21 +38,20 @@ ozblas_status_t ozb_resident_eft_run(ozblas_handle_t h, const ozb_problem *pr, c
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
     char *buf = ozb_dev_buf(dev, OZB_DBUF_C, bytes);
-    int *ok = (int *)(buf + pb);
+    int *bad = (int *)(buf + pb);
     double *res = (double *)(buf + pb + 8);
     const ozb_op_eft_args g = {
         pr->a.p, pr->a.rs, pr->a.cs, pr->b.p, pr->b.cs, m, k, geo.L, geo.nq,
         (double)geo.depth, pr->alpha, pr->beta, pr->c_host ? NULL : pr->c, pr->crs, rows,
     };
-    int hok = 1;
+    union { double d[2]; int32_t i; } back;             /* the flag, then a DOT's result */
     if (!buf) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* the slice path may fit */
-    if (ozb_dev_put(dev, ok, 4, &hok, 4, 4, 1) || ozb_dev_eft_dot(dev, &g, buf, res, ok) ||
-        ozb_dev_get(dev, &hok, 4, ok, 4, 4, 1))
+    if (ozb_dev_zero(dev, bad, 4) || ozb_dev_eft_dot(dev, &g, buf, res, bad) ||
+        ozb_dev_get(dev, &back, pr->c_host ? 16 : 4, bad, 16, pr->c_host ? 16 : 4, 1))
         goto out;
-    if (!hok) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* nothing written */
-    if (pr->c_host ? ozb_dev_get(dev, pr->c, 8, res, 8, 8, 1)
-                   : ozb_dev_eft_put(dev, res, m, pr->c, pr->crs) || ozb_dev_sync(dev))
-        goto out;
+    if (back.i) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* nothing written */
+    if (pr->c_host) *pr->c = back.d[1];
+    else if (ozb_dev_eft_put(dev, res, m, pr->c, pr->crs) || ozb_dev_sync(dev)) goto out;
     st = OZBLAS_STATUS_SUCCESS;
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
     info->slices_a = info->slices_b = 1;                /* the operands themselves, 53 bits */
