@@ -205,11 +205,9 @@ OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const 
  * q = ceil(|x| 2^(bits - e_r)) (bits: 6 for op(A), 7 for op(B)), at least 1 for x != 0, 0 for
  * a zero row; as int8, q = lo + hi with lo = min(q, 127) and hi in {0, 1} (op(B)'s q reaches
  * 128; hi may be NULL where q <= 64). */
-OZB_HD void ozb_op_crt_quant_item(const ozb_op_side *v, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
-                                  int64_t w)
+/* the quantized magnitude of element (r, l): ceil(|a| 2^(bits - e)), at least 1 for a != 0 */
+OZB_HD int32_t ozb_op_crt_quant_elem(const ozb_op_side *v, const int32_t *e, int bits, int64_t r, int64_t l)
 {
-    int64_t r, l, kk;
-    ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
     const int64_t gr = v->r0 + r;
     double q = 0.0;
     if (l < v->kb && l < v->k && ozb_op_usable(e[gr])) {
@@ -219,7 +217,15 @@ OZB_HD void ozb_op_crt_quant_item(const ozb_op_side *v, const int32_t *e, int bi
         q = ceil(a * g[0] * g[1]);
         q = (a != 0.0 && q == 0.0) ? 1.0 : q;
     }
-    const int32_t qi = (int32_t)q, ql = qi > 127 ? 127 : qi;
+    return (int32_t)q;
+}
+
+OZB_HD void ozb_op_crt_quant_item(const ozb_op_side *v, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi,
+                                  int64_t w)
+{
+    int64_t r, l, kk;
+    ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
+    const int32_t qi = ozb_op_crt_quant_elem(v, e, bits, r, l), ql = qi > 127 ? 127 : qi;
     lo[r * kbp + l] = (int8_t)ql;
     if (hi) hi[r * kbp + l] = (int8_t)(qi - ql);
 }

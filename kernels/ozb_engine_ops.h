@@ -10,6 +10,9 @@
 #define OZB_OP_CHUNK 256              /* elements of one row that one item reads */
 #define OZB_OP_LANES 32               /* items that share a stretch of a row (a warp)    */
 
+/* the most slices the device splits a row into (resident.c's OZB_RES_MAXS) */
+#define OZB_OP_SPLIT_MAXS 40
+
 /* A side of the product: rows of a strided device view over k, in k-blocks of kb. */
 typedef struct {
     const double *p;
@@ -79,16 +82,25 @@ OZB_HD void ozb_op_item_elem(const ozb_op_side *v, int64_t kbp, int64_t w, int64
     *kk = w / (v->rows * kbp);
 }
 
+/* element (r, l) of k-block kk as the split takes it (0 beyond the block), its row's grid
+ * exponent *er and slice count *nr; digit t is then ozb_op_digit(x, er - (t + 1) beta) in turn */
+OZB_HD double ozb_op_split_x(const ozb_op_side *v, const int32_t *e, const int32_t *ns, int64_t r, int64_t l, int64_t kk,
+                             int *er, int *nr)
+{
+    const int64_t gl = kk * v->kb + l;
+    const int64_t mi = kk * v->R + v->r0 + r;
+    *er = e[mi];
+    *nr = ns[mi];
+    return l < v->kb && gl < v->k ? v->p[(v->r0 + r) * v->rs + gl * v->cs] : 0.0;
+}
+
 OZB_HD void ozb_op_split_item(const ozb_op_side *v, int type, int beta, const int32_t *e, const int32_t *ns, int s,
                               int64_t kbp, int rowfast, void *S, int64_t w)
 {
     int64_t r, l, kk;
     ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
-    const int64_t gl = kk * v->kb + l;
-    const int in = l < v->kb && gl < v->k;
-    double x = in ? v->p[(v->r0 + r) * v->rs + gl * v->cs] : 0.0;
-    const int64_t mi = kk * v->R + v->r0 + r;
-    const int er = e[mi], nr = ns[mi];
+    int er, nr;
+    double x = ozb_op_split_x(v, e, ns, r, l, kk, &er, &nr);
     for (int t = 0; t < s; t++) {
         double d = 0.0;
         if (t < nr) ozb_op_digit(x, er - (t + 1) * beta, &d, &x);

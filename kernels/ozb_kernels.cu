@@ -139,6 +139,61 @@ __global__ void k_split(const ozb_op_side sd, int type, int beta, const int32_t 
         ozb_op_split_item(&sd, type, beta, e, ns, s, kbp, rowfast, S, w);
 }
 
+/* The INT8 split of a column-major side (rs == 1, the TN layout: k contiguous per slice row)
+ * by tiles of 32 rows x 32 k-positions, as k_crt_residues_cm: the warp reads along the rows,
+ * the digits go through shared memory and leave along k; k_split's one item a thread would
+ * store bytes kbp apart.  The same digits (ozb_op_split_x, ozb_op_digit). */
+__global__ void k_split_s8_cm(const ozb_op_side sd, int beta, const int32_t *e, const int32_t *ns, int s, int64_t kbp,
+                              int8_t *S, int64_t nkb)
+{
+    constexpr int T = OZB_KL_RES_TILE;
+    __shared__ int8_t sh[OZB_OP_SPLIT_MAXS][T][T + 1];
+    const int tx = (int)threadIdx.x % T, ty = (int)threadIdx.x / T, ny = (int)blockDim.x / T;
+    const int64_t tr = (sd.rows + T - 1) / T, tl = (kbp + T - 1) / T, tiles = tr * tl * nkb;
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int64_t r0 = tile % tr * T, l0 = tile / tr % tl * T, kk = tile / (tr * tl);
+        for (int j = ty; j < T; j += ny) {                 /* row r0 + tx, position l0 + j */
+            if (r0 + tx >= sd.rows || l0 + j >= kbp) continue;
+            int er, nr;
+            double x = ozb_op_split_x(&sd, e, ns, r0 + tx, l0 + j, kk, &er, &nr);
+            for (int t = 0; t < s; t++) {
+                double d = 0.0;
+                if (t < nr) ozb_op_digit(x, er - (t + 1) * beta, &d, &x);
+                sh[t][j][tx] = (int8_t)d;                  /* |d| <= 127: exact */
+            }
+        }
+        __syncthreads();
+        for (int t = 0; t < s; t++)
+            for (int j = ty; j < T; j += ny) {             /* row r0 + j, position l0 + tx */
+                if (r0 + j >= sd.rows || l0 + tx >= kbp) continue;
+                S[((kk * s + t) * sd.rows + r0 + j) * kbp + l0 + tx] = sh[t][tx][j];
+            }
+        __syncthreads();
+    }
+}
+
+/* the ACCURATE bound's quantization of a column-major side by the same tiles */
+__global__ void k_crt_quant_cm(const ozb_op_side sd, const int32_t *e, int bits, int64_t kbp, int8_t *lo, int8_t *hi)
+{
+    constexpr int T = OZB_KL_RES_TILE;
+    __shared__ int32_t sh[T][T + 1];
+    const int tx = (int)threadIdx.x % T, ty = (int)threadIdx.x / T, ny = (int)blockDim.x / T;
+    const int64_t tr = (sd.rows + T - 1) / T, tl = (kbp + T - 1) / T, tiles = tr * tl;
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int64_t r0 = tile % tr * T, l0 = tile / tr % tl * T;
+        for (int j = ty; j < T; j += ny)
+            if (r0 + tx < sd.rows && l0 + j < kbp) sh[j][tx] = ozb_op_crt_quant_elem(&sd, e, bits, r0 + tx, l0 + j);
+        __syncthreads();
+        for (int j = ty; j < T; j += ny) {
+            if (r0 + j >= sd.rows || l0 + tx >= kbp) continue;
+            const int32_t qi = sh[tx][j], ql = qi > 127 ? 127 : qi;
+            lo[(r0 + j) * kbp + l0 + tx] = (int8_t)ql;
+            if (hi) hi[(r0 + j) * kbp + l0 + tx] = (int8_t)(qi - ql);
+        }
+        __syncthreads();
+    }
+}
+
 /* an item's sums into P: digit pair (t, u) at P[base + t rows + u M] */
 __device__ __forceinline__ void fused_add(double *P, const double acc[OZB_OP_FUSED_HALF][OZB_OP_FUSED_MAXS], int t0,
                                           int nsa, int sb, int64_t base, int64_t rows, int64_t M)
@@ -489,8 +544,14 @@ static int kl_split(const void *side, int type, int beta, const int32_t *e, cons
                             int rowfast, void *S, int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    OZB_LAUNCH(k_split, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, type, beta, e, ns, s,
-                                                                      kbp, rowfast, S, items);
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    if (type == 2 && !rowfast && sd.rs == 1 && sd.rows > 1 && s <= OZB_OP_SPLIT_MAXS) {   /* INT8, column-major: by tiles */
+        const int64_t nkb = items / (sd.rows * kbp);
+        OZB_LAUNCH_SYNC(k_split_s8_cm, ozb_kl_res_blocks(ozb_kl_res_tiles(sd.rows, kbp, nkb)), kThreads,
+                        (cudaStream_t)stream)(sd, beta, e, ns, s, kbp, (int8_t *)S, nkb);
+        return launched();
+    }
+    OZB_LAUNCH(k_split, blocks_for(items), kThreads, (cudaStream_t)stream)(sd, type, beta, e, ns, s, kbp, rowfast, S, items);
     return launched();
 }
 
@@ -613,8 +674,13 @@ static int kl_crt_quant(const void *side, const int32_t *e, int bits, int64_t kb
                                 int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    OZB_LAUNCH(k_crt_quant, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, e, bits, kbp, lo, hi,
-                                                                          items);
+    const ozb_op_side sd = *(const ozb_op_side *)side;
+    if (sd.rs == 1 && sd.rows > 1) {                       /* column-major: by tiles */
+        OZB_LAUNCH_SYNC(k_crt_quant_cm, ozb_kl_res_blocks(ozb_kl_res_tiles(sd.rows, kbp, 1)), kThreads, (cudaStream_t)stream)(
+            sd, e, bits, kbp, lo, hi);
+        return launched();
+    }
+    OZB_LAUNCH(k_crt_quant, blocks_for(items), kThreads, (cudaStream_t)stream)(sd, e, bits, kbp, lo, hi, items);
     return launched();
 }
 
