@@ -21,6 +21,20 @@ typedef struct {
     int64_t k, kb, nkb, nch;          /* items per row and k-block (ozb_op_nch)          */
 } ozb_op_side;
 
+/* q = a / b, r = a % b for a >= 0, b >= 1: in 32 bits where both fit (a GPU divides 64-bit
+ * integers in software, ~70 instructions; 32-bit in ~20), else in 64; the same values */
+OZB_HD int64_t ozb_op_divmod(int64_t a, int64_t b, int64_t *r)
+{
+    if (((uint64_t)a | (uint64_t)b) <= 0xffffffffull) {
+        const uint32_t q = (uint32_t)a / (uint32_t)b;
+        *r = (int64_t)((uint32_t)a - q * (uint32_t)b);
+        return (int64_t)q;
+    }
+    const int64_t q = a / b;
+    *r = a - q * b;
+    return q;
+}
+
 /* Items per row and k-block: chunks of OZB_OP_CHUNK elements, a whole number of lane groups
  * where the elements of a row are not contiguous across rows (see ozb_op_item_range). */
 OZB_HD int64_t ozb_op_nch(int64_t rs, int64_t kb)
@@ -42,8 +56,8 @@ OZB_HD void ozb_op_item_range(const ozb_op_side *v, int64_t w, int64_t *r, int64
                               int64_t *step)
 {
     int64_t ch;
-    if (v->rs == 1) { *r = w % v->rows; ch = (w / v->rows) % v->nch; *kk = w / (v->rows * v->nch); }
-    else            { ch = w % v->nch; *r = (w / v->nch) % v->rows; *kk = w / (v->rows * v->nch); }
+    if (v->rs == 1) { const int64_t q = ozb_op_divmod(w, v->rows, r); *kk = ozb_op_divmod(q, v->nch, &ch); }
+    else            { const int64_t q = ozb_op_divmod(w, v->nch, &ch); *kk = ozb_op_divmod(q, v->rows, r); }
     const int64_t b0 = *kk * v->kb, bend = b0 + v->kb < v->k ? b0 + v->kb : v->k;
     if (v->rs == 1) {
         *l0 = b0 + ch * OZB_OP_CHUNK;
@@ -77,9 +91,8 @@ OZB_HD ozb_op_rowmeta ozb_op_meta_item(const ozb_op_side *v, int64_t w, int64_t 
  * else l fastest, so that neighbouring threads read neighbouring memory. */
 OZB_HD void ozb_op_item_elem(const ozb_op_side *v, int64_t kbp, int64_t w, int64_t *r, int64_t *l, int64_t *kk)
 {
-    if (v->rs == 1) { *r = w % v->rows; *l = (w / v->rows) % kbp; }
-    else            { *l = w % kbp; *r = (w / kbp) % v->rows; }
-    *kk = w / (v->rows * kbp);
+    if (v->rs == 1) { const int64_t q = ozb_op_divmod(w, v->rows, r); *kk = ozb_op_divmod(q, kbp, l); }
+    else            { const int64_t q = ozb_op_divmod(w, kbp, l); *kk = ozb_op_divmod(q, v->rows, r); }
 }
 
 /* element (r, l) of k-block kk as the split takes it (0 beyond the block), its row's grid

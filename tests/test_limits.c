@@ -14,6 +14,7 @@
 #include "cuda/dev_ops.h"
 #include "../kernels/ozb_launch.h"
 #include "../kernels/ozb_eft_ops.h"
+#include "../kernels/ozb_engine_ops.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,20 @@ static int fails, checks;
 static const int64_t SIZES[] = { 0, 1, 2, 255, 256, 257, 65535, (int64_t)1 << 24, ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
                                  ((int64_t)1 << 31) + 1, (int64_t)1 << 40, (int64_t)1 << 62 };
 #define NS ((int)(sizeof SIZES / sizeof SIZES[0]))
+
+/* the item mappings' division (ozb_op_divmod: 32 bits where both fit) against / and % */
+static void divmod(void)
+{
+    const int64_t as[] = {0, 1, 5, 0xffffffffLL, 0x100000000LL, 0x100000001LL, (int64_t)1 << 40, (int64_t)1 << 62};
+    const int64_t bs[] = {1, 3, 256, 0x7fffffffLL, 0xffffffffLL, 0x100000000LL, (int64_t)1 << 40};
+    for (size_t i = 0; i < sizeof as / sizeof as[0]; i++)
+        for (size_t j = 0; j < sizeof bs / sizeof bs[0]; j++) {
+            int64_t r;
+            const int64_t q = ozb_op_divmod(as[i], bs[j], &r);
+            CHECK(q == as[i] / bs[j] && r == as[i] % bs[j], "divmod(%lld, %lld) = %lld r %lld", (long long)as[i],
+                  (long long)bs[j], (long long)q, (long long)r);
+        }
+}
 
 static void eft_grids(void)
 {
@@ -179,6 +194,7 @@ int main(void)
 {
     grids();
     eft_grids();
+    divmod();
     eft_certificate();
     ozb_dev *d = emulated();
     tiles(d);
