@@ -23,7 +23,7 @@ static void residues(void)
   rowscale_t *rs=calloc(rows,sizeof *rs); ozb_view v={A,k,1};
   ozb_crt_row_scales(&v,rows,k,rs,1);
   ozb_crt_consts cs; ozb_crt_consts_init(s,&cs); ozb_crt_set_factors(rs,rows,&cs);
-  resconst_t rc; ozb_crt_resconst_init(s,&rc);
+  resconst_t rc; ozb_crt_resconst_init(0,s,&rc);
   int8_t *o1=malloc(s*rows*k), *o2=malloc(s*rows*k); double *tmp=malloc(8*(3*k+4*rows)*2);
   double *f1=malloc(8*rows),*f2=malloc(8*rows); for(int64_t i=0;i<rows;i++){f1[i]=rs[i].f1;f2[i]=rs[i].f2;}
   double best1=1e9,best2=1e9;

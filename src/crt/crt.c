@@ -123,7 +123,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     ozb_crt_consts cs;
     ozb_crt_consts_init(s, &cs);
     resconst_t rc;
-    ozb_crt_resconst_init(s, &rc);
+    ozb_crt_resconst_init(0, s, &rc);
     ozb_crt_set_factors(ra, m, &cs);
     ozb_crt_set_factors(rb, n, &cs);
     const double t1 = ozb_now();

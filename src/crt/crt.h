@@ -4,6 +4,7 @@
 #define OZB_CRT_H
 #include "core/problem.h"
 #include "crt/crt_consts.h"
+#include "../../kernels/ozb_crt_ops.h"
 
 /* Per row (of op(A), or column of op(B)): e with max|x| < 2^e, c with 2^c >= ||x||_2,
  * ||x||_1 2^-e (rounded up), and the two factors f1 f2 = 2^ka of its scaling (set later). */
@@ -39,4 +40,7 @@ int  ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const
                     const double *dot, int nt);
 void ozb_crt_set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs);
 void ozb_crt_recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k);
+/* the residues' constants of moduli t0 .. t0 + s - 1 (s <= OZB_CRT_MAXMOD), truncating scaling
+ * (ka, pw NULL; crt_residues.c) */
+void ozb_crt_resconst_init(int t0, int s, ozb_op_crt_res *rc);
 #endif

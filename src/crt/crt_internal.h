@@ -24,7 +24,6 @@ void    ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_
 int32_t ozb_crt_row_ka(const rowscale_t *r, const ozb_crt_consts *cs);
 
 /* crt_residues.c */
-void ozb_crt_resconst_init(int s, resconst_t *rc);
 int  ozb_crt_make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
                            const resconst_t *rc, int8_t *out, double *tmp, int nt, int uns);
 

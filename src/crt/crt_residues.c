@@ -3,13 +3,15 @@
 #include "crt/crt_internal.h"
 #include "core/par.h"
 
-void ozb_crt_resconst_init(int s, resconst_t *rc)
+void ozb_crt_resconst_init(int t0, int s, resconst_t *rc)
 {
     rc->s = s;
+    rc->ka = NULL;                                   /* the truncating scaling (crt.c) */
+    rc->pw = NULL;
     for (int t = 0; t < s; t++) {
-        rc->m[t] = (double)ozb_crt_moduli[t];
+        rc->m[t] = (double)ozb_crt_moduli[t0 + t];
         rc->inv[t] = 1.0 / rc->m[t];
-        rc->p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[t]);
+        rc->p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[t0 + t]);
     }
 }
 

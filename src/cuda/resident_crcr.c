@@ -23,6 +23,7 @@
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "cuda/stage.h"
+#include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_garner.h"
 #include "crt/crt_gemm.h"
@@ -174,13 +175,8 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     for (int side = 0; side < 2; side++)
         for (int g = 0; g < ng; g++) {
             ozb_op_crt_res *r = &rc[side][g];
-            r->s = s - g * CRCR_GROUP < CRCR_GROUP ? s - g * CRCR_GROUP : CRCR_GROUP;
-            for (int t = 0; t < r->s; t++) {
-                r->m[t] = (double)ozb_crt_moduli[g * CRCR_GROUP + t];
-                r->inv[t] = 1.0 / r->m[t];
-                r->p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[g * CRCR_GROUP + t]);
-            }
-            r->ka = side ? dka + m : dka;
+            ozb_crt_resconst_init(g * CRCR_GROUP, s - g * CRCR_GROUP < CRCR_GROUP ? s - g * CRCR_GROUP : CRCR_GROUP, r);
+            r->ka = side ? dka + m : dka;            /* the exact scaling */
             r->pw = dpw + (size_t)g * CRCR_GROUP * OZB_OP_CRCR_SHMAX;
         }
     double tres = 0.0, tmul = 0.0, tsum = 0.0;

@@ -207,14 +207,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
         }
     }
     ozb_op_crt_res rc;
-    rc.s = s;
-    rc.ka = NULL;               /* trunc(x f1 f2): the FAST scaling */
-    rc.pw = NULL;
-    for (int t = 0; t < s; t++) {
-        rc.m[t] = (double)ozb_crt_moduli[t];
-        rc.inv[t] = 1.0 / rc.m[t];
-        rc.p26[t] = (double)(((int64_t)1 << 26) % ozb_crt_moduli[t]);
-    }
+    ozb_crt_resconst_init(0, s, &rc);            /* trunc(x f1 f2): the FAST scaling */
     ozb_op_crt_consts kc;
     ozb_crt_recon_consts(&cs, &kc);
     const double t1 = ozb_now();
