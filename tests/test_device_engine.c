@@ -213,11 +213,16 @@ START_TEST(engine_dot_blocks)
 END_TEST
 
 /* The certified error-free DOT/GEMV of CORRECTLY_ROUNDED calls (src/cuda/resident_eft.c):
- * where it must certify (no cancellation: every term and C of one sign, so the exact value
- * dwarfs the error bound), the device's info says it ran; where it cannot (an exact zero
+ * where it must certify (positive integers: every product, sum and alpha/beta term exact below
+ * 2^53, so the error sum is zero and no result lies near a midpoint -- guaranteed, not
+ * likely), the device's info says it ran; where it cannot (an exact zero
  * result, a product below 2^-960, an Inf), the call is declined before anything is written
  * and the slice path gives the bits.  Either way the runners compare with MPFR and the CPU. */
 static double phi_val(ozref_rng *r, double phi) { double v; ozref_fill_phi(r, &v, 1, phi); return v; }
+
+/* 1 + floor(16 |v|), v from the phi = 1 generator: an integer in [1, 2^16) (|randn| <= 8.6 by
+ * Box-Muller from 53-bit uniforms) */
+static double pos_int(ozref_rng *r) { return 1.0 + floor(16.0 * fabs(phi_val(r, 1.0))); }
 
 static void eft_expect(int certified, const char *tag)
 {
@@ -236,8 +241,8 @@ START_TEST(engine_eft)
     const int64_t n = 100003;
     double *x = tu_alloc((size_t)n), *y = tu_alloc((size_t)n);
     for (int64_t l = 0; l < n; l++) {
-        x[l] = fabs(phi_val(&r, 2.0)) + 0x1p-900;      /* positive, within [2^-960, 2^960] with y */
-        y[l] = fabs(phi_val(&r, 2.0)) + 0x1p-40;
+        x[l] = pos_int(&r);        /* products below 2^31, sums below 2^48 */
+        y[l] = pos_int(&r);
     }
     tu_dot_run(h, mode, n, x, 1, y, 1, "engine_eft dot positive");
     eft_expect(1, "engine_eft dot positive");
@@ -250,9 +255,9 @@ START_TEST(engine_eft)
         int64_t lda; size_t na, nx, ny;
         tu_gemv_sizes(p, &lda, &na, &nx, &ny);
         double *A = tu_alloc(na), *xv = tu_alloc(nx), *yv = tu_alloc(ny);
-        for (size_t e = 0; e < na; e++) A[e] = fabs(phi_val(&r, 1.0)) + 0x1p-30;
-        for (size_t e = 0; e < nx; e++) xv[e] = fabs(phi_val(&r, 1.0)) + 0x1p-30;
-        for (size_t e = 0; e < ny; e++) yv[e] = fabs(phi_val(&r, 1.0));
+        for (size_t e = 0; e < na; e++) A[e] = pos_int(&r);
+        for (size_t e = 0; e < nx; e++) xv[e] = pos_int(&r);
+        for (size_t e = 0; e < ny; e++) yv[e] = pos_int(&r);   /* 0.75 S + 1.5 c: exact */
         tu_gemv_run(h, mode, p, A, xv, yv, t ? "engine_eft gemv T" : "engine_eft gemv N");
         eft_expect(1, t ? "engine_eft gemv T" : "engine_eft gemv N");
         /* one row's sum exactly zero: the whole call declined, the slice path's bits */
