@@ -12,6 +12,7 @@
 #include <string.h>
 #include "tu.h"
 #include "fused/eft_kern.h"
+#include <mpfr.h>
 
 /* src/fused/eft_deep_kern.h (declared there only where the AVX2 kernels are compiled, which
  * the library's x86-64-v3 baseline always is) */
@@ -151,6 +152,68 @@ START_TEST(dot_lanes_512_match_256)
 }
 END_TEST
 
+
+/* The running split of eft_gemm.c (CHAIN4, eft_kern.h): for every block it may see (nb <= BL
+ * products per lane, each |x y| below 2^-9 sigma, sigma from 2^-960 to 2^1000), S = tau - sigma
+ * and R satisfy the bound the totals assume, |S + R - sum x y| <= nb^2 u^2 sigma (1 + 2^-40)
+ * + nb 2^-1075, against the exact sum (MPFR, 4096 bits: every product exactly).  Products of
+ * random signs, all at the bound with one sign (tau furthest from sigma), and tiny ones beside
+ * them (r subnormal where sigma is small). */
+START_TEST(chain_split_bound)
+{
+#if defined(EFT_AVX2)
+    ozref_rng r;
+    tu_rng(&r, "chain_split_bound");
+    const int es[] = {-960, -900, -300, 0, 400, 1000};
+    const int64_t nbs[] = {1, 2, 7, 64, 127, 128};
+    double x[4 * BL], y[4 * BL];
+    mpfr_t acc, p, t;
+    mpfr_inits2(4096, acc, p, t, (mpfr_ptr)0);
+    for (size_t ie = 0; ie < sizeof es / sizeof *es; ie++)
+        for (size_t in = 0; in < sizeof nbs / sizeof *nbs; in++)
+            for (int kind = 0; kind < 4; kind++) {
+                const int e = es[ie];
+                const int64_t nb = nbs[in];
+                const int a = (e - 9) / 2;                       /* x near 2^a, y near 2^(e - 9 - a) */
+                for (int64_t i = 0; i < 4 * nb; i++) {
+                    double u1 = (2.0 * ozref_uniform(&r) - 1.0) * 0.999, u2 = (2.0 * ozref_uniform(&r) - 1.0) * 0.999;
+                    if (kind == 1) { u1 = 1.0 - 0x1p-53 * (double)(i % 7); u2 = 1.0 - 0x1p-52 * (double)(i % 5 + 1); }
+                    if (kind == 2) { u1 = -(1.0 - 0x1p-53 * (double)(i % 3)); u2 = 1.0 - 0x1p-52 * (double)(i % 11 + 1); }
+                    if (kind == 3 && i % 2) u1 = ldexp(u1, -40 - (int)(i % 30));      /* tiny beside large */
+                    x[i] = ldexp(u1, a);
+                    y[i] = ldexp(u2, e - 9 - a);
+                    ck_assert(fabs(x[i] * y[i]) < ldexp(1.0, e - 9));
+                }
+                /* lanes 0..3: products i = 4 l + lane, as a strip lays its rows */
+                const __m256d g = _mm256_set1_pd(ldexp(1.0, e));
+                __m256d T = g, R = _mm256_setzero_pd();
+                for (int64_t l = 0; l < nb; l++) CHAIN4(T, R, _mm256_loadu_pd(x + 4 * l), _mm256_loadu_pd(y + 4 * l));
+                double S[4], Rv[4];
+                _mm256_storeu_pd(S, _mm256_sub_pd(T, g));
+                _mm256_storeu_pd(Rv, R);
+                const double bound = (double)(nb * nb) * ldexp(1.0, e - 106) * (1.0 + 0x1p-40) + (double)nb * 0x1p-1074;
+                for (int lane = 0; lane < 4; lane++) {
+                    mpfr_set_d(acc, 0.0, MPFR_RNDN);
+                    for (int64_t l = 0; l < nb; l++) {
+                        mpfr_set_d(p, x[4 * l + lane], MPFR_RNDN);
+                        mpfr_mul_d(p, p, y[4 * l + lane], MPFR_RNDN);   /* exact at 4096 bits */
+                        mpfr_add(acc, acc, p, MPFR_RNDN);
+                    }
+                    mpfr_set_d(t, S[lane], MPFR_RNDN);
+                    mpfr_add_d(t, t, Rv[lane], MPFR_RNDN);
+                    mpfr_sub(t, t, acc, MPFR_RNDN);
+                    mpfr_abs(t, t, MPFR_RNDN);
+                    ck_assert_msg(mpfr_cmp_d(t, bound) <= 0, "sigma 2^%d, nb %lld, kind %d, lane %d: |S + R - exact| = %.3e > %.3e",
+                                  e, (long long)nb, kind, lane, mpfr_get_d(t, MPFR_RNDU), bound);
+                }
+            }
+    mpfr_clears(acc, p, t, (mpfr_ptr)0);
+#else
+    tu_skip_note("chain_split_bound", "not an x86-64 build with the AVX2 kernels");
+#endif
+}
+END_TEST
+
 static Suite *eft_kernels_suite(void)
 {
     Suite *s = suite_create("eft_kernels");
@@ -159,6 +222,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, deep_lsb_definition);
     tcase_add_test(tc, deep_lsb_vector_matches_scalar);
     tcase_add_test(tc, dot_lanes_512_match_256);
+    tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,7 @@
  * BLN columns over every strip of 8 rows in turn, as a GEMV-N streams A.  Method and bit
  * budget: eft_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_kern.h"
+#include "fused/eft_cert4.h"
 #include "fused/eft_dot.h"
 #include <stdlib.h>
 #include <string.h>
@@ -83,65 +84,6 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
     return left;
 }
 
-/* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same
- * arithmetic as finish() and ozb_sum2_certify in eft_dot.c and sum.c, lane by lane, on the
- * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
- * its RN(exact) in y[q]); *inrange: the lanes whose values were all within the ranges
- * checked (so that a bound too wide for them is the answer finish() would reach too: its
- * bound is the same up to a few units of 2^-50 of it). */
-static inline __attribute__((always_inline)) int cert4(const tot4 *t, double N, double alpha, int use_c, double beta,
-                                                        const double c0[4], double y[4], int *inrange)
-{
-    const __m256d absm = ABSMASK, zero = _mm256_setzero_pd();
-    const __m256d big = _mm256_set1_pd(0x1p1000), tiny = _mm256_set1_pd(0x1p-1000);
-    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
-                               _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_add_pd(t->a, t->g)),
-                                             big, _CMP_LE_OQ));   /* finite, Sum2's range */
-    __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
-    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
-    B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
-    if (alpha == 1.0 && !use_c) {
-        /* S + C alone (a BLAS call's alpha = 1, beta = 0): finish()'s own arithmetic, lane by
-         * lane: (y, z) = TwoSum(S, C) exactly, the row's sum within |z| + B of y */
-        __m256d yy, z;
-        ozb_two_sum4(t->s, t->c, &yy, &z);
-        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
-        *inrange = _mm256_movemask_pd(ok);
-        ok = ozb_cert_ok4(ok, yy, z, B);
-        _mm256_storeu_pd(y, yy);
-        return _mm256_movemask_pd(ok);
-    }
-    const __m256d al = _mm256_set1_pd(alpha);
-    __m256d T[4] = { _mm256_mul_pd(al, t->s), _mm256_mul_pd(al, t->c), zero, zero };
-    int m = 2;
-    if (use_c) {
-        const __m256d bt = _mm256_set1_pd(beta), c = _mm256_loadu_pd(c0);
-        const __m256d h = _mm256_mul_pd(bt, c), l = _mm256_fmsub_pd(bt, c, h), ah = _mm256_and_pd(h, absm);
-        /* exact where c = 0 or 2^-969 <= |beta c| <= 2^1000 (sum/eft.h) */
-        ok = _mm256_and_pd(ok, _mm256_or_pd(_mm256_cmp_pd(c, zero, _CMP_EQ_OQ),
-                                            _mm256_and_pd(_mm256_cmp_pd(ah, _mm256_set1_pd(0x1p-969), _CMP_GE_OQ),
-                                                          _mm256_cmp_pd(ah, big, _CMP_LE_OQ))));
-        T[2] = h; T[3] = l; m = 4;
-    }
-    /* Sum2 (sum/sum.c); its first TwoSum, 0 + T[0], is exactly (T[0], 0) */
-    __m256d s = T[0], r = zero, ra = zero;
-    for (int i = 1; i < m; i++) {
-        __m256d er;
-        ozb_two_sum4(s, T[i], &s, &er);
-        r = _mm256_add_pd(r, er);
-        ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
-    }
-    __m256d yy, z;
-    ozb_two_sum4(s, r, &yy, &z);
-    __m256d Bs = _mm256_mul_pd(ra, _mm256_set1_pd((double)m * 0x1p-52));
-    Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
-    ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
-    *inrange = _mm256_movemask_pd(ok);
-    ok = ozb_cert_ok4(ok, yy, z, _mm256_add_pd(Bs, B));
-    _mm256_storeu_pd(y, yy);
-    return _mm256_movemask_pd(ok);
-}
-
 /* Rows i0 .. i0 + 4 nv - 1 (nv = 1 or 2 groups of four; rows beyond m ignored) from their
  * totals t0, t1 (read in place: a copy made of 128-bit halves and read back whole stalls the
  * loads on store forwarding): the certificates of both groups are computed side by side (two
@@ -157,14 +99,14 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
     int okm[2] = {0, 0}, inrange[2] = {0, 0};
     const int64_t rows = pr->m - i0 < 4 * nv ? pr->m - i0 : 4 * nv;
     const int contiguous = pr->crs == 1 && rows == 4 * nv;     /* whole groups of rows in a row */
-    const int unit = pr->alpha == 1.0 || pr->alpha == -1.0;     /* y holds cert4's sums */
+    const int unit = pr->alpha == 1.0 || pr->alpha == -1.0;     /* y holds ozb_eft_cert4's sums */
     if (unit) {
         if (use_c && contiguous)
             for (int v = 0; v < nv; v++) _mm256_storeu_pd(c0 + 4 * v, _mm256_loadu_pd(pr->c + i0 + 4 * v));
         else if (use_c)
             for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
         for (int v = 0; v < nv; v++)
-            okm[v] = cert4(v ? t1 : t0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
+            okm[v] = ozb_eft_cert4(v ? t1 : t0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
     }
     int64_t left = 0;
     for (int v = 0; v < nv; v++) {

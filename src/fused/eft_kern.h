@@ -155,6 +155,17 @@ static inline void tot_add(tot4 *t, __m256d S, __m256d R, __m256d g)
     t->g = _mm256_add_pd(t->g, g);
 }
 
+/* tot_add on totals that are all zero (a row's first block): the same sums, the additions to
+ * zero left out (s = S and w = R exactly; only the sign of a zero may differ, which no
+ * certificate reads: a zero y certifies nothing) */
+static inline void tot_first(tot4 *t, __m256d S, __m256d R, __m256d g)
+{
+    t->s = S;
+    t->c = R;
+    t->a = _mm256_and_pd(R, ABSMASK);
+    t->g = g;
+}
+
 static inline void tot_fold(const tot4 *t, fold_t *f)
 {
     double s[4], c[4], a[4], g[4];
@@ -207,6 +218,29 @@ static inline int in_range(__m256d m)
         R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, q_));                                \
         S = _mm256_add_pd(S, q_);                                                       \
         M = _mm256_max_pd(M, _mm256_and_pd(q_, ABSMASK));                               \
+    } while (0)
+/* The running split, where a bound proves beforehand that every |x y| of a block is at most
+ * 2^-9 sigma (1 + u) and the block has nb <= BL products per lane (eft_gemm.c, two columns
+ * at a time): tau starts at sigma and takes each product by one FMA,
+ *     tau' = RN(x y + tau),  d = tau' - tau,  r = RN(x y - d),  R += r,
+ * four vector operations per four products where SPLIT4_NOMAX takes five.  Bit budget (u =
+ * 2^-53, sigma = 2^k, 2^-960 <= sigma <= 2^1000):
+ *   - every tau lies within sum |x y| + nb u 2 sigma <= sigma/4 (1 + u) + 2^-44 sigma of sigma,
+ *     so in [sigma/2, 2 sigma): tau is a multiple of u sigma and never overflows;
+ *   - d is exact (Sterbenz: tau and tau' within a factor 2 of each other), so
+ *     e = x y - d = x y + tau - tau' is the FMA's rounding error, |e| <= u sigma (half an
+ *     ulp of tau' < 2 sigma);
+ *   - r = RN(e) is off e by at most u^2 sigma (or 2^-1075 where it is subnormal), and R, a sum
+ *     of nb terms below (1 + u) u sigma, errs by at most gamma_(nb-1) nb (1 + u) u sigma;
+ *   - S = tau_nb - sigma = sum d exactly (Sterbenz again), and sum x y = S + sum e.
+ * In all |S + R - sum x y| <= nb^2 u^2 sigma (1 + 2^-40) + nb 2^-1075: SPLIT4_NOMAX's bound
+ * for the same sigma, within EBC's margin, so the totals and the certificates take S and R as
+ * they take SPLIT4's.  (The FMA chain has a latency of four cycles per step: only worth it
+ * with two columns' chains interleaved.) */
+#define CHAIN4(T, R, x, y) do {                                                         \
+        const __m256d t_ = _mm256_fmadd_pd(x, y, T);                                     \
+        R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, _mm256_sub_pd(t_, T)));              \
+        T = t_;                                                                         \
     } while (0)
 /* The same where a bound proves the budget beforehand (eft_gemm.c): no largest |q| */
 #define SPLIT4_NOMAX(S, R, x, y, g) do {                                                \

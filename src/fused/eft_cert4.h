@@ -1,0 +1,68 @@
+/* Four rows' certificate of the error-free sums from their totals (eft_kern.h's tot4), inline
+ * for the GEMV-N strips (eft_gemv_n.c) and the GEMM's whole strips (eft_gemm.c). */
+#ifndef OZB_EFT_CERT4_H
+#define OZB_EFT_CERT4_H
+#include "fused/eft_kern.h"
+
+#ifdef EFT_AVX2
+/* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same
+ * arithmetic as finish() and ozb_sum2_certify in eft_dot.c and sum.c, lane by lane, on the
+ * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
+ * its RN(exact) in y[q]); *inrange: the lanes whose values were all within the ranges
+ * checked (so that a bound too wide for them is the answer finish() would reach too: its
+ * bound is the same up to a few units of 2^-50 of it). */
+static inline __attribute__((always_inline)) int ozb_eft_cert4(const tot4 *t, double N, double alpha, int use_c, double beta,
+                                                        const double c0[4], double y[4], int *inrange)
+{
+    const __m256d absm = ABSMASK, zero = _mm256_setzero_pd();
+    const __m256d big = _mm256_set1_pd(0x1p1000), tiny = _mm256_set1_pd(0x1p-1000);
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
+                               _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_add_pd(t->a, t->g)),
+                                             big, _CMP_LE_OQ));   /* finite, Sum2's range */
+    __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
+    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
+    B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
+    if (alpha == 1.0 && !use_c) {
+        /* S + C alone (a BLAS call's alpha = 1, beta = 0): finish()'s own arithmetic, lane by
+         * lane: (y, z) = TwoSum(S, C) exactly, the row's sum within |z| + B of y */
+        __m256d yy, z;
+        ozb_two_sum4(t->s, t->c, &yy, &z);
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
+        *inrange = _mm256_movemask_pd(ok);
+        ok = ozb_cert_ok4(ok, yy, z, B);
+        _mm256_storeu_pd(y, yy);
+        return _mm256_movemask_pd(ok);
+    }
+    const __m256d al = _mm256_set1_pd(alpha);
+    __m256d T[4] = { _mm256_mul_pd(al, t->s), _mm256_mul_pd(al, t->c), zero, zero };
+    int m = 2;
+    if (use_c) {
+        const __m256d bt = _mm256_set1_pd(beta), c = _mm256_loadu_pd(c0);
+        const __m256d h = _mm256_mul_pd(bt, c), l = _mm256_fmsub_pd(bt, c, h), ah = _mm256_and_pd(h, absm);
+        /* exact where c = 0 or 2^-969 <= |beta c| <= 2^1000 (sum/eft.h) */
+        ok = _mm256_and_pd(ok, _mm256_or_pd(_mm256_cmp_pd(c, zero, _CMP_EQ_OQ),
+                                            _mm256_and_pd(_mm256_cmp_pd(ah, _mm256_set1_pd(0x1p-969), _CMP_GE_OQ),
+                                                          _mm256_cmp_pd(ah, big, _CMP_LE_OQ))));
+        T[2] = h; T[3] = l; m = 4;
+    }
+    /* Sum2 (sum/sum.c); its first TwoSum, 0 + T[0], is exactly (T[0], 0) */
+    __m256d s = T[0], r = zero, ra = zero;
+    for (int i = 1; i < m; i++) {
+        __m256d er;
+        ozb_two_sum4(s, T[i], &s, &er);
+        r = _mm256_add_pd(r, er);
+        ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
+    }
+    __m256d yy, z;
+    ozb_two_sum4(s, r, &yy, &z);
+    __m256d Bs = _mm256_mul_pd(ra, _mm256_set1_pd((double)m * 0x1p-52));
+    Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
+    *inrange = _mm256_movemask_pd(ok);
+    ok = ozb_cert_ok4(ok, yy, z, _mm256_add_pd(Bs, B));
+    _mm256_storeu_pd(y, yy);
+    return _mm256_movemask_pd(ok);
+}
+
+#endif
+#endif
