@@ -154,54 +154,52 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
     }
 }
 
-/* Strip b of op(A) times columns j0..j1-1 of op(B) (j1 - j0 <= OZB_EFT_NC), rounded into C
- * (or flagged): the totals two columns at a time, then the certificates of all the columns
- * one after the other (each certificate is one long dependency chain; back to back, the core
- * overlaps those of consecutive columns: 16^3 1.67 -> 1.5 us); returns the elements left */
-static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
+/* Column j's rows of strip b from their totals st[0..1] (bad: out of range): rounded into C or
+ * flagged; returns the elements left.  The common case inline: alpha = +-1, C's columns
+ * contiguous, a whole strip, its eight rows certified (else the general put, which reads the
+ * same C). */
+static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[2], int bad)
 {
     const ozb_problem *pr = g->pr;
-    row4_t st[2 * OZB_EFT_NC];
-    int bad[OZB_EFT_NC];
-    uint8_t zero[OZB_EFT_NC];
-    for (int64_t j = j0; j < j1;) {
-        zero[j - j0] = g->zA && zero_pair_applies(g, b, j);
-        if (zero[j - j0]) { j++; continue; }
-        const int nc = j + 1 < j1 && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;
-        if (nc == 2) zero[j + 1 - j0] = 0;
-        strip_totals(g, b, j, nc, st + 2 * (j - j0), bad + (j - j0));
-        j += nc;
+    if (!bad && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m) {
+        const int use_c = pr->beta != 0.0;
+        const double N = ozb_eft_terms(pr->k, 1, 1);
+        double *c = pr->c + 8 * b + j * pr->ccs, y[8], c0[8];
+        int in[2];
+        if (use_c) {
+            _mm256_storeu_pd(c0, _mm256_loadu_pd(c));
+            _mm256_storeu_pd(c0 + 4, _mm256_loadu_pd(c + 4));
+        }
+        const int ok0 = ozb_eft_cert4(&st[0].t, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
+        const int ok1 = ozb_eft_cert4(&st[1].t, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
+        if ((ok0 & ok1) == 0xf) {
+            _mm256_storeu_pd(c, _mm256_loadu_pd(y));
+            _mm256_storeu_pd(c + 4, _mm256_loadu_pd(y + 4));
+            memset(g->fail + j * pr->m + 8 * b, 0, 8);
+            return 0;
+        }
     }
-    int64_t left = 0;
     ozb_problem pj = *pr;
     pj.n = 1;
-    /* the common case inline: alpha = +-1, C's columns contiguous, a whole strip; its eight
-     * rows certified (else the general put below, which reads the same C) */
-    const int quick = (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m;
-    const int use_c = pr->beta != 0.0;
-    const double N = ozb_eft_terms(pr->k, 1, 1);
-    for (int64_t j = j0; j < j1; j++) {
+    pj.c = pr->c + j * pr->ccs;
+    const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, 0 };   /* no DOT lanes */
+    return ozb_eft_strip_put(&e, b, st, bad);
+}
+
+/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged), two columns
+ * at a time; returns the elements left */
+static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
+{
+    int64_t left = 0;
+    for (int64_t j = j0; j < j1;) {
         int64_t zl;
-        if (zero[j - j0] && zero_pair(g, b, j, &zl)) { left += zl; continue; }
-        if (quick && !bad[j - j0]) {
-            double *c = pr->c + 8 * b + j * pr->ccs, y[8], c0[8];
-            int in[2];
-            if (use_c) {
-                _mm256_storeu_pd(c0, _mm256_loadu_pd(c));
-                _mm256_storeu_pd(c0 + 4, _mm256_loadu_pd(c + 4));
-            }
-            const int ok0 = ozb_eft_cert4(&st[2 * (j - j0)].t, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
-            const int ok1 = ozb_eft_cert4(&st[2 * (j - j0) + 1].t, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
-            if ((ok0 & ok1) == 0xf) {
-                _mm256_storeu_pd(c, _mm256_loadu_pd(y));
-                _mm256_storeu_pd(c + 4, _mm256_loadu_pd(y + 4));
-                memset(g->fail + j * pr->m + 8 * b, 0, 8);
-                continue;
-            }
-        }
-        pj.c = pr->c + j * pr->ccs;
-        const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, 0 };   /* no DOT lanes */
-        left += ozb_eft_strip_put(&e, b, st + 2 * (j - j0), bad[j - j0]);
+        if (zero_pair(g, b, j, &zl)) { left += zl; j++; continue; }
+        const int nc = j + 1 < j1 && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;
+        row4_t st[4];
+        int bad[2];
+        strip_totals(g, b, j, nc, st, bad);
+        for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c]);
+        j += nc;
     }
     return left;
 }
