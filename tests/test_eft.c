@@ -408,6 +408,38 @@ static int gemm_paths(ozblas_handle_t h, int ta, int64_t m, int64_t n, int64_t k
     return deep;
 }
 
+/* The GEMM's probe (eft_cr.c: the middle strip times the middle pair of columns, computed
+ * first as part of the call) with mixed outcomes and beta != 0: a few probed elements cancel
+ * (the probe passes, they go on to the deep sums, the rest stays certified and is not computed
+ * again), or most of them do (the call is a residual: the probed elements certified stay, every
+ * other one goes to the deep sums); either way every path gives MPFR's bits, C read once. */
+START_TEST(eft_probe_mixed)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_probe_mixed");
+    const int64_t m = 16, n = 16, k = 16;
+    double *A = tu_alloc((size_t)(m * k)), *X = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+    double *R = tu_alloc((size_t)(m * n));
+    for (int variant = 0; variant < 2; variant++) {
+        tu_fill_mat(&r, A, m, k, m, 1.0);
+        tu_fill_mat(&r, X, k, n, k, 1.0);
+        tu_fill_mat(&r, C0, m, n, m, 1.0);
+        ozref_dgemm(0, 0, m, n, k, 1.0, A, m, X, k, 0.0, R, m);          /* RN(A X) */
+        /* the probe: rows 8..15 (strip 1), columns 6 and 7 */
+        const int cancel = variant == 0 ? 3 : 12;
+        for (int q = 0; q < cancel; q++) {
+            const int64_t i = 8 + (q % 8), j = 6 + q / 8;
+            C0[i + j * m] = R[i + j * m];
+        }
+        C0[0] = R[0];                                                     /* one outside it too */
+        gemm_paths(h, 0, m, n, k, -1.0, A, m, X, 1.0, C0, "eft probe mixed");
+    }
+    free(A); free(X); free(C0); free(R);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* GEMMs through each path: special values in A, B and C, rows and columns scaled far apart
  * (products beyond 2^990: the bound-based sigma is out of range), cancellation; the same bits
  * on every path and the reference's. */
@@ -1225,6 +1257,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_zero_operand);
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
+    tcase_add_test(tc, eft_probe_mixed);
     tcase_add_test(tc, eft_deep_residuals);
     tcase_add_test(tc, eft_exact_tiny);
 #if defined(__x86_64__)

@@ -109,28 +109,32 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 #ifdef EFT_AVX2
 /* A GEMM whose result cancels far below its products (a residual B - A X) leaves nearly every
  * element to the deep sums, and the dispatch then recomputes the whole call there: the middle
- * strip times the middle 2 columns, rounded into a copy of their C, tells that beforehand (1:
- * most of them failed).  The middle, because the edges are where structure sits: a triangular
- * op(A) times a graded op(B) (LAPACK's triangular solves with scaling) has its loosest bounds
- * in the first rows, and elements whose products are all zero (rows 1-7 of an upper triangular
- * A times the first columns of an upper triangular B: LAPACK's inverses) do not count either:
- * the dispatch resolves them after this stage whatever it does (ozb_zero_products).  Only
+ * strip times the middle 2 columns, computed first, tells that beforehand (1: most of them
+ * failed; then every other element is flagged at once).  The middle, because the edges are
+ * where structure sits: a triangular op(A) times a graded op(B) (LAPACK's triangular solves
+ * with scaling) has its loosest bounds in the first rows, and elements whose products are all
+ * zero (rows 1-7 of an upper triangular A times the first columns of an upper triangular B:
+ * LAPACK's inverses) do not count either: they are resolved here as the dispatch would resolve
+ * them after this stage (ozb_zero_products).  The probed elements are the call's own: rounded
+ * into C where certified (the main pass skips them: s->skip_*), flagged where not, so the probe
+ * costs nothing where it passes (it was a sixteenth of a 16^3 GEMM, computed twice).  Only
  * where the probe is a small part of the call; the bits are RN(exact) whichever stage
- * certifies them. */
-static int probe_fails(const ozb_eft_gemm_t *s)
+ * certifies them.  *left: the elements flagged. */
+static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
 {
     const ozb_problem *pr = s->pr;
+    *left = 0;
     if (pr->m * pr->n < 256) return 0;           /* the probe: at most 6 % of the call */
-    const int64_t b = (pr->m + 7) / 8 / 2, j0 = pr->n / 2 - (pr->n >= 2);
+    /* j0 even: the main pass's pairs of columns (eft_gemm.c) start at even columns, so the
+     * probe's pair is one of them and no column is left to a single-column pass */
+    const int64_t b = (pr->m + 7) / 8 / 2, j0 = (pr->n / 2 - (pr->n >= 2)) & ~(int64_t)1;
     const int64_t pm = pr->m - 8 * b < 8 ? pr->m - 8 * b : 8, pn = pr->n < 2 ? pr->n : 2;
-    double cbuf[16];
     uint8_t pfail[16];
     ozb_problem pp = *pr;
-    pp.m = pm; pp.n = pn; pp.c = cbuf; pp.crs = 1; pp.ccs = 8;
+    pp.m = pm; pp.n = pn;
+    pp.c = pr->c + 8 * b * pr->crs + j0 * pr->ccs;
     pp.a.p += 8 * b * pr->a.rs;
     pp.b.p += j0 * pr->b.rs;
-    for (int64_t j = 0; j < pn; j++)
-        for (int64_t i = 0; i < pm; i++) cbuf[i + 8 * j] = pr->beta != 0.0 ? pr->c[(8 * b + i) * pr->crs + (j0 + j) * pr->ccs] : 0.0;
     ozb_eft_gemm_t ps = *s;
     ps.pr = &pp; ps.fail = pfail; ps.by_strip = 1;
     ps.P += 8 * pr->k * b;
@@ -141,8 +145,19 @@ static int probe_fails(const ozb_eft_gemm_t *s)
     ps.mXc += j0 * s->nq;
     ps.zA += b;
     ps.zX += j0;
-    const int64_t left = ozb_eft_gemm_units(&ps, 0, 1);
-    return 2 * (left - (left ? ozb_zero_products(&pp, pfail) : 0)) > pm * pn;
+    int64_t pl = ozb_eft_gemm_units(&ps, 0, 1);
+    if (pl) pl -= ozb_zero_products(&pp, pfail);
+    const int residual = 2 * pl > pm * pn;
+    if (residual) {
+        memset(s->fail, 1, (size_t)pr->m * (size_t)pr->n);
+        *left = pr->m * pr->n - pm * pn + pl;
+    } else {
+        s->skip_b = b; s->skip_j = j0; s->skip_n = pn;
+        *left = pl;
+    }
+    for (int64_t j = 0; j < pn; j++)
+        for (int64_t i = 0; i < pm; i++) s->fail[8 * b + i + (j0 + j) * pr->m] = pfail[i + j * pm];
+    return residual;
 }
 #endif
 
@@ -176,7 +191,8 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         double *mA = (double *)(p + strips_bytes(pr)), *mX = mA + na * nsub(pr);
         double *mAc = mX + pr->n * nsub(pr), *mXc = mAc + na * nblocks(pr);
         uint8_t *zA = (uint8_t *)(mXc + pr->n * nblocks(pr)), *zX = zA + (pr->m + 7) / 8;
-        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, nblocks(pr), nsub(pr) };
+        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, nblocks(pr), nsub(pr),
+                             -1, 0, 0 };
         ozb_eft_pack_strips(pr, (double *)p, mA, mAc);
         p += strips_bytes(pr) + maxima_bytes(pr);
         if (packs_b(pr)) {
@@ -194,11 +210,8 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
          * (each group reads all of A): the fewer bytes streamed */
         const int64_t ngroups = (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         s.by_strip = pr->n <= 2 * OZB_EFT_NC;
-        if (probe_fails(&s)) {            /* a residual: everything to the deep sums at once */
-            memset(g.fail, 1, (size_t)pr->m * (size_t)pr->n);
-            left = pr->m * pr->n;
-        } else
-            left = ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, ozb_eft_gemm_units, &s);
+        /* a residual: everything the probe left to the deep sums at once */
+        if (!probe_fails(&s, &left)) left += ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, ozb_eft_gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;

@@ -191,10 +191,13 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
 static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
     int64_t left = 0;
+    /* the columns the call's probe computed already (eft_cr.c) */
+    const int64_t s0 = b == g->skip_b ? g->skip_j : -1, s1 = b == g->skip_b ? g->skip_j + g->skip_n : -1;
     for (int64_t j = j0; j < j1;) {
         int64_t zl;
+        if (j >= s0 && j < s1) { j++; continue; }
         if (zero_pair(g, b, j, &zl)) { left += zl; j++; continue; }
-        const int nc = j + 1 < j1 && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;
+        const int nc = j + 1 < j1 && !(j + 1 >= s0 && j + 1 < s1) && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;
         row4_t st[4];
         int bad[2];
         strip_totals(g, b, j, nc, st, bad);

@@ -335,6 +335,7 @@ typedef struct {
     const uint8_t *zA, *zX;   /* strip b, column j: bit 0 all zero, bit 1 all finite (NULL: unknown) */
     int64_t nq;               /* blocks of BL along k */
     int64_t ns;               /* sub-blocks of SBL along k */
+    int64_t skip_b, skip_j, skip_n;   /* strip skip_b's columns skip_j.. (skip_n of them) are done */
 } ozb_eft_gemm_t;
 /* Columns of op(B) per unit where units are column groups: op(A) is streamed once per group
  * (a strip stays in L2 across the group's columns, the group's columns in L3) */
