@@ -127,8 +127,9 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
 {
     const int64_t k = g->pr->k;
     const __m256d z = _mm256_setzero_pd();
-    for (int v = 0; v < 2 * nc; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
     bad[0] = bad[1] = 0;
+    /* the totals are set by the first block (tot_first), or zeroed before ozb_eft_strip_block
+     * adds to them: no stores for nothing (twenty per pair of columns) */
     const double *a = g->P + 8 * k * b;
     for (int64_t q = 0; q < g->nq; q++) {
         const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
@@ -148,8 +149,11 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
                 block_one(ab, xb, nb, sigma_for(m[2 * c]), sigma_for(m[2 * c + 1]), st + 2 * c, q == 0);
             /* the bound overflows (a large |a| and a large |x| at different l) or is NaN: the
              * block learns sigma from its own products instead, as a GEMV does */
-            else if (!ozb_eft_strip_block(ab, 8, xb, nb, st + 2 * c, 1))
-                bad[c] = 1;
+            else {
+                if (q == 0)
+                    for (int v = 2 * c; v < 2 * c + 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
+                if (!ozb_eft_strip_block(ab, 8, xb, nb, st + 2 * c, 1)) bad[c] = 1;
+            }
         }
     }
 }
