@@ -147,6 +147,36 @@ START_TEST(eft_gemv_t_bounded)
 }
 END_TEST
 
+/* GEMV-N strips in pairs (eft_gemv_n.c, strip_block2, the running split with max|d| as the
+ * proof): products growing 2^25 inside a block (the pair's sigma too small: summed again), an
+ * Inf in one strip of a pair (the pair refused: each strip alone, that one left to the later
+ * methods), products beyond 2^990 in another, a last partial strip, and lda a multiple of
+ * 2048 (single strips only); every path the same bits, and MPFR's. */
+START_TEST(eft_gemv_n_pairs)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_gemv_n_pairs");
+    const int64_t m = 40, n = 200;
+    const int64_t ldas[] = {40, 2048};
+    double *A = tu_alloc((size_t)(2048 * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)m);
+    for (int q = 0; q < 2; q++)
+        for (int variant = 0; variant < 3; variant++) {
+            const int64_t lda = ldas[q];
+            tu_fill_mat(&r, A, m, n, lda, 1);
+            tu_fill_vec(&r, x, n, 1, 1);
+            tu_fill_vec(&r, y0, m, 1, 1);
+            for (int64_t l = 70; l < n; l++) A[3 + l * lda] = ldexp(A[3 + l * lda], 25);   /* grows mid-block */
+            if (variant >= 1) A[20 + 150 * lda] = INFINITY;
+            if (variant == 2)
+                for (int64_t l = 0; l < n; l++) A[33 + l * lda] = ldexp(A[33 + l * lda], 700), x[l] = ldexp(x[l], l % 2 ? 300 : 0);
+            paths_agree(h, 0, m, n, lda, A, x, variant == 1 ? -1.0 : 0.75, variant ? 0.5 : 0.0, y0, "eft gemv-n pairs");
+        }
+    free(A); free(x); free(y0);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* Magnitudes that grow by 2^40 and shrink by 2^60 between blocks, and a huge element in the
  * middle of a block: blocks summed again with a larger sigma; RN(exact) on every path. */
 START_TEST(eft_magnitude_steps)
@@ -1241,6 +1271,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_gemv_reference);
     tcase_add_test(tc, eft_gemv_t_bounded);
     tcase_add_test(tc, eft_magnitude_steps);
+    tcase_add_test(tc, eft_gemv_n_pairs);
     tcase_add_test(tc, eft_special_rows);
     tcase_add_test(tc, eft_cancellation);
     tcase_add_test(tc, eft_zero_products);

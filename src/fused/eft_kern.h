@@ -242,6 +242,21 @@ static inline int in_range(__m256d m)
         R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, _mm256_sub_pd(t_, T)));              \
         T = t_;                                                                         \
     } while (0)
+/* The running split where no bound is known beforehand (GEMV-N, eft_gemv_n.c: blocks of at most
+ * BLN = 32 products per lane): as CHAIN4, with the largest |d| kept; max|d| <= 2^-7 sigma
+ * (fits) proves the budget afterwards.  By induction on the steps: were tau' outside
+ * [tau/2, 2 tau], |tau' - tau| > tau/2 >= sigma/4 and so |d| = |RN(tau' - tau)| >= sigma/4
+ * (rounding is monotone); so every d is exact, |d| <= 2^-7 sigma, and every tau stays within
+ * 32 2^-7 sigma = sigma/4 of sigma: the conditions of CHAIN4's budget, whose bound
+ * nb^2 u^2 sigma (1 + 2^-40) + nb 2^-1075 the totals take.  A non-finite product makes tau
+ * and d Inf or NaN, which fits and in_range refuse.  Six vector operations per four
+ * products, three of them additions, against SPLIT4's seven and four. */
+#define CHAIN4_MAX(T, R, M, x, y) do {                                                  \
+        const __m256d t_ = _mm256_fmadd_pd(x, y, T), d_ = _mm256_sub_pd(t_, T);          \
+        R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, d_));                                \
+        M = _mm256_max_pd(M, _mm256_and_pd(d_, ABSMASK));                               \
+        T = t_;                                                                         \
+    } while (0)
 /* The same where a bound proves the budget beforehand (eft_gemm.c): no largest |q| */
 #define SPLIT4_NOMAX(S, R, x, y, g) do {                                                \
         const __m256d q_ = _mm256_sub_pd(_mm256_fmadd_pd(x, y, g), g);                  \
