@@ -1,0 +1,113 @@
+#define _GNU_SOURCE
+/* Two builds of libozblas compared in one process (a code change measured against its base):
+ * both libraries dlopened side by side (RTLD_LOCAL), the same inputs (the bench's phi
+ * generator and seed), one call shape timed in alternating batches (21 pairs, the order
+ * swapped every pair), the median time of each and the median of the per-pair ratios.
+ *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm N CALLS [double|cr] [threads]
+ * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
+ * 2x from one process to the next (address layout and physical pages: a 16^3 CR DGEMM took
+ * 0.9-2.0 us with the same code), so two separate ozblas-bench runs cannot resolve a 10 %
+ * change there; interleaved in one process, both builds see the same machine state.
+ * Both outputs are compared too: a change of bits is reported (CR and DOUBLE with FP64 slices
+ * are unique, so any difference is a bug). */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ozref.h"
+
+typedef void *handle_t;
+typedef int (*create_t)(handle_t *);
+typedef int (*set_t)(handle_t, int);
+typedef int (*gemm_t)(handle_t, int, int, int64_t, int64_t, int64_t, double, const double *, int64_t, const double *,
+                      int64_t, double, double *, int64_t);
+typedef int (*gemv_t)(handle_t, int, int64_t, int64_t, double, const double *, int64_t, const double *, int64_t, double,
+                      double *, int64_t);
+typedef int (*dot_t)(handle_t, int64_t, const double *, int64_t, const double *, int64_t, double *);
+
+typedef struct { handle_t h; gemm_t gemm; gemv_t gemv; dot_t dot; } lib_t;
+
+enum { PAIRS = 21 };
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int open_lib(const char *path, int mode, int threads, lib_t *l)
+{
+    void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!so) { fprintf(stderr, "ozblas-ab: %s\n", dlerror()); return 0; }
+    create_t create = (create_t)dlsym(so, "ozblas_create");
+    set_t set_mode = (set_t)dlsym(so, "ozblas_set_mode"), set_threads = (set_t)dlsym(so, "ozblas_set_num_threads");
+    l->gemm = (gemm_t)dlsym(so, "ozblas_dgemm");
+    l->gemv = (gemv_t)dlsym(so, "ozblas_dgemv");
+    l->dot = (dot_t)dlsym(so, "ozblas_ddot");
+    if (!create || !set_mode || !set_threads || !l->gemm || !l->gemv || !l->dot) return 0;
+    return create(&l->h) == 0 && set_mode(l->h, mode) == 0 && set_threads(l->h, threads) == 0;
+}
+
+/* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3 gemm (the enum values of ozblas.h: OP_N 0, OP_T 1) */
+static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, double *C)
+{
+    switch (routine) {
+    case 0: return l->dot(l->h, n, A, 1, B, 1, C);
+    case 1: return l->gemv(l->h, 0, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
+    case 2: return l->gemv(l->h, 1, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
+    default: return l->gemm(l->h, 0, 0, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 6) {
+        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm N CALLS [double|cr] [threads]\n");
+        return 2;
+    }
+    const char *rn = argv[3];
+    const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : -1;
+    const int64_t n = atoll(argv[4]);
+    const long calls = atol(argv[5]);
+    const int mode = argc > 6 && !strcmp(argv[6], "double") ? 0 : 1;   /* OZBLAS_MODE_DOUBLE 0, CORRECTLY_ROUNDED 1 */
+    const int threads = argc > 7 ? atoi(argv[7]) : 1;
+    if (routine < 0 || n < 1 || calls < 1) { fprintf(stderr, "ozblas-ab: bad arguments\n"); return 2; }
+    lib_t lib[2];
+    for (int v = 0; v < 2; v++)
+        if (!open_lib(argv[1 + v], mode, threads, &lib[v])) { fprintf(stderr, "ozblas-ab: cannot use %s\n", argv[1 + v]); return 2; }
+    const size_t len = routine == 0 ? (size_t)n : (size_t)(n * n), outlen = routine == 3 ? (size_t)(n * n) : (size_t)n;
+    double *A = malloc(len * sizeof(double)), *B = malloc(len * sizeof(double));
+    double *C[2] = { calloc(outlen, sizeof(double)), calloc(outlen, sizeof(double)) };
+    if (!A || !B || !C[0] || !C[1]) return 3;
+    ozref_rng rng;
+    ozref_rng_seed(&rng, UINT64_C(0x6f7a626c61733031) + (uint64_t)routine);
+    ozref_fill_phi(&rng, A, (int64_t)len, 1.0);
+    ozref_fill_phi(&rng, B, (int64_t)len, 1.0);
+    double t[2][PAIRS], ratio[PAIRS];
+    for (int p = 0; p < PAIRS; p++)
+        for (int s = 0; s < 2; s++) {
+            const int v = p % 2 ? 1 - s : s;
+            const double t0 = now();
+            for (long i = 0; i < calls; i++)
+                if (call(&lib[v], routine, n, A, B, C[v]) != 0) { fprintf(stderr, "ozblas-ab: call failed\n"); return 1; }
+            t[v][p] = (now() - t0) / (double)calls;
+        }
+    for (int p = 0; p < PAIRS; p++) ratio[p] = t[1][p] / t[0][p];
+    const int same = memcmp(C[0], C[1], outlen * sizeof(double)) == 0;
+    qsort(t[0], PAIRS, sizeof(double), cmp);
+    qsort(t[1], PAIRS, sizeof(double), cmp);
+    qsort(ratio, PAIRS, sizeof(double), cmp);
+    printf("%s n=%lld %s %d thread(s): base %.4g s, new %.4g s, new/base %.3f (quartiles %.3f-%.3f)%s\n", rn, (long long)n,
+           mode ? "cr" : "double", threads, t[0][PAIRS / 2], t[1][PAIRS / 2], ratio[PAIRS / 2], ratio[PAIRS / 4],
+           ratio[3 * PAIRS / 4], same ? "" : "  OUTPUTS DIFFER");
+    return same ? 0 : 1;
+}
