@@ -3,7 +3,7 @@
  * both libraries dlopened side by side (RTLD_LOCAL), the same inputs (the bench's phi
  * generator and seed), one call shape timed in alternating batches (21 pairs, the order
  * swapped every pair), the median time of each and the median of the per-pair ratios.
- *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn N CALLS [double|cr] [threads]
+ *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS [double|cr] [threads]
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
  * 2x from one process to the next (address layout and physical pages: a 16^3 CR DGEMM took
  * 0.9-2.0 us with the same code), so two separate ozblas-bench runs cannot resolve a 10 %
@@ -57,27 +57,27 @@ static int open_lib(const char *path, int mode, int threads, lib_t *l)
     return create(&l->h) == 0 && set_mode(l->h, mode) == 0 && set_threads(l->h, threads) == 0;
 }
 
-/* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3 gemm, 4 gemm with op(A) = A^T (the enum values of
- * ozblas.h: OP_N 0, OP_T 1) */
+/* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3..6 gemm NN, TN, NT, TT (the enum values of ozblas.h:
+ * OP_N 0, OP_T 1) */
 static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, double *C)
 {
     switch (routine) {
     case 0: return l->dot(l->h, n, A, 1, B, 1, C);
     case 1: return l->gemv(l->h, 0, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
     case 2: return l->gemv(l->h, 1, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
-    case 3: return l->gemm(l->h, 0, 0, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
-    default: return l->gemm(l->h, 1, 0, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
+    default: return l->gemm(l->h, (routine - 3) & 1, (routine - 3) >> 1, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
     }
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn N CALLS [double|cr] [threads]\n");
+        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS [double|cr] [threads]\n");
         return 2;
     }
     const char *rn = argv[3];
-    const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : !strcmp(rn, "gemm-tn") ? 4 : -1;
+    const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : !strcmp(rn, "gemm-tn") ? 4 :
+                        !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : -1;
     const int64_t n = atoll(argv[4]);
     const long calls = atol(argv[5]);
     const int mode = argc > 6 && !strcmp(argv[6], "double") ? 0 : 1;   /* OZBLAS_MODE_DOUBLE 0, CORRECTLY_ROUNDED 1 */

@@ -197,8 +197,7 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         p += strips_bytes(pr) + maxima_bytes(pr);
         if (packs_b(pr)) {
             double *Bp = (double *)p;
-            for (int64_t j = 0; j < pr->n; j++)
-                for (int64_t l = 0; l < pr->k; l++) Bp[l + j * pr->k] = pr->b.p[l * pr->b.cs + j * pr->b.rs];
+            ozb_eft_pack_columns(pr, Bp);
             s.Bx = Bp;
             s.ldx = pr->k;
         }

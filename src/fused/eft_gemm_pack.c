@@ -185,3 +185,30 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
         }
     }
 }
+
+void ozb_eft_pack_columns(const ozb_problem *pr, double *Bp)
+{
+    const int64_t n = pr->n, k = pr->k, cs = pr->b.cs, rs = pr->b.rs;
+    const double *b = pr->b.p;
+    int64_t j = 0;
+#ifdef EFT_AVX2
+    if (rs == 1)                  /* columns j..j+3 of op(B) side by side in memory: 4 x 4 transposes */
+        for (; j + 4 <= n; j += 4) {
+            int64_t l = 0;
+            for (; l + 4 <= k; l += 4) {
+                const __m256d v0 = _mm256_loadu_pd(b + l * cs + j), v1 = _mm256_loadu_pd(b + (l + 1) * cs + j);
+                const __m256d v2 = _mm256_loadu_pd(b + (l + 2) * cs + j), v3 = _mm256_loadu_pd(b + (l + 3) * cs + j);
+                const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);
+                const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);
+                _mm256_storeu_pd(Bp + l + j * k, _mm256_permute2f128_pd(t0, t2, 0x20));
+                _mm256_storeu_pd(Bp + l + (j + 1) * k, _mm256_permute2f128_pd(t1, t3, 0x20));
+                _mm256_storeu_pd(Bp + l + (j + 2) * k, _mm256_permute2f128_pd(t0, t2, 0x31));
+                _mm256_storeu_pd(Bp + l + (j + 3) * k, _mm256_permute2f128_pd(t1, t3, 0x31));
+            }
+            for (; l < k; l++)
+                for (int64_t c = 0; c < 4; c++) Bp[l + (j + c) * k] = b[l * cs + j + c];
+        }
+#endif
+    for (; j < n; j++)
+        for (int64_t l = 0; l < k; l++) Bp[l + j * k] = b[l * cs + j * rs];
+}

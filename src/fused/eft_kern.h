@@ -302,6 +302,9 @@ int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double
  * mA (8 ceil(m / 8) ceil(k / SBL) doubles; NULL: not wanted) and per block of BL into mAc
  * (8 ceil(m / 8) ceil(k / BL) doubles) (eft_gemm.c) */
 void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA, double *mAc);
+/* op(B)'s columns contiguous: column j at Bp + j k (a copy; 4 x 4 transposes in registers
+ * where op(B)'s rows are contiguous) (eft_gemm_pack.c) */
+void ozb_eft_pack_columns(const ozb_problem *pr, double *Bp);
 /* The maxima of op(B)'s columns per sub-block of SBL into mX (n ceil(k / SBL) doubles), and
  * per block of BL into mXc (n ceil(k / BL) doubles): the block's maximum where its
  * sub-blocks' are flat, else -1; x: column j of op(B) at x + j ldx, contiguous (eft_gemm.c) */
