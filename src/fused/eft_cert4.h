@@ -10,15 +10,20 @@
  * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
  * its RN(exact) in y[q]); *inrange: the lanes whose values were all within the ranges
  * checked (so that a bound too wide for them is the answer finish() would reach too: its
- * bound is the same up to a few units of 2^-50 of it). */
-static inline __attribute__((always_inline)) int ozb_eft_cert4(const tot4 *t, double N, double alpha, int use_c, double beta,
-                                                        const double c0[4], double y[4], int *inrange)
+ * bound is the same up to a few units of 2^-50 of it).  one_block: the totals are a row's
+ * single block under an a-priori bound (eft_gemm.c: |S| <= 2^-2 sigma (1 + 2^-40), |C| = A
+ * <= 2^-45 sigma, G = sigma <= 2^1000, all finite), so the range test is left out: it fails
+ * only at sigma = 2^1000, where Sum2's arithmetic on such S and C still cannot overflow (the
+ * values stay below 2^1001 and the bound is computed as always). */
+static inline __attribute__((always_inline)) int ozb_eft_cert4(const tot4 *t, int one_block, double N, double alpha, int use_c,
+                                                               double beta, const double c0[4], double y[4], int *inrange)
 {
     const __m256d absm = ABSMASK, zero = _mm256_setzero_pd();
     const __m256d big = _mm256_set1_pd(0x1p1000), tiny = _mm256_set1_pd(0x1p-1000);
-    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
-                               _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_add_pd(t->a, t->g)),
-                                             big, _CMP_LE_OQ));   /* finite, Sum2's range */
+    __m256d ok = one_block ? _mm256_castsi256_pd(_mm256_set1_epi64x(-1))
+                           : _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
+                                           _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_add_pd(t->a, t->g)),
+                                                         big, _CMP_LE_OQ));   /* finite, Sum2's range */
     __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
     B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
     B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);

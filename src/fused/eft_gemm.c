@@ -123,11 +123,12 @@ static inline void block_two(const double *ab, const double *x0, const double *x
 
 /* Strip b of op(A) times nc = 1 or 2 columns j, j + 1 of op(B): their totals into st[2 c],
  * bad[c] set for a column whose rows are out of range (left to the caller) */
-static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, row4_t st[4], int bad[2])
+static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, row4_t st[4], int bad[2], int bounded[2])
 {
     const int64_t k = g->pr->k;
     const __m256d z = _mm256_setzero_pd();
     bad[0] = bad[1] = 0;
+    bounded[0] = bounded[1] = 1;            /* every block under its a-priori bound */
     /* the totals are set by the first block (tot_first), or zeroed before ozb_eft_strip_block
      * adds to them: no stores for nothing (twenty per pair of columns) */
     const double *a = g->P + 8 * k * b;
@@ -150,6 +151,7 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
             /* the bound overflows (a large |a| and a large |x| at different l) or is NaN: the
              * block learns sigma from its own products instead, as a GEMV does */
             else {
+                bounded[c] = 0;
                 if (q == 0)
                     for (int v = 2 * c; v < 2 * c + 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
                 if (!ozb_eft_strip_block(ab, 8, xb, nb, st + 2 * c, 1)) bad[c] = 1;
@@ -162,9 +164,10 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
  * flagged; returns the elements left.  The common case inline: alpha = +-1, C's columns
  * contiguous, a whole strip, its eight rows certified (else the general put, which reads the
  * same C). */
-static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[2], int bad)
+static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[2], int bad, int bounded)
 {
     const ozb_problem *pr = g->pr;
+    const int one_block = bounded && g->nq == 1;       /* ozb_eft_cert4's range test is implied */
     if (!bad && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m) {
         const int use_c = pr->beta != 0.0;
         const double N = ozb_eft_terms(pr->k, 1, 1);
@@ -174,8 +177,8 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
             _mm256_storeu_pd(c0, _mm256_loadu_pd(c));
             _mm256_storeu_pd(c0 + 4, _mm256_loadu_pd(c + 4));
         }
-        const int ok0 = ozb_eft_cert4(&st[0].t, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
-        const int ok1 = ozb_eft_cert4(&st[1].t, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
+        const int ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
+        const int ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
         if ((ok0 & ok1) == 0xf) {
             _mm256_storeu_pd(c, _mm256_loadu_pd(y));
             _mm256_storeu_pd(c + 4, _mm256_loadu_pd(y + 4));
@@ -203,9 +206,9 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
         if (zero_pair(g, b, j, &zl)) { left += zl; j++; continue; }
         const int nc = j + 1 < j1 && !(j + 1 >= s0 && j + 1 < s1) && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;
         row4_t st[4];
-        int bad[2];
-        strip_totals(g, b, j, nc, st, bad);
-        for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c]);
+        int bad[2], bounded[2];
+        strip_totals(g, b, j, nc, st, bad, bounded);
+        for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c], bounded[c]);
         j += nc;
     }
     return left;

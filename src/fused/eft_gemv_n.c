@@ -168,7 +168,7 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
         else if (use_c)
             for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
         for (int v = 0; v < nv; v++)
-            okm[v] = ozb_eft_cert4(v ? t1 : t0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
+            okm[v] = ozb_eft_cert4(v ? t1 : t0, 0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
     }
     int64_t left = 0;
     for (int v = 0; v < nv; v++) {
