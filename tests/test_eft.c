@@ -470,6 +470,33 @@ START_TEST(eft_probe_mixed)
 }
 END_TEST
 
+/* Products at the top of the error-free GEMM's range: every max|a| max|x| up to 2^990, so the
+ * a-priori sigma is 2^1000 (the largest it takes), where ozb_eft_cert4's one_block leaves out a
+ * range test that such totals can fail; results near 2^994, C near 2^995 with beta = 1, alpha
+ * +-1: every path the same bits, and MPFR's. */
+START_TEST(eft_sigma_top)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_sigma_top");
+    const int64_t m = 16, n = 16, k = 16;
+    double *A = tu_alloc((size_t)(m * k)), *X = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+    for (int variant = 0; variant < 3; variant++) {
+        for (int64_t q = 0; q < m * k; q++) A[q] = ldexp(1.0 - ozref_uniform(&r) * 0x1p-20, 495) * (q % 3 ? 1.0 : -1.0);
+        for (int64_t q = 0; q < k * n; q++) X[q] = ldexp(1.0 - ozref_uniform(&r) * 0x1p-20, 495);
+        /* every row's and column's largest magnitude exactly 2^495: max|a| max|x| = 2^990 for
+         * every pair, so sigma = 2^1000, and every product at most 2^990 */
+        for (int64_t i = 0; i < m; i++) A[i + 7 * m] = i % 2 ? -0x1p495 : 0x1p495;
+        for (int64_t j = 0; j < n; j++) X[7 + j * k] = 0x1p495;
+        tu_fill_mat(&r, C0, m, n, m, 1.0);
+        for (int64_t q = 0; q < m * n; q++) C0[q] = ldexp(C0[q], 995);
+        gemm_paths(h, 0, m, n, k, variant == 1 ? -1.0 : 1.0, A, m, X, variant ? 1.0 : 0.0, C0, "eft sigma top");
+    }
+    free(A); free(X); free(C0);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* GEMMs through each path: special values in A, B and C, rows and columns scaled far apart
  * (products beyond 2^990: the bound-based sigma is out of range), cancellation; the same bits
  * on every path and the reference's. */
@@ -1289,6 +1316,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_gemm_reference);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_probe_mixed);
+    tcase_add_test(tc, eft_sigma_top);
     tcase_add_test(tc, eft_deep_residuals);
     tcase_add_test(tc, eft_exact_tiny);
 #if defined(__x86_64__)
