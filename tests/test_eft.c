@@ -497,6 +497,42 @@ START_TEST(eft_sigma_top)
 }
 END_TEST
 
+/* Short-wide GEMMs (fewer than 8 rows, at least 8 columns: a row vector or a few rows times a
+ * matrix), which the dispatch works transposed (C^T = op(B)^T op(A)^T): random data, residuals
+ * (C = RN(A B), alpha -1, beta 1: the later stages on the transposed call), an Inf in a row of
+ * A and a NaN in a column of B, both transposes of A; every path the same bits, and MPFR's. */
+START_TEST(eft_short_wide)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_short_wide");
+    const int64_t shapes[][3] = {{1, 64, 20}, {2, 30, 300}, {5, 100, 7}, {7, 8, 129}, {3, 9, 2}};
+    for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
+        for (int variant = 0; variant < 3; variant++) {
+            const int64_t m = shapes[q][0], n = shapes[q][1], k = shapes[q][2];
+            const int ta = (int)((q + (size_t)variant) % 2);
+            const int64_t lda = ta ? k : m;
+            double *A = tu_alloc((size_t)(m * k)), *X = tu_alloc((size_t)(k * n)), *C0 = tu_alloc((size_t)(m * n));
+            tu_fill_mat(&r, A, ta ? k : m, ta ? m : k, lda, 1.0);
+            tu_fill_mat(&r, X, k, n, k, 1.0);
+            tu_fill_mat(&r, C0, m, n, m, 1.0);
+            double alpha = 0.75, beta = -1.5;
+            if (variant == 1) {                           /* residuals */
+                ozref_dgemm(ta, 0, m, n, k, 1.0, A, lda, X, k, 0.0, C0, m);
+                alpha = -1.0; beta = 1.0;
+            }
+            if (variant == 2) {
+                A[ta ? 0 : (m - 1)] = INFINITY;           /* row m - 1 (or 0) of op(A) */
+                X[(n / 2) * k + k - 1] = NAN;             /* column n / 2 of B */
+                alpha = 1.0; beta = 0.0;
+            }
+            gemm_paths(h, ta, m, n, k, alpha, A, lda, X, beta, C0, "eft short-wide");
+            free(A); free(X); free(C0);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* GEMMs through each path: special values in A, B and C, rows and columns scaled far apart
  * (products beyond 2^990: the bound-based sigma is out of range), cancellation; the same bits
  * on every path and the reference's. */
@@ -1317,6 +1353,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_probe_mixed);
     tcase_add_test(tc, eft_sigma_top);
+    tcase_add_test(tc, eft_short_wide);
     tcase_add_test(tc, eft_deep_residuals);
     tcase_add_test(tc, eft_exact_tiny);
 #if defined(__x86_64__)

@@ -196,6 +196,18 @@ static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const oz
 {
     if (!ozb_eft_eligible(h, pr, pl)) return by_fused(h, pr, pl);
     if (ozb_exact_tiny_first(pr)) return certified(h, pr, pl, ozb_exact_tiny, by_scaled);
+    /* A C of fewer than 8 rows and at least 8 columns (a row vector or a few rows times a
+     * matrix: NumPy's x @ A, short-wide products) worked transposed, C^T = op(B)^T op(A)^T: each
+     * element is the same sum of the same products, so the same unique RN(exact) (and the same
+     * special values), and the GEMM's strips of 8 rows run over n instead of each column being
+     * a GEMV of fewer than 8 rows padded to a strip */
+    if (pr->m < 8 && pr->n >= 8) {
+        ozb_problem t = *pr;
+        t.m = pr->n; t.n = pr->m;
+        t.a = pr->b; t.b = pr->a;
+        t.crs = pr->ccs; t.ccs = pr->crs;
+        if (ozb_eft_eligible(h, &t, pl)) return by_eft_sums(h, &t, pl);
+    }
     return by_eft_sums(h, pr, pl);
 }
 
