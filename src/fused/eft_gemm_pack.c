@@ -14,30 +14,49 @@ static inline __m256d absmax_acc(__m256d m, __m256d v, __m256d *nan)
 }
 static inline __m256d with_nan(__m256d m, __m256d nan) { return _mm256_blendv_pd(m, _mm256_set1_pd(NAN), nan); }
 
+/* column l of a strip (its rows 0-3 in v0, 4-7 in v1) into s, their maxima into m, n (as
+ * absmax_acc) */
+static inline void put_col(double *s, int64_t l, __m256d v0, __m256d v1, __m256d m[2], __m256d n[2])
+{
+    _mm256_storeu_pd(s + 8 * l, v0);
+    _mm256_storeu_pd(s + 8 * l + 4, v1);
+    m[0] = absmax_acc(m[0], v0, &n[0]);
+    m[1] = absmax_acc(m[1], v1, &n[1]);
+}
+
+/* a sub-block's maxima of the strip's 8 rows at mA (NaN where one was met) */
+static inline void put_maxima(double *mA, const __m256d m[2], const __m256d n[2])
+{
+    _mm256_storeu_pd(mA, with_nan(m[0], n[0]));
+    _mm256_storeu_pd(mA + 4, with_nan(m[1], n[1]));
+}
+
+/* c[e] = [v0[e], v1[e], v2[e], v3[e]]: a 4 x 4 transpose in registers */
+static inline void transpose4(__m256d v0, __m256d v1, __m256d v2, __m256d v3, __m256d c[4])
+{
+    const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);
+    const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);
+    c[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    c[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    c[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    c[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
 /* the strips of column-major op(A) (rs == 1), full strips of 8 rows: two loads per column, the
  * same values and maxima as the element loop below */
 static void pack_full_strip(const ozb_problem *pr, int64_t b, double *s, double *mA, int64_t ns)
 {
     const int64_t k = pr->k;
     for (int64_t q = 0; q < ns; q++) {
-        __m256d m0 = _mm256_setzero_pd(), m1 = m0, n0 = m0, n1 = m0;
+        __m256d m[2] = { _mm256_setzero_pd(), _mm256_setzero_pd() }, n[2] = { m[0], m[0] };
         for (int64_t l = q * SBL; l < k && l < (q + 1) * SBL; l++) {
             const double *src = pr->a.p + 8 * b + l * pr->a.cs;
-            const __m256d v0 = _mm256_loadu_pd(src), v1 = _mm256_loadu_pd(src + 4);
-            _mm256_storeu_pd(s + 8 * l, v0);
-            _mm256_storeu_pd(s + 8 * l + 4, v1);
-            m0 = absmax_acc(m0, v0, &n0);
-            m1 = absmax_acc(m1, v1, &n1);
+            put_col(s, l, _mm256_loadu_pd(src), _mm256_loadu_pd(src + 4), m, n);
         }
-        if (mA) {
-            _mm256_storeu_pd(mA + 8 * (b * ns + q), with_nan(m0, n0));
-            _mm256_storeu_pd(mA + 8 * (b * ns + q) + 4, with_nan(m1, n1));
-        }
+        if (mA) put_maxima(mA + 8 * (b * ns + q), m, n);
     }
 }
-#endif
 
-#ifdef EFT_AVX2
 /* The same for op(A) with contiguous rows (a.cs == 1: a transposed A, LAPACK's and NumPy's TN
  * products), full strips: four elements of each of the 8 rows loaded at a time and transposed
  * in registers, instead of the element loop below (CR DGEMM TN 64^3 ~15 % slower than NN with
@@ -48,37 +67,23 @@ static void pack_full_strip_t(const ozb_problem *pr, int64_t b, double *s, doubl
     const int64_t k = pr->k, rs = pr->a.rs;
     const double *a = pr->a.p + 8 * b * rs;
     for (int64_t q = 0; q < ns; q++) {
-        __m256d m0 = _mm256_setzero_pd(), m1 = m0, n0 = m0, n1 = m0;
-        const int64_t l0 = q * SBL, l1 = l0 + SBL < k ? l0 + SBL : k;
-        int64_t l = l0;
+        __m256d m[2] = { _mm256_setzero_pd(), _mm256_setzero_pd() }, n[2] = { m[0], m[0] };
+        const int64_t l1 = (q + 1) * SBL < k ? (q + 1) * SBL : k;
+        int64_t l = q * SBL;
         for (; l + 4 <= l1; l += 4) {
-            __m256d v[8];
-            for (int r = 0; r < 8; r++) v[r] = _mm256_loadu_pd(a + r * rs + l);
-            for (int h = 0; h < 2; h++) {          /* rows 4h..4h+3: a 4 x 4 transpose */
-                const __m256d t0 = _mm256_unpacklo_pd(v[4 * h], v[4 * h + 1]), t1 = _mm256_unpackhi_pd(v[4 * h], v[4 * h + 1]);
-                const __m256d t2 = _mm256_unpacklo_pd(v[4 * h + 2], v[4 * h + 3]), t3 = _mm256_unpackhi_pd(v[4 * h + 2], v[4 * h + 3]);
-                const __m256d c[4] = { _mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
-                                       _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31) };
-                for (int e = 0; e < 4; e++) {
-                    _mm256_storeu_pd(s + 8 * (l + e) + 4 * h, c[e]);
-                    if (h) m1 = absmax_acc(m1, c[e], &n1);
-                    else m0 = absmax_acc(m0, c[e], &n0);
-                }
-            }
+            __m256d lo[4], hi[4];        /* rows 0-3 and 4-7 at l .. l + 3 */
+            transpose4(_mm256_loadu_pd(a + l), _mm256_loadu_pd(a + rs + l), _mm256_loadu_pd(a + 2 * rs + l),
+                       _mm256_loadu_pd(a + 3 * rs + l), lo);
+            transpose4(_mm256_loadu_pd(a + 4 * rs + l), _mm256_loadu_pd(a + 5 * rs + l), _mm256_loadu_pd(a + 6 * rs + l),
+                       _mm256_loadu_pd(a + 7 * rs + l), hi);
+            for (int e = 0; e < 4; e++) put_col(s, l + e, lo[e], hi[e], m, n);
         }
         for (; l < l1; l++) {
             double col[8];
             for (int r = 0; r < 8; r++) col[r] = a[r * rs + l];
-            const __m256d c0 = _mm256_loadu_pd(col), c1 = _mm256_loadu_pd(col + 4);
-            _mm256_storeu_pd(s + 8 * l, c0);
-            _mm256_storeu_pd(s + 8 * l + 4, c1);
-            m0 = absmax_acc(m0, c0, &n0);
-            m1 = absmax_acc(m1, c1, &n1);
+            put_col(s, l, _mm256_loadu_pd(col), _mm256_loadu_pd(col + 4), m, n);
         }
-        if (mA) {
-            _mm256_storeu_pd(mA + 8 * (b * ns + q), with_nan(m0, n0));
-            _mm256_storeu_pd(mA + 8 * (b * ns + q) + 4, with_nan(m1, n1));
-        }
+        if (mA) put_maxima(mA + 8 * (b * ns + q), m, n);
     }
 }
 #endif
@@ -196,14 +201,10 @@ void ozb_eft_pack_columns(const ozb_problem *pr, double *Bp)
         for (; j + 4 <= n; j += 4) {
             int64_t l = 0;
             for (; l + 4 <= k; l += 4) {
-                const __m256d v0 = _mm256_loadu_pd(b + l * cs + j), v1 = _mm256_loadu_pd(b + (l + 1) * cs + j);
-                const __m256d v2 = _mm256_loadu_pd(b + (l + 2) * cs + j), v3 = _mm256_loadu_pd(b + (l + 3) * cs + j);
-                const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);
-                const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);
-                _mm256_storeu_pd(Bp + l + j * k, _mm256_permute2f128_pd(t0, t2, 0x20));
-                _mm256_storeu_pd(Bp + l + (j + 1) * k, _mm256_permute2f128_pd(t1, t3, 0x20));
-                _mm256_storeu_pd(Bp + l + (j + 2) * k, _mm256_permute2f128_pd(t0, t2, 0x31));
-                _mm256_storeu_pd(Bp + l + (j + 3) * k, _mm256_permute2f128_pd(t1, t3, 0x31));
+                __m256d c[4];
+                transpose4(_mm256_loadu_pd(b + l * cs + j), _mm256_loadu_pd(b + (l + 1) * cs + j),
+                           _mm256_loadu_pd(b + (l + 2) * cs + j), _mm256_loadu_pd(b + (l + 3) * cs + j), c);
+                for (int e = 0; e < 4; e++) _mm256_storeu_pd(Bp + l + (j + e) * k, c[e]);
             }
             for (; l < k; l++)
                 for (int64_t c = 0; c < 4; c++) Bp[l + (j + c) * k] = b[l * cs + j + c];
