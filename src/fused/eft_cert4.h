@@ -5,6 +5,22 @@
 #include "fused/eft_kern.h"
 
 #ifdef EFT_AVX2
+/* Sum2 (sum/sum.c) lane by lane over T[0..m-1] (its first TwoSum, 0 + T[0], is exactly
+ * (T[0], 0)): (y, z) = TwoSum of the cascaded sum and the sum of its errors, ra the sum of the
+ * errors' magnitudes (the certificates' bounds are multiples of it) */
+static inline void ozb_sum2_4(const __m256d *T, int m, __m256d *y, __m256d *z, __m256d *ra)
+{
+    __m256d s = T[0], r = _mm256_setzero_pd(), a = r;
+    for (int i = 1; i < m; i++) {
+        __m256d er;
+        ozb_two_sum4(s, T[i], &s, &er);
+        r = _mm256_add_pd(r, er);
+        a = _mm256_add_pd(a, _mm256_and_pd(er, ABSMASK));
+    }
+    ozb_two_sum4(s, r, y, z);
+    *ra = a;
+}
+
 /* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same
  * arithmetic as finish() and ozb_sum2_certify in eft_dot.c and sum.c, lane by lane, on the
  * terms alpha S, alpha C and TwoProduct(beta, c).  Returns the lanes certified (bit q: row q,
@@ -50,16 +66,8 @@ static inline __attribute__((always_inline)) int ozb_eft_cert4(const tot4 *t, in
                                                           _mm256_cmp_pd(ah, big, _CMP_LE_OQ))));
         T[2] = h; T[3] = l; m = 4;
     }
-    /* Sum2 (sum/sum.c); its first TwoSum, 0 + T[0], is exactly (T[0], 0) */
-    __m256d s = T[0], r = zero, ra = zero;
-    for (int i = 1; i < m; i++) {
-        __m256d er;
-        ozb_two_sum4(s, T[i], &s, &er);
-        r = _mm256_add_pd(r, er);
-        ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
-    }
-    __m256d yy, z;
-    ozb_two_sum4(s, r, &yy, &z);
+    __m256d yy, z, ra;
+    ozb_sum2_4(T, m, &yy, &z, &ra);
     __m256d Bs = _mm256_mul_pd(ra, _mm256_set1_pd((double)m * 0x1p-52));
     Bs = _mm256_blendv_pd(Bs, tiny, _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_GT_OQ), _mm256_cmp_pd(Bs, tiny, _CMP_LT_OQ)));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));

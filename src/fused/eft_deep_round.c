@@ -2,6 +2,7 @@
  * where the bound (or exactness) certifies it, four rows at once where alpha = +-1.  Method and
  * bit budget: eft_deep_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_deep_kern.h"
+#include "fused/eft_cert4.h"
 #include "sum/sum.h"
 
 #ifdef EFT_AVX2
@@ -95,15 +96,8 @@ int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const d
         T[1] = h;
         T[4] = _mm256_fmsub_pd(bt, c, h);
     }
-    __m256d s = T[0], r = zero, ra = zero;
-    for (int i = 1; i < 5; i++) {
-        __m256d er;
-        ozb_two_sum4(s, T[i], &s, &er);
-        r = _mm256_add_pd(r, er);
-        ra = _mm256_add_pd(ra, _mm256_and_pd(er, absm));
-    }
-    __m256d yy, z;
-    ozb_two_sum4(s, r, &yy, &z);
+    __m256d yy, z, ra;
+    ozb_sum2_4(T, 5, &yy, &z, &ra);
     /* |exact - (yy + z)| <= 10 u ra (ra's tree of 4 errors) + delta */
     const __m256d b = _mm256_add_pd(_mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53)), _mm256_loadu_pd(delta));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
