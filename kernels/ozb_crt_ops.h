@@ -29,31 +29,48 @@ OZB_HD double ozb_op_scale2(double x, int p)
 }
 
 /* A row's exponent e (max |x| < 2^e; E_ZERO, E_BAD for Inf/NaN), c with 2^c >= ||x||_2 and
- * ||x||_1 2^-e rounded up: crt.c's row_scales and finish_scale, sums with l ascending. */
+ * ||x||_1 2^-e rounded up: crt.c's row_scales and finish_scale, sums in lane order
+ * (ozb_op_lane_tree). */
 typedef struct { int32_t e, c; double l1; } ozb_op_crt_row;
 
-OZB_HD ozb_op_crt_row ozb_op_crt_rowscale(const double *row, int64_t cs, int64_t k)
+/* the exponent of a row from its largest |x|'s bits: max |x| < 2^e */
+OZB_HD int32_t ozb_op_crt_row_exp(uint64_t mx)
 {
-    ozb_op_crt_row r = {OZB_OP_E_ZERO, 0, 0.0};
-    uint64_t mx = 0;
-    for (int64_t l = 0; l < k; l++) { const uint64_t b = ozb_op_bits(row[l * cs]) & OZB_OP_ABS; mx = b > mx ? b : mx; }
-    if (mx == 0) return r;
-    if (mx >= OZB_OP_INF_BITS) { r.e = OZB_OP_E_BAD; return r; }
-    r.e = ozb_op_ilogb(ozb_op_from_bits(mx)) + 1;
-    double g[2], s2 = 0.0, s1 = 0.0;
-    ozb_op_pow2_pair(-r.e, g);
-    for (int64_t l = 0; l < k; l++) {              /* |x 2^-e| < 1: no overflow, order fixed */
-        const double x = row[l * cs] * g[0] * g[1];
-        s2 += x * x;
-        s1 += fabs(x);
-    }
-    /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30 */
+    if (mx == 0) return OZB_OP_E_ZERO;
+    if (mx >= OZB_OP_INF_BITS) return OZB_OP_E_BAD;
+    return ozb_op_ilogb(ozb_op_from_bits(mx)) + 1;
+}
+
+/* c and l1 of a row with usable exponent e from its lane partials of (x 2^-e)^2 and |x 2^-e|
+ * (destroyed) */
+OZB_HD ozb_op_crt_row ozb_op_crt_row_finish(int32_t e, double *p2, double *p1)
+{
+    ozb_op_crt_row r = {e, 0, 0.0};
+    const double s2 = ozb_op_lane_tree(p2), s1 = ozb_op_lane_tree(p1);
+    /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30
+     * (a lane tree's error is at most the sequential sum's bound) */
     const double n2 = sqrt(s2) * (1.0 + 0x1p-40);
     int c = ozb_op_ilogb(n2);
     if (n2 != ozb_op_pow2(c)) c++;                 /* 2^c >= n2 */
     r.c = r.e + c;
     r.l1 = s1 * (1.0 + 0x1p-40);
     return r;
+}
+
+OZB_HD ozb_op_crt_row ozb_op_crt_rowscale(const double *row, int64_t cs, int64_t k)
+{
+    uint64_t mx = 0;
+    for (int64_t l = 0; l < k; l++) { const uint64_t b = ozb_op_bits(row[l * cs]) & OZB_OP_ABS; mx = b > mx ? b : mx; }
+    ozb_op_crt_row r = {ozb_op_crt_row_exp(mx), 0, 0.0};
+    if (!ozb_op_usable(r.e)) return r;
+    double g[2], p2[OZB_OP_SUM_LANES] = {0.0}, p1[OZB_OP_SUM_LANES] = {0.0};
+    ozb_op_pow2_pair(-r.e, g);
+    for (int64_t l = 0; l < k; l++) {              /* |x 2^-e| < 1: no overflow */
+        const double x = row[l * cs] * g[0] * g[1];
+        p2[l % OZB_OP_SUM_LANES] += x * x;
+        p1[l % OZB_OP_SUM_LANES] += fabs(x);
+    }
+    return ozb_op_crt_row_finish(r.e, p2, p1);
 }
 
 /* x = trunc(a) (an integer below 2^62, 0 for a NaN from an E_BAD row) = xh 2^26 + xl exactly */
@@ -188,15 +205,17 @@ OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const do
     for (int t = 0; t < rc->s; t++) out[((kk * rc->s + t) * v->rows + r) * kbp + l] = ozb_op_crt_res_t(rc, t, xh, xl, sh);
 }
 
-/* DOUBLE mode's row sums of |A||B|e (crt.c's choose_moduli): item i = sum_l |a_il 2^-e_i| v_l,
- * l ascending (0 for unusable rows) */
+/* DOUBLE mode's row sums of |A||B|e (crt.c's choose_moduli): item i = sum_l |a_il 2^-e_i| v_l
+ * in lane order (0 for unusable rows) */
+OZB_HD double ozb_op_crt_dot_term(double a, const double g[2], double v) { return fabs(a * g[0] * g[1]) * v; }
+
 OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const double *v, int64_t i)
 {
-    double g[2] = {0.0, 0.0}, d = 0.0;
+    double g[2] = {0.0, 0.0}, p[OZB_OP_SUM_LANES] = {0.0};
     if (ozb_op_usable(e[i])) ozb_op_pow2_pair(-e[i], g);
     const double *row = a->p + i * a->rs;
-    for (int64_t l = 0; l < a->k; l++) d += fabs(row[l * a->cs] * g[0] * g[1]) * v[l];
-    return d;
+    for (int64_t l = 0; l < a->k; l++) p[l % OZB_OP_SUM_LANES] += ozb_op_crt_dot_term(row[l * a->cs], g, v[l]);
+    return ozb_op_lane_tree(p);
 }
 
 /* ---- the ACCURATE scaling's bound (crt.c's crt_accurate) on the device ---- */

@@ -10,6 +10,20 @@
 #define OZB_OP_CHUNK 256              /* elements of one row that one item reads */
 #define OZB_OP_LANES 32               /* items that share a stretch of a row (a warp)    */
 
+/* Sums that a GPU block computes in parallel and the CPU in the same order (issue 17,
+ * finding 5: a row's sum in one GPU thread, in l order, left 6 % of an H100 busy): term l of
+ * a sum goes to partial l mod OZB_OP_SUM_LANES, each partial adds its terms in ascending l,
+ * and the partials are combined by the fixed tree p[i] += p[i + h], h = 16, 8, 4, 2, 1.
+ * Floating-point addition is not associative, so this order is part of the results' definition
+ * (DOUBLE's moduli counts and the CRT's row scales: CHANGELOG 2026-11-26). */
+#define OZB_OP_SUM_LANES 32
+OZB_HD double ozb_op_lane_tree(double *p)
+{
+    for (int h = OZB_OP_SUM_LANES / 2; h > 0; h >>= 1)
+        for (int i = 0; i < h; i++) p[i] = p[i] + p[i + h];
+    return p[0];
+}
+
 /* the most slices the device splits a row into (resident.c's OZB_RES_MAXS) */
 #define OZB_OP_SPLIT_MAXS 40
 

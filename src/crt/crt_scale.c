@@ -3,91 +3,70 @@
 #include "crt/crt_internal.h"
 #include "core/par.h"
 
-/* Row statistics from the row's maximum bits and its sums (same arithmetic in both layouts:
- * x 2^-e by scale2, then s2 += x*x and s1 += |x| with l ascending). */
-static void finish_scale(rowscale_t *r, int64_t mx, double s2, double s1)
+/* A row's statistics from kernels/ozb_crt_ops.h's (the device computes the same) */
+static void set_scale(rowscale_t *r, ozb_op_crt_row o)
 {
+    r->e = o.e;
+    r->c = ozb_op_usable(o.e) ? o.c : 0;
+    r->l1 = ozb_op_usable(o.e) ? o.l1 : 0.0;
     r->cz = INT32_MIN;
-    const int e = r->e;
-    (void)mx;
-    /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30 */
-    const double n2 = sqrt(s2) * (1.0 + 0x1p-40);
-    int c = ozb_ilogb(n2);
-    if (n2 != ozb_pow2(c)) c++;                      /* 2^c >= n2 */
-    r->c = e + c;
-    r->l1 = s1 * (1.0 + 0x1p-40);
 }
-
-static int32_t exp_of(int64_t mx)
-{
-    if (mx == 0) return E_ZERO;
-    if ((uint64_t)mx >= 0x7ff0000000000000ull) return E_BAD;
-    double m; memcpy(&m, &mx, sizeof m);
-    return ozb_ilogb(m) + 1;
-}
-
 
 /* Rows of a view: contiguous rows (cs == 1, or a single strided row) are walked row by
- * row; strided rows with contiguous columns (rs == 1) column by column, with per-row
- * accumulators, so that memory is read in order.  Each row's sums run over l ascending
- * either way: the same bits. */
+ * row (ozb_op_crt_rowscale); strided rows with contiguous columns (rs == 1) column by
+ * column, with per-row lane partials, so that memory is read in order.  Each row's sums
+ * take the same terms into the same partials in the same order either way (lane order,
+ * ozb_op_lane_tree): the same bits. */
 void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *rs, int nt)
 {
+    enum { L = OZB_OP_SUM_LANES, CH = 64 };
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
-        const int64_t chunk = 256, nch = (rows + chunk - 1) / chunk;
+        const int64_t nch = (rows + CH - 1) / CH;
         OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
-            const int64_t i0 = ch * chunk, i1 = i0 + chunk < rows ? i0 + chunk : rows;
-            int64_t mx[256];
-            double s2[256], s1[256], sc[256];
-            for (int64_t i = i0; i < i1; i++) { mx[i - i0] = 0; s2[i - i0] = 0.0; s1[i - i0] = 0.0; }
+            const int64_t i0 = ch * CH, i1 = i0 + CH < rows ? i0 + CH : rows, w = i1 - i0;
+            uint64_t mx[CH];
+            int32_t e[CH];
+            double p2[L][CH], p1[L][CH], sc[CH], g2[CH];     /* [lane][row]: rows contiguous */
+            for (int64_t i = 0; i < w; i++) mx[i] = 0;
+            for (int t = 0; t < L; t++)
+                for (int64_t i = 0; i < w; i++) p2[t][i] = p1[t][i] = 0.0;
             for (int64_t l = 0; l < k; l++) {
-                const double *col = v->p + l * v->cs;
-                for (int64_t i = i0; i < i1; i++) {
-                    int64_t b = (int64_t)(ozb_bits(col[i]) & 0x7fffffffffffffffull);
-                    mx[i - i0] = b > mx[i - i0] ? b : mx[i - i0];
+                const double *col = v->p + l * v->cs + i0;
+                for (int64_t i = 0; i < w; i++) {
+                    const uint64_t b = ozb_bits(col[i]) & 0x7fffffffffffffffull;
+                    mx[i] = b > mx[i] ? b : mx[i];
                 }
             }
-            double g2[256];
-            for (int64_t i = i0; i < i1; i++) {
-                rs[i].e = exp_of(mx[i - i0]);
+            for (int64_t i = 0; i < w; i++) {
+                e[i] = ozb_op_crt_row_exp(mx[i]);
                 double g[2] = {0.0, 0.0};
-                if (crt_usable(rs[i].e)) ozb_pow2_pair(-rs[i].e, g);
-                sc[i - i0] = g[0]; g2[i - i0] = g[1];      /* 0 for unusable rows: sums unused */
+                if (ozb_op_usable(e[i])) ozb_pow2_pair(-e[i], g);
+                sc[i] = g[0]; g2[i] = g[1];                  /* 0 for unusable rows: sums unused */
             }
             for (int64_t l = 0; l < k; l++) {
-                const double *col = v->p + l * v->cs;
-                for (int64_t i = i0; i < i1; i++) {
-                    const double x = col[i] * sc[i - i0] * g2[i - i0];
-                    s2[i - i0] += x * x;
-                    s1[i - i0] += fabs(x);
+                const double *col = v->p + l * v->cs + i0;
+                double *q2 = p2[l % L], *q1 = p1[l % L];
+                for (int64_t i = 0; i < w; i++) {
+                    const double x = col[i] * sc[i] * g2[i];
+                    q2[i] += x * x;
+                    q1[i] += fabs(x);
                 }
             }
-            for (int64_t i = i0; i < i1; i++) {
-                if (crt_usable(rs[i].e)) finish_scale(&rs[i], mx[i - i0], s2[i - i0], s1[i - i0]);
-                else { rs[i].c = 0; rs[i].l1 = 0.0; rs[i].cz = INT32_MIN; }
+            for (int64_t i = 0; i < w; i++) {
+                ozb_op_crt_row o = {e[i], 0, 0.0};
+                if (ozb_op_usable(e[i])) {
+                    double a2[L], a1[L];
+                    for (int t = 0; t < L; t++) { a2[t] = p2[t][i]; a1[t] = p1[t][i]; }
+                    o = ozb_op_crt_row_finish(e[i], a2, a1);
+                }
+                set_scale(&rs[i0 + i], o);
             }
         });
         return;
     }
     OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
-    for (int64_t i = 0; i < rows; i++) {
-        int64_t mx = 0;
-        for (int64_t l = 0; l < k; l++) {
-            int64_t b = (int64_t)(ozb_bits(ozb_view_at(v, i, l)) & 0x7fffffffffffffffull);
-            mx = b > mx ? b : mx;
-        }
-        rs[i].e = exp_of(mx);
-        if (!crt_usable(rs[i].e)) { rs[i].c = 0; rs[i].l1 = 0.0; rs[i].cz = INT32_MIN; continue; }
-        double s2 = 0.0, s1 = 0.0, g[2];
-        ozb_pow2_pair(-rs[i].e, g);
-        for (int64_t l = 0; l < k; l++) {            /* |x 2^-e| < 1: no overflow, order fixed */
-            const double x = ozb_view_at(v, i, l) * g[0] * g[1];
-            s2 += x * x;
-            s1 += fabs(x);
-        }
-        finish_scale(&rs[i], mx, s2, s1);
-    });
+    for (int64_t i = 0; i < rows; i++) set_scale(&rs[i], ozb_op_crt_rowscale(v->p + i * v->rs, v->cs, k)););
 }
 
 /* The scaling exponent of a row for s moduli: FAST ka = alpha - c (||x'||_2 <= 2^alpha);

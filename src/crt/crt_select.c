@@ -105,32 +105,40 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
                 v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
             }
     }
-    /* dot_i = (|A||B|e)_i 2^-(e_i + EB), l ascending for each row (both loop orders) */
+    /* dot_i = (|A||B|e)_i 2^-(e_i + EB), in lane order (ozb_op_crt_dot_item, both loop
+     * orders: each term into the same partial in the same order) */
     double *dot = v + k;
     if (pr->a.rs == 1 && pr->a.cs != 1 && m > 1) {
-        const int64_t chunk = 256, nch = (m + chunk - 1) / chunk;
+        enum { L = OZB_OP_SUM_LANES, CH = 64 };
+        const int64_t nch = (m + CH - 1) / CH;
         OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
-            const int64_t i0 = ch * chunk, i1 = i0 + chunk < m ? i0 + chunk : m;
-            double g1[256], g2[256];
-            for (int64_t i = i0; i < i1; i++) {
-                double g[2] = {0.0, 0.0};
-                if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
-                g1[i - i0] = g[0]; g2[i - i0] = g[1];
-                dot[i] = 0.0;
+            const int64_t i0 = ch * CH, i1 = i0 + CH < m ? i0 + CH : m, w = i1 - i0;
+            double g[CH][2], p[L][CH];                   /* [lane][row]: rows contiguous */
+            for (int64_t i = 0; i < w; i++) {
+                g[i][0] = g[i][1] = 0.0;
+                if (crt_usable(ra[i0 + i].e)) ozb_pow2_pair(-ra[i0 + i].e, g[i]);
             }
+            for (int t = 0; t < L; t++)
+                for (int64_t i = 0; i < w; i++) p[t][i] = 0.0;
             for (int64_t l = 0; l < k; l++) {
-                const double *col = pr->a.p + l * pr->a.cs;
-                for (int64_t i = i0; i < i1; i++) dot[i] += fabs(col[i] * g1[i - i0] * g2[i - i0]) * v[l];
+                const double *col = pr->a.p + l * pr->a.cs + i0;
+                double *q = p[l % L];
+                for (int64_t i = 0; i < w; i++) q[i] += ozb_op_crt_dot_term(col[i], g[i], v[l]);
+            }
+            for (int64_t i = 0; i < w; i++) {
+                double a[L];
+                for (int t = 0; t < L; t++) a[t] = p[t][i];
+                dot[i0 + i] = ozb_op_lane_tree(a);
             }
         });
     } else {
         OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t i = 0; i < m; i++) {
-            double g[2] = {0.0, 0.0}, d = 0.0;
+            double g[2] = {0.0, 0.0}, p[OZB_OP_SUM_LANES] = {0.0};
             if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
-            for (int64_t l = 0; l < k; l++) d += fabs(ozb_view_at(&pr->a, i, l) * g[0] * g[1]) * v[l];
-            dot[i] = d;
+            for (int64_t l = 0; l < k; l++) p[l % OZB_OP_SUM_LANES] += ozb_op_crt_dot_term(ozb_view_at(&pr->a, i, l), g, v[l]);
+            dot[i] = ozb_op_lane_tree(p);
         });
     }
     return ozb_crt_select(m, n, k, ra, rb, EB, dot, nt);
