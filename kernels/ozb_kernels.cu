@@ -245,16 +245,91 @@ __global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, doub
 }
 
 /* ---- the CRT format ---- */
+/* Row scales and DOUBLE's row sums, OZB_KL_SUM_ROWS rows a block (issue 17, finding 5:
+ * one thread a row kept 6 % of an H100 busy at m = 16384): thread (row, lane) takes the row's
+ * elements l = lane, lane + 32, ... in ascending order (lanes fastest along a contiguous row,
+ * rows fastest for a column-major side: each 32-byte sector read is used whole), the largest
+ * bits are combined by max (order-free) and the 32 lane partials go through shared memory into
+ * ozb_op_lane_tree: the lane order of the CPU's loops (kernels/ozb_engine_ops.h), the same
+ * bits.  The row loop is uniform in the block (barriers). */
+constexpr int kLanes = OZB_OP_SUM_LANES, kRowsPerBlock = kThreads / OZB_OP_SUM_LANES;
+
+__device__ inline void row_lane(const ozb_op_side &sd, int *lane, int *rr)
+{
+    const int t = (int)threadIdx.x;
+    const bool cm = sd.rs == 1 && sd.cs != 1;
+    *lane = cm ? t / kRowsPerBlock : t % kLanes;
+    *rr = cm ? t % kRowsPerBlock : t / kLanes;
+}
+
 __global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
 {
-    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < sd.rows; r += (int64_t)gridDim.x * blockDim.x)
-        out[r] = ozb_op_crt_rowscale(sd.p + r * sd.rs, sd.cs, sd.k);
+    __shared__ unsigned long long smx[kRowsPerBlock][kLanes];
+    __shared__ double s2[kRowsPerBlock][kLanes], s1[kRowsPerBlock][kLanes];
+    int lane, rr;
+    row_lane(sd, &lane, &rr);
+    for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < sd.rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
+        const int64_t r = r0 + rr;
+        const bool in = r < sd.rows;
+        const double *row = sd.p + (in ? r : 0) * sd.rs;
+        unsigned long long mx = 0;
+        for (int64_t l = lane; in && l < sd.k; l += kLanes) {
+            const unsigned long long b = ozb_op_bits(row[l * sd.cs]) & OZB_OP_ABS;
+            mx = b > mx ? b : mx;
+        }
+        smx[rr][lane] = mx;
+        __syncthreads();
+        for (int i = 0; i < kLanes; i++) mx = smx[rr][i] > mx ? smx[rr][i] : mx;
+        const int32_t e = ozb_op_crt_row_exp(mx);
+        double a2 = 0.0, a1 = 0.0;
+        if (in && ozb_op_usable(e)) {
+            double g[2];
+            ozb_op_pow2_pair(-e, g);
+            for (int64_t l = lane; l < sd.k; l += kLanes) {
+                const double x = row[l * sd.cs] * g[0] * g[1];
+                a2 += x * x;
+                a1 += fabs(x);
+            }
+        }
+        s2[rr][lane] = a2;
+        s1[rr][lane] = a1;
+        __syncthreads();
+        if (in && lane == 0) {
+            ozb_op_crt_row o = {e, 0, 0.0};
+            if (ozb_op_usable(e)) {
+                double p2[kLanes], p1[kLanes];
+                for (int i = 0; i < kLanes; i++) { p2[i] = s2[rr][i]; p1[i] = s1[rr][i]; }
+                o = ozb_op_crt_row_finish(e, p2, p1);
+            }
+            out[r] = o;
+        }
+        __syncthreads();
+    }
 }
 
 __global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double *v, double *dot)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < sd.rows; i += (int64_t)gridDim.x * blockDim.x)
-        dot[i] = ozb_op_crt_dot_item(&sd, e, v, i);
+    __shared__ double sp[kRowsPerBlock][kLanes];
+    int lane, rr;
+    row_lane(sd, &lane, &rr);
+    for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < sd.rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
+        const int64_t r = r0 + rr;
+        double a = 0.0;
+        if (r < sd.rows) {
+            double g[2] = {0.0, 0.0};
+            if (ozb_op_usable(e[r])) ozb_op_pow2_pair(-e[r], g);
+            const double *row = sd.p + r * sd.rs;
+            for (int64_t l = lane; l < sd.k; l += kLanes) a += ozb_op_crt_dot_term(row[l * sd.cs], g, v[l]);
+        }
+        sp[rr][lane] = a;
+        __syncthreads();
+        if (r < sd.rows && lane == 0) {
+            double p[kLanes];
+            for (int i = 0; i < kLanes; i++) p[i] = sp[rr][i];
+            dot[r] = ozb_op_lane_tree(p);
+        }
+        __syncthreads();
+    }
 }
 
 __global__ void k_crt_residues(const ozb_op_side sd, const double *f1, const double *f2, const ozb_op_crt_res rc,
@@ -607,7 +682,7 @@ static int kl_crt_rows(const void *side, void *out, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.rows <= 0) return 0;
-    OZB_LAUNCH(k_crt_rows, blocks_for(sd.rows), kThreads, (cudaStream_t)stream)(sd, (ozb_op_crt_row *)out);
+    OZB_LAUNCH_SYNC(k_crt_rows, blocks_for(sd.rows * kLanes), kThreads, (cudaStream_t)stream)(sd, (ozb_op_crt_row *)out);
     return launched();
 }
 
@@ -615,7 +690,7 @@ static int kl_crt_dots(const void *side, const int32_t *e, const double *v, doub
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.rows <= 0) return 0;
-    OZB_LAUNCH(k_crt_dots, blocks_for(sd.rows), kThreads, (cudaStream_t)stream)(sd, e, v, dot);
+    OZB_LAUNCH_SYNC(k_crt_dots, blocks_for(sd.rows * kLanes), kThreads, (cudaStream_t)stream)(sd, e, v, dot);
     return launched();
 }
 

@@ -47,8 +47,8 @@ typedef struct ozb_kl_table {
     int (*vmax)(const double *w, int64_t k, uint64_t *slot, void *stream);
     int (*crit)(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA, int beta,
                     double sfac, int dhyp, int64_t items, void *stream);
-    /* the CRT format: row scales (ozb_op_crt_rowscale, one row per thread), DOUBLE mode's row
-     * sums, residues (ozb_op_crt_res_item; rc: an ozb_op_crt_res) and the output
+    /* the CRT format: row scales (ozb_op_crt_rowscale's values, a block of 32 lanes a row),
+     * DOUBLE mode's row sums (the same), residues (ozb_op_crt_res_item; rc: an ozb_op_crt_res) and the output
      * (ozb_op_crt_out_item; g: an ozb_op_crt_out_args) */
     int (*crt_rows)(const void *side, void *out, void *stream);
     int (*crt_dots)(const void *side, const int32_t *e, const double *v, double *dot, void *stream);

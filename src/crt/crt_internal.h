@@ -31,4 +31,6 @@ int  ozb_crt_make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, 
  * backend failed); DOUBLE mode's moduli count (0: beyond the table; v: k + m doubles) */
 int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb, int nt);
 int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rowscale_t *rb, int nt, double *v);
+/* DOUBLE mode's row sums dot_i = sum_l |a_il 2^-e_i| v_l in lane order (kernels/ozb_crt_ops.h) */
+void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt);
 #endif

@@ -82,6 +82,45 @@ int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n)
     return EB;
 }
 
+/* dot_i = sum_l |a_il 2^-e_i| v_l for the m rows of a, in lane order (ozb_op_crt_dot_item; both
+ * loop orders put each term into the same partial in the same order: the same bits) */
+void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt)
+{
+    if (a->rs == 1 && a->cs != 1 && m > 1) {
+        enum { L = OZB_OP_SUM_LANES, CH = 64 };
+        const int64_t nch = (m + CH - 1) / CH;
+        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+        for (int64_t ch = 0; ch < nch; ch++) {
+            const int64_t i0 = ch * CH, i1 = i0 + CH < m ? i0 + CH : m, w = i1 - i0;
+            double g[CH][2], p[L][CH];                   /* [lane][row]: rows contiguous */
+            for (int64_t i = 0; i < w; i++) {
+                g[i][0] = g[i][1] = 0.0;
+                if (crt_usable(ra[i0 + i].e)) ozb_pow2_pair(-ra[i0 + i].e, g[i]);
+            }
+            for (int t = 0; t < L; t++)
+                for (int64_t i = 0; i < w; i++) p[t][i] = 0.0;
+            for (int64_t l = 0; l < k; l++) {
+                const double *col = a->p + l * a->cs + i0;
+                double *q = p[l % L];
+                for (int64_t i = 0; i < w; i++) q[i] += ozb_op_crt_dot_term(col[i], g[i], v[l]);
+            }
+            for (int64_t i = 0; i < w; i++) {
+                double q[L];
+                for (int t = 0; t < L; t++) q[t] = p[t][i];
+                dot[i0 + i] = ozb_op_lane_tree(q);
+            }
+        });
+    } else {
+        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+        for (int64_t i = 0; i < m; i++) {
+            double g[2] = {0.0, 0.0}, p[OZB_OP_SUM_LANES] = {0.0};
+            if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
+            for (int64_t l = 0; l < k; l++) p[l % OZB_OP_SUM_LANES] += ozb_op_crt_dot_term(ozb_view_at(a, i, l), g, v[l]);
+            dot[i] = ozb_op_lane_tree(p);
+        });
+    }
+}
+
 int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rowscale_t *rb, int nt, double *v)
 {
     const int64_t m = pr->m, n = pr->n, k = pr->k;
@@ -105,42 +144,9 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
                 v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
             }
     }
-    /* dot_i = (|A||B|e)_i 2^-(e_i + EB), in lane order (ozb_op_crt_dot_item, both loop
-     * orders: each term into the same partial in the same order) */
+    /* dot_i = (|A||B|e)_i 2^-(e_i + EB) */
     double *dot = v + k;
-    if (pr->a.rs == 1 && pr->a.cs != 1 && m > 1) {
-        enum { L = OZB_OP_SUM_LANES, CH = 64 };
-        const int64_t nch = (m + CH - 1) / CH;
-        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
-        for (int64_t ch = 0; ch < nch; ch++) {
-            const int64_t i0 = ch * CH, i1 = i0 + CH < m ? i0 + CH : m, w = i1 - i0;
-            double g[CH][2], p[L][CH];                   /* [lane][row]: rows contiguous */
-            for (int64_t i = 0; i < w; i++) {
-                g[i][0] = g[i][1] = 0.0;
-                if (crt_usable(ra[i0 + i].e)) ozb_pow2_pair(-ra[i0 + i].e, g[i]);
-            }
-            for (int t = 0; t < L; t++)
-                for (int64_t i = 0; i < w; i++) p[t][i] = 0.0;
-            for (int64_t l = 0; l < k; l++) {
-                const double *col = pr->a.p + l * pr->a.cs + i0;
-                double *q = p[l % L];
-                for (int64_t i = 0; i < w; i++) q[i] += ozb_op_crt_dot_term(col[i], g[i], v[l]);
-            }
-            for (int64_t i = 0; i < w; i++) {
-                double a[L];
-                for (int t = 0; t < L; t++) a[t] = p[t][i];
-                dot[i0 + i] = ozb_op_lane_tree(a);
-            }
-        });
-    } else {
-        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
-        for (int64_t i = 0; i < m; i++) {
-            double g[2] = {0.0, 0.0}, p[OZB_OP_SUM_LANES] = {0.0};
-            if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
-            for (int64_t l = 0; l < k; l++) p[l % OZB_OP_SUM_LANES] += ozb_op_crt_dot_term(ozb_view_at(&pr->a, i, l), g, v[l]);
-            dot[i] = ozb_op_lane_tree(p);
-        });
-    }
+    ozb_crt_row_dots(&pr->a, m, k, ra, v, dot, nt);
     return ozb_crt_select(m, n, k, ra, rb, EB, dot, nt);
 }
 
