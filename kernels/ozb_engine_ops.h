@@ -200,17 +200,28 @@ OZB_HD double ozb_op_crit_term(double x, double vl, int E, int T, int beta, doub
     return (fabs(d) * ds + fabs(r * rs)) * vl;
 }
 
-/* ozb_crit_sum's canonical order: 8 interleaved lanes, a fixed tree, then the tail. */
+/* ozb_crit_sum's canonical order (ozb_kernel_ops.h: OZB_OP_CRIT_LANES, ozb_op_lanes8) */
+OZB_HD double ozb_op_crit_lane(const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta, double ds,
+                               double rs, int j)
+{
+    double a = 0.0;
+    for (int64_t l = j; l < n - n % OZB_OP_CRIT_LANES; l += OZB_OP_CRIT_LANES) a += ozb_op_crit_term(row[l * cs], v[l], E, T, beta, ds, rs);
+    return a;
+}
+
+OZB_HD double ozb_op_crit_tail(double s, const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta,
+                               double ds, double rs)
+{
+    for (int64_t l = n - n % OZB_OP_CRIT_LANES; l < n; l++) s += ozb_op_crit_term(row[l * cs], v[l], E, T, beta, ds, rs);
+    return s;
+}
+
 OZB_HD double ozb_op_crit_sum(const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta,
                               double ds, double rs)
 {
-    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t l = 0;
-    for (; l + 8 <= n; l += 8)
-        for (int j = 0; j < 8; j++) acc[j] += ozb_op_crit_term(row[(l + j) * cs], v[l + j], E, T, beta, ds, rs);
-    double s = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
-    for (; l < n; l++) s += ozb_op_crit_term(row[l * cs], v[l], E, T, beta, ds, rs);
-    return s;
+    double acc[OZB_OP_CRIT_LANES];
+    for (int j = 0; j < OZB_OP_CRIT_LANES; j++) acc[j] = ozb_op_crit_lane(row, cs, n, v, E, T, beta, ds, rs, j);
+    return ozb_op_crit_tail(ozb_op_lanes8(acc), row, cs, n, v, E, T, beta, ds, rs);
 }
 
 /* Crit item w = (kk, r) (rows fastest): DOUBLE mode's slice count of row r of op(A) in block
@@ -219,45 +230,67 @@ OZB_HD double ozb_op_crit_sum(const double *row, int64_t cs, int64_t n, const do
  * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (scheme1/pipeline.c).  v and u
  * are the weights over all of k (scheme1/weights.c's s1_abs_col_sums and s1_exp_col_sums); ns holds the
  * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
+/* Where crit item w reads: row r of op(A) over block kk (q = kk rows + r), n elements from l0 */
+typedef struct { int64_t q, l0, n; const double *row; int E, esc, ns_exact; double rs; } ozb_op_crit_at;
+OZB_HD ozb_op_crit_at ozb_op_crit_where(const ozb_op_side *a, const int32_t *e, const int32_t *ns, int64_t w)
+{
+    ozb_op_crit_at c;
+    const int64_t r = w % a->rows, kk = w / a->rows;
+    c.q = kk * a->rows + r;
+    c.ns_exact = ns[c.q];
+    c.l0 = kk * a->kb;
+    c.n = c.l0 + a->kb < a->k ? a->kb : a->k - c.l0;
+    c.row = a->p + r * a->rs + c.l0 * a->cs;
+    c.E = e[c.q];
+    c.esc = c.E > 0 ? c.E : 0;
+    c.rs = ldexp(1.0, -c.esc);
+    return c;
+}
+
+/* the d of a row that stopped at T slices (met: by the criterion) */
+OZB_HD int ozb_op_crit_d(int T, int met, int dhyp, int dsafe)
+{
+    const int rd = met ? T : (T > dhyp ? T : dhyp);       /* row_d: a row split to its end takes dhyp */
+    return rd > dsafe ? rd : dsafe;
+}
+
 OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double *u, const int32_t *e, int32_t *ns,
                              int32_t *dA, int beta, double sfac, int dhyp, int64_t w)
 {
-    const int64_t r = w % a->rows, kk = w / a->rows, q = kk * a->rows + r;
-    const int ns_exact = ns[q];
-    if (ns_exact <= 0) { dA[q] = 0; return; }
-    const int64_t l0 = kk * a->kb, n = l0 + a->kb < a->k ? a->kb : a->k - l0;
-    const double *row = a->p + r * a->rs + l0 * a->cs;
-    const int E = e[q], esc = E > 0 ? E : 0;
-    const double rs = ldexp(1.0, -esc);
-    const double s_bound = sfac * ozb_op_crit_sum(row, a->cs, n, v + l0, E, 0, beta, 0.0, rs);
-    double U = 0.0;
-    for (int64_t l = 0; l < n; l++) U += row[l * a->cs] != 0.0 ? u[l0 + l] : 0.0;
-    const int dsafe = ozb_op_fast_safe_d(U, s_bound, beta, E - esc);
+    const ozb_op_crit_at c = ozb_op_crit_where(a, e, ns, w);
+    if (c.ns_exact <= 0) { dA[c.q] = 0; return; }
+    const double s_bound = sfac * ozb_op_crit_sum(c.row, a->cs, c.n, v + c.l0, c.E, 0, beta, 0.0, c.rs);
+    const double U = ozb_op_u_sum(c.row, a->cs, c.n, u + c.l0);
+    const int dsafe = ozb_op_fast_safe_d(U, s_bound, beta, c.E - c.esc);
     int T = 1, met = 0;
     for (;; T++) {
         if (T >= 2) {
-            const double td = (double)(T + 1) * ozb_op_crit_sum(row, a->cs, n, v + l0, E, T, beta, ldexp(1.0, E - T * beta - esc), rs);
+            const double td = (double)(T + 1) * ozb_op_crit_sum(c.row, a->cs, c.n, v + c.l0, c.E, T, beta,
+                                                                ldexp(1.0, c.E - T * beta - c.esc), c.rs);
             if (s_bound > td) { met = 1; break; }
         }
-        if (T >= ns_exact) break;
+        if (T >= c.ns_exact) break;
     }
-    ns[q] = T;
-    const int rd = met ? T : (T > dhyp ? T : dhyp);       /* row_d: a row split to its end takes dhyp */
-    dA[q] = rd > dsafe ? rd : dsafe;
+    ns[c.q] = T;
+    dA[c.q] = ozb_op_crit_d(T, met, dhyp, dsafe);
 }
 
-/* Column-sum item l of op(B)^T's rows j < rows, j in order (scheme1/weights.c's s1_col_sums_pass and
- * exp_col_sums, and crt.c's v): g == NULL: sum_j |x| sc sc2 over finite x (sc2 = 1: one factor,
- * exactly as x sc; two normal factors reach 2^-2000); else sum_j g[j] over finite nonzero x. */
+/* Column sums of op(B)^T's rows j < rows (scheme1/weights.c's s1_col_sums_pass and
+ * s1_exp_col_sums, crt_select.c's v; src/sum/lane_sums.c on the CPU): g == NULL: term j of
+ * column l is |x| sc sc2 for finite x (sc2 = 1: one factor, exactly as x sc; two normal factors
+ * reach 2^-2000), else g[j] for finite nonzero x; the terms in lane order over j. */
+OZB_HD double ozb_op_colsum_term(double x, const double *g, int64_t j, double sc, double sc2)
+{
+    if (g) return (x != 0.0 && isfinite(x)) ? g[j] : 0.0;
+    const double ax = fabs(x);
+    return ax <= 1.7976931348623157e308 ? ax * sc * sc2 : 0.0;
+}
+
 OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, double sc2, int64_t l)
 {
-    double s = 0.0;
-    for (int64_t j = 0; j < b->rows; j++) {
-        const double x = b->p[j * b->rs + l * b->cs];
-        if (g) s += (x != 0.0 && isfinite(x)) ? g[j] : 0.0;
-        else { const double ax = fabs(x); s += ax <= 1.7976931348623157e308 ? ax * sc * sc2 : 0.0; }
-    }
-    return s;
+    double p[OZB_OP_SUM_LANES] = {0.0};
+    for (int64_t j = 0; j < b->rows; j++) p[j % OZB_OP_SUM_LANES] += ozb_op_colsum_term(b->p[j * b->rs + l * b->cs], g, j, sc, sc2);
+    return ozb_op_lane_tree(p);
 }
 
 /* DOUBLE-mode DOT over several k-blocks (pipeline.c's local_weights): Algorithm 3's weights

@@ -167,6 +167,37 @@ OZB_HD void ozb_op_meta_finish(ozb_op_rowmeta m, int beta, int limit, int32_t *e
     *ns = n;
 }
 
+/* Algorithm 3's sums in one canonical order (split.c's ozb_crit_sum, kernels/ozb_engine_ops.h's
+ * ozb_op_crit_sum, fast mode's U): 8 interleaved lanes (lane j: the terms l = j, j + 8, ...
+ * below n8 = n - n % 8, in ascending l), the fixed tree ozb_op_lanes8, then the tail l >= n8 in
+ * ascending l.  A GPU runs the lanes in parallel (k_crit), the CPU interleaved: the same bits. */
+#define OZB_OP_CRIT_LANES 8
+OZB_HD double ozb_op_lanes8(const double *acc)
+{
+    return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
+/* Fast mode's U of a row, sum_l [x_l != 0] u_l, in that order (split.c's fast_safe_d) */
+OZB_HD double ozb_op_u_lane(const double *row, int64_t cs, int64_t n, const double *u, int j)
+{
+    double a = 0.0;
+    for (int64_t l = j; l < n - n % OZB_OP_CRIT_LANES; l += OZB_OP_CRIT_LANES) a += row[l * cs] != 0.0 ? u[l] : 0.0;
+    return a;
+}
+
+OZB_HD double ozb_op_u_tail(double s, const double *row, int64_t cs, int64_t n, const double *u)
+{
+    for (int64_t l = n - n % OZB_OP_CRIT_LANES; l < n; l++) s += row[l * cs] != 0.0 ? u[l] : 0.0;
+    return s;
+}
+
+OZB_HD double ozb_op_u_sum(const double *row, int64_t cs, int64_t n, const double *u)
+{
+    double acc[OZB_OP_CRIT_LANES];
+    for (int j = 0; j < OZB_OP_CRIT_LANES; j++) acc[j] = ozb_op_u_lane(row, cs, n, u, j);
+    return ozb_op_u_tail(ozb_op_lanes8(acc), row, cs, n, u);
+}
+
 /* DOUBLE mode's fast-mode bound (split.c's fast_safe_d): the smallest D, from 1, at which
  *   (D+1) U 2^(3.05 + e_rel - D beta) <= s_bound,
  * i.e. 2 (D+1) 2^(e_a - D beta) 2^Ev U below a quarter of the row's Algorithm 3 bound with a

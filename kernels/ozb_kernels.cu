@@ -238,12 +238,6 @@ __global__ void k_fused_dot(const ozb_op_side sd, const ozb_op_side sy, int beta
     }
 }
 
-__global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double sc2, double *w)
-{
-    for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < sd.k; l += (int64_t)gridDim.x * blockDim.x)
-        w[l] = ozb_op_colsum_item(&sd, g, sc, sc2, l);
-}
-
 /* ---- the CRT format ---- */
 /* Row scales and DOUBLE's row sums, OZB_KL_SUM_ROWS rows a block (issue 17, finding 5:
  * one thread a row kept 6 % of an H100 busy at m = 16384): thread (row, lane) takes the row's
@@ -254,12 +248,14 @@ __global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, doub
  * bits.  The row loop is uniform in the block (barriers). */
 constexpr int kLanes = OZB_OP_SUM_LANES, kRowsPerBlock = kThreads / OZB_OP_SUM_LANES;
 
-__device__ inline void row_lane(const ozb_op_side &sd, int *lane, int *rr)
+/* rows fastest where consecutive rows are adjacent in memory (row stride 1, the summed index
+ * strided), else lanes fastest */
+__device__ inline void row_lane(int64_t row_stride, int64_t sum_stride, int *lane, int *rr)
 {
     const int t = (int)threadIdx.x;
-    const bool cm = sd.rs == 1 && sd.cs != 1;
-    *lane = cm ? t / kRowsPerBlock : t % kLanes;
-    *rr = cm ? t % kRowsPerBlock : t / kLanes;
+    const bool rows_fast = row_stride == 1 && sum_stride != 1;
+    *lane = rows_fast ? t / kRowsPerBlock : t % kLanes;
+    *rr = rows_fast ? t % kRowsPerBlock : t / kLanes;
 }
 
 __global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
@@ -267,7 +263,7 @@ __global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
     __shared__ unsigned long long smx[kRowsPerBlock][kLanes];
     __shared__ double s2[kRowsPerBlock][kLanes], s1[kRowsPerBlock][kLanes];
     int lane, rr;
-    row_lane(sd, &lane, &rr);
+    row_lane(sd.rs, sd.cs, &lane, &rr);
     for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < sd.rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
         const int64_t r = r0 + rr;
         const bool in = r < sd.rows;
@@ -296,11 +292,7 @@ __global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
         __syncthreads();
         if (in && lane == 0) {
             ozb_op_crt_row o = {e, 0, 0.0};
-            if (ozb_op_usable(e)) {
-                double p2[kLanes], p1[kLanes];
-                for (int i = 0; i < kLanes; i++) { p2[i] = s2[rr][i]; p1[i] = s1[rr][i]; }
-                o = ozb_op_crt_row_finish(e, p2, p1);
-            }
+            if (ozb_op_usable(e)) o = ozb_op_crt_row_finish(e, s2[rr], s1[rr]);   /* the partials in place */
             out[r] = o;
         }
         __syncthreads();
@@ -311,7 +303,7 @@ __global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double 
 {
     __shared__ double sp[kRowsPerBlock][kLanes];
     int lane, rr;
-    row_lane(sd, &lane, &rr);
+    row_lane(sd.rs, sd.cs, &lane, &rr);
     for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < sd.rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
         const int64_t r = r0 + rr;
         double a = 0.0;
@@ -323,11 +315,26 @@ __global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double 
         }
         sp[rr][lane] = a;
         __syncthreads();
-        if (r < sd.rows && lane == 0) {
-            double p[kLanes];
-            for (int i = 0; i < kLanes; i++) p[i] = sp[rr][i];
-            dot[r] = ozb_op_lane_tree(p);
-        }
+        if (r < sd.rows && lane == 0) dot[r] = ozb_op_lane_tree(sp[rr]);
+        __syncthreads();
+    }
+}
+
+/* The column sums of op(B)^T (ozb_op_colsum_item) the same way: the block's "rows" are the
+ * columns l, summed over j in lane order */
+__global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double sc2, double *w)
+{
+    __shared__ double sp[kRowsPerBlock][kLanes];
+    int lane, rr;
+    row_lane(sd.cs, sd.rs, &lane, &rr);
+    for (int64_t l0 = (int64_t)blockIdx.x * kRowsPerBlock; l0 < sd.k; l0 += (int64_t)gridDim.x * kRowsPerBlock) {
+        const int64_t l = l0 + rr;
+        double a = 0.0;
+        if (l < sd.k)
+            for (int64_t j = lane; j < sd.rows; j += kLanes) a += ozb_op_colsum_term(sd.p[j * sd.rs + l * sd.cs], g, j, sc, sc2);
+        sp[rr][lane] = a;
+        __syncthreads();
+        if (l < sd.k && lane == 0) w[l] = ozb_op_lane_tree(sp[rr]);
         __syncthreads();
     }
 }
@@ -416,11 +423,78 @@ __global__ void k_vmax(const double *w, int64_t k, unsigned long long *slot)
     if (m) atomicMax(slot, m);
 }
 
+/* DOUBLE mode's criterion (ozb_op_crit_item's values), 32 items a block and 8 lanes an item
+ * (issue 17, finding 5: one thread an item before): lane j computes partial j of each of the
+ * item's sums (ozb_op_crit_lane, ozb_op_u_lane), lane 0 combines them in the canonical order
+ * (ozb_op_lanes8, then the tail) and decides; the T loop is uniform in the block and runs while
+ * an item of the block goes on.  Lanes fastest along a contiguous row, items fastest for a
+ * column-major op(A). */
+constexpr int kCritLanes = OZB_OP_CRIT_LANES, kCritItems = kThreads / OZB_OP_CRIT_LANES;
+
 __global__ void k_crit(const ozb_op_side sd, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
                        int beta, double sfac, int dhyp, int64_t items)
 {
-    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
-        ozb_op_crit_item(&sd, v, u, e, ns, dA, beta, sfac, dhyp, w);
+    __shared__ double sa[kCritItems][kCritLanes], su[kCritItems][kCritLanes];
+    __shared__ int sgo[kCritItems], sany;
+    const int t = (int)threadIdx.x;
+    const bool items_fast = sd.rs == 1 && sd.cs != 1;
+    const int lane = items_fast ? t / kCritItems : t % kCritLanes, it = items_fast ? t % kCritItems : t / kCritLanes;
+    for (int64_t w0 = (int64_t)blockIdx.x * kCritItems; w0 < items; w0 += (int64_t)gridDim.x * kCritItems) {
+        const int64_t w = w0 + it;
+        ozb_op_crit_at c{};
+        bool live = false;
+        if (w < items) {
+            c = ozb_op_crit_where(&sd, e, ns, w);
+            live = c.ns_exact > 0;
+        }
+        sa[it][lane] = live ? ozb_op_crit_lane(c.row, sd.cs, c.n, v + c.l0, c.E, 0, beta, 0.0, c.rs, lane) : 0.0;
+        su[it][lane] = live ? ozb_op_u_lane(c.row, sd.cs, c.n, u + c.l0, lane) : 0.0;
+        __syncthreads();
+        double s_bound = 0.0;
+        int dsafe = 0, T_stop = 0, met = 0;
+        bool alive = false;                                /* lane 0's: the item goes on */
+        if (lane == 0) {
+            if (live) {
+                s_bound = sfac * ozb_op_crit_tail(ozb_op_lanes8(sa[it]), c.row, sd.cs, c.n, v + c.l0, c.E, 0, beta, 0.0, c.rs);
+                const double U = ozb_op_u_tail(ozb_op_lanes8(su[it]), c.row, sd.cs, c.n, u + c.l0);
+                dsafe = ozb_op_fast_safe_d(U, s_bound, beta, c.E - c.esc);
+            }
+            alive = live;
+            sgo[it] = live;
+        }
+        __syncthreads();
+        for (int T = 1;; T++) {
+            if (T >= 2) {
+                const bool go = sgo[it];                   /* written before the last barrier */
+                const double ds = go ? ldexp(1.0, c.E - T * beta - c.esc) : 0.0;
+                sa[it][lane] = go ? ozb_op_crit_lane(c.row, sd.cs, c.n, v + c.l0, c.E, T, beta, ds, c.rs, lane) : 0.0;
+                __syncthreads();
+                if (lane == 0 && alive) {
+                    const double td = (double)(T + 1) * ozb_op_crit_tail(ozb_op_lanes8(sa[it]), c.row, sd.cs, c.n, v + c.l0, c.E,
+                                                                        T, beta, ds, c.rs);
+                    if (s_bound > td) { met = 1; T_stop = T; alive = false; }
+                }
+            }
+            if (lane == 0 && alive && T >= c.ns_exact) { T_stop = T; alive = false; }
+            if (lane == 0) sgo[it] = alive;
+            __syncthreads();
+            if (t == 0) {
+                int any = 0;
+                for (int i = 0; i < kCritItems; i++) any |= sgo[i];
+                sany = any;
+            }
+            __syncthreads();
+            if (!sany) break;
+        }
+        if (lane == 0 && w < items) {
+            if (!live) dA[c.q] = 0;
+            else {
+                ns[c.q] = T_stop;
+                dA[c.q] = ozb_op_crit_d(T_stop, met, dhyp, dsafe);
+            }
+        }
+        __syncthreads();
+    }
 }
 
 /* one thread per output element.  DOUBLE and FIXED mode's fixed-order binary64 sum needs
@@ -674,7 +748,7 @@ static int kl_colsums(const void *side, const double *g, double sc, double sc2, 
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.k <= 0) return 0;
-    OZB_LAUNCH(k_colsums, blocks_for(sd.k), kThreads, (cudaStream_t)stream)(sd, g, sc, sc2, w);
+    OZB_LAUNCH_SYNC(k_colsums, blocks_for(sd.k * kLanes), kThreads, (cudaStream_t)stream)(sd, g, sc, sc2, w);
     return launched();
 }
 
@@ -740,8 +814,8 @@ static int kl_crit(const void *side, const double *v, const double *u, const int
                            int beta, double sfac, int dhyp, int64_t items, void *stream)
 {
     if (items <= 0) return 0;
-    OZB_LAUNCH(k_crit, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, v, u, e, ns, dA, beta,
-                                                                     sfac, dhyp, items);
+    OZB_LAUNCH_SYNC(k_crit, blocks_for(items * kCritLanes), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, v, u, e,
+                                                                                           ns, dA, beta, sfac, dhyp, items);
     return launched();
 }
 

@@ -7,13 +7,16 @@
  *  - the device kernels k_crt_rows and k_crt_dots (a block of 32 lanes a row, the real kernel
  *    bodies on the emulated device, blocks and threads in three shuffled orders) give those
  *    bits, for rows and k around the block's 8 rows and 32 lanes, the phi generator at
- *    phi = 0, 1, 4, and rows that are zero, hold Inf or NaN, or subnormals only.
+ *    phi = 0, 1, 4, and rows that are zero, hold Inf or NaN, or subnormals only;
+ *  - the column sums (ozb_lane_col_sums: scheme I's weights and the CRT's v) in both walks and
+ *    on 1 and 2 threads, and the device's k_colsums, with and without the weights g.
  * A sequential sum (the order before) differs from the lane order in the last bits for most
  * rows with k > 32, so any kernel or CPU path that sums in another order fails here. */
 #include "core/knobs.h"
 #include "crt/crt_internal.h"
 #include "cuda/dev.h"
 #include "ozref.h"
+#include "sum/lane_sums.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +147,41 @@ static void one_case(ozb_dev *const devs[3], ozref_rng *r, int64_t rows, int64_t
             }
         }
     }
+    /* column sums over the rows of X (j < rows) for each l < k; g: weights of the rows */
+    double *w[2][2], *g = malloc(sizeof(double) * rows), *hw = malloc(sizeof(double) * k);
+    for (int64_t j = 0; j < rows; j++) g[j] = (j % 3) ? ldexp(1.0, (int)(ozref_uniform(r) * 40) - 20) : 0.0;
+    for (int wt = 0; wt < 2; wt++) {
+        const double *gw = wt ? g : NULL, sc = wt ? 0.0 : 0x1p-3, sc2 = wt ? 1.0 : 0x1p-1000;
+        for (int cm = 0; cm < 2; cm++) {
+            ozb_view vw;
+            layout(X, rows, k, cm, S, &vw);
+            for (int nt = 1; nt <= 2; nt++) {
+                w[cm][nt - 1] = malloc(sizeof(double) * k);
+                ozb_lane_col_sums(vw.p, vw.rs, vw.cs, rows, k, gw, sc, sc2, w[cm][nt - 1], nt, nt == 2);
+            }
+            for (int64_t l = 0; l < k; l++)
+                CHECK(same(w[cm][0][l], w[cm][1][l]) && same(w[cm][0][l], w[0][0][l]),
+                      "%lldx%lld phi %g g %d cm %d column %lld: sums %a (2 threads %a, row-major %a)", (long long)rows,
+                      (long long)k, phi, wt, cm, (long long)l, w[cm][0][l], w[cm][1][l], w[0][0][l]);
+            for (int o = 0; o < 3; o++) {
+                ozb_dev *d = devs[o];
+                double *dx = ozb_dev_buf(d, OZB_DBUF_A, sizeof(double) * rows * k), *dw = ozb_dev_buf(d, OZB_DBUF_C2, 8 * k);
+                double *dg = ozb_dev_buf(d, OZB_DBUF_B, 8 * rows);
+                if (!dx || !dw || !dg) { CHECK(0, "device buffers"); continue; }
+                const size_t bytes = sizeof(double) * rows * k;
+                CHECK(ozb_dev_put(d, dx, bytes, S, bytes, bytes, 1) == 0 && ozb_dev_put(d, dg, 8 * rows, g, 8 * rows, 8 * rows, 1) == 0,
+                      "puts");
+                const ozb_view dvw = { dx, vw.rs, vw.cs };
+                CHECK(ozb_dev_colsums(d, &dvw, rows, k, wt ? dg : NULL, sc, sc2, dw) == 0, "k_colsums failed");
+                CHECK(ozb_dev_get(d, hw, 8 * k, dw, 8 * k, 8 * k, 1) == 0, "get");
+                for (int64_t l = 0; l < k; l++)
+                    CHECK(same(hw[l], w[0][0][l]), "%lldx%lld phi %g g %d cm %d order %d column %lld: device %a, CPU %a",
+                          (long long)rows, (long long)k, phi, wt, cm, o + 1, (long long)l, hw[l], w[0][0][l]);
+            }
+        }
+        for (int cm = 0; cm < 2; cm++) for (int nt = 0; nt < 2; nt++) free(w[cm][nt]);
+    }
+    free(g); free(hw);
     free(X); free(S); free(v); free(drow); free(ddot); free(e); free(dot[0]); free(dot[1]);
     for (int a = 0; a < 2; a++) for (int b = 0; b < 2; b++) free(rs[a][b]);
 }

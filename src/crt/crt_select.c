@@ -1,5 +1,6 @@
 /* How many moduli (crt.c): the ACCURATE scaling's bound on |A||B| (one extra exact GEMM)
  * and DOUBLE mode's selection of the fewest moduli that meet Algorithm 3's row bound. */
+#include "sum/lane_sums.h"
 #include "core/tiles.h"
 #include "crt/crt_internal.h"
 #include "core/par.h"
@@ -127,23 +128,10 @@ int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const row
     /* B's quantities relative to 2^EB, EB its largest column exponent */
     const int32_t EB = ozb_crt_col_exp(rb, n);
     if (EB == INT32_MIN) return 2;                  /* op(B) is zero: every moduli count is exact */
-    /* v_l = sum_j |b_jl| 2^-EB (the weights of Algorithm 3), fixed order */
+    /* v_l = sum_j |b_jl| 2^-EB (the weights of Algorithm 3), in lane order over j */
     double gB[2];
     ozb_pow2_pair(-EB, gB);
-    for (int64_t l = 0; l < k; l++) v[l] = 0.0;
-    if (pr->b.cs == 1 || n == 1) {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t l = 0; l < k; l++) {
-                const double b = fabs(ozb_view_at(&pr->b, j, l));
-                v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
-            }
-    } else {                                        /* the same sums, l outer (memory order) */
-        for (int64_t l = 0; l < k; l++)
-            for (int64_t j = 0; j < n; j++) {
-                const double b = fabs(ozb_view_at(&pr->b, j, l));
-                v[l] += b <= DBL_MAX ? b * gB[0] * gB[1] : 0.0;
-            }
-    }
+    ozb_lane_col_sums(pr->b.p, pr->b.rs, pr->b.cs, n, k, NULL, gB[0], gB[1], v, nt, nt > 1 && n * k >= OZB_PAR_WORK);
     /* dot_i = (|A||B|e)_i 2^-(e_i + EB) */
     double *dot = v + k;
     ozb_crt_row_dots(&pr->a, m, k, ra, v, dot, nt);

@@ -121,8 +121,7 @@ static double bits_to_double(int64_t b) { double d; memcpy(&d, &b, sizeof d); re
  * ones (found by tests/fuzz).  e_rel = e_a - esc. */
 static int fast_safe_d(const double *a, const ozb_split_params *prm, int64_t kb, int e_rel, double s_bound)
 {
-    double U = 0.0;
-    for (int64_t l = 0; l < kb; l++) U += a[l] != 0.0 ? prm->u[l] : 0.0;
+    const double U = ozb_op_u_sum(a, 1, kb, prm->u);       /* 8 lanes, tree, tail: as the device's k_crit */
     return ozb_op_fast_safe_d(U, s_bound, prm->beta, e_rel);   /* kernels/ozb_kernel_ops.h, shared with the device */
 }
 
