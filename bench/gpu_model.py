@@ -39,12 +39,16 @@ def crt_double():
     occ = 2 * N / THREADS_RESIDENT       # one thread per row, both sides' rows in flight at best
     rows = []
     rb = 2 * n2 * 8
-    rows.append(("row scales (k_crt_rows)", 3 * 2 * n2, rb, f"{occ:.2f}", f"{occ:.2f}", t(bytes_=rb, eff=occ),
-                 t(bytes_=rb, eff=occ), "one thread per row, crt.c's sums in its order: not parallel without new bits (finding 5, open)"))
+    # after (issue 17 finding 5, 2026-11-26): a block of 32 lanes per 8 rows (k_crt_rows reads each
+    # row twice: its maximum, then its sums), 32 x the rows' threads in flight; the 32-byte sectors
+    # read whole, assumed at 0.8 of the bandwidth
+    rows.append(("row scales (k_crt_rows)", 3 * 2 * n2, rb, f"{occ:.2f}", "0.8", t(bytes_=rb, eff=occ),
+                 t(bytes_=2 * rb, eff=0.8), "before: one thread per row in l order; after: 32 lanes a row in lane "
+                 "order, the CPU the same order (CHANGELOG 2026-11-26), two reads of each row"))
     db = 2 * n2 * 8
     occ1 = N / THREADS_RESIDENT
-    rows.append(("DOUBLE's |A||B|e (k_colsums, k_crt_dots)", 2 * 2 * n2, db, f"{occ1:.2f}", f"{occ1:.2f}", t(bytes_=db, eff=occ1),
-                 t(bytes_=db, eff=occ1), "one thread per column / row (finding 5, open)"))
+    rows.append(("DOUBLE's |A||B|e (k_colsums, k_crt_dots)", 2 * 2 * n2, db, f"{occ1:.2f}", "0.8", t(bytes_=db, eff=occ1),
+                 t(bytes_=db, eff=0.8), "before: one thread per column / row; after: 32 lanes each, lane order"))
     resb = 2 * n2 * 8 + 2 * s * n2
     rows.append(("residues (k_crt_residues, k_crt_residues_cm)", 2 * s * 6 * n2, resb, "0.25", "1", t(bytes_=resb, eff=0.25),
                  t(bytes_=resb), "before: int8 stores kbp bytes apart for column-major A (measured at 4096: 4.05 ms "
@@ -71,7 +75,7 @@ def cr_dgemm():
     sb_ = 2 * n2 * 8 * 2 + (sa + sb) * n2 * 8
     rows.append(("metadata and slices (k_meta_*, k_split)", 10 * 2 * n2, sb_, "1", "1", t(bytes_=sb_), t(bytes_=sb_), ""))
     rows.append(("products (FP64 GEMMs, COMPUTE_64F_PEDANTIC)", gops, 0, "1", "1", t(gops, FP64), t(gops, FP64),
-                 "9 slice pairs on the FP64 tensor cores (finding 4: the exact CRT instead, open)"))
+                 "9 slice pairs on the FP64 tensor cores (replaced since by the exact CRT, finding 4: measured below)"))
     pb = sa * sb * n2 * 8 + 8 * n2
     # the exact sum: one thread per element, 1.9 KB long accumulator; before in local memory
     # (the driver's per-thread stack), after in a global scratch of at most 2^17 accumulators
@@ -149,8 +153,9 @@ def main():
             "as the INT8 GEMMs (3.39 ms); its reductions are binary64 since, not yet timed.",
             "- DGEMM DOUBLE (CRT): measured 3.63x cuBLAS at 4096 and 1.55x at 8192; the tiled column-major residues "
             "0.43 ms (4.05 ms before); the per-row scans (k_crt_rows 1.31, k_crt_dots 1.26, k_colsums 0.50 ms of "
-            "8.3) remain: they sum in crt.c's sequential order, so a parallel version needs a fixed reduction tree "
-            "on the CPU too (a deliberate change of DOUBLE's bits).", ""]
+            "8.3) were one thread a row or column in l order.  Since 2026-11-26 (not yet run on a GPU) they sum in "
+            "lane order on the CPU and the device alike, 32 lanes a row (k_crit: 8 lanes an item), which the first "
+            "table's 'after' column models; nothing of it is measured.", ""]
     print("\n".join(out))
 
 

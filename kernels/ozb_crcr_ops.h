@@ -137,7 +137,8 @@ OZB_HD void ozb_op_crcr_elem(const ozb_op_crcr_args *g, int64_t e)
             br = (mq < xq) || (mq - xq < br);
         }
     }
-    const int64_t il = e % g->mbb, jl = e / g->mbb, gi = g->i0 + il, gj = g->j0 + jl;
+    int64_t il;
+    const int64_t jl = ozb_op_divmod(e, g->mbb, &il), gi = g->i0 + il, gj = g->j0 + jl;
     double *cij = g->c + gi * g->crs + gj * g->ccs;
     const double cval = g->use_c ? *cij : 0.0;
     int zero = 1;

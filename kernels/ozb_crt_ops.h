@@ -260,7 +260,8 @@ OZB_HD void ozb_op_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double 
  * (non-negative doubles order as their bits; a maximum is order-free).  Item e of a tile. */
 OZB_HD uint64_t ozb_op_crt_z_item(const double *Ud, int64_t mbb, int64_t j0, const int32_t *eB, const int32_t *cB, int64_t e)
 {
-    const int64_t jl = e / mbb, gj = j0 + jl;
+    int64_t il;
+    const int64_t jl = ozb_op_divmod(e, mbb, &il), gj = j0 + jl;
     if (!ozb_op_usable(eB[gj])) return 0;
     return ozb_op_bits(Ud[e] * ozb_op_pow2(eB[gj] - cB[gj]));   /* exact: e_j - c_j in [-6, 0] */
 }
@@ -278,7 +279,8 @@ typedef struct {
 
 OZB_HD void ozb_op_crt_out_item(const ozb_op_crt_out_args *g, int64_t e)
 {
-    const int64_t il = e % g->mbb, jl = e / g->mbb, gi = g->i0 + il, gj = g->j0 + jl;
+    int64_t il;
+    const int64_t jl = ozb_op_divmod(e, g->mbb, &il), gi = g->i0 + il, gj = g->j0 + jl;
     double *cij = g->c + gi * g->crs + gj * g->ccs;
     const double cval = g->use_c ? *cij : 0.0;
     double xv = 0.0;

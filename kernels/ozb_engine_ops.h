@@ -235,7 +235,8 @@ typedef struct { int64_t q, l0, n; const double *row; int E, esc, ns_exact; doub
 OZB_HD ozb_op_crit_at ozb_op_crit_where(const ozb_op_side *a, const int32_t *e, const int32_t *ns, int64_t w)
 {
     ozb_op_crit_at c;
-    const int64_t r = w % a->rows, kk = w / a->rows;
+    int64_t r;
+    const int64_t kk = ozb_op_divmod(w, a->rows, &r);
     c.q = kk * a->rows + r;
     c.ns_exact = ns[c.q];
     c.l0 = kk * a->kb;

@@ -47,7 +47,9 @@ __global__ void k_scale(double *c, int64_t crs, int64_t ccs, int64_t m, int64_t 
 {
     const int64_t total = m * n;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
-        double *p = c + (e % m) * crs + (e / m) * ccs;
+        int64_t i;
+        const int64_t j = ozb_op_divmod(e, m, &i);
+        double *p = c + i * crs + j * ccs;
         *p = ozb_op_scale(beta == 0.0 ? 0.0 : *p, beta);
     }
 }
@@ -396,7 +398,9 @@ __global__ void k_crt_zmax(const double *Ud, int64_t mbb, int64_t ne, int64_t i0
 {
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x) {
         const unsigned long long b = (unsigned long long)ozb_op_crt_z_item(Ud, mbb, j0, eB, cB, e);
-        if (b) atomicMax(Z + i0 + e % mbb, b);
+        int64_t il;
+        ozb_op_divmod(e, mbb, &il);
+        if (b) atomicMax(Z + i0 + il, b);
     }
 }
 
@@ -506,7 +510,8 @@ __global__ void k_sum_double(const ozb_op_sum_args g)
 {
     const int64_t total = g.mb * g.nb;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = e % g.mb, j = e / g.mb;
+        int64_t i;
+        const int64_t j = ozb_op_divmod(e, g.mb, &i);
         g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = ozb_op_sum_elem(&g, i, j, nullptr);
     }
 }
@@ -523,7 +528,8 @@ __global__ void k_sum_wide(const ozb_op_sum_args g, ozb_longacc *la)
     if (t < g.nkb) ozb_op_la_init(acc);
     const int64_t total = g.mb * g.nb;
     for (int64_t e = blockIdx.x; e < total; e += gridDim.x) {
-        const int64_t i = e % g.mb, j = e / g.mb;
+        int64_t i;
+        const int64_t j = ozb_op_divmod(e, g.mb, &i);
         if (t < g.nkb) ozb_op_sum_part(&g, i, j, t, T, acc);
         __syncthreads();
         for (int s = T / 2; s > 0; s >>= 1) {
@@ -541,7 +547,8 @@ __global__ void k_sum_exact(const ozb_op_sum_args g, ozb_longacc *la)
     ozb_op_la_init(acc);
     const int64_t total = g.mb * g.nb;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = e % g.mb, j = e / g.mb;
+        int64_t i;
+        const int64_t j = ozb_op_divmod(e, g.mb, &i);
         g.c[(g.i0 + i) * g.crs + (g.j0 + j) * g.ccs] = ozb_op_sum_elem(&g, i, j, acc);
     }
 }
@@ -552,10 +559,11 @@ __global__ void k_eft_rows(const ozb_op_eft_args g, ozb_eft_acc *part)
 {
     const int64_t items = g.m * g.nq;
     for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t q = w / g.m;
+        int64_t i;
+        const int64_t q = ozb_op_divmod(w, g.m, &i);
         ozb_eft_acc acc;
         ozb_op_eft_init(&acc);
-        ozb_op_eft_chunk(&g, w - q * g.m, q, 0, 1, &acc);
+        ozb_op_eft_chunk(&g, i, q, 0, 1, &acc);
         part[w] = acc;
     }
 }
@@ -566,10 +574,11 @@ __global__ void OZB_BOUNDS(kThreads, 4) k_eft_blocks(const ozb_op_eft_args g, oz
     __shared__ ozb_eft_acc red[kThreads];
     const int64_t items = g.m * g.nq;
     for (int64_t w = blockIdx.x; w < items; w += gridDim.x) {           /* the same w in the whole block */
-        const int64_t q = w / g.m;
+        int64_t i;
+        const int64_t q = ozb_op_divmod(w, g.m, &i);
         ozb_eft_acc acc;
         ozb_op_eft_init(&acc);
-        ozb_op_eft_chunk(&g, w - q * g.m, q, threadIdx.x, blockDim.x, &acc);
+        ozb_op_eft_chunk(&g, i, q, threadIdx.x, blockDim.x, &acc);
         red[threadIdx.x] = acc;
         __syncthreads();
         for (unsigned h = blockDim.x / 2; h > 0; h /= 2) {
