@@ -69,7 +69,8 @@ for ph in $phases; do
     done | tee -a "$summary"; wait ;;
   sanitize)
     # memcheck of the device code paths; racecheck (shared-memory hazards: the skinny
-    # product's and the wide exact sum's reductions) and synccheck (barriers) of the engine
+    # product's and the wide exact sum's reductions, the lane sums of k_crt_rows, k_crt_dots,
+    # k_colsums and k_crit) and synccheck (barriers) of the engine
     # test, which runs every kernel.  No fork (CK_FORK=no) so the tool sees the calls.
     san() {  # TOOL NAME
       CK_FORK=no OZBLAS_TEST_CUDA=1 timeout "$tlim" compute-sanitizer --tool "$1" --error-exitcode 9 \
@@ -79,6 +80,7 @@ for ph in $phases; do
     export -f san
     printf '%s\n' "memcheck test_int8_products" "memcheck test_dgemm" "memcheck test_device_engine" \
       "racecheck test_device_engine" "racecheck test_ddot" "synccheck test_device_engine" "synccheck test_ddot" \
+      "racecheck test_lane_sums" "synccheck test_lane_sums" "memcheck test_lane_sums" \
       | xargs -P 7 -L 1 bash -c 'san "$0" "$1"' | sort | tee -a "$summary" ;;
   profile)
     # per-kernel GPU time (Nsight Compute) of one call each: where the time goes
