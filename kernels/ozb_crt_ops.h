@@ -65,10 +65,13 @@ OZB_HD ozb_op_crt_row ozb_op_crt_rowscale(const double *row, int64_t cs, int64_t
     if (!ozb_op_usable(r.e)) return r;
     double g[2], p2[OZB_OP_SUM_LANES] = {0.0}, p1[OZB_OP_SUM_LANES] = {0.0};
     ozb_op_pow2_pair(-r.e, g);
-    for (int64_t l = 0; l < k; l++) {              /* |x 2^-e| < 1: no overflow */
-        const double x = row[l * cs] * g[0] * g[1];
-        p2[l % OZB_OP_SUM_LANES] += x * x;
-        p1[l % OZB_OP_SUM_LANES] += fabs(x);
+    for (int64_t l0 = 0; l0 < k; l0 += OZB_OP_SUM_LANES) {   /* |x 2^-e| < 1: no overflow */
+        const int nt = k - l0 < OZB_OP_SUM_LANES ? (int)(k - l0) : OZB_OP_SUM_LANES;
+        for (int t = 0; t < nt; t++) {
+            const double x = row[(l0 + t) * cs] * g[0] * g[1];
+            p2[t] += x * x;
+            p1[t] += fabs(x);
+        }
     }
     return ozb_op_crt_row_finish(r.e, p2, p1);
 }
@@ -209,13 +212,22 @@ OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const do
  * in lane order (0 for unusable rows) */
 OZB_HD double ozb_op_crt_dot_term(double a, const double g[2], double v) { return fabs(a * g[0] * g[1]) * v; }
 
+/* one row's sum (g: 2^-e as two factors, 0 for an unusable row) */
+OZB_HD double ozb_op_crt_dot_row(const double *row, int64_t cs, int64_t k, const double g[2], const double *v)
+{
+    double p[OZB_OP_SUM_LANES] = {0.0};
+    for (int64_t l0 = 0; l0 < k; l0 += OZB_OP_SUM_LANES) {
+        const int nt = k - l0 < OZB_OP_SUM_LANES ? (int)(k - l0) : OZB_OP_SUM_LANES;
+        for (int t = 0; t < nt; t++) p[t] += ozb_op_crt_dot_term(row[(l0 + t) * cs], g, v[l0 + t]);
+    }
+    return ozb_op_lane_tree(p);
+}
+
 OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const double *v, int64_t i)
 {
-    double g[2] = {0.0, 0.0}, p[OZB_OP_SUM_LANES] = {0.0};
+    double g[2] = {0.0, 0.0};
     if (ozb_op_usable(e[i])) ozb_op_pow2_pair(-e[i], g);
-    const double *row = a->p + i * a->rs;
-    for (int64_t l = 0; l < a->k; l++) p[l % OZB_OP_SUM_LANES] += ozb_op_crt_dot_term(row[l * a->cs], g, v[l]);
-    return ozb_op_lane_tree(p);
+    return ozb_op_crt_dot_row(a->p + i * a->rs, a->cs, a->k, g, v);
 }
 
 /* ---- the ACCURATE scaling's bound (crt.c's crt_accurate) on the device ---- */

@@ -287,11 +287,20 @@ OZB_HD double ozb_op_colsum_term(double x, const double *g, int64_t j, double sc
     return ax <= 1.7976931348623157e308 ? ax * sc * sc2 : 0.0;
 }
 
-OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, double sc2, int64_t l)
+/* one column's sum: its rows elements rs apart */
+OZB_HD double ozb_op_colsum_col(const double *col, int64_t rs, int64_t rows, const double *g, double sc, double sc2)
 {
     double p[OZB_OP_SUM_LANES] = {0.0};
-    for (int64_t j = 0; j < b->rows; j++) p[j % OZB_OP_SUM_LANES] += ozb_op_colsum_term(b->p[j * b->rs + l * b->cs], g, j, sc, sc2);
+    for (int64_t j0 = 0; j0 < rows; j0 += OZB_OP_SUM_LANES) {
+        const int nt = rows - j0 < OZB_OP_SUM_LANES ? (int)(rows - j0) : OZB_OP_SUM_LANES;
+        for (int t = 0; t < nt; t++) p[t] += ozb_op_colsum_term(col[(j0 + t) * rs], g, j0 + t, sc, sc2);
+    }
     return ozb_op_lane_tree(p);
+}
+
+OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, double sc2, int64_t l)
+{
+    return ozb_op_colsum_col(b->p + l * b->cs, b->rs, b->rows, g, sc, sc2);
 }
 
 /* DOUBLE-mode DOT over several k-blocks (pipeline.c's local_weights): Algorithm 3's weights

@@ -2,6 +2,7 @@
  * exponent, norms and the power of two 2^ka that makes its integers. */
 #include "crt/crt_internal.h"
 #include "core/par.h"
+#include "sum/lane_sums.h"
 
 /* A row's statistics from kernels/ozb_crt_ops.h's (the device computes the same) */
 static void set_scale(rowscale_t *r, ozb_op_crt_row o)
@@ -19,7 +20,7 @@ static void set_scale(rowscale_t *r, ozb_op_crt_row o)
  * ozb_op_lane_tree): the same bits. */
 void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *rs, int nt)
 {
-    enum { L = OZB_OP_SUM_LANES, CH = 64 };
+    enum { L = OZB_OP_SUM_LANES, CH = 256 };
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
         const int64_t nch = (rows + CH - 1) / CH;
         OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
@@ -29,7 +30,9 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
             int32_t e[CH];
             double p2[L][CH], p1[L][CH], sc[CH], g2[CH];     /* [lane][row]: rows contiguous */
             for (int64_t i = 0; i < w; i++) mx[i] = 0;
-            for (int t = 0; t < L; t++)
+            /* the first term of a lane is stored (every term is +0 or more: 0 + t = t), lanes
+             * that get none are zero */
+            for (int t = (int)(k < L ? k : L); t < L; t++)
                 for (int64_t i = 0; i < w; i++) p2[t][i] = p1[t][i] = 0.0;
             for (int64_t l = 0; l < k; l++) {
                 const double *col = v->p + l * v->cs + i0;
@@ -47,17 +50,25 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
             for (int64_t l = 0; l < k; l++) {
                 const double *col = v->p + l * v->cs + i0;
                 double *q2 = p2[l % L], *q1 = p1[l % L];
-                for (int64_t i = 0; i < w; i++) {
-                    const double x = col[i] * sc[i] * g2[i];
-                    q2[i] += x * x;
-                    q1[i] += fabs(x);
-                }
+                if (l < L)
+                    for (int64_t i = 0; i < w; i++) {
+                        const double x = col[i] * sc[i] * g2[i];
+                        q2[i] = x * x;
+                        q1[i] = fabs(x);
+                    }
+                else
+                    for (int64_t i = 0; i < w; i++) {
+                        const double x = col[i] * sc[i] * g2[i];
+                        q2[i] += x * x;
+                        q1[i] += fabs(x);
+                    }
             }
+            ozb_lane_tree_cols(&p2[0][0], CH, w);          /* ozb_op_lane_tree of every row */
+            ozb_lane_tree_cols(&p1[0][0], CH, w);
             for (int64_t i = 0; i < w; i++) {
                 ozb_op_crt_row o = {e[i], 0, 0.0};
                 if (ozb_op_usable(e[i])) {
-                    double a2[L], a1[L];
-                    for (int t = 0; t < L; t++) { a2[t] = p2[t][i]; a1[t] = p1[t][i]; }
+                    double a2[L] = {p2[0][i]}, a1[L] = {p1[0][i]};   /* the sums as one partial each */
                     o = ozb_op_crt_row_finish(e[i], a2, a1);
                 }
                 set_scale(&rs[i0 + i], o);

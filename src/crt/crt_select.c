@@ -88,36 +88,36 @@ int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n)
 void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt)
 {
     if (a->rs == 1 && a->cs != 1 && m > 1) {
-        enum { L = OZB_OP_SUM_LANES, CH = 64 };
+        enum { L = OZB_OP_SUM_LANES, CH = 256 };
         const int64_t nch = (m + CH - 1) / CH;
         OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t i0 = ch * CH, i1 = i0 + CH < m ? i0 + CH : m, w = i1 - i0;
-            double g[CH][2], p[L][CH];                   /* [lane][row]: rows contiguous */
+            double g1[CH], g2[CH], p[L][CH];             /* [lane][row]: rows contiguous */
             for (int64_t i = 0; i < w; i++) {
-                g[i][0] = g[i][1] = 0.0;
-                if (crt_usable(ra[i0 + i].e)) ozb_pow2_pair(-ra[i0 + i].e, g[i]);
+                double g[2] = {0.0, 0.0};
+                if (crt_usable(ra[i0 + i].e)) ozb_pow2_pair(-ra[i0 + i].e, g);
+                g1[i] = g[0]; g2[i] = g[1];
             }
-            for (int t = 0; t < L; t++)
+            /* the first term of a lane is stored (every term is +0 or more), unused lanes zero */
+            for (int t = (int)(k < L ? k : L); t < L; t++)
                 for (int64_t i = 0; i < w; i++) p[t][i] = 0.0;
             for (int64_t l = 0; l < k; l++) {
                 const double *col = a->p + l * a->cs + i0;
                 double *q = p[l % L];
-                for (int64_t i = 0; i < w; i++) q[i] += ozb_op_crt_dot_term(col[i], g[i], v[l]);
+                /* ozb_op_crt_dot_term's arithmetic, |a g1 g2| v */
+                if (l < L) for (int64_t i = 0; i < w; i++) q[i] = fabs(col[i] * g1[i] * g2[i]) * v[l];
+                else       for (int64_t i = 0; i < w; i++) q[i] += fabs(col[i] * g1[i] * g2[i]) * v[l];
             }
-            for (int64_t i = 0; i < w; i++) {
-                double q[L];
-                for (int t = 0; t < L; t++) q[t] = p[t][i];
-                dot[i0 + i] = ozb_op_lane_tree(q);
-            }
+            ozb_lane_tree_cols(&p[0][0], CH, w);           /* ozb_op_lane_tree of every row */
+            for (int64_t i = 0; i < w; i++) dot[i0 + i] = p[0][i];
         });
     } else {
         OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t i = 0; i < m; i++) {
-            double g[2] = {0.0, 0.0}, p[OZB_OP_SUM_LANES] = {0.0};
+            double g[2] = {0.0, 0.0};
             if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
-            for (int64_t l = 0; l < k; l++) p[l % OZB_OP_SUM_LANES] += ozb_op_crt_dot_term(ozb_view_at(a, i, l), g, v[l]);
-            dot[i] = ozb_op_lane_tree(p);
+            dot[i] = ozb_op_crt_dot_row(a->p + i * a->rs, a->cs, k, g, v);
         });
     }
 }

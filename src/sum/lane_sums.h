@@ -8,4 +8,8 @@
  * order over j; OpenMP on nt threads where par (the bits do not depend on it) */
 void ozb_lane_col_sums(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k, const double *g, double sc,
                        double sc2, double *w, int nt, int par);
+
+/* ozb_op_lane_tree of w sums side by side: partial t of sum i at p[t stride + i]; the results
+ * into p[i] (the same additions in the same order, vectorized across the sums) */
+void ozb_lane_tree_cols(double *p, int64_t stride, int64_t w);
 #endif
