@@ -20,7 +20,7 @@ static void set_scale(rowscale_t *r, ozb_op_crt_row o)
  * ozb_op_lane_tree): the same bits. */
 void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *rs, int nt)
 {
-    enum { L = OZB_OP_SUM_LANES, CH = 256 };
+    enum { L = OZB_OP_SUM_LANES, CH = 64 };   /* 32 KB of partials on the stack */
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
         const int64_t nch = (rows + CH - 1) / CH;
         OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),

@@ -88,7 +88,7 @@ int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n)
 void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt)
 {
     if (a->rs == 1 && a->cs != 1 && m > 1) {
-        enum { L = OZB_OP_SUM_LANES, CH = 256 };
+        enum { L = OZB_OP_SUM_LANES, CH = 64 };   /* 32 KB of partials on the stack */
         const int64_t nch = (m + CH - 1) / CH;
         OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
