@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots ozblas/OpenBLAS time ratios against size from bench/sweep.sh's CSV, one panel per
 routine (DOT, GEMV N, GEMV T, GEMM), one line per mode and thread count; prints a markdown
-table of the same ratios.
+table of the same ratios.  A case measured in several processes (sweep.sh's third argument)
+is the median of its ratios, with their range in the table.
     python3 bench/plot_sweep.py sweep.csv sweep.png > sweep.md"""
 import csv
 import sys
@@ -22,9 +23,16 @@ def panel_of(r):
 
 def main():
     rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok" and r["ratio"]]
-    series = defaultdict(list)          # (panel, mode, threads) -> [(n, ratio)]
+    runs = defaultdict(list)            # (panel, mode, threads, n) -> ratios of its processes
     for r in rows:
-        series[(panel_of(r), r["mode"], r["threads"])].append((int(r["n"]), float(r["ratio"])))
+        runs[(panel_of(r), r["mode"], r["threads"], int(r["n"]))].append(float(r["ratio"]))
+    series = defaultdict(list)          # (panel, mode, threads) -> [(n, median ratio)]
+    spread = {}
+    for (p, mode, t, n), v in runs.items():
+        v.sort()
+        med = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+        series[(p, mode, t)].append((n, med))
+        spread[(p, mode, t, n)] = (v[0], v[-1], len(v))
     panels = ["ddot", "dgemv N", "dgemv T", "dgemm"]
     fig, axes = plt.subplots(1, 4, figsize=(18, 4.5))
     for ax, p in zip(axes, panels):
@@ -54,7 +62,11 @@ def main():
     for p in panels:
         for (pp, n) in sorted(k for k in sizes if k[0] == p):
             d = sizes[(pp, n)]
-            cell = lambda m, t: "%.1f" % d[(m, t)] if (m, t) in d else "-"
+            def cell(m, t):
+                if (m, t) not in d:
+                    return "-"
+                lo, hi, cnt = spread[(pp, m, t, n)]
+                return "%.1f" % d[(m, t)] + (" (%.1f-%.1f)" % (lo, hi) if cnt > 1 else "")
             print(f"| {p} | {n} | {cell('double', '1')} | {cell('cr', '1')} | {cell('double', '2')} | {cell('cr', '2')} |")
 
 

@@ -3,7 +3,11 @@
 # threads, DOUBLE and CORRECTLY_ROUNDED, for DDOT, DGEMV (N and T) and DGEMM; one CSV row
 # per case (ozblas-bench --csv, medians of interleaved timed runs) and a plot of the ratio
 # against the size for each routine and mode.
-#   bash bench/sweep.sh [build-dir] [out-prefix]      (about 8 minutes on 2 cores)
+#   bash bench/sweep.sh [build-dir] [out-prefix] [processes]   (about 8 minutes per process on 2 cores)
+# processes (default 1): every case measured in that many separate processes, each cell the
+# median of their ratios (the table also gives their range): on the VMs this project is measured
+# on, the time of a small call varies up to 2x from one process to the next (memory layout), so
+# one process per case can land on either side of a target
 # writes <out-prefix>.csv, <out-prefix>.png and <out-prefix>.md (default
 # bench/results/sweep-<cpu>-<date>).  Timing: never run two measurements at once.
 set -euo pipefail
@@ -12,12 +16,15 @@ B=${1:-build}/bench/ozblas-bench
 feat=$(grep -o -w -E 'avx2|fma|avx512f|avx512bw|avx512_vnni|avx_vnni|amx_int8' /proc/cpuinfo | sort -u | tr '\n' ' ')
 tag=$(echo "$feat" | grep -q avx512f && echo avx512 || echo avx2)
 out=${2:-bench/results/sweep-$tag-$(date -u +%Y-%m-%d)}
+procs=${3:-1}
 [ -x "$B" ] || { echo "no $B: build first (bash scripts/demo.sh --help)" >&2; exit 2; }
 dpkg -s python3-matplotlib >/dev/null 2>&1 || bash scripts/deps.sh python3-matplotlib
 csv="$out.csv"
 first=1
 run() {
-  if [ $first = 1 ]; then "$B" --csv --no-check "$@"; first=0; else "$B" --csv --no-check "$@" | tail -n +2; fi
+  for _ in $(seq "$procs"); do
+    if [ $first = 1 ]; then "$B" --csv --no-check "$@"; first=0; else "$B" --csv --no-check "$@" | tail -n +2; fi
+  done
 }
 {
   for t in 1 2; do
@@ -37,5 +44,6 @@ run() {
   echo "- CPU features (of avx2 fma avx512f avx512bw avx512_vnni avx_vnni amx_int8): ${feat:-none}"
   echo "- OpenBLAS: $(pkg-config --modversion openblas), ozblas $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "- command: \`bash bench/sweep.sh $*\`; data: \`$(basename "$csv")\`, plot: \`$(basename "$out.png")\`"
+  echo "- every case in $procs process(es); a cell is the median of their ratios"
 } >> "$out.md"
 echo "wrote $csv, $out.png, $out.md"
