@@ -301,44 +301,48 @@ __global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
     }
 }
 
-__global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double *v, double *dot)
+/* The one-pass lane sums (k_crt_dots, k_colsums): rows r < rows of the block's 8, part(r, lane)
+ * the lane's partial (its terms in ascending order), put(r, partials) the row's result from its
+ * 32 partials in shared memory */
+template <typename Part, typename Put>
+__device__ inline void lane_rows(int64_t rows, int64_t row_stride, int64_t sum_stride, Part part, Put put)
 {
     __shared__ double sp[kRowsPerBlock][kLanes];
     int lane, rr;
-    row_lane(sd.rs, sd.cs, &lane, &rr);
-    for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < sd.rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
+    row_lane(row_stride, sum_stride, &lane, &rr);
+    for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
         const int64_t r = r0 + rr;
-        double a = 0.0;
-        if (r < sd.rows) {
-            double g[2] = {0.0, 0.0};
-            if (ozb_op_usable(e[r])) ozb_op_pow2_pair(-e[r], g);
-            const double *row = sd.p + r * sd.rs;
-            for (int64_t l = lane; l < sd.k; l += kLanes) a += ozb_op_crt_dot_term(row[l * sd.cs], g, v[l]);
-        }
-        sp[rr][lane] = a;
+        sp[rr][lane] = r < rows ? part(r, lane) : 0.0;
         __syncthreads();
-        if (r < sd.rows && lane == 0) dot[r] = ozb_op_lane_tree(sp[rr]);
+        if (r < rows && lane == 0) put(r, sp[rr]);
         __syncthreads();
     }
+}
+
+__global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double *v, double *dot)
+{
+    lane_rows(sd.rows, sd.rs, sd.cs,
+              [&](int64_t r, int lane) {
+                  double g[2] = {0.0, 0.0}, a = 0.0;
+                  if (ozb_op_usable(e[r])) ozb_op_pow2_pair(-e[r], g);
+                  const double *row = sd.p + r * sd.rs;
+                  for (int64_t l = lane; l < sd.k; l += kLanes) a += ozb_op_crt_dot_term(row[l * sd.cs], g, v[l]);
+                  return a;
+              },
+              [&](int64_t r, double *p) { dot[r] = ozb_op_lane_tree(p); });
 }
 
 /* The column sums of op(B)^T (ozb_op_colsum_item) the same way: the block's "rows" are the
  * columns l, summed over j in lane order */
 __global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double sc2, double *w)
 {
-    __shared__ double sp[kRowsPerBlock][kLanes];
-    int lane, rr;
-    row_lane(sd.cs, sd.rs, &lane, &rr);
-    for (int64_t l0 = (int64_t)blockIdx.x * kRowsPerBlock; l0 < sd.k; l0 += (int64_t)gridDim.x * kRowsPerBlock) {
-        const int64_t l = l0 + rr;
-        double a = 0.0;
-        if (l < sd.k)
-            for (int64_t j = lane; j < sd.rows; j += kLanes) a += ozb_op_colsum_term(sd.p[j * sd.rs + l * sd.cs], g, j, sc, sc2);
-        sp[rr][lane] = a;
-        __syncthreads();
-        if (l < sd.k && lane == 0) w[l] = ozb_op_lane_tree(sp[rr]);
-        __syncthreads();
-    }
+    lane_rows(sd.k, sd.cs, sd.rs,
+              [&](int64_t l, int lane) {
+                  double a = 0.0;
+                  for (int64_t j = lane; j < sd.rows; j += kLanes) a += ozb_op_colsum_term(sd.p[j * sd.rs + l * sd.cs], g, j, sc, sc2);
+                  return a;
+              },
+              [&](int64_t l, double *p) { w[l] = ozb_op_lane_tree(p); });
 }
 
 __global__ void k_crt_residues(const ozb_op_side sd, const double *f1, const double *f2, const ozb_op_crt_res rc,
