@@ -41,12 +41,10 @@ OZB_HD int32_t ozb_op_crt_row_exp(uint64_t mx)
     return ozb_op_ilogb(ozb_op_from_bits(mx)) + 1;
 }
 
-/* c and l1 of a row with usable exponent e from its lane partials of (x 2^-e)^2 and |x 2^-e|
- * (destroyed) */
-OZB_HD ozb_op_crt_row ozb_op_crt_row_finish(int32_t e, double *p2, double *p1)
+/* c and l1 of a row with usable exponent e from its sums s2 of (x 2^-e)^2 and s1 of |x 2^-e| */
+OZB_HD ozb_op_crt_row ozb_op_crt_row_of_sums(int32_t e, double s2, double s1)
 {
     ozb_op_crt_row r = {e, 0, 0.0};
-    const double s2 = ozb_op_lane_tree(p2), s1 = ozb_op_lane_tree(p1);
     /* ||x 2^-e||_2 <= sqrt(s2 (1 + (k+1) 2^-52)) (1 + 2^-52): margin 2^-40 covers k < 2^30
      * (a lane tree's error is at most the sequential sum's bound) */
     const double n2 = sqrt(s2) * (1.0 + 0x1p-40);
@@ -55,6 +53,12 @@ OZB_HD ozb_op_crt_row ozb_op_crt_row_finish(int32_t e, double *p2, double *p1)
     r.c = r.e + c;
     r.l1 = s1 * (1.0 + 0x1p-40);
     return r;
+}
+
+/* the same from the sums' lane partials (destroyed: ozb_op_lane_tree) */
+OZB_HD ozb_op_crt_row ozb_op_crt_row_finish(int32_t e, double *p2, double *p1)
+{
+    return ozb_op_crt_row_of_sums(e, ozb_op_lane_tree(p2), ozb_op_lane_tree(p1));
 }
 
 OZB_HD ozb_op_crt_row ozb_op_crt_rowscale(const double *row, int64_t cs, int64_t k)
@@ -269,11 +273,12 @@ OZB_HD void ozb_op_crt_bound_acc(const int32_t *Ulo, const int32_t *Uhi, double 
 }
 
 /* The bound's row maximum: Z_i = max_j Ud(i, j) 2^(e_j - c_j) over usable columns j, as bits
- * (non-negative doubles order as their bits; a maximum is order-free).  Item e of a tile. */
-OZB_HD uint64_t ozb_op_crt_z_item(const double *Ud, int64_t mbb, int64_t j0, const int32_t *eB, const int32_t *cB, int64_t e)
+ * (non-negative doubles order as their bits; a maximum is order-free).  Item e of a tile, its
+ * row in the tile into *il. */
+OZB_HD uint64_t ozb_op_crt_z_item(const double *Ud, int64_t mbb, int64_t j0, const int32_t *eB, const int32_t *cB, int64_t e,
+                                  int64_t *il)
 {
-    int64_t il;
-    const int64_t jl = ozb_op_divmod(e, mbb, &il), gj = j0 + jl;
+    const int64_t jl = ozb_op_divmod(e, mbb, il), gj = j0 + jl;
     if (!ozb_op_usable(eB[gj])) return 0;
     return ozb_op_bits(Ud[e] * ozb_op_pow2(eB[gj] - cB[gj]));   /* exact: e_j - c_j in [-6, 0] */
 }

@@ -224,12 +224,6 @@ OZB_HD double ozb_op_crit_sum(const double *row, int64_t cs, int64_t n, const do
     return ozb_op_crit_tail(ozb_op_lanes8(acc), row, cs, n, v, E, T, beta, ds, rs);
 }
 
-/* Crit item w = (kk, r) (rows fastest): DOUBLE mode's slice count of row r of op(A) in block
- * kk, as split.c's split_row finds it: Algorithm 3 with the whole tail, stopping at T >= 2
- * slices where sfac sum|a|v > (T+1) sum(|digit T-1| + |remainder|) v, else at the exact
- * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (scheme1/pipeline.c).  v and u
- * are the weights over all of k (scheme1/weights.c's s1_abs_col_sums and s1_exp_col_sums); ns holds the
- * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
 /* Where crit item w reads: row r of op(A) over block kk (q = kk rows + r), n elements from l0 */
 typedef struct { int64_t q, l0, n; const double *row; int E, esc, ns_exact; double rs; } ozb_op_crit_at;
 OZB_HD ozb_op_crit_at ozb_op_crit_where(const ozb_op_side *a, const int32_t *e, const int32_t *ns, int64_t w)
@@ -255,6 +249,12 @@ OZB_HD int ozb_op_crit_d(int T, int met, int dhyp, int dsafe)
     return rd > dsafe ? rd : dsafe;
 }
 
+/* Crit item w = (kk, r) (rows fastest): DOUBLE mode's slice count of row r of op(A) in block
+ * kk, as split.c's split_row finds it: Algorithm 3 with the whole tail, stopping at T >= 2
+ * slices where sfac sum|a|v > (T+1) sum(|digit T-1| + |remainder|) v, else at the exact
+ * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (scheme1/pipeline.c).  v and u
+ * are the weights over all of k (scheme1/weights.c's s1_abs_col_sums and s1_exp_col_sums); ns holds the
+ * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
 OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double *u, const int32_t *e, int32_t *ns,
                              int32_t *dA, int beta, double sfac, int dhyp, int64_t w)
 {

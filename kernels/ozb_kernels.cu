@@ -241,7 +241,7 @@ __global__ void k_fused_dot(const ozb_op_side sd, const ozb_op_side sy, int beta
 }
 
 /* ---- the CRT format ---- */
-/* Row scales and DOUBLE's row sums, OZB_KL_SUM_ROWS rows a block (issue 17, finding 5:
+/* Row scales and DOUBLE's row sums, kRowsPerBlock (8) rows a block (issue 17, finding 5:
  * one thread a row kept 6 % of an H100 busy at m = 16384): thread (row, lane) takes the row's
  * elements l = lane, lane + 32, ... in ascending order (lanes fastest along a contiguous row,
  * rows fastest for a column-major side: each 32-byte sector read is used whole), the largest
@@ -401,9 +401,8 @@ __global__ void k_crt_zmax(const double *Ud, int64_t mbb, int64_t ne, int64_t i0
                            const int32_t *cB, unsigned long long *Z)
 {
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x) {
-        const unsigned long long b = (unsigned long long)ozb_op_crt_z_item(Ud, mbb, j0, eB, cB, e);
         int64_t il;
-        ozb_op_divmod(e, mbb, &il);
+        const unsigned long long b = (unsigned long long)ozb_op_crt_z_item(Ud, mbb, j0, eB, cB, e, &il);
         if (b) atomicMax(Z + i0 + il, b);
     }
 }

@@ -67,10 +67,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
             ozb_lane_tree_cols(&p1[0][0], CH, w);
             for (int64_t i = 0; i < w; i++) {
                 ozb_op_crt_row o = {e[i], 0, 0.0};
-                if (ozb_op_usable(e[i])) {
-                    double a2[L] = {p2[0][i]}, a1[L] = {p1[0][i]};   /* the sums as one partial each */
-                    o = ozb_op_crt_row_finish(e[i], a2, a1);
-                }
+                if (ozb_op_usable(e[i])) o = ozb_op_crt_row_of_sums(e[i], p2[0][i], p1[0][i]);
                 set_scale(&rs[i0 + i], o);
             }
         });

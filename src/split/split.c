@@ -50,7 +50,7 @@ OZB_CLONES double ozb_crit_sum(const double *d, const double *r, double ds, doub
         for (; l + 8 <= n; l += 8)
             for (int j = 0; j < 8; j++) acc[j] += fabs(d[(l + j) * stride] * rs) * v[l + j];
     }
-    double s = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+    double s = ozb_op_lanes8(acc);                 /* the canonical tree (kernels/ozb_kernel_ops.h) */
     for (; l < n; l++)
         s += r ? (fabs(d[l * stride]) * ds + fabs(r[l * stride] * rs)) * v[l] : fabs(d[l * stride] * rs) * v[l];
     return s;
