@@ -199,7 +199,16 @@ int ozb_eft_dot_short(const ozb_problem *pr)
     } else if (!one_sigma(x, y, n, &S, &R, &sigma)) return short_scaled(pr, x, y, n);
     const int use_c = pr->beta != 0.0;
     double r;
-    if (!ozb_eft_finish(S, R, one_sigma_bound(n, sigma), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
+    if (pr->alpha == 1.0 && !use_c) {
+        /* ozb_eft_finish's case alpha = 1, beta = 0 written out, with the certificate's common
+         * case inline: the same tests on the same values */
+        const double B = one_sigma_bound(n, sigma);
+        if (!isfinite(S) || !isfinite(R) || !isfinite(B) || !(fabs(S) <= 0x1p1000)) return 0;
+        double yv, zv;
+        ozb_two_sum(S, R, &yv, &zv);
+        if (!ozb_round_certified_z_inline(yv, zv, B, &r)) return 0;
+    } else if (!ozb_eft_finish(S, R, one_sigma_bound(n, sigma), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r))
+        return 0;
     *pr->c = r;
     return 1;
 #else
