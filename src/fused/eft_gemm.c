@@ -195,6 +195,40 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
     return ozb_eft_strip_put(&e, b, st, bad);
 }
 
+/* Columns j, j + 1 of strip b at once in the commonest case (both columns' single block under
+ * its bound, alpha = 1, beta = 0, C's columns contiguous, a whole strip): ozb_eft_cert4's
+ * arithmetic on the four vectors of totals, its symmetric test only, and one branch for the
+ * sixteen elements instead of eight (16^3 1.16 -> 1.05 us, 32^3 -8 %, 64^3 -5 %, AVX512 EPYC,
+ * interleaved A/B).  Returns 1 where all sixteen are certified
+ * (their RN(exact) written, flags cleared); 0 leaves everything to strip_put, which finds the
+ * same values where it certifies them. */
+static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[4])
+{
+    const ozb_problem *pr = g->pr;
+    const __m256d absm = ABSMASK, tiny = _mm256_set1_pd(0x1p-1000), zero = _mm256_setzero_pd();
+    const __m256d nb = _mm256_set1_pd(ozb_eft_terms(pr->k, 1, 1) * 0x1p-52), ebc = _mm256_set1_pd(EBC);
+    __m256d y[4], all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    for (int v = 0; v < 4; v++) {
+        const tot4 *t = &st[v].t;
+        __m256d B = _mm256_mul_pd(t->a, nb);
+        B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
+        B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, ebc)), tiny);
+        __m256d z;
+        ozb_two_sum4(t->s, t->c, &y[v], &z);
+        const __m256d in = _mm256_cmp_pd(_mm256_and_pd(y[v], absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ);
+        all = _mm256_and_pd(all, _mm256_and_pd(in, ozb_cert_sym4(z, B, ozb_half_gap4(y[v]))));
+    }
+    if (_mm256_movemask_pd(all) != 0xf) return 0;
+    double *c = pr->c + 8 * b + j * pr->ccs;
+    _mm256_storeu_pd(c, y[0]);
+    _mm256_storeu_pd(c + 4, y[1]);
+    _mm256_storeu_pd(c + pr->ccs, y[2]);
+    _mm256_storeu_pd(c + pr->ccs + 4, y[3]);
+    memset(g->fail + j * pr->m + 8 * b, 0, 8);
+    memset(g->fail + (j + 1) * pr->m + 8 * b, 0, 8);
+    return 1;
+}
+
 /* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged), two columns
  * at a time; returns the elements left */
 static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
@@ -202,6 +236,8 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
     int64_t left = 0;
     /* the columns the call's probe computed already (eft_cr.c) */
     const int64_t s0 = b == g->skip_b ? g->skip_j : -1, s1 = b == g->skip_b ? g->skip_j + g->skip_n : -1;
+    const ozb_problem *pr = g->pr;
+    const int pair_ok = g->nq == 1 && pr->alpha == 1.0 && pr->beta == 0.0 && pr->crs == 1;   /* pair_put's case */
     for (int64_t j = j0; j < j1;) {
         int64_t zl;
         if (j >= s0 && j < s1) { j++; continue; }
@@ -210,7 +246,8 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
         row4_t st[4];
         int bad[2], bounded[2];
         strip_totals(g, b, j, nc, st, bad, bounded);
-        for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c], bounded[c]);
+        if (!(nc == 2 && pair_ok && !bad[0] && !bad[1] && bounded[0] && bounded[1] && 8 * b + 8 <= g->pr->m && pair_put(g, b, j, st)))
+            for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c], bounded[c]);
         j += nc;
     }
     return left;
