@@ -217,7 +217,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
      * eligibility walk (its bits are RN(exact) like every other path's) */
     if (pr->m == 1 && pr->n == 1 && plan->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && plan->engine == OZBLAS_ENGINE_FP64 &&
         !h->knobs.no_dot2 && call_threads(h, pr) == 1) {
-        if (ozb_eft_dot_small(pr, ozb_eft_wide(h))) {
+        if (ozb_eft_dot_small(h, pr)) {
             ozb_eft_info(h, pr, 0, 2, 0.0);
             return OZBLAS_STATUS_SUCCESS;
         }

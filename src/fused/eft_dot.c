@@ -341,7 +341,7 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
 
 #endif
 
-int ozb_eft_dot_small(const ozb_problem *pr, int wide)
+int ozb_eft_dot_small(ozblas_handle_t h, const ozb_problem *pr)
 {
 #ifdef EFT_AVX2
     if (pr->m != 1 || pr->n != 1 || (double)pr->k >= OZB_PAR_WORK) return 0;
@@ -350,13 +350,13 @@ int ozb_eft_dot_small(const ozb_problem *pr, int wide)
     const int use_c = pr->beta != 0.0;
     double r;
     dot_t d;
-    dot_init(&d, wide);
+    dot_init(&d, ozb_eft_wide(h));   /* (asked only here: two calls a short DOT need not make) */
     dot_strided(&d, pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, pr->k);
     if (!finish(dot_fold(&d), ozb_eft_terms(pr->k, LANES, 1), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)) return 0;
     *pr->c = r;
     return 1;
 #else
-    (void)pr; (void)wide;
+    (void)h; (void)pr;
     return 0;
 #endif
 }

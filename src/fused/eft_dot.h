@@ -18,12 +18,12 @@ int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *p
  * count. */
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
 
-/* A DOT (m = n = 1) below OZB_PAR_WORK products, one thread, no workspace (wide: the 512-bit
- * lane loop, ozb_eft_wide): up to
+/* A DOT (m = n = 1) below OZB_PAR_WORK products, one thread, no workspace (h: whether the
+ * 512-bit lane loop runs, ozb_eft_wide, asked only beyond OZB_DOT_ONE_SIGMA): up to
  * OZB_DOT_ONE_SIGMA products by one split with a single sigma (eft_dot_small.c), beyond by the
  * sums of ozb_eft_cr on the stack; 1 where certified (RN(exact) written to C), 0 where the
  * general path must run (it then finds the same).  For the fixed cost of small calls (issue 14). */
-int ozb_eft_dot_small(const ozb_problem *pr, int wide);
+int ozb_eft_dot_small(ozblas_handle_t h, const ozb_problem *pr);
 
 /* 1 where a handle's DOT lanes run the 512-bit loop (the CPU has AVX-512 and OZBLAS_FUSED_AVX2
  * is not set: fused.c's choice of kernel set); the same bits either way */

@@ -46,7 +46,8 @@ static inline double hsum(__m256d v)
  * (first_sigma: 2^8 headroom) and proved afterwards by the largest |q| (as in eft_kern.h): one
  * pass where magnitudes do not grow by more than 2^8, a second with the sigma the first one
  * found where they do (the operands are in L1). */
-static int one_sigma(const double *x, const double *y, int64_t n, double *S, double *R, double *sigma)
+static inline __attribute__((always_inline)) int one_sigma(const double *x, const double *y, int64_t n, double *S, double *R,
+                                                           double *sigma)
 {
     const int64_t n4 = n & ~(int64_t)3, r = n - n4;
     const __m256d xt = load_first(x + n4, r), yt = load_first(y + n4, r);   /* zeros when r = 0 */
@@ -178,6 +179,11 @@ static int short_scaled(const ozb_problem *pr, const double *x, const double *y,
 }
 #endif
 
+#ifdef EFT_AVX2
+static inline int dot_round(const ozb_problem *pr, double S, double R, double sigma);
+static int dot_strided(const ozb_problem *pr);
+#endif
+
 int ozb_eft_dot_short(const ozb_problem *pr)
 {
 #ifdef EFT_AVX2
@@ -190,13 +196,21 @@ int ozb_eft_dot_short(const ozb_problem *pr)
             return 1;
         }
     }
+    if (pr->a.cs != 1 || pr->b.cs != 1) return dot_strided(pr);
     double S, R, sigma;
-    const double *x = pr->a.p, *y = pr->b.p;
-    if (pr->a.cs != 1 || pr->b.cs != 1) {
-        double xb[OZB_DOT_ONE_SIGMA], yb[OZB_DOT_ONE_SIGMA];
-        for (int64_t l = 0; l < n; l++) { xb[l] = x[l * pr->a.cs]; yb[l] = y[l * pr->b.cs]; }
-        if (!one_sigma(xb, yb, n, &S, &R, &sigma)) return short_scaled(pr, xb, yb, n);
-    } else if (!one_sigma(x, y, n, &S, &R, &sigma)) return short_scaled(pr, x, y, n);
+    if (!one_sigma(pr->a.p, pr->b.p, n, &S, &R, &sigma)) return short_scaled(pr, pr->a.p, pr->b.p, n);
+    return dot_round(pr, S, R, sigma);
+#else
+    (void)pr;
+    return 0;
+#endif
+}
+
+#ifdef EFT_AVX2
+/* RN(alpha S + R + beta c) into C from one_sigma's split, 1 where certified */
+static inline int dot_round(const ozb_problem *pr, double S, double R, double sigma)
+{
+    const int64_t n = pr->k;
     const int use_c = pr->beta != 0.0;
     double r;
     if (pr->alpha == 1.0 && !use_c) {
@@ -211,13 +225,21 @@ int ozb_eft_dot_short(const ozb_problem *pr)
         return 0;
     *pr->c = r;
     return 1;
-#else
-    (void)pr;
-    return 0;
-#endif
 }
 
-#ifdef EFT_AVX2
+/* A strided short DOT: the operands gathered into contiguous copies first (a function of its
+ * own, so that the contiguous call's frame is not 16 KiB) */
+static __attribute__((noinline)) int dot_strided(const ozb_problem *pr)
+{
+    const int64_t n = pr->k;
+    const double *x = pr->a.p, *y = pr->b.p;
+    double xb[OZB_DOT_ONE_SIGMA], yb[OZB_DOT_ONE_SIGMA];
+    for (int64_t l = 0; l < n; l++) { xb[l] = x[l * pr->a.cs]; yb[l] = y[l * pr->b.cs]; }
+    double S, R, sigma;
+    if (!one_sigma(xb, yb, n, &S, &R, &sigma)) return short_scaled(pr, xb, yb, n);
+    return dot_round(pr, S, R, sigma);
+}
+
 /* max |x_i| of x[0..n-1] (0 < n), NaN and Inf included as themselves (the caller's range check) */
 static double absmax(const double *x, int64_t n)
 {
