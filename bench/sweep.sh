@@ -3,11 +3,13 @@
 # threads, DOUBLE and CORRECTLY_ROUNDED, for DDOT, DGEMV (N and T) and DGEMM; one CSV row
 # per case (ozblas-bench --csv, medians of interleaved timed runs) and a plot of the ratio
 # against the size for each routine and mode.
-#   bash bench/sweep.sh [build-dir] [out-prefix] [processes]   (about 8 minutes per process on 2 cores)
+#   bash bench/sweep.sh [build-dir] [out-prefix] [processes]   (about 2-3 minutes per round on 2 cores)
 # processes (default 1): every case measured in that many separate processes, each cell the
-# median of their ratios (the table also gives their range): on the VMs this project is measured
-# on, the time of a small call varies up to 2x from one process to the next (memory layout), so
-# one process per case can land on either side of a target
+# median of their ratios (the table also gives their range).  The processes of a case run in
+# separate rounds over the whole list, minutes apart: the VMs this project is measured on have
+# slow phases lasting seconds that cost ozblas ~60 % and OpenBLAS ~20 %
+# (bench/results/phases-avx512-2026-11-26.md), and a case's processes run back to back would
+# all land in the same phase (as whole runs of neighbouring cases did: sweep-avx512-2026-11-26c)
 # writes <out-prefix>.csv, <out-prefix>.png and <out-prefix>.md (default
 # bench/results/sweep-<cpu>-<date>).  Timing: never run two measurements at once.
 set -euo pipefail
@@ -20,20 +22,22 @@ procs=${3:-1}
 [ -x "$B" ] || { echo "no $B: build first (bash scripts/demo.sh --help)" >&2; exit 2; }
 dpkg -s python3-matplotlib >/dev/null 2>&1 || bash scripts/deps.sh python3-matplotlib
 csv="$out.csv"
-first=1
-run() {
-  for _ in $(seq "$procs"); do
-    if [ $first = 1 ]; then "$B" --csv --no-check "$@"; first=0; else "$B" --csv --no-check "$@" | tail -n +2; fi
+cases() {
+  for t in 1 2; do
+    for n in 100 316 1000 3162 10000 31623 100000; do echo "--routine dot --n $n --mode double,cr --threads $t"; done
+    for tr in n t; do
+      for n in 64 128 256 512 1024 2048; do echo "--routine gemv --n $n --trans $tr --mode double,cr --threads $t"; done
+    done
+    for n in 16 32 64 128 256 512; do echo "--routine gemm --n $n --mode double,cr --threads $t --reps 5"; done
+    for n in 1024 2048; do echo "--routine gemm --n $n --mode double,cr --threads $t --reps 3 --warmup 1"; done
   done
 }
+first=1
 {
-  for t in 1 2; do
-    for n in 100 316 1000 3162 10000 31623 100000; do run --routine dot --n $n --mode double,cr --threads $t; done
-    for tr in n t; do
-      for n in 64 128 256 512 1024 2048; do run --routine gemv --n $n --trans $tr --mode double,cr --threads $t; done
-    done
-    for n in 16 32 64 128 256 512; do run --routine gemm --n $n --mode double,cr --threads $t --reps 5; done
-    for n in 1024 2048; do run --routine gemm --n $n --mode double,cr --threads $t --reps 3 --warmup 1; done
+  for _ in $(seq "$procs"); do
+    while read -r -a args; do
+      if [ $first = 1 ]; then "$B" --csv --no-check "${args[@]}"; first=0; else "$B" --csv --no-check "${args[@]}" | tail -n +2; fi
+    done < <(cases)
   done
 } > "$csv"
 /usr/bin/python3 bench/plot_sweep.py "$csv" "$out.png" > "$out.md"
@@ -44,6 +48,6 @@ run() {
   echo "- CPU features (of avx2 fma avx512f avx512bw avx512_vnni avx_vnni amx_int8): ${feat:-none}"
   echo "- OpenBLAS: $(pkg-config --modversion openblas), ozblas $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "- command: \`bash bench/sweep.sh $*\`; data: \`$(basename "$csv")\`, plot: \`$(basename "$out.png")\`"
-  echo "- every case in $procs process(es); a cell is the median of their ratios"
+  echo "- every case in $procs process(es), one per round over the whole list; a cell is the median of their ratios"
 } >> "$out.md"
 echo "wrote $csv, $out.png, $out.md"
