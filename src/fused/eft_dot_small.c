@@ -24,18 +24,6 @@
 #include <math.h>
 
 #ifdef EFT_AVX2
-/* the first r elements at p (0 <= r < 4) and zeros: nothing past p[r-1] is read, and no masked
- * load (vmaskmovpd costs ~10 ns here) */
-static inline __m256d load_first(const double *p, int64_t r)
-{
-    switch (r) {
-    case 1: return _mm256_setr_pd(p[0], 0.0, 0.0, 0.0);
-    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
-    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
-    default: return _mm256_setzero_pd();
-    }
-}
-
 static inline double hsum(__m256d v)
 {
     const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
@@ -266,19 +254,6 @@ static double absmax(const double *x, int64_t n)
     return _mm256_movemask_pd(nan) ? NAN : _mm256_cvtsd_f64(m0);
 }
 
-/* max|a_q| of four rows of n elements (a + q lda), as one vector; a NaN may be dropped (the
- * split's sums turn NaN for such a row: see ozb_eft_split4_bounded) */
-static inline __m256d absmax4(const double *a, int64_t lda, int64_t n)
-{
-    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
-    __m256d m[4];
-    for (int q = 0; q < 4; q++) m[q] = _mm256_and_pd(load_first(a + q * lda + n4, r), ABSMASK);
-    for (int64_t l = 0; l < n4; l += 4)
-        for (int q = 0; q < 4; q++) m[q] = _mm256_max_pd(m[q], _mm256_and_pd(_mm256_loadu_pd(a + q * lda + l), ABSMASK));
-    const __m256d t01 = _mm256_max_pd(_mm256_unpacklo_pd(m[0], m[1]), _mm256_unpackhi_pd(m[0], m[1]));
-    const __m256d t23 = _mm256_max_pd(_mm256_unpacklo_pd(m[2], m[3]), _mm256_unpackhi_pd(m[2], m[3]));
-    return _mm256_max_pd(_mm256_permute2f128_pd(t01, t23, 0x20), _mm256_permute2f128_pd(t01, t23, 0x31));
-}
 #endif
 
 double ozb_eft_absmax(const double *x, int64_t n)
@@ -323,58 +298,6 @@ int ozb_eft_split1_bounded(const double *x, const double *y, int64_t n, double y
     return 0;
 #endif
 }
-
-#ifdef EFT_AVX2
-/* [sum of v0's lanes, ..., sum of v3's lanes] (any order of the adds: S is exact whatever it
- * is, R's bound holds for every order of its n terms) */
-static inline __m256d hsum4(__m256d v0, __m256d v1, __m256d v2, __m256d v3)
-{
-    const __m256d h01 = _mm256_hadd_pd(v0, v1), h23 = _mm256_hadd_pd(v2, v3);
-    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
-}
-
-void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64_t n, double xmax, tot4 *t)
-{
-    const __m256d amv = absmax4(a, lda, n), lim = _mm256_set1_pd(0x1p490);
-    /* rows whose products may pass 2^980 (or hold Inf or NaN) take sigma 1 here and NaN at the
-     * end; a NaN that absmax4 dropped makes the row's sums NaN itself (NaN products) */
-    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(amv, lim, _CMP_LE_OQ), _mm256_cmp_pd(_mm256_set1_pd(xmax), lim, _CMP_LE_OQ));
-    __m256d g = sigma_for(_mm256_mul_pd(_mm256_set1_pd(4.0), _mm256_mul_pd(_mm256_set1_pd(xmax), amv)));
-    if (n > 256) g = _mm256_mul_pd(g, _mm256_set1_pd(4.0));
-    g = _mm256_blendv_pd(_mm256_set1_pd(1.0), g, ok);
-    const __m256d g0 = _mm256_permute4x64_pd(g, 0x00), g1 = _mm256_permute4x64_pd(g, 0x55);
-    const __m256d g2 = _mm256_permute4x64_pd(g, 0xaa), g3 = _mm256_permute4x64_pd(g, 0xff);
-    const double *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
-    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
-    /* the running split (CHAIN4, eft_kern.h): each lane sums at most n / 4 <= 256 products
-     * below 2^-10 sigma (2^-12 sigma beyond 256 products), so its tau stays within sigma / 16
-     * of sigma; S = tau - sigma exactly per lane, and the r are the terms whose sum's bound
-     * the G below covers, as SPLIT4_NOMAX's (four chains of four operations per four products
-     * against five: GEMV-T 64, 128, 1024 6, 3, 5 % faster, AVX512 EPYC, interleaved A/B) */
-    const __m256d z = _mm256_setzero_pd();
-    __m256d T0 = g0, T1 = g1, T2 = g2, T3 = g3, R0 = z, R1 = z, R2 = z, R3 = z;
-    {
-        const __m256d xt = load_first(x + n4, r);
-        CHAIN4(T0, R0, load_first(a0 + n4, r), xt);
-        CHAIN4(T1, R1, load_first(a1 + n4, r), xt);
-        CHAIN4(T2, R2, load_first(a2 + n4, r), xt);
-        CHAIN4(T3, R3, load_first(a3 + n4, r), xt);
-    }
-    for (int64_t l = 0; l < n4; l += 4) {
-        const __m256d xv = _mm256_loadu_pd(x + l);
-        CHAIN4(T0, R0, _mm256_loadu_pd(a0 + l), xv);
-        CHAIN4(T1, R1, _mm256_loadu_pd(a1 + l), xv);
-        CHAIN4(T2, R2, _mm256_loadu_pd(a2 + l), xv);
-        CHAIN4(T3, R3, _mm256_loadu_pd(a3 + l), xv);
-    }
-    const __m256d S0 = _mm256_sub_pd(T0, g0), S1 = _mm256_sub_pd(T1, g1), S2 = _mm256_sub_pd(T2, g2), S3 = _mm256_sub_pd(T3, g3);
-    const double nn = (double)n;
-    t->s = _mm256_blendv_pd(_mm256_set1_pd(NAN), hsum4(S0, S1, S2, S3), ok);
-    t->c = hsum4(R0, R1, R2, R3);
-    t->a = _mm256_setzero_pd();
-    t->g = _mm256_mul_pd(_mm256_mul_pd(g, _mm256_set1_pd(nn * nn + nn)), _mm256_set1_pd(0x1p-14));   /* as ozb_eft_split1's */
-}
-#endif
 
 int ozb_eft_split1(const double *x, const double *y, int64_t n, double *S, double *R, double *G)
 {

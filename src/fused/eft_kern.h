@@ -87,6 +87,18 @@ typedef struct { __m256d s, c, a, g; } tot4;      /* four lanes' running totals 
 
 #define ABSMASK _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll))
 
+/* the first r elements at p (0 <= r < 4) and zeros: nothing past p[r-1] is read, and no masked
+ * load (vmaskmovpd costs ~10 ns here) */
+static inline __m256d load_first(const double *p, int64_t r)
+{
+    switch (r) {
+    case 1: return _mm256_setr_pd(p[0], 0.0, 0.0, 0.0);
+    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
+    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
+    default: return _mm256_setzero_pd();
+    }
+}
+
 /* TwoSum lane by lane: s + e = a + b exactly (no overflow) */
 static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
 {
@@ -329,11 +341,6 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
  * four at once where alpha = +-1.  Returns the rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);
-/* Four GEMV-T rows a, a + lda, a + 2 lda, a + 3 lda (each of 0 < n <= OZB_DOT_ONE_SIGMA
- * contiguous elements) times x, xmax >= max|x_l|: ozb_eft_split1_bounded's split of each row,
- * the four side by side (eight independent sums), into t (s, c, 0, G per row; s NaN for a row
- * that split would have refused).  (eft_dot_small.c) */
-void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64_t n, double xmax, tot4 *t);
 /* Strip b's 8 rows (those below m) rounded into C or flagged (bad: all of them); returns the
  * rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad);
