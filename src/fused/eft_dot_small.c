@@ -50,7 +50,7 @@ static inline __attribute__((always_inline)) int one_sigma(const double *x, cons
     const __m256d lim = _mm256_set1_pd(wide ? 0x1p-11 : 0x1p-9);
     for (;;) {
         __m256d S0 = _mm256_setzero_pd(), S1 = S0, R0 = S0, R1 = S0, M0 = S0, M1 = S0;
-        SPLIT4(S0, R0, M0, xt, yt, g);
+        if (r) SPLIT4(S0, R0, M0, xt, yt, g);                    /* (zeros where r = 0: no change) */
         int64_t i = 0;
         for (; i + 8 <= n4; i += 8) {
             SPLIT4(S0, R0, M0, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);
@@ -281,7 +281,7 @@ int ozb_eft_split1_bounded(const double *x, const double *y, int64_t n, double y
     if (n > 256) g = _mm256_mul_pd(g, _mm256_set1_pd(4.0));
     const int64_t n4 = n & ~(int64_t)3, r = n - n4;
     __m256d S0 = _mm256_setzero_pd(), S1 = S0, R0 = S0, R1 = S0;
-    SPLIT4_NOMAX(S0, R0, load_first(x + n4, r), load_first(y + n4, r), g);
+    if (r) SPLIT4_NOMAX(S0, R0, load_first(x + n4, r), load_first(y + n4, r), g);
     int64_t i = 0;
     for (; i + 8 <= n4; i += 8) {
         SPLIT4_NOMAX(S0, R0, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);

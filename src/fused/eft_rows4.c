@@ -49,7 +49,7 @@ void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64
      * against five: GEMV-T 64, 128, 1024 6, 3, 5 % faster, AVX512 EPYC, interleaved A/B) */
     const __m256d z = _mm256_setzero_pd();
     __m256d T0 = g0, T1 = g1, T2 = g2, T3 = g3, R0 = z, R1 = z, R2 = z, R3 = z;
-    {
+    if (r) {                      /* the tail (none where r = 0: zero products change nothing) */
         const __m256d xt = load_first(x + n4, r);
         CHAIN4(T0, R0, load_first(a0 + n4, r), xt);
         CHAIN4(T1, R1, load_first(a1 + n4, r), xt);
@@ -102,7 +102,7 @@ int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t 
     const __m256d g2 = _mm256_permute4x64_pd(g, 0xaa), g3 = _mm256_permute4x64_pd(g, 0xff);
     const __m256d z = _mm256_setzero_pd();
     __m256d T0 = g0, T1 = g1, T2 = g2, T3 = g3, R0 = z, R1 = z, R2 = z, R3 = z, M0 = z, M1 = z, M2 = z, M3 = z;
-    {
+    if (r) {                      /* the tail (none where r = 0: zero products change nothing) */
         const __m256d xt = load_first(x + n4, r);
         CHAIN4_MAX(T0, R0, M0, load_first(a0 + n4, r), xt);
         CHAIN4_MAX(T1, R1, M1, load_first(a1 + n4, r), xt);
