@@ -1,8 +1,21 @@
-/* Four rows' certificate of the error-free sums from their totals (eft_kern.h's tot4), inline
- * for the GEMV-N strips (eft_gemv_n.c) and the GEMM's whole strips (eft_gemm.c). */
+/* Certificates of the error-free sums inline: one row's where alpha = 1, beta c unused
+ * (ozb_eft_finish_unit), and four rows' from their totals (eft_kern.h's tot4) for the GEMV-N
+ * strips (eft_gemv_n.c) and the GEMM's whole strips (eft_gemm.c). */
 #ifndef OZB_EFT_CERT4_H
 #define OZB_EFT_CERT4_H
 #include "fused/eft_kern.h"
+#include "sum/sum.h"
+
+/* ozb_eft_finish (eft_dot.c) where alpha = 1 and beta c is not used, inline: S + C = y + z
+ * exactly (TwoSum; |S| <= 2^1000: no overflow), the row's sum y + z + D within |z| + B of y,
+ * certified by ozb_round_certified_z (its common case inline).  The short DOT's path (issue 14) */
+static inline int ozb_eft_finish_unit(double S, double C, double B, double *out)
+{
+    if (!isfinite(S) || !isfinite(C) || !isfinite(B) || !(fabs(S) <= 0x1p1000)) return 0;
+    double y, z;
+    ozb_two_sum(S, C, &y, &z);
+    return ozb_round_certified_z_inline(y, z, B, out);
+}
 
 #ifdef EFT_AVX2
 /* Sum2 (sum/sum.c) lane by lane over T[0..m-1] (its first TwoSum, 0 + T[0], is exactly
@@ -19,6 +32,16 @@ static inline void ozb_sum2_4(const __m256d *T, int m, __m256d *y, __m256d *z, _
     }
     ozb_two_sum4(s, r, y, z);
     *ra = a;
+}
+
+/* Four rows' bound on |D| from their totals (eft_kern.h's head: N 2^-52 A, at least 2^-1000
+ * where A > 0, plus G EBC and 2^-1000), lane by lane */
+static inline __m256d ozb_eft_bound4(const tot4 *t, double N)
+{
+    const __m256d tiny = _mm256_set1_pd(0x1p-1000);
+    __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
+    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, _mm256_setzero_pd(), _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
+    return _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
 }
 
 /* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same
@@ -40,9 +63,7 @@ static inline __attribute__((always_inline)) int ozb_eft_cert4(const tot4 *t, in
                            : _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(t->s, absm), big, _CMP_LE_OQ),
                                            _mm256_cmp_pd(_mm256_add_pd(_mm256_and_pd(t->c, absm), _mm256_add_pd(t->a, t->g)),
                                                          big, _CMP_LE_OQ));   /* finite, Sum2's range */
-    __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
-    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
-    B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
+    const __m256d B = ozb_eft_bound4(t, N);
     if (alpha == 1.0 && !use_c) {
         /* S + C alone (a BLAS call's alpha = 1, beta = 0): finish()'s own arithmetic, lane by
          * lane: (y, z) = TwoSum(S, C) exactly, the row's sum within |z| + B of y */

@@ -5,6 +5,7 @@
 #include "fused/eft_dot.h"
 #include "fused/eft_dot_small.h"
 #include "fused/eft_kern.h"
+#include "fused/eft_cert4.h"
 #include "fused/eft_rows4.h"
 #include "core/info.h"
 #include "core/par.h"
@@ -172,18 +173,11 @@ int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y,
 
 int ozb_eft_finish(double S, double C, double B, double alpha, double beta, double c0, int use_c, double *out)
 {
+    if (alpha == 1.0 && !use_c) return ozb_eft_finish_unit(S, C, B, out);
     if (!isfinite(S) || !isfinite(C) || !isfinite(B)) return 0;
     const fold_t f = {S, C, 0.0, 0.0};
     double T[6];
     int m = 0;
-    if (alpha == 1.0 && !use_c) {
-        /* S + C = y + z exactly (TwoSum; |S| <= 2^1000: no overflow); the row's sum is
-         * y + z + D, within |z| + B of y */
-        if (!(fabs(f.S) <= 0x1p1000)) return 0;
-        double y, z;
-        ozb_two_sum(f.S, f.C, &y, &z);
-        return ozb_round_certified_z(y, z, B, out);
-    }
     if (alpha == 1.0) {
         if (!(fabs(f.S) <= 0x1p1000)) return 0;         /* Sum2's range */
         T[m++] = f.S;

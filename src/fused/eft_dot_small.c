@@ -20,6 +20,7 @@
 #include "fused/eft_dot_small.h"
 #include "fused/exact_small.h"
 #include "fused/eft_kern.h"
+#include "fused/eft_cert4.h"
 #include "sum/sum.h"
 #include <math.h>
 
@@ -201,15 +202,10 @@ static inline int dot_round(const ozb_problem *pr, double S, double R, double si
     const int64_t n = pr->k;
     const int use_c = pr->beta != 0.0;
     double r;
-    if (pr->alpha == 1.0 && !use_c) {
-        /* ozb_eft_finish's case alpha = 1, beta = 0 written out, with the certificate's common
-         * case inline: the same tests on the same values */
-        const double B = one_sigma_bound(n, sigma);
-        if (!isfinite(S) || !isfinite(R) || !isfinite(B) || !(fabs(S) <= 0x1p1000)) return 0;
-        double yv, zv;
-        ozb_two_sum(S, R, &yv, &zv);
-        if (!ozb_round_certified_z_inline(yv, zv, B, &r)) return 0;
-    } else if (!ozb_eft_finish(S, R, one_sigma_bound(n, sigma), pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r))
+    /* ozb_eft_finish, its case alpha = 1, beta = 0 inline (no call on a short DOT's path) */
+    const double B = one_sigma_bound(n, sigma);
+    if (!(pr->alpha == 1.0 && !use_c ? ozb_eft_finish_unit(S, R, B, &r)
+                                      : ozb_eft_finish(S, R, B, pr->alpha, pr->beta, use_c ? *pr->c : 0.0, use_c, &r)))
         return 0;
     *pr->c = r;
     return 1;

@@ -205,18 +205,14 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
 static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[4])
 {
     const ozb_problem *pr = g->pr;
-    const __m256d absm = ABSMASK, tiny = _mm256_set1_pd(0x1p-1000), zero = _mm256_setzero_pd();
-    const __m256d nb = _mm256_set1_pd(ozb_eft_terms(pr->k, 1, 1) * 0x1p-52), ebc = _mm256_set1_pd(EBC);
+    const double N = ozb_eft_terms(pr->k, 1, 1);
     __m256d y[4], all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     for (int v = 0; v < 4; v++) {
         const tot4 *t = &st[v].t;
-        __m256d B = _mm256_mul_pd(t->a, nb);
-        B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
-        B = _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, ebc)), tiny);
         __m256d z;
         ozb_two_sum4(t->s, t->c, &y[v], &z);
-        const __m256d in = _mm256_cmp_pd(_mm256_and_pd(y[v], absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ);
-        all = _mm256_and_pd(all, _mm256_and_pd(in, ozb_cert_sym4(z, B, ozb_half_gap4(y[v]))));
+        const __m256d in = _mm256_cmp_pd(_mm256_and_pd(y[v], ABSMASK), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ);
+        all = _mm256_and_pd(all, _mm256_and_pd(in, ozb_cert_sym4(z, ozb_eft_bound4(t, N), ozb_half_gap4(y[v]))));
     }
     if (_mm256_movemask_pd(all) != 0xf) return 0;
     double *c = pr->c + 8 * b + j * pr->ccs;
@@ -246,7 +242,7 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
         row4_t st[4];
         int bad[2], bounded[2];
         strip_totals(g, b, j, nc, st, bad, bounded);
-        if (!(nc == 2 && pair_ok && !bad[0] && !bad[1] && bounded[0] && bounded[1] && 8 * b + 8 <= g->pr->m && pair_put(g, b, j, st)))
+        if (!(nc == 2 && pair_ok && !bad[0] && !bad[1] && bounded[0] && bounded[1] && 8 * b + 8 <= pr->m && pair_put(g, b, j, st)))
             for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c], bounded[c]);
         j += nc;
     }
