@@ -10,11 +10,11 @@
  * memory layout (the first reading, layout-avx512-2026-11-26.md, was wrong). */
 #include <cblas.h>
 #include <ozblas.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "ozref.h"
 
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
@@ -49,14 +49,10 @@ int main(int argc, char **argv)
     double *A = malloc(len * sizeof(double)), *B = malloc(len * sizeof(double)), *C = calloc(len, sizeof(double));
     double *to = malloc((size_t)nb * sizeof(double)), *tb = malloc((size_t)nb * sizeof(double)), *q = malloc((size_t)nb * sizeof(double));
     if (!A || !B || !C || !to || !tb || !q) return 3;
-    srand(1);
-    for (size_t i = 0; i < len; i++) {    /* (rand - 0.5) exp(randn), randn by Box-Muller (phi = 1) */
-        for (int v = 0; v < 2; v++) {
-            const double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = rand() / (RAND_MAX + 1.0);
-            const double g = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-            (v ? B : A)[i] = (rand() / (double)RAND_MAX - 0.5) * exp(g);
-        }
-    }
+    ozref_rng rng;                        /* the papers' generator, phi = 1 (tests/ref/ozref.h) */
+    ozref_rng_seed(&rng, 1);
+    ozref_fill_phi(&rng, A, (int64_t)len, 1.0);
+    ozref_fill_phi(&rng, B, (int64_t)len, 1.0);
     ozblas_handle_t h;
     if (ozblas_create(&h) != OZBLAS_STATUS_SUCCESS ||
         ozblas_set_mode(h, dbl ? OZBLAS_MODE_DOUBLE : OZBLAS_MODE_CORRECTLY_ROUNDED) != OZBLAS_STATUS_SUCCESS ||

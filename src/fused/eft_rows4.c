@@ -7,6 +7,14 @@
 #include <math.h>
 
 #ifdef EFT_AVX2
+/* [max of m[0]'s lanes, ..., max of m[3]'s lanes] */
+static inline __m256d lanes_max4(const __m256d m[4])
+{
+    const __m256d t01 = _mm256_max_pd(_mm256_unpacklo_pd(m[0], m[1]), _mm256_unpackhi_pd(m[0], m[1]));
+    const __m256d t23 = _mm256_max_pd(_mm256_unpacklo_pd(m[2], m[3]), _mm256_unpackhi_pd(m[2], m[3]));
+    return _mm256_max_pd(_mm256_permute2f128_pd(t01, t23, 0x20), _mm256_permute2f128_pd(t01, t23, 0x31));
+}
+
 /* max|a_q| of four rows of n elements (a + q lda), as one vector; a NaN may be dropped (the
  * split's sums turn NaN for such a row: see ozb_eft_split4_bounded) */
 static inline __m256d absmax4(const double *a, int64_t lda, int64_t n)
@@ -16,9 +24,7 @@ static inline __m256d absmax4(const double *a, int64_t lda, int64_t n)
     for (int q = 0; q < 4; q++) m[q] = _mm256_and_pd(load_first(a + q * lda + n4, r), ABSMASK);
     for (int64_t l = 0; l < n4; l += 4)
         for (int q = 0; q < 4; q++) m[q] = _mm256_max_pd(m[q], _mm256_and_pd(_mm256_loadu_pd(a + q * lda + l), ABSMASK));
-    const __m256d t01 = _mm256_max_pd(_mm256_unpacklo_pd(m[0], m[1]), _mm256_unpackhi_pd(m[0], m[1]));
-    const __m256d t23 = _mm256_max_pd(_mm256_unpacklo_pd(m[2], m[3]), _mm256_unpackhi_pd(m[2], m[3]));
-    return _mm256_max_pd(_mm256_permute2f128_pd(t01, t23, 0x20), _mm256_permute2f128_pd(t01, t23, 0x31));
+    return lanes_max4(m);
 }
 
 /* [sum of v0's lanes, ..., sum of v3's lanes] (any order of the adds: S is exact whatever it
@@ -93,9 +99,7 @@ int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t 
     /* max|a| of each row's first four elements (of its tail where n < 4), one per lane */
     __m256d f[4];
     for (int q = 0; q < 4; q++) f[q] = _mm256_and_pd(n4 ? _mm256_loadu_pd(a + q * lda) : load_first(a + q * lda, r), ABSMASK);
-    const __m256d t01 = _mm256_max_pd(_mm256_unpacklo_pd(f[0], f[1]), _mm256_unpackhi_pd(f[0], f[1]));
-    const __m256d t23 = _mm256_max_pd(_mm256_unpacklo_pd(f[2], f[3]), _mm256_unpackhi_pd(f[2], f[3]));
-    const __m256d amv = _mm256_max_pd(_mm256_permute2f128_pd(t01, t23, 0x20), _mm256_permute2f128_pd(t01, t23, 0x31));
+    const __m256d amv = lanes_max4(f);
     if (_mm256_movemask_pd(_mm256_cmp_pd(amv, _mm256_set1_pd(0x1p490), _CMP_LE_OQ)) != 0xf) return 0;   /* also NaN */
     const __m256d g = _mm256_mul_pd(sigma_for(_mm256_mul_pd(_mm256_set1_pd(xmax), amv)), _mm256_set1_pd(0x1p6));
     const __m256d g0 = _mm256_permute4x64_pd(g, 0x00), g1 = _mm256_permute4x64_pd(g, 0x55);
