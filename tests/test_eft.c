@@ -292,6 +292,50 @@ START_TEST(eft_cancellation)
 }
 END_TEST
 
+/* A contiguous short DDOT takes the direct path (dispatch.c: ozb_run_dot_direct, its report
+ * written when read) and a strided one with the same values the general path: the same
+ * RN(exact) and the same report, field for field, also when the handle's mode changes
+ * between the call and the read (the report is the call's). */
+START_TEST(eft_dot_direct_info)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_DOUBLE);
+    ozref_rng r;
+    tu_rng(&r, "eft_dot_direct_info");
+    const int64_t sizes[] = {1, 3, 16, 100, 1024};
+    double *x = tu_alloc(2048), *y = tu_alloc(2048), *x2 = tu_alloc(4096);
+    for (int s = 0; s < 5; s++) {
+        const int64_t n = sizes[s];
+        tu_fill_vec(&r, x, n, 1, 2);
+        tu_fill_vec(&r, y, n, 1, 1);
+        for (int64_t l = 0; l < n; l++) x2[2 * l] = x[l];
+        ck_assert_int_eq(ozblas_set_mode(h, OZBLAS_MODE_DOUBLE), OZBLAS_STATUS_SUCCESS);
+        double d1 = 0.0, d2 = 0.0;
+        ck_assert_int_eq(ozblas_ddot(h, n, x2, 2, y, 1, &d2), OZBLAS_STATUS_SUCCESS);
+        ozblas_info_t general, direct;
+        ck_assert_int_eq(ozblas_get_info(h, &general), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_ddot(h, n, x, 1, y, 1, &d1), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_set_mode(h, OZBLAS_MODE_FIXED), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_get_info(h, &direct), OZBLAS_STATUS_SUCCESS);
+        const double ref = ozref_ddot(n, x, 1, y, 1);
+        ck_assert_msg(d1 == ref && d2 == ref, "n=%lld: direct %a, general %a, RN(exact) %a", (long long)n, d1, d2, ref);
+        ck_assert_msg(direct.fused == 2 && direct.block_k == n && direct.mode == OZBLAS_MODE_DOUBLE,
+                      "n=%lld: fused %d block_k %lld mode %d", (long long)n, direct.fused, (long long)direct.block_k, (int)direct.mode);
+#define SAME(f) ck_assert_msg(direct.f == general.f, "n=%lld: the direct path's report differs in " #f, (long long)n)
+        SAME(slices_a); SAME(slices_b); SAME(split_count); SAME(fast_mode); SAME(mode); SAME(summation); SAME(engine);
+        SAME(bits_per_slice); SAME(gemm_calls); SAME(slice_products); SAME(gemm_flops); SAME(blocks); SAME(block_m);
+        SAME(block_n); SAME(block_k); SAME(exact_fallbacks); SAME(lazy_fixups); SAME(seconds_split);
+        SAME(seconds_multiply); SAME(seconds_sum); SAME(seconds_total); SAME(fused);
+#undef SAME
+        /* a later call's report replaces the short DOT's */
+        ck_assert_int_eq(ozblas_ddot(h, n, x, 1, y, 1, &d1), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_get_info(h, &direct), OZBLAS_STATUS_SUCCESS);
+        ck_assert_msg(direct.mode == OZBLAS_MODE_FIXED, "n=%lld: FIXED call's report: mode %d", (long long)n, (int)direct.mode);
+    }
+    free(x); free(y); free(x2);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* Short DOTs (k <= 1024: one sigma for every product, src/fused/eft_dot_small.c) across its
  * edges: the vector tail (k mod 4), the 256-product budget switch, strides; magnitudes that
  * grow past the first products' guess (a second pass), fall far below them, or reach the range
@@ -1331,6 +1375,7 @@ static Suite *eft_suite(void)
     tcase_set_timeout(tc, tu_timeout(300));
     tcase_add_test(tc, eft_dot_reference);
     tcase_add_test(tc, eft_dot_short);
+    tcase_add_test(tc, eft_dot_direct_info);
     tcase_add_test(tc, eft_gemv_reference);
     tcase_add_test(tc, eft_gemv_t_bounded);
     tcase_add_test(tc, eft_magnitude_steps);

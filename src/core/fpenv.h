@@ -21,6 +21,8 @@ static inline int ozb_fpenv_enter(ozb_fpenv_t *saved)
     _mm_setcsr(OZB_MXCSR_STANDARD | (csr & 0x3fu));
     return 1;
 }
+/* 1 where the environment is the standard one already (nothing to enter or leave) */
+static inline int ozb_fpenv_standard(void) { return (_mm_getcsr() & OZB_MXCSR_MODE_BITS) == OZB_MXCSR_STANDARD; }
 static inline void ozb_fpenv_leave(ozb_fpenv_t saved, int changed)
 {
     if (changed) _mm_setcsr(saved | (_mm_getcsr() & 0x3fu));   /* the caller's modes, all flags raised */
@@ -28,6 +30,7 @@ static inline void ozb_fpenv_leave(ozb_fpenv_t saved, int changed)
 #else
 typedef int ozb_fpenv_t;
 static inline int ozb_fpenv_enter(ozb_fpenv_t *saved) { *saved = 0; return 0; }
+static inline int ozb_fpenv_standard(void) { return 1; }
 static inline void ozb_fpenv_leave(ozb_fpenv_t saved, int changed) { (void)saved; (void)changed; }
 #endif
 #endif

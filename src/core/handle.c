@@ -1,6 +1,7 @@
 /* Handle life cycle and configuration. */
 #include "core/ozb_internal.h"
 #include "core/backend.h"
+#include "core/info.h"
 #include <stdlib.h>
 
 ozblas_status_t ozb_handle_new(const ozb_backend *be, ozblas_handle_t *handle)
@@ -104,7 +105,7 @@ ozblas_status_t ozblas_get_workspace_limit(ozblas_handle_t h, size_t *bytes)
 ozblas_status_t ozblas_get_info(ozblas_handle_t h, ozblas_info_t *info)
 {
     if (!h || !info) return OZBLAS_STATUS_INVALID_VALUE;
-    *info = h->info;
+    *info = *ozb_info_read(h);
     return OZBLAS_STATUS_SUCCESS;
 }
 

@@ -8,6 +8,7 @@ ozblas_info_t *ozb_info_begin(ozblas_handle_t h, ozblas_summation_t summation, i
      * costs ~8 ns on every small call (issue 14) */
     static const ozblas_info_t zero;
     *info = zero;
+    h->info_dot_k = 0;
     info->mode = h->mode;
     info->engine = h->engine;
     info->summation = summation;
@@ -33,4 +34,21 @@ void ozb_info_crt(ozblas_info_t *info, int s, int64_t m, int64_t n, int64_t k, i
     info->seconds_split = t_split;
     info->seconds_multiply = t_mul;
     info->seconds_sum = t_sum;
+}
+
+const ozblas_info_t *ozb_info_read(ozblas_handle_t h)
+{
+    const int64_t k = h->info_dot_k;
+    if (k > 0) {   /* what ozb_eft_info(h, pr, 0, 2, 0.0) writes for a DOT of k products */
+        const ozblas_mode_t mode = h->info_dot_mode;
+        const ozblas_engine_t engine = h->info_dot_engine;
+        ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
+        info->mode = mode;
+        info->engine = engine;
+        info->slices_a = info->slices_b = 1;
+        info->blocks = 1;
+        info->block_m = 1; info->block_n = 1; info->block_k = k;
+        info->fused = 2;
+    }
+    return &h->info;
 }

@@ -49,7 +49,12 @@ struct ozblas_context {
     size_t             ws_limit;      /* 0 = default */
     int                slice_hint_a, slice_hint_b; /* workspace sizing learnt from earlier calls (never changes a bit) */
     ozb_buf            buf[OZB_NBUF];
-    ozblas_info_t      info;
+    ozblas_info_t      info;          /* read through ozb_info_read: a short DOT's is filled in late */
+    /* > 0: the last call was a short DOT of this many products by the error-free split, run
+     * with this mode and format (core/info.h: ozb_info_short_dot); info is filled when read */
+    int64_t            info_dot_k;
+    ozblas_mode_t      info_dot_mode;
+    ozblas_engine_t    info_dot_engine;
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
 };
 

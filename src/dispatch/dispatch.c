@@ -15,6 +15,7 @@
 #include "fused/eft_scaled.h"
 #include "fused/exact_small.h"
 #include "fused/exact_tiny.h"
+#include "fused/eft_dot_small.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -298,6 +299,23 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     h->threads = threads;
     ozb_fpenv_leave(env, changed);
     return st;
+}
+
+/* A DDOT of contiguous operands short enough for one sigma, straight from the driver: what
+ * ozb_run reaches through the plan, the environment's save and restore and run()'s first test
+ * (the same conditions, the same kernel, RN(x^T y) like every path), here in one call and with
+ * the report written late (core/info.h).  ~10 ns of a 100-product DOT of ~45 ns went to the
+ * layers between (issue 14).  0 where any condition fails or the split cannot certify: the
+ * caller then runs the call through ozb_run, which finds the same bits. */
+int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int64_t n, double *out)
+{
+    if (n > OZB_DOT_ONE_SIGMA || h->be->execute || h->knobs.no_dot2 || !ozb_fpenv_standard()) return 0;
+    const ozblas_mode_t mode = effective_mode(h);
+    if (mode != OZBLAS_MODE_CORRECTLY_ROUNDED || effective_engine(h, mode) != OZBLAS_ENGINE_FP64) return 0;
+    if (ozb_threads_for(h, 4.0 * (double)n) != 1) return 0;     /* call_threads of a DOT */
+    if (!ozb_eft_dot_unit(x, y, n, out)) return 0;
+    ozb_info_short_dot(h, n);
+    return 1;
 }
 
 void ozb_info_reset(ozblas_handle_t h)

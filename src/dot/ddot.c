@@ -14,6 +14,11 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
     }
     if (!x || !y) return OZBLAS_STATUS_INVALID_VALUE;
     double r = 0.0;
+    /* short contiguous DOTs: the error-free split without the general path's layers */
+    if (incx == 1 && incy == 1 && ozb_run_dot_direct(h, x, y, n, &r)) {
+        *result = r;
+        return OZBLAS_STATUS_SUCCESS;
+    }
     ozb_problem pr = {
         .m = 1, .n = 1, .k = n,
         .a = { x + (incx < 0 ? (n - 1) * -incx : 0), 0, incx },

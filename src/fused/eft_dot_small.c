@@ -85,10 +85,8 @@ static inline __attribute__((always_inline)) int one_sigma(const double *x, cons
  * product: RN(x y) is the IEEE product itself where it is a normal number.  Zero, subnormal,
  * non-finite and uncertified results are left to the split below (the same bits: they are
  * RN(exact) either way). */
-static int dot_tiny(const ozb_problem *pr, double *out)
+static int dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, int64_t n, double *out)
 {
-    const int64_t n = pr->k;
-    const double *x = pr->a.p, *y = pr->b.p;
     if (n == 1) {
         const double p = x[0] * y[0], ap = fabs(p);
         if (!(ap >= 0x1p-1022 && ap <= 0x1.fffffffffffffp1023)) return 0;
@@ -97,7 +95,7 @@ static int dot_tiny(const ozb_problem *pr, double *out)
     }
     double T[8];
     for (int64_t l = 0; l < n; l++)
-        if (!ozb_two_product(x[l * pr->a.cs], y[l * pr->b.cs], &T[l], &T[n + l])) return 0;
+        if (!ozb_two_product(x[l * xs], y[l * ys], &T[l], &T[n + l])) return 0;
     return ozb_sum2_certify(T, 2 * n, 0.0, out);
 }
 
@@ -180,7 +178,7 @@ int ozb_eft_dot_short(const ozb_problem *pr)
     if (n <= 0 || n > OZB_DOT_ONE_SIGMA) return 0;
     if (n <= 4 && pr->alpha == 1.0 && pr->beta == 0.0) {
         double r;
-        if (dot_tiny(pr, &r)) {
+        if (dot_tiny(pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, n, &r)) {
             *pr->c = r;
             return 1;
         }
@@ -191,6 +189,18 @@ int ozb_eft_dot_short(const ozb_problem *pr)
     return dot_round(pr, S, R, sigma);
 #else
     (void)pr;
+    return 0;
+#endif
+}
+
+int ozb_eft_dot_unit(const double *x, const double *y, int64_t n, double *out)
+{
+#ifdef EFT_AVX2
+    if (n <= 4) return dot_tiny(x, 1, y, 1, n, out);
+    double S, R, sigma;
+    return one_sigma(x, y, n, &S, &R, &sigma) && ozb_eft_finish_unit(S, R, one_sigma_bound(n, sigma), out);
+#else
+    (void)x; (void)y; (void)n; (void)out;
     return 0;
 #endif
 }
