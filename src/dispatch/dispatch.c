@@ -313,7 +313,7 @@ int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int6
     const ozblas_mode_t mode = effective_mode(h);
     if (mode != OZBLAS_MODE_CORRECTLY_ROUNDED || effective_engine(h, mode) != OZBLAS_ENGINE_FP64) return 0;
     if (ozb_threads_for(h, 4.0 * (double)n) != 1) return 0;     /* call_threads of a DOT */
-    if (!ozb_eft_dot_unit(x, y, n, out)) return 0;
+    if (!ozb_eft_dot_unit(x, y, n, !h->knobs.fused_avx2, out)) return 0;   /* (the knob: 256-bit code only) */
     ozb_info_short_dot(h, n);
     return 1;
 }

@@ -15,8 +15,9 @@ int ozb_eft_dot_short(const ozb_problem *pr);
 /* x^T y for contiguous x, y and 0 < n <= OZB_DOT_ONE_SIGMA (a DDOT, alpha = 1, beta = 0):
  * RN(x^T y) into *out and 1 where the split's bound certifies it (dot_tiny's exact products
  * for n <= 4), else 0 and nothing written, the cases ozb_eft_dot_short takes further (products
- * beyond 2^990: scaled first) left to the caller too. */
-int ozb_eft_dot_unit(const double *x, const double *y, int64_t n, double *out);
+ * beyond 2^990: scaled first) left to the caller too.  wide: 1 where the split may use AVX-512
+ * DQ and VL when the CPU has them (0: the 256-bit code only; the same bits either way). */
+int ozb_eft_dot_unit(const double *x, const double *y, int64_t n, int wide, double *out);
 
 /* The same split for one row of a GEMV (x, y contiguous, 0 < n <= OZB_DOT_ONE_SIGMA): 1 and
  * sum x_i y_i = S + R + D with S exact and |D| <= G EBC + 2^-1000 (EBC of eft_kern.h: G plays

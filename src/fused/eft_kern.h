@@ -225,11 +225,18 @@ static inline int in_range(__m256d m)
 }
 
 /* The split of one vector of products into S, R, with the largest |q| in M. */
-#define SPLIT4(S, R, M, x, y, g) do {                                                  \
-        const __m256d q_ = _mm256_sub_pd(_mm256_fmadd_pd(x, y, g), g);                  \
-        R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, q_));                                \
+#define SPLIT4(S, R, M, x, y, g) SPLIT4_WITH(S, R, M, x, y, g, OZB_MAXABS4)
+/* M and |q| into the larger: two operations (and, max) with AVX2; one, VRANGEPD's largest
+ * magnitude with its sign cleared, where AVX-512 DQ and VL are compiled for (OZB_MAXABS4_DQ,
+ * in functions built for that target only).  The same value: M >= 0 throughout. */
+#define OZB_MAXABS4(M, q) _mm256_max_pd(M, _mm256_and_pd(q, ABSMASK))
+#define OZB_MAXABS4_DQ(M, q) _mm256_range_pd(M, q, 0xb)
+#define SPLIT4_WITH(S, R, M, x, y, g, MAXABS) do {                                     \
+        const __m256d x_ = (x), y_ = (y);                                               \
+        const __m256d q_ = _mm256_sub_pd(_mm256_fmadd_pd(x_, y_, g), g);                \
+        R = _mm256_add_pd(R, _mm256_fmsub_pd(x_, y_, q_));                              \
         S = _mm256_add_pd(S, q_);                                                       \
-        M = _mm256_max_pd(M, _mm256_and_pd(q_, ABSMASK));                               \
+        M = MAXABS(M, q_);                                                              \
     } while (0)
 /* The running split, where a bound proves beforehand that every |x y| of a block is at most
  * 2^-9 sigma (1 + u) and the block has nb <= BL products per lane (eft_gemm.c, two columns
