@@ -331,6 +331,30 @@ START_TEST(eft_dot_direct_info)
         ck_assert_int_eq(ozblas_get_info(h, &direct), OZBLAS_STATUS_SUCCESS);
         ck_assert_msg(direct.mode == OZBLAS_MODE_FIXED, "n=%lld: FIXED call's report: mode %d", (long long)n, (int)direct.mode);
     }
+    /* what the direct path leaves undecided or refuses, contiguous: products beyond 2^990
+     * (the split on the scaled DOT), Inf, NaN, exact zeros, cancellation to 2^-60 */
+    ozblas_handle_t hc = tu_handle(CR);
+    const int64_t ns[] = {3, 100};
+    char ctx[96];
+    for (int s = 0; s < 2; s++)
+        for (int pat = 0; pat < 5; pat++) {
+            const int64_t n = ns[s];
+            tu_fill_vec(&r, x, n, 1, 1);
+            tu_fill_vec(&r, y, n, 1, 1);
+            switch (pat) {
+            case 0: for (int64_t l = 0; l < n; l++) { x[l] = ldexp(x[l], 520); y[l] = ldexp(y[l], 480); } break;
+            case 1: x[n / 2] = INFINITY; break;
+            case 2: y[n - 1] = NAN; break;
+            case 3: for (int64_t l = 0; l < n; l++) x[l] = 0.0; break;
+            default:
+                for (int64_t l = 0; l + 1 < n; l += 2) { x[l + 1] = -x[l]; y[l + 1] = y[l]; }
+                x[0] += ldexp(x[0], -60);
+                break;
+            }
+            snprintf(ctx, sizeof ctx, "direct DOT n=%lld case %d", (long long)n, pat);
+            tu_dot_run(hc, CR, n, x, 1, y, 1, ctx);
+        }
+    ozblas_destroy(hc);
     free(x); free(y); free(x2);
     ozblas_destroy(h);
 }

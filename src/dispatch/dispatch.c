@@ -212,6 +212,17 @@ static ozblas_status_t by_eft(ozblas_handle_t h, const ozb_problem *pr, const oz
     return by_eft_sums(h, pr, pl);
 }
 
+/* A small CORRECTLY_ROUNDED DOT (FP64 slices, one thread) that the short split leaves
+ * undecided (a residual, an orthogonality check): the exact short sum, where its terms are
+ * doubles, before the general path's second pass and deep sums (LAPACK's SVD tests: DOTs of
+ * 16-47 products cancelling to 2^-53, 0.6-0.8 us each before).  by_eft is what run() reaches
+ * for such a call past its first test (one column: no CRT; CORRECTLY_ROUNDED: not FIXED). */
+static ozblas_status_t dot_undecided(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+{
+    if (ozb_exact_small_dot(h, pr)) return OZBLAS_STATUS_SUCCESS;
+    return by_eft(h, pr, plan);
+}
+
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     /* a small CORRECTLY_ROUNDED DOT straight to the error-free sums: no workspace, no
@@ -222,10 +233,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
             ozb_eft_info(h, pr, 0, 2, 0.0);
             return OZBLAS_STATUS_SUCCESS;
         }
-        /* undecided (a residual, an orthogonality check): the exact short sum, where its
-         * terms are doubles, before the general path's second pass and deep sums (LAPACK's
-         * SVD tests: DOTs of 16-47 products cancelling to 2^-53, 0.6-0.8 us each before) */
-        if (ozb_exact_small_dot(h, pr)) return OZBLAS_STATUS_SUCCESS;
+        return dot_undecided(h, pr, plan);
     }
     ozb_plan pl = *plan;
     /* CRT_INT8: FIXED and DOUBLE through the scheme (INT8 slices where it does not reach);
@@ -303,18 +311,26 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
 
 /* A DDOT of contiguous operands short enough for one sigma, straight from the driver: what
  * ozb_run reaches through the plan, the environment's save and restore and run()'s first test
- * (the same conditions, the same kernel, RN(x^T y) like every path), here in one call and with
+ * (the same conditions, the same steps, RN(x^T y) like every path), here in one call and with
  * the report written late (core/info.h).  ~10 ns of a 100-product DOT of ~45 ns went to the
- * layers between (issue 14).  0 where any condition fails or the split cannot certify: the
- * caller then runs the call through ozb_run, which finds the same bits. */
-int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int64_t n, double *out)
+ * layers between (issue 14).  Where the short split leaves the DOT undecided, run()'s next
+ * steps follow at once (not the split a second time: LAPACK's DOTs of exact zeros and
+ * cancelling residuals are many). */
+int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int64_t n, double *out, ozblas_status_t *st)
 {
     if (n > OZB_DOT_ONE_SIGMA || h->be->execute || h->knobs.no_dot2 || !ozb_fpenv_standard()) return 0;
-    const ozblas_mode_t mode = effective_mode(h);
-    if (mode != OZBLAS_MODE_CORRECTLY_ROUNDED || effective_engine(h, mode) != OZBLAS_ENGINE_FP64) return 0;
+    const ozb_plan pl = { effective_mode(h), effective_engine(h, effective_mode(h)) };
+    if (pl.mode != OZBLAS_MODE_CORRECTLY_ROUNDED || pl.engine != OZBLAS_ENGINE_FP64) return 0;
     if (ozb_threads_for(h, 4.0 * (double)n) != 1) return 0;     /* call_threads of a DOT */
-    if (!ozb_eft_dot_unit(x, y, n, !h->knobs.fused_avx2, out)) return 0;   /* (the knob: 256-bit code only) */
-    ozb_info_short_dot(h, n);
+    if (ozb_eft_dot_unit(x, y, n, !h->knobs.fused_avx2, out)) {  /* (the knob: 256-bit code only) */
+        ozb_info_short_dot(h, n);
+        *st = OZBLAS_STATUS_SUCCESS;
+        return 1;
+    }
+    /* ozblas_ddot's problem (contiguous), as ozb_run gets it */
+    const ozb_problem pr = { .m = 1, .n = 1, .k = n, .a = { x, 0, 1 }, .b = { y, 0, 1 }, .alpha = 1.0, .beta = 0.0,
+                             .c = out, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
+    *st = dot_undecided(h, &pr, &pl);
     return 1;
 }
 

@@ -6,10 +6,10 @@
 /* Computes C = alpha op(A) op(B) + beta C as the handle's mode says. */
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
 
-/* x^T y for contiguous x, y (0 < n) where the short error-free DOT computes it in the
- * standard floating-point environment: RN(x^T y) into *out and 1, else 0 and nothing written
- * (then ozb_run computes the call: the same bits). */
-int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int64_t n, double *out);
+/* x^T y for contiguous x, y (0 < n) where the short error-free DOT takes it in the standard
+ * floating-point environment: 1 and the call's status in *st (RN(x^T y) in *out where it is
+ * SUCCESS), else 0 and nothing computed (then ozb_run computes the call: the same bits). */
+int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int64_t n, double *out, ozblas_status_t *st);
 
 /* Clears the handle's info for a call that computes nothing. */
 void ozb_info_reset(ozblas_handle_t h);

@@ -14,10 +14,11 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
     }
     if (!x || !y) return OZBLAS_STATUS_INVALID_VALUE;
     double r = 0.0;
+    ozblas_status_t st;
     /* short contiguous DOTs: the error-free split without the general path's layers */
-    if (incx == 1 && incy == 1 && ozb_run_dot_direct(h, x, y, n, &r)) {
-        *result = r;
-        return OZBLAS_STATUS_SUCCESS;
+    if (incx == 1 && incy == 1 && ozb_run_dot_direct(h, x, y, n, &r, &st)) {
+        if (st == OZBLAS_STATUS_SUCCESS) *result = r;
+        return st;
     }
     ozb_problem pr = {
         .m = 1, .n = 1, .k = n,
@@ -27,7 +28,7 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
         .kblock = OZB_KBLOCK_DOT,
         .c_host = 1,
     };
-    ozblas_status_t st = ozb_run(h, &pr);
+    st = ozb_run(h, &pr);
     if (st == OZBLAS_STATUS_SUCCESS) *result = r;
     return st;
 }

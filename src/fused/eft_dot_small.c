@@ -158,27 +158,44 @@ int ozb_eft_dot_short(const ozb_problem *pr)
 }
 
 #ifdef EFT_AVX2
+/* the split refused (out of its range): ozb_eft_dot_short's own next step, the split on the
+ * DOT scaled */
+static __attribute__((noinline)) int dot_unit_scaled(const double *x, const double *y, int64_t n, double *out)
+{
+    const ozb_problem pr = { .m = 1, .n = 1, .k = n, .a = { x, 0, 1 }, .b = { y, 0, 1 }, .alpha = 1.0, .beta = 0.0, .c = out };
+    return short_scaled(&pr, x, y, n);
+}
+
 /* ozb_eft_dot_unit's split and rounding, with AVX2 or with AVX-512 DQ and VL; each a function
  * of its own, so that the choice between them costs the caller no frame (a tail jump) */
 static __attribute__((noinline)) int dot_unit_avx2(const double *x, const double *y, int64_t n, double *out)
 {
     double S, R, sigma;
-    return one_sigma(x, y, n, &S, &R, &sigma) && ozb_eft_finish_unit(S, R, one_sigma_bound(n, sigma), out);
+    if (!one_sigma(x, y, n, &S, &R, &sigma)) return dot_unit_scaled(x, y, n, out);
+    return ozb_eft_finish_unit(S, R, one_sigma_bound(n, sigma), out);
 }
 static __attribute__((noinline)) OZB_DQ_TARGET int dot_unit_dq(const double *x, const double *y, int64_t n, double *out)
 {
     double S, R, sigma;
-    return one_sigma_dq(x, y, n, &S, &R, &sigma) && ozb_eft_finish_unit(S, R, one_sigma_bound(n, sigma), out);
+    if (!one_sigma_dq(x, y, n, &S, &R, &sigma)) return dot_unit_scaled(x, y, n, out);
+    return ozb_eft_finish_unit(S, R, one_sigma_bound(n, sigma), out);
+}
+
+/* n <= 4: the exact products first */
+static __attribute__((noinline)) int dot_unit_tiny(const double *x, const double *y, int64_t n, int dq, double *out)
+{
+    if (dot_tiny(x, 1, y, 1, n, out)) return 1;
+    return dq ? dot_unit_dq(x, y, n, out) : dot_unit_avx2(x, y, n, out);
 }
 #endif
 
 int ozb_eft_dot_unit(const double *x, const double *y, int64_t n, int wide, double *out)
 {
 #ifdef EFT_AVX2
-    if (n <= 4) return dot_tiny(x, 1, y, 1, n, out);
     /* (libgcc's CPU model, read at start-up, counts AVX-512 only where the OS saves its state) */
-    if (wide && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) return dot_unit_dq(x, y, n, out);
-    return dot_unit_avx2(x, y, n, out);
+    const int dq = wide && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    if (n <= 4) return dot_unit_tiny(x, y, n, dq, out);
+    return dq ? dot_unit_dq(x, y, n, out) : dot_unit_avx2(x, y, n, out);
 #else
     (void)x; (void)y; (void)n; (void)wide; (void)out;
     return 0;

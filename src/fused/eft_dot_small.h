@@ -13,10 +13,10 @@
 int ozb_eft_dot_short(const ozb_problem *pr);
 
 /* x^T y for contiguous x, y and 0 < n <= OZB_DOT_ONE_SIGMA (a DDOT, alpha = 1, beta = 0):
- * RN(x^T y) into *out and 1 where the split's bound certifies it (dot_tiny's exact products
- * for n <= 4), else 0 and nothing written, the cases ozb_eft_dot_short takes further (products
- * beyond 2^990: scaled first) left to the caller too.  wide: 1 where the split may use AVX-512
- * DQ and VL when the CPU has them (0: the 256-bit code only; the same bits either way). */
+ * ozb_eft_dot_short's steps for that case (dot_tiny's exact products for n <= 4, the split, the
+ * split on the scaled DOT where it refuses), so that 0 means ozb_eft_dot_short would not
+ * certify it either.  RN(x^T y) into *out and 1 where certified.  wide: 1 where the split may
+ * use AVX-512 DQ and VL when the CPU has them (0: the 256-bit code only; the same bits). */
 int ozb_eft_dot_unit(const double *x, const double *y, int64_t n, int wide, double *out);
 
 /* The same split for one row of a GEMV (x, y contiguous, 0 < n <= OZB_DOT_ONE_SIGMA): 1 and
