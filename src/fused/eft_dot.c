@@ -293,7 +293,7 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
          * latency (CR GEMV-T, 1 thread, Zen 4 EPYC: 64 1.85 -> 1.15 us, 128 4.1 -> 3.8 us) */
         for (; i + 4 <= hi; i += 4) {
             tot4 f;
-            if (!ozb_eft_split4_guess(pr->a.p + i * pr->a.rs, pr->a.rs, e.x, pr->k, xmax, &f))
+            if (!ozb_eft_split4_guess(pr->a.p + i * pr->a.rs, pr->a.rs, e.x, pr->k, xmax, e.wide, &f))
                 ozb_eft_split4_bounded(pr->a.p + i * pr->a.rs, pr->a.rs, e.x, pr->k, xmax, &f);
             left += ozb_eft_put4(&e, i, &f);
         }

@@ -224,13 +224,12 @@ static inline int in_range(__m256d m)
     return _mm256_movemask_pd(_mm256_cmp_pd(m, _mm256_set1_pd(0x1p990), _CMP_LE_OQ)) == 0xf;
 }
 
-/* The split of one vector of products into S, R, with the largest |q| in M. */
-#define SPLIT4(S, R, M, x, y, g) SPLIT4_WITH(S, R, M, x, y, g, OZB_MAXABS4)
-/* M and |q| into the larger: two operations (and, max) with AVX2; one, VRANGEPD's largest
- * magnitude with its sign cleared, where AVX-512 DQ and VL are compiled for (OZB_MAXABS4_DQ,
- * in functions built for that target only).  The same value: M >= 0 throughout. */
+#define SPLIT4(S, R, M, x, y, g) SPLIT4_WITH(S, R, M, x, y, g, OZB_MAXABS4)   /* below */
+/* M := max(M, |q|) (M >= 0): and, max with AVX2; one VRANGEPD (largest magnitude, sign
+ * cleared) in functions built for AVX-512 DQ and VL (OZB_MAXABS4_DQ).  The same value. */
 #define OZB_MAXABS4(M, q) _mm256_max_pd(M, _mm256_and_pd(q, ABSMASK))
 #define OZB_MAXABS4_DQ(M, q) _mm256_range_pd(M, q, 0xb)
+/* The split of one vector of products into S, R, with the largest |q| in M. */
 #define SPLIT4_WITH(S, R, M, x, y, g, MAXABS) do {                                     \
         const __m256d x_ = (x), y_ = (y);                                               \
         const __m256d q_ = _mm256_sub_pd(_mm256_fmadd_pd(x_, y_, g), g);                \
@@ -270,10 +269,12 @@ static inline int in_range(__m256d m)
  * nb^2 u^2 sigma (1 + 2^-40) + nb 2^-1075 the totals take.  A non-finite product makes tau
  * and d Inf or NaN, which fits and in_range refuse.  Six vector operations per four
  * products, three of them additions, against SPLIT4's seven and four. */
-#define CHAIN4_MAX(T, R, M, x, y) do {                                                  \
-        const __m256d t_ = _mm256_fmadd_pd(x, y, T), d_ = _mm256_sub_pd(t_, T);          \
-        R = _mm256_add_pd(R, _mm256_fmsub_pd(x, y, d_));                                \
-        M = _mm256_max_pd(M, _mm256_and_pd(d_, ABSMASK));                               \
+#define CHAIN4_MAX(T, R, M, x, y) CHAIN4_MAX_WITH(T, R, M, x, y, OZB_MAXABS4)   /* (DQ: five) */
+#define CHAIN4_MAX_WITH(T, R, M, x, y, MAXABS) do {                                     \
+        const __m256d x_ = (x), y_ = (y);                                               \
+        const __m256d t_ = _mm256_fmadd_pd(x_, y_, T), d_ = _mm256_sub_pd(t_, T);       \
+        R = _mm256_add_pd(R, _mm256_fmsub_pd(x_, y_, d_));                              \
+        M = MAXABS(M, d_);                                                              \
         T = t_;                                                                         \
     } while (0)
 /* The same where a bound proves the budget beforehand (eft_gemm.c): no largest |q| */
@@ -328,8 +329,7 @@ void ozb_eft_pack_columns(const ozb_problem *pr, double *Bp);
  * per block of BL into mXc (n ceil(k / BL) doubles): the block's maximum where its
  * sub-blocks' are flat, else -1; x: column j of op(B) at x + j ldx, contiguous (eft_gemm.c) */
 void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX, double *mXc);
-/* GEMV-N state bytes for m rows */
-static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1) * 2 * 5 * 32; }
+static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1) * 2 * 5 * 32; }   /* GEMV-N, m rows */
 
 #ifdef EFT_AVX2
 /* eft_dot.c's DOT lane loop with 512-bit vectors, the same totals and sigmas bit for bit

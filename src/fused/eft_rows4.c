@@ -91,42 +91,20 @@ void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64
  * only fail the check (then 0), never give a wrong sum.  Why: no pass over the rows for their
  * maxima and no reduction of them before the first product (CR GEMV-T 64 -5 %, 96 -9 %, 128
  * unchanged, so the limit; interleaved A/B, 1 thread, AVX512 EPYC). */
-int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t n, double xmax, tot4 *t)
+#define GUESS guess_avx2
+#define GUESS_TARGET __attribute__((noinline))
+#define GUESS_MAXABS OZB_MAXABS4
+#include "fused/eft_rows4_guess.inc"
+/* the same with AVX-512 DQ and VL: one operation fewer per four products (five) */
+#define GUESS guess_dq
+#define GUESS_TARGET __attribute__((noinline, target("avx512f,avx512dq,avx512vl")))
+#define GUESS_MAXABS OZB_MAXABS4_DQ
+#include "fused/eft_rows4_guess.inc"
+
+int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t n, double xmax, int wide, tot4 *t)
 {
-    if (n <= 0 || n > OZB_ROWS4_GUESS || !(xmax <= 0x1p490)) return 0;
-    const double *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
-    const int64_t n4 = n & ~(int64_t)3, r = n - n4;
-    /* max|a| of each row's first four elements (of its tail where n < 4), one per lane */
-    __m256d f[4];
-    for (int q = 0; q < 4; q++) f[q] = _mm256_and_pd(n4 ? _mm256_loadu_pd(a + q * lda) : load_first(a + q * lda, r), ABSMASK);
-    const __m256d amv = lanes_max4(f);
-    if (_mm256_movemask_pd(_mm256_cmp_pd(amv, _mm256_set1_pd(0x1p490), _CMP_LE_OQ)) != 0xf) return 0;   /* also NaN */
-    const __m256d g = _mm256_mul_pd(sigma_for(_mm256_mul_pd(_mm256_set1_pd(xmax), amv)), _mm256_set1_pd(0x1p6));
-    const __m256d g0 = _mm256_permute4x64_pd(g, 0x00), g1 = _mm256_permute4x64_pd(g, 0x55);
-    const __m256d g2 = _mm256_permute4x64_pd(g, 0xaa), g3 = _mm256_permute4x64_pd(g, 0xff);
-    const __m256d z = _mm256_setzero_pd();
-    __m256d T0 = g0, T1 = g1, T2 = g2, T3 = g3, R0 = z, R1 = z, R2 = z, R3 = z, M0 = z, M1 = z, M2 = z, M3 = z;
-    if (r) {                      /* the tail (none where r = 0: zero products change nothing) */
-        const __m256d xt = load_first(x + n4, r);
-        CHAIN4_MAX(T0, R0, M0, load_first(a0 + n4, r), xt);
-        CHAIN4_MAX(T1, R1, M1, load_first(a1 + n4, r), xt);
-        CHAIN4_MAX(T2, R2, M2, load_first(a2 + n4, r), xt);
-        CHAIN4_MAX(T3, R3, M3, load_first(a3 + n4, r), xt);
-    }
-    for (int64_t l = 0; l < n4; l += 4) {
-        const __m256d xv = _mm256_loadu_pd(x + l);
-        CHAIN4_MAX(T0, R0, M0, _mm256_loadu_pd(a0 + l), xv);
-        CHAIN4_MAX(T1, R1, M1, _mm256_loadu_pd(a1 + l), xv);
-        CHAIN4_MAX(T2, R2, M2, _mm256_loadu_pd(a2 + l), xv);
-        CHAIN4_MAX(T3, R3, M3, _mm256_loadu_pd(a3 + l), xv);
-    }
-    if (!(fits(M0, g0) && fits(M1, g1) && fits(M2, g2) && fits(M3, g3))) return 0;    /* NaN too */
-    const __m256d S0 = _mm256_sub_pd(T0, g0), S1 = _mm256_sub_pd(T1, g1), S2 = _mm256_sub_pd(T2, g2), S3 = _mm256_sub_pd(T3, g3);
-    const double nn = (double)n;
-    t->s = hsum4(S0, S1, S2, S3);
-    t->c = hsum4(R0, R1, R2, R3);
-    t->a = _mm256_setzero_pd();
-    t->g = _mm256_mul_pd(_mm256_mul_pd(g, _mm256_set1_pd(nn * nn + nn)), _mm256_set1_pd(0x1p-14));   /* as ozb_eft_split1's */
-    return 1;
+    /* (libgcc's CPU model, read at start-up, counts AVX-512 only where the OS saves its state) */
+    if (wide && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) return guess_dq(a, lda, x, n, xmax, t);
+    return guess_avx2(a, lda, x, n, xmax, t);
 }
 #endif

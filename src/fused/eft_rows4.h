@@ -13,8 +13,9 @@ void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64
  * the largest |d| of the running split (CHAIN4_MAX), one pass and no pass for the rows' maxima
  * (eft_rows4.c), for 0 < n <= OZB_ROWS4_GUESS: 1 and t as ozb_eft_split4_bounded leaves it where
  * every row's guess held, 0 where one did not (a row grew beyond the headroom, Inf, NaN, or
- * beyond 2^490): then the caller runs ozb_eft_split4_bounded. */
+ * beyond 2^490): then the caller runs ozb_eft_split4_bounded.  wide: 1 where the split may use
+ * AVX-512 DQ and VL when the CPU has them (0: the 256-bit code only; the same values). */
 #define OZB_ROWS4_GUESS 96
-int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t n, double xmax, tot4 *t);
+int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t n, double xmax, int wide, tot4 *t);
 #endif
 #endif
