@@ -22,6 +22,7 @@
 #include "fused/eft_kern.h"
 #include "fused/eft_cert4.h"
 #include "sum/sum.h"
+#include "fused/cpu_dq.h"
 #include <math.h>
 
 #ifdef EFT_AVX2
@@ -37,7 +38,6 @@ static inline double hsum(__m256d v)
 #include "fused/eft_one_sigma.inc"
 /* the same where the CPU has AVX-512 DQ and VL (one operation fewer per four products: DOT 100
  * -4 %, 1000 -7 %, AVX512 EPYC); only ozb_eft_dot_unit calls it, after asking the CPU */
-#define OZB_DQ_TARGET __attribute__((target("avx512f,avx512dq,avx512vl")))
 #define ONE_SIGMA one_sigma_dq
 #define ONE_SIGMA_TARGET __attribute__((always_inline)) OZB_DQ_TARGET
 #define ONE_SIGMA_MAXABS OZB_MAXABS4_DQ
@@ -192,8 +192,7 @@ static __attribute__((noinline)) int dot_unit_tiny(const double *x, const double
 int ozb_eft_dot_unit(const double *x, const double *y, int64_t n, int wide, double *out)
 {
 #ifdef EFT_AVX2
-    /* (libgcc's CPU model, read at start-up, counts AVX-512 only where the OS saves its state) */
-    const int dq = wide && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    const int dq = wide && ozb_cpu_dq();
     if (n <= 4) return dot_unit_tiny(x, y, n, dq, out);
     return dq ? dot_unit_dq(x, y, n, out) : dot_unit_avx2(x, y, n, out);
 #else

@@ -4,6 +4,7 @@
 #include "fused/eft_kern.h"
 #include "fused/eft_cert4.h"
 #include "fused/eft_dot.h"
+#include "fused/cpu_dq.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,55 +41,15 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
     }
 }
 
-/* Two strips (16 rows: a, the first row of the block, columns lda apart) over one block of
- * nb <= BLN columns by the running split (CHAIN4_MAX: four chains where one strip has two,
- * GEMV-N 64 and 256 0.155 -> 0.126 and 0.183 -> 0.151 ns per product in a loop of the
- * kernels alone, AVX512 EPYC), sigma and its proof as ozb_eft_strip_block's.  st[0..3]
- * change only where the block is accepted (1); 0 where a row's magnitudes are out of range:
- * the caller then takes each strip alone, which decides the same. */
-static int strip_block2(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[4], int first)
-{
-    const __m256d z = _mm256_setzero_pd();
-    __m256d g[4];
-    if (first) {
-        __m256d mm[4] = { z, z, z, z };
-        for (int64_t j = 0; j < nb && j < FIRST_PEEK; j++) {
-            const __m256d xb = _mm256_broadcast_sd(xs + j);
-            for (int v = 0; v < 4; v++)
-                mm[v] = _mm256_max_pd(mm[v], _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + j * lda + 4 * v), xb), ABSMASK));
-        }
-        for (int v = 0; v < 4; v++) {
-            if (!in_range(mm[v])) return 0;
-            g[v] = first_sigma(mm[v]);
-        }
-    } else
-        for (int v = 0; v < 4; v++) g[v] = st[v].g;
-    for (;;) {
-        __m256d T0 = g[0], T1 = g[1], T2 = g[2], T3 = g[3], R0 = z, R1 = z, R2 = z, R3 = z, M0 = z, M1 = z, M2 = z, M3 = z;
-        for (int64_t j = 0; j < nb; j++) {
-            const __m256d xb = _mm256_broadcast_sd(xs + j);
-            const double *c = a + j * lda;
-            CHAIN4_MAX(T0, R0, M0, _mm256_loadu_pd(c), xb);
-            CHAIN4_MAX(T1, R1, M1, _mm256_loadu_pd(c + 4), xb);
-            CHAIN4_MAX(T2, R2, M2, _mm256_loadu_pd(c + 8), xb);
-            CHAIN4_MAX(T3, R3, M3, _mm256_loadu_pd(c + 12), xb);
-        }
-        const __m256d T[4] = { T0, T1, T2, T3 }, R[4] = { R0, R1, R2, R3 }, M[4] = { M0, M1, M2, M3 };
-        int ok = 1;
-        for (int v = 0; v < 4; v++) {
-            if (!in_range(M[v])) return 0;
-            ok &= fits(M[v], g[v]);
-        }
-        if (ok) {
-            for (int v = 0; v < 4; v++) {
-                tot_add(&st[v].t, _mm256_sub_pd(T[v], g[v]), R[v], g[v]);   /* tau - sigma: exact */
-                st[v].g = next_sigma(M[v]);
-            }
-            return 1;
-        }
-        for (int v = 0; v < 4; v++) g[v] = _mm256_max_pd(next_sigma(M[v]), g[v]);
-    }
-}
+#define STRIP2 strip_block2
+#define STRIP2_TARGET
+#define STRIP2_MAXABS OZB_MAXABS4
+#include "fused/eft_strip_block2.inc"
+/* the same with AVX-512 DQ and VL: five operations per four products where CHAIN4_MAX takes six */
+#define STRIP2 strip_block2_dq
+#define STRIP2_TARGET OZB_DQ_TARGET
+#define STRIP2_MAXABS OZB_MAXABS4_DQ
+#include "fused/eft_strip_block2.inc"
 
 /* Strip b (rows 8b..8b+7 of m, column-major A) over columns l0..l0+nb-1 into st: the last
  * strip's missing rows read as zeros from pad (8 BLN doubles) */
@@ -122,6 +83,7 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
      * EPYC, interleaved A/B: lda 2048, 4096, 6144, 8192 +13, +15, +9, +20 %; lda 64..1024,
      * 2000, 2056, 3000, 4104 -13 to -39 %).  A choice by the shape: the bits are the same. */
     const int pairs = lda % 2048 != 0;
+    int (*const block2)(const double *, int64_t, const double *, int64_t, row4_t *, int) = e->wide && ozb_cpu_dq() ? strip_block2_dq : strip_block2;
     const __m256d z = _mm256_setzero_pd();
     for (int64_t b = lo; b < hi; b++) {
         for (int v = 0; v < 2; v++) st[2 * b + v].t.s = st[2 * b + v].t.c = st[2 * b + v].t.a = st[2 * b + v].t.g = st[2 * b + v].g = z;
@@ -134,7 +96,7 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
             /* two whole strips at once where both are in range; else (and for a last odd or
              * partial strip) one */
             if (pairs && b + 1 < hi && !bad[(b + 1) * 8] && 8 * b + 16 <= m &&
-                strip_block2(pr->a.p + 8 * b + l0 * lda, lda, e->x + l0, nb, &st[2 * b], l0 == 0)) {
+                block2(pr->a.p + 8 * b + l0 * lda, lda, e->x + l0, nb, &st[2 * b], l0 == 0)) {
                 b++;
                 continue;
             }

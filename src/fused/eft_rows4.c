@@ -4,6 +4,7 @@
  * first) or guessed from their first elements and proved afterwards (ozb_eft_split4_guess).
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "fused/eft_rows4.h"
+#include "fused/cpu_dq.h"
 #include <math.h>
 
 #ifdef EFT_AVX2
@@ -97,14 +98,13 @@ void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64
 #include "fused/eft_rows4_guess.inc"
 /* the same with AVX-512 DQ and VL: one operation fewer per four products (five) */
 #define GUESS guess_dq
-#define GUESS_TARGET __attribute__((noinline, target("avx512f,avx512dq,avx512vl")))
+#define GUESS_TARGET __attribute__((noinline)) OZB_DQ_TARGET
 #define GUESS_MAXABS OZB_MAXABS4_DQ
 #include "fused/eft_rows4_guess.inc"
 
 int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t n, double xmax, int wide, tot4 *t)
 {
-    /* (libgcc's CPU model, read at start-up, counts AVX-512 only where the OS saves its state) */
-    if (wide && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) return guess_dq(a, lda, x, n, xmax, t);
+    if (wide && ozb_cpu_dq()) return guess_dq(a, lda, x, n, xmax, t);
     return guess_avx2(a, lda, x, n, xmax, t);
 }
 #endif
