@@ -14,7 +14,7 @@ static const ozb_knob_def ozb_knob_table[] = {
      "CORRECTLY_ROUNDED DOT/GEMV and FIXED DOT without the fused kernels (the GEMM-ized pipeline with stored slices)", K(no_fused)},
     {"OZBLAS_FUSED_FAIL", OZB_KNOB_INT, 0, 1,
      "1: the fused kernels' first pass certifies nothing (every row to the second pass); 2: nor the second", K(fused_fail)},
-    {"OZBLAS_FUSED_AVX2", OZB_KNOB_SET, 0, 1, "the fused kernels' 256-bit set (and the error-free DOT's 256-bit lane loop and short split) even where AVX-512 is present", K(fused_avx2)},
+    {"OZBLAS_FUSED_AVX2", OZB_KNOB_SET, 0, 1, "the fused kernels' 256-bit set (and the error-free DOT's 256-bit lane loop, and the short DOT, GEMV-T and GEMV-N splits without AVX-512 DQ/VL's VRANGEPD) even where AVX-512 is present", K(fused_avx2)},
     {"OZBLAS_NO_LAZY", OZB_KNOB_SET, 0, 1,
      "CORRECTLY_ROUNDED GEMM on FP64 slices multiplies every slice pair before rounding", K(no_lazy)},
     {"OZBLAS_LAZY_LEVELS", OZB_KNOB_INT, -1, 1,
