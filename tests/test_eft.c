@@ -157,17 +157,17 @@ START_TEST(eft_gemv_n_pairs)
     ozblas_handle_t h = tu_handle(CR);
     ozref_rng r;
     tu_rng(&r, "eft_gemv_n_pairs");
-    const int64_t m = 40, n = 200;
-    const int64_t ldas[] = {40, 2048};
-    double *A = tu_alloc((size_t)(2048 * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)m);
-    for (int q = 0; q < 2; q++)
+    /* and columns of 2100 rows (at least 2048: blocks of BLN / 2 columns, a partial strip) */
+    const int64_t ms[] = {40, 40, 2100}, ns[] = {200, 200, 75}, ldas[] = {40, 2048, 2100};
+    double *A = tu_alloc((size_t)(2100 * 200)), *x = tu_alloc(200), *y0 = tu_alloc(2100);
+    for (int q = 0; q < 3; q++)
         for (int variant = 0; variant < 3; variant++) {
-            const int64_t lda = ldas[q];
+            const int64_t lda = ldas[q], m = ms[q], n = ns[q];
             tu_fill_mat(&r, A, m, n, lda, 1);
             tu_fill_vec(&r, x, n, 1, 1);
             tu_fill_vec(&r, y0, m, 1, 1);
-            for (int64_t l = 70; l < n; l++) A[3 + l * lda] = ldexp(A[3 + l * lda], 25);   /* grows mid-block */
-            if (variant >= 1) A[20 + 150 * lda] = INFINITY;
+            for (int64_t l = 70 * n / 200; l < n; l++) A[3 + l * lda] = ldexp(A[3 + l * lda], 25);   /* grows mid-block */
+            if (variant >= 1) A[20 + (150 * n / 200) * lda] = INFINITY;
             if (variant == 2)
                 for (int64_t l = 0; l < n; l++) A[33 + l * lda] = ldexp(A[33 + l * lda], 700), x[l] = ldexp(x[l], l % 2 ? 300 : 0);
             paths_agree(h, 0, m, n, lda, A, x, variant == 1 ? -1.0 : 0.75, variant ? 0.5 : 0.0, y0, "eft gemv-n pairs");
