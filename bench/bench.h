@@ -58,6 +58,7 @@ typedef struct {
     int nsamples;
     int64_t sample_idx[BENCH_MAX_SAMPLES];
     double sample_ref[BENCH_MAX_SAMPLES];
+    double sample_abs[BENCH_MAX_SAMPLES];  /* |alpha| (|op(A)||op(B)|) of each, DGEMM's error scale */
     int have_ref;
 } problem_t;
 
@@ -71,6 +72,7 @@ typedef struct {
     ozblas_status_t status;     /* first failing status, SUCCESS otherwise        */
     const char *failed_call;    /* which ozblas call failed                       */
     double err_oz, err_blas;    /* max ulps over the samples, < 0 if not checked  */
+    double cerr_oz, cerr_blas;  /* max |result - RN(exact)| / (|alpha| |A||B|): componentwise */
     int nsamples;
     int cr_mismatch;            /* number of sampled elements not bitwise RN(exact) */
     int64_t cr_first_idx;       /* first mismatching output index                 */
@@ -97,6 +99,9 @@ void problem_compute_refs(problem_t *p);
 ozblas_status_t problem_run_ozblas(ozblas_handle_t h, const problem_t *p, int copy, double *out);
 void problem_run_openblas(const problem_t *p, int copy, double *out);
 double problem_max_ulps(const problem_t *p, const double *out);
+/* max over the samples of |out - RN(exact)| / (|alpha| (|op(A)||op(B)|)): DGEMM's componentwise
+ * error measure (elements with a zero scale skipped) */
+double problem_max_comp(const problem_t *p, const double *out);
 double *problem_alloc_out(const problem_t *p);
 
 /* --mpi (bench_mpi.c, built with libozblas_mpi): run with mpirun */

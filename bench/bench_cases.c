@@ -171,6 +171,32 @@ void problem_free(problem_t *p)
     }
 }
 
+/* |alpha| sum_l |op(A)_il| |op(B)_lj| of output element (i, j) (DOT: i = j = 0), long double */
+static double elem_abs(const problem_t *p, int64_t i, int64_t j)
+{
+    long double s = 0;
+    const int64_t k = p->routine == RT_DOT ? p->n : p->routine == RT_GEMV ? p->inner : p->k;
+    for (int64_t l = 0; l < k; l++) {
+        const double a = p->routine == RT_DOT ? p->a[0][l] : p->transa ? p->a[0][l + i * p->lda] : p->a[0][i + l * p->lda];
+        const double b = p->routine == RT_GEMM ? (p->transb ? p->b[0][j + l * p->ldb] : p->b[0][l + j * p->ldb]) : p->b[0][l];
+        s += fabsl((long double)a) * fabsl((long double)b);
+    }
+    return (double)(s * fabsl((long double)(p->routine == RT_DOT ? 1.0 : p->alpha)));
+}
+
+double problem_max_comp(const problem_t *p, const double *out)
+{
+    double mx = 0.0;
+    for (int s = 0; s < p->nsamples; s++) {
+        const double got = out[p->sample_idx[s]], ref = p->sample_ref[s], ab = p->sample_abs[s];
+        if (!(ab > 0.0) || !isfinite(ref)) continue;
+        double e = (double)(fabsl((long double)got - (long double)ref) / (long double)ab);
+        if (isnan(e)) e = INFINITY;
+        if (e > mx) mx = e;
+    }
+    return mx;
+}
+
 /* Exact (MPFR) value, rounded to nearest, of every sampled output element. */
 void problem_compute_refs(problem_t *p)
 {
@@ -192,6 +218,7 @@ void problem_compute_refs(problem_t *p)
             break;
         }
         p->sample_ref[s] = r;
+        p->sample_abs[s] = p->routine == RT_GEMM ? elem_abs(p, idx % p->m, idx / p->m) : elem_abs(p, idx, 0);
     }
     p->have_ref = 1;
 }

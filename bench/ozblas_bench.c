@@ -449,6 +449,7 @@ static int run_mode(const problem_t *p, const bench_config_t *cfg, int mode, ozb
 
     if (cfg->check) {
         row->err_oz = problem_max_ulps(p, out);
+        row->cerr_oz = problem_max_comp(p, out);
         row->nsamples = p->nsamples;
         if (mode == OZBLAS_MODE_CORRECTLY_ROUNDED) {
             for (s = 0; s < p->nsamples; s++) {
@@ -588,12 +589,12 @@ static void mode_string(int mode, int engine, const bench_config_t *cfg, char *b
         snprintf(buf, len, "%s%s%s", bench_mode_name(mode), engine ? "/" : "", engine ? engine_name(engine) : "");
 }
 
-#define TABLE_FMT "%-5s %-17s %5s %-12s %6s %-7s %5s %5s %8s %9s %-11s %9s %9s %7s  %s\n"
+#define TABLE_FMT "%-5s %-17s %5s %-12s %6s %-7s %5s %5s %8s %9s %-11s %9s %9s %7s  %-20s %s\n"
 
 static void print_table_header(void)
 {
     printf(TABLE_FMT, "rout", "size", "phi", "mode", "slices", "sum", "gemms", "pairs", "err_oz", "err_blas",
-           "repro 1/2/4", "oz[ms]", "blas[ms]", "oz/blas", "split/mult/sum[ms]");
+           "repro 1/2/4", "oz[ms]", "blas[ms]", "oz/blas", "split/mult/sum[ms]", "cerr oz/blas");
 }
 
 static void print_table_row(const problem_t *p, const bench_config_t *cfg, const row_t *row)
@@ -619,8 +620,10 @@ static void print_table_row(const problem_t *p, const bench_config_t *cfg, const
     snprintf(ratio, sizeof ratio, "%.2f", row->t_blas > 0 ? row->t_oz / row->t_blas : 0.0);
     snprintf(brk, sizeof brk, "%.2f/%.2f/%.2f", row->info_median.seconds_split * 1e3,
              row->info_median.seconds_multiply * 1e3, row->info_median.seconds_sum * 1e3);
+    char cerr[64] = "-";
+    if (row->cerr_oz >= 0 && row->cerr_blas >= 0) snprintf(cerr, sizeof cerr, "%.1e/%.1e", row->cerr_oz, row->cerr_blas);
     printf(TABLE_FMT, row->routine, size, phi, mode, slices, bench_sum_name(row->info.summation), gemms, pairs, eoz,
-           eblas, rep, toz, tblas, ratio, brk);
+           eblas, rep, toz, tblas, ratio, brk, cerr);
 }
 
 static void print_csv_header(void)
@@ -629,7 +632,7 @@ static void print_csv_header(void)
            "split_count,fast_mode,summation,gemm_calls,slice_products,gemm_flops,blocks,exact_fallbacks,"
            "samples,err_ozblas_ulps,err_openblas_ulps,cr_mismatches,repro_1,repro_2,repro_4,"
            "t_ozblas_s,t_openblas_s,ratio,t_split_s,t_multiply_s,t_sum_s,t_total_s,calls_per_sample_ozblas,"
-           "calls_per_sample_openblas\n");
+           "calls_per_sample_openblas,cerr_ozblas,cerr_openblas\n");
 }
 
 static const char *csv_status(const row_t *row)
@@ -664,7 +667,7 @@ static void print_csv_row(const problem_t *p, const bench_config_t *cfg, const r
     if (row->status != OZBLAS_STATUS_SUCCESS) {
         /* slices_a .. err_ozblas_ulps empty, err_openblas_ulps, cr_mismatches .. t_ozblas_s empty,
          * t_openblas_s, ratio .. calls_per_sample_ozblas empty, calls_per_sample_openblas */
-        printf(",,,,,,,,,,,,%s,,,,,,%.6e,,,,,,,%d\n", eblas, row->t_blas, row->iters_blas);
+        printf(",,,,,,,,,,,,%s,,,,,,%.6e,,,,,,,%d,,\n", eblas, row->t_blas, row->iters_blas);
         return;
     }
     printf("%d,%d,%d,%d,%s,%lld,%lld,%.6e,%lld,%lld,%d,%s,%s,%d,", in->slices_a, in->slices_b, in->split_count,
@@ -675,9 +678,11 @@ static void print_csv_row(const problem_t *p, const bench_config_t *cfg, const r
         printf(",,,");
     else
         printf("%d,%d,%d,", row->repro[0], row->repro[1], row->repro[2]);
-    printf("%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%.6e,%d,%d\n", row->t_oz, row->t_blas,
+    printf("%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%.6e,%d,%d,", row->t_oz, row->t_blas,
            row->t_blas > 0 ? row->t_oz / row->t_blas : 0.0, im->seconds_split, im->seconds_multiply,
            im->seconds_sum, im->seconds_total, row->iters_oz, row->iters_blas);
+    if (row->cerr_oz >= 0 && row->cerr_blas >= 0) printf("%.6g,%.6g\n", row->cerr_oz, row->cerr_blas);
+    else printf(",\n");
 }
 
 /* ------------------------------------------------------------------------- */
@@ -750,7 +755,8 @@ int main(int argc, char **argv)
             if (cfg.check) problem_compute_refs(&p);
             set_blas_threads(cfg.threads);
             problem_run_openblas(&p, 0, out_blas);
-            if (cfg.check) err_blas = problem_max_ulps(&p, out_blas);
+            double cerr_blas = -1;
+            if (cfg.check) { err_blas = problem_max_ulps(&p, out_blas); cerr_blas = problem_max_comp(&p, out_blas); }
             t_blas = time_openblas(&p, &cfg, out_blas, &iters_blas);
 
             for (int combo = 0; combo < 12; combo++) {
@@ -764,7 +770,9 @@ int main(int argc, char **argv)
                 row.mode = mode;
                 row.engine = engine;
                 row.err_oz = -1;
+                row.cerr_oz = -1;
                 row.err_blas = err_blas;
+                row.cerr_blas = cerr_blas;
                 row.t_blas = t_blas;
                 row.iters_blas = iters_blas;
                 row.repro[0] = row.repro[1] = row.repro[2] = -1;
@@ -830,7 +838,8 @@ int main(int argc, char **argv)
         printf("slices: of A/B (dot: x/y, gemv: A/x); sum: summation used; gemms: BLAS GEMM calls on slices;\n"
                "pairs: slice products; err_oz, err_blas: max |error| in ulps of the exact (MPFR) result;\n"
                "repro: ozblas bitwise identical on 1/2/4 threads to its %d-thread result; oz, blas: median\n"
-               "wall time per call; split/mult/sum: ozblas time breakdown (median run).\n",
+               "wall time per call; split/mult/sum: ozblas time breakdown (median run); cerr: max\n"
+               "|error| / (|alpha| |A||B|) over the samples (DGEMM's componentwise measure).\n",
                cfg.threads);
         if (failures == 0) {
             if (cfg.check)
