@@ -1,9 +1,9 @@
 /* The CUDA backend's device-resident engine (src/cuda/resident.c) against the CPU handle,
  * bit for bit, in the configurations the routine tests leave to their defaults: FIXED mode
- * with every split count, fast mode on and off, both summations, DOUBLE mode (Algorithm 3 and
- * its fast-mode bound on the device), the three Scheme-I formats
+ * with every split count, fast mode on and off, both summations, DOUBLE mode (correctly
+ * rounded with the slice formats), the three Scheme-I formats
  * (level sums of FP16/INT8, several k-blocks) and the CRT format (moduli counts = split counts,
- * DOUBLE's moduli selection), the fused DOT/GEMV kernel and the batched
+ * DOUBLE's count and per-element certificates, staged), the fused DOT/GEMV kernel and the batched
  * GEMM path, tiling under a small workspace, alpha/beta/C, strides and transposes.
  *
  * Run plainly it checks the CPU handle (CORRECTLY_ROUNDED against MPFR); the comparison with
@@ -48,16 +48,16 @@ static ozblas_handle_t cfg_handle(const cfg_t *c, ozblas_engine_t eng, size_t ws
 
 static const double PHIS[3] = {0.0, 1.0, 4.0};
 
-/* DOUBLE mode: the device's slice counts (Algorithm 3 on the device) are the CPU handle's.
- * Where the device engine ran (not forced staged) and the CPU ran Algorithm 3 too (DOUBLE
- * with FP64 slices is computed correctly rounded, each side by its own method and counts). */
+/* DOUBLE mode: the device's moduli counts are the CPU handle's.  DOUBLE with the slice
+ * formats (FP64, FP16, INT8) is computed correctly rounded, each side by its own method and
+ * counts; with CRT_INT8 the count comes from k and the device stages crt.c's steps. */
 static void same_counts(ozblas_handle_t h, ozblas_engine_t eng, int one_column, const char *tag)
 {
     ozblas_info_t hi, ti;
     ozblas_mode_t mode;
     (void)one_column;   /* FP64 is correctly rounded whatever the shape */
     ck_assert_int_eq(ozblas_get_mode(h, &mode), OZBLAS_STATUS_SUCCESS);
-    if (mode != OZBLAS_MODE_DOUBLE || eng == OZBLAS_ENGINE_FP64 || !tu_twin_info(&ti) ||
+    if (mode != OZBLAS_MODE_DOUBLE || eng != OZBLAS_ENGINE_CRT_INT8 || !tu_twin_info(&ti) ||
         getenv("OZBLAS_CUDA_STAGED"))
         return;
     ck_assert_int_eq(ozblas_get_info(h, &hi), OZBLAS_STATUS_SUCCESS);
@@ -175,11 +175,10 @@ START_TEST(engine_edges)
 }
 END_TEST
 
-/* DOUBLE-mode DOT over several k-blocks takes Algorithm 3's weights per block (pipeline.c's
- * local_weights): blocks of y scaled by 2^500, 2^-600 and 1, where weights scaled by the global
- * maximum would underflow in the small block (and split it to the end), with the large blocks
- * cancelling so that the small one decides the result; the device's slice counts must be the
- * CPU's. */
+/* A DOT over several k-blocks whose blocks of y are scaled by 2^500, 2^-600 and 1, with the
+ * large blocks cancelling so that the small one decides the result (written for Algorithm 3's
+ * per-block weights, pipeline.c's local_weights; DOUBLE is now correctly rounded with the slice
+ * formats): the device's bits must be the CPU's, FIXED and DOUBLE. */
 START_TEST(engine_dot_blocks)
 {
     const ozblas_engine_t eng = ENGINES[_i % 4];

@@ -189,8 +189,8 @@ START_TEST(fused_cancellation)
 }
 END_TEST
 
-/* DOUBLE mode with FP64 slices computes DOT and GEMV correctly rounded (pipeline.c,
- * effective_mode): the same bits as a CORRECTLY_ROUNDED handle, by the fused kernels. */
+/* DOUBLE mode with FP64, INT8 and FP16 slices computes DOT and GEMV correctly rounded
+ * (dispatch.c, effective_mode): the same bits as a CORRECTLY_ROUNDED handle. */
 START_TEST(fused_double_mode_is_cr)
 {
     ozblas_handle_t hd = tu_handle(OZBLAS_MODE_DOUBLE), hc = tu_handle(CR);
@@ -214,11 +214,17 @@ START_TEST(fused_double_mode_is_cr)
     ozblas_ddot(hd, m * n, A, 1, A, 1, &dd);
     ozblas_ddot(hc, m * n, A, 1, A, 1, &dc);
     ck_assert(tu_bits(dd) == tu_bits(dc));
-    if (ozblas_set_engine(hd, OZBLAS_ENGINE_INT8) == OZBLAS_STATUS_SUCCESS) {   /* other formats: Algorithm 3 */
+    /* INT8 and FP16 slices too (issue 15: Algorithm 3 made an element depend on other columns) */
+    const ozblas_engine_t slices[] = {OZBLAS_ENGINE_INT8, OZBLAS_ENGINE_FP16};
+    for (int e = 0; e < 2; e++) {
+        if (ozblas_set_engine(hd, slices[e]) != OZBLAS_STATUS_SUCCESS) continue;
         ozblas_ddot(hd, n, A, 1, x, 1, &dd);
-        ozblas_info_t info;
-        ozblas_get_info(hd, &info);
-        ck_assert(info.fused == 0 && info.gemm_calls >= 1);
+        ozblas_ddot(hc, n, A, 1, x, 1, &dc);
+        ck_assert(tu_bits(dd) == tu_bits(dc));
+        for (int64_t i = 0; i < m; i++) yd[i] = yc[i] = (double)i;
+        ck_assert_int_eq(ozblas_dgemv(hd, OZBLAS_OP_N, m, n, 1.5, A, m, x, 1, -1.0, yd, 1), OZBLAS_STATUS_SUCCESS);
+        ck_assert_int_eq(ozblas_dgemv(hc, OZBLAS_OP_N, m, n, 1.5, A, m, x, 1, -1.0, yc, 1), OZBLAS_STATUS_SUCCESS);
+        tu_check_bits(yd, yc, (size_t)m, 1, "DOUBLE gemv with INT8/FP16 slices == CR gemv");
     }
     free(A); free(x); free(yd); free(yc);
     ozblas_destroy(hd);

@@ -29,6 +29,6 @@ typedef ozblas_status_t (*ozb_host_run_fn)(ozblas_handle_t h, const ozb_problem 
 
 /* Inner block sizes (shape-only, CONTRACT §3). */
 #define OZB_KBLOCK_DOT  ((int64_t)1 << 15)  /* DOT: 19 bits per FP64 slice, blocks in cache */
-#define OZB_KBLOCK_MAX  ((int64_t)1 << 20)  /* GEMM: 16 bits per FP64 slice at most k */
-#define OZB_KBLOCK_GEMV ((int64_t)1 << 12)  /* GEMV: a unit's row panel stays in L2 */
+#define OZB_KBLOCK_MAX  ((int64_t)1 << 20)  /* GEMM and GEMV (a GEMM of one column: the
+                                               same grid): 16 bits per FP64 slice at most */
 #endif

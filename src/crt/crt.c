@@ -21,9 +21,14 @@
  * Accuracy of the truncation: a 2^ka = A' + d with |d| < 1, so for element (i, j)
  *   |C_exact - 2^-(ka+kb) C'| <= 2^-(ka+kb) (||A'_i||_1 + ||B'_j||_1 + k)
  *                             <= ||a_i||_1 2^-kb_j + ||b_j||_1 2^-ka_i + k 2^-(ka_i+kb_j).
- * DOUBLE mode takes the fewest moduli for which this plus the reconstruction error, summed
- * over the row, is below a quarter of Algorithm 3's row bound 2 sqrt(k) u (|A||B|e)_i for every row
- * (canonical sums: the count is a function of the data only).
+ * DOUBLE mode takes a moduli count that depends on k alone (ozb_crt_double_moduli) and
+ * certifies each element on its own (certify_tile): one more exact GEMM of the rows' 7-bit
+ * floors gives L_ij <= (|A||B|)_ij, and an element is kept where the bound above is at most a
+ * quarter of Algorithm 3's 2 sqrt(k) u times L_ij; the others are left untouched and flagged,
+ * and the dispatch computes them correctly rounded (a tile certifying none skips its moduli).  So every
+ * element meets the bound componentwise, and depends only on its own row of op(A), column of
+ * op(B), C_ij, alpha, beta, k and the configuration (the ACCURATE scaling, which takes a
+ * row's scale from the whole of op(B), is FIXED mode's alone).
  *
  * Compiled with -ffp-contract=off; fma() is used explicitly where exact. */
 #include "core/info.h"
@@ -90,8 +95,61 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
     });
 }
 
-ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt)
+/* DOUBLE mode's certificates of a tile's elements: flags[i + j m] = 1 where not certified;
+ * returns their number (-1: the backend failed).  The truncation bound of an element, in units
+ * of 2^(e_i + e_j), is ||a_i||_1 2^-kb_j + ||b_j||_1 2^-ka_i + k 2^-(ka_i + kb_j) =
+ * l1_i P_j + l1_j P_i + k P_i P_j with P = 2^-(ka + e) (l1 = ||x||_1 2^-e rounded up; P within
+ * 2^-61 .. 2^-40: no underflow), its rounding covered by 2^-40.  It must stay within a quarter
+ * of Algorithm 3's 2 sqrt(k) u times L_ij = low_ij 2^-(hs_i + hs_j), the lower bound of
+ * (|A||B|)_ij from the exact GEMM of the rows' floors (crt_select.c), low below 2^53 (exact),
+ * the product's rounding covered by 1 - 2^-40.  Row zero (e == E_ZERO): the product is exactly
+ * zero, certified; Inf/NaN rows (E_BAD) are the output step's (CONTRACT §4). */
+static int64_t certify_tile(ozblas_handle_t h, const ozb_problem *pr, const rowscale_t *ra, const rowscale_t *rb,
+                            int64_t i0, int64_t mbb, int64_t j0, int64_t nbb, int64_t kb, int8_t *hA, int8_t *hB,
+                            int32_t *I32, double *low, uint8_t *flags, double *g, int nt)
 {
+    const int64_t m = pr->m, k = pr->k, ne = mbb * nbb;
+    for (int64_t l0 = 0; l0 < k; l0 += kb) {
+        const int64_t kbb = kb < k - l0 ? kb : k - l0;
+        const int cB = ozb_crt_low_hats(&pr->b, rb, j0, nbb, l0, kbb, (uint8_t *)hB, g, nt);
+        const int cA = ozb_crt_low_hats(&pr->a, ra, i0, mbb, l0, kbb, (uint8_t *)hA, g, nt);
+        if (h->be->crt_gemm(h, (const uint8_t *)hB, cB, hA, cA, mbb, nbb, kbb, I32, 0, nt)) return -1;   /* exact (mod 0) */
+        for (int64_t e = 0; e < ne; e++) low[e] = (l0 ? low[e] : 0.0) + (double)I32[e];
+    }
+    /* per row of the tile: l1, P and 2^-hs (all 0 where the row is zero or Inf/NaN: err = 0 <=
+     * tau L = 0, certified; such elements are exact zeros or the output step's specials) */
+    double *l1a = g, *Pa = g + mbb, *Ha = g + 2 * mbb;
+    for (int64_t il = 0; il < mbb; il++) {
+        const rowscale_t *ri = &ra[i0 + il];
+        const int u = crt_usable(ri->e);
+        l1a[il] = u ? ri->l1 : 0.0;
+        Pa[il] = u ? ozb_pow2(-(ri->ka + ri->e)) : 0.0;
+        Ha[il] = u ? ozb_pow2(-ri->hs) : 0.0;
+    }
+    const double kd = (double)k, tau = 0.5 * sqrt(kd) * 0x1p-53 * (1.0 - 0x1p-40);
+    int64_t nf = 0;
+    OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, num_threads(nt) schedule(static) reduction(+:nf),
+    for (int64_t jl = 0; jl < nbb; jl++) {
+        const rowscale_t *rj = &rb[j0 + jl];
+        const int u = crt_usable(rj->e);
+        const double l1b = u ? rj->l1 : 0.0, Pb = u ? ozb_pow2(-(rj->ka + rj->e)) : 0.0, Hb = u ? ozb_pow2(-rj->hs) : 0.0;
+        const double *lo = low + jl * mbb;
+        uint8_t *fl = flags + (i0 + (j0 + jl) * m);
+        for (int64_t il = 0; il < mbb; il++) {
+            const double err = (l1a[il] * Pb + l1b * Pa[il] + kd * Pa[il] * Pb) * (1.0 + 0x1p-40);
+            const int bad = err > tau * (lo[il] * Ha[il] * Hb);
+            fl[il] = (uint8_t)bad;
+            nf += bad;
+        }
+    });
+    return nf;
+}
+
+ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt, uint8_t **fail,
+                            int64_t *nfail)
+{
+    *fail = NULL;
+    *nfail = 0;
     /* the residue GEMMs need an exact INT8 product: oneDNN on the CPU, cuBLAS on a device */
     if (!ozb_format_for(h, OZBLAS_ENGINE_INT8, NULL)) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha)) return OZBLAS_STATUS_NOT_SUPPORTED;   /* needs the exact sign */
@@ -102,23 +160,15 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     if (!ra || !rb) return OZBLAS_STATUS_ALLOC_FAILED;
     ozb_crt_row_scales(&pr->a, m, k, ra, nt);
     ozb_crt_row_scales(&pr->b, n, k, rb, nt);
-    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE) {
+    const int dbl = plan->mode != OZBLAS_MODE_FIXED;
+    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE && !dbl) {
         const int acc = ozb_crt_accurate(h, pr, ra, rb, nt);
         if (acc <= 0) return acc < 0 ? OZBLAS_STATUS_EXECUTION_FAILED : OZBLAS_STATUS_ALLOC_FAILED;
     }
-    int s;
-    if (plan->mode == OZBLAS_MODE_FIXED) {
-        s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
-    } else {
-        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * (size_t)(k + m));
-        if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
-        s = ozb_crt_choose_moduli(pr, ra, rb, nt, v);
-        if (s == 0) return OZBLAS_STATUS_NOT_SUPPORTED;
-        /* k < 32: a row of a few entries keeps its small ones only to 2^(c - alpha), several
-         * ulps relative where one product dominates an element (measured: 30x20x7, phi = 1,
-         * just above OpenBLAS's componentwise error with 15 moduli).  Such GEMMs are cheap:
-         * take 16 moduli (alpha = 61), which also makes k = 1 exact.  Shape-only: reproducible. */
-        if (k < 32 && s < 16) s = 16;
+    const int s = dbl ? ozb_crt_double_moduli(k) : h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
+    uint8_t *flags = NULL;
+    if (dbl) {
+        if (!(flags = ozb_buf_get(h, OZB_BUF_CRTFAIL, (size_t)(m * n)))) return OZBLAS_STATUS_ALLOC_FAILED;
     }
     ozb_crt_consts cs;
     ozb_crt_consts_init(s, &cs);
@@ -126,6 +176,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     ozb_crt_resconst_init(0, s, &rc);
     ozb_crt_set_factors(ra, m, &cs);
     ozb_crt_set_factors(rb, n, &cs);
+    if (dbl) { ozb_crt_set_hats(ra, m, k); ozb_crt_set_hats(rb, n, k); }
     const double t1 = ozb_now();
 
     /* tiles mb x nb under the workspace limit: residues s (mb + nb) kb bytes, the int32
@@ -133,9 +184,14 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
     const size_t limit = ozb_workspace_limit(h);
     int64_t mb, nb;
-    ozb_tiles(limit, m, n, (ozb_tile_cost){(double)s * (double)kb, (double)s * (double)kb, 4.0 * s + 12.0, 32.0 * (nt + 1), 24.0 * (double)kb * (nt + 1)}, &mb, &nb);
-    int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)s * (size_t)mb * (size_t)kb + 64);
-    int8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)s * (size_t)nb * (size_t)kb + 64);
+    /* (DOUBLE: one more slot of each side for the lower bound's operands, 8 bytes an element
+     * for its sums) */
+    const int slots = s + dbl;
+    ozb_tiles(limit, m, n, (ozb_tile_cost){(double)slots * (double)kb, (double)slots * (double)kb, 4.0 * s + 12.0 + 8.0 * dbl, 32.0 * (nt + 1), 24.0 * (double)kb * (nt + 1)}, &mb, &nb);
+    int8_t *resA = ozb_buf_get(h, OZB_BUF_SA, (size_t)slots * (size_t)mb * (size_t)kb + 64);
+    int8_t *resB = ozb_buf_get(h, OZB_BUF_SB, (size_t)slots * (size_t)nb * (size_t)kb + 64);
+    double *low = dbl ? ozb_buf_get(h, OZB_BUF_CRTLOW, sizeof(double) * (size_t)mb * (size_t)nb + 64) : NULL;
+    if (dbl && !low) return OZBLAS_STATUS_ALLOC_FAILED;
     int32_t *C32 = ozb_buf_get(h, OZB_BUF_P, sizeof(int32_t) * ((size_t)s + 1) * (size_t)mb * (size_t)nb + 64);
     double *val = ozb_buf_get(h, OZB_BUF_TERMS, sizeof(double) * (size_t)mb * (size_t)nb + 64);
     double *tmp = ozb_buf_get(h, OZB_BUF_SCRATCH, sizeof(double) * (3 * (size_t)kb + 4 * (size_t)(mb > nb ? mb : nb)) * (size_t)(nt + 1));
@@ -147,6 +203,16 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
             const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
             int32_t *Ctmp = C32 + (int64_t)s * ne;       /* k-blocks after the first */
+            if (dbl) {   /* DOUBLE: each element's certificate first; a tile with none left is done */
+                const double tc = ozb_now();
+                const int64_t nf = certify_tile(h, pr, ra, rb, i0, mbb, j0, nbb, kb, resA + (size_t)s * mb * kb,
+                                                resB + (size_t)s * nb * kb, Ctmp, low, flags, tmp, nt);
+                if (nf < 0) return OZBLAS_STATUS_EXECUTION_FAILED;
+                calls += nkb;
+                *nfail += nf;
+                tmul += ozb_now() - tc;
+                if (nf == ne) continue;
+            }
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 double ta = ozb_now();
@@ -200,6 +266,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                     }
                     double xv = 0.0;
                     int p = 0;
+                    if (dbl && flags[gi + gj * m]) continue;   /* left as it is, for the correctly rounded fallback */
                     if (crt_usable(ri->e) && crt_usable(rj->e)) { p = -(ri->ka + rj->ka) - 88; xv = vcol[il]; }
                     const double r = ozb_op_crt_out(xv, p, pr->alpha, pr->beta, cval, use_c);   /* kernels/ozb_crt_ops.h */
                     *cij = r;
@@ -208,6 +275,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             tsum += ozb_now() - te;
         }
     }
+    if (dbl) *fail = flags;
     /* bits per slice: the bits kept per row/column by the scaling */
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_DOUBLE, cs.alpha);
     ozb_info_crt(info, s, m, n, k, calls, calls, (t1 - t0) + tres, tmul, tsum);

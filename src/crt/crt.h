@@ -12,6 +12,7 @@ typedef struct {
     int32_t e, c;       /* max < 2^e, 2^c >= ||x||_2                                       */
     int32_t cz;         /* ACCURATE (op(A) rows): ceil(log2 Z_i), INT32_MIN when unused     */
     int32_t ka;         /* the scaling exponent used: x' = trunc(x 2^ka)                     */
+    int32_t hs;         /* DOUBLE: the lower bound's operand min(floor(|x| 2^(hs - e)), 127)  */
     double l1;          /* ||x||_1 2^-e, rounded up                                         */
     double f1, f2;      /* f1 f2 = 2^ka                                                     */
 } rowscale_t;
@@ -19,25 +20,22 @@ typedef struct {
 #define E_ZERO INT32_MIN
 #define E_BAD  INT32_MAX
 
-/* Computes pr in the plan's mode (FIXED: split count = number of moduli; DOUBLE: the
- * moduli count from the data, see crt.c).  Returns OZBLAS_STATUS_NOT_SUPPORTED, having
- * written nothing, where the scheme does not apply (no oneDNN, non-finite alpha, or DOUBLE
- * accuracy out of the table's reach); the caller then uses slice-based INT8. */
-ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt);
+/* Computes pr in the plan's mode (FIXED: split count = number of moduli; DOUBLE: a count
+ * from k, every element certified on its own, see crt.c).  DOUBLE: *fail (m x n flags,
+ * column-major, owned by the handle) marks the *nfail elements left untouched, which the
+ * caller computes correctly rounded.  Returns OZBLAS_STATUS_NOT_SUPPORTED, having written
+ * nothing, where the scheme does not apply (no exact INT8 product, non-finite alpha); the
+ * caller then uses slice-based INT8. */
+ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int nt, uint8_t **fail,
+                            int64_t *nfail);
 
 /* CORRECTLY_ROUNDED through the CRT (crt_cr.c): exact scaling, exact reconstruction.
  * NOT_SUPPORTED, having written nothing, where the rows' bit spans need more moduli than
  * the table holds or an input is Inf/NaN (the caller then uses FP64 slices: same bits). */
 ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt);
 
-/* Pieces of ozb_crt_run that the CUDA device engine (cuda/resident_crt.c) shares:
- * the largest usable column exponent of op(B) (INT32_MIN: op(B) is zero); DOUBLE mode's
- * moduli count from the rows' scales and the row sums dot_i = sum_l |a_il 2^-e_i| v_l with
- * v_l = sum_j |b_jl| 2^-EB (0: beyond the table); the rows' scaling factors for s moduli;
- * the reconstruction constants. */
-int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n);
-int  ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const rowscale_t *rb, int32_t EB,
-                    const double *dot, int nt);
+/* Pieces of ozb_crt_run that the CUDA device engine (cuda/resident_crt.c) shares: the rows'
+ * scaling factors for s moduli; the reconstruction constants. */
 void ozb_crt_set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs);
 void ozb_crt_recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k);
 /* the residues' constants of moduli t0 .. t0 + s - 1 (s <= OZB_CRT_MAXMOD), truncating scaling

@@ -1,5 +1,8 @@
-/* How many moduli (crt.c): the ACCURATE scaling's bound on |A||B| (one extra exact GEMM)
- * and DOUBLE mode's selection of the fewest moduli that meet Algorithm 3's row bound. */
+/* How many moduli and how many bits (crt.c): the ACCURATE scaling's bound on |A||B| (one extra
+ * exact GEMM, FIXED mode), DOUBLE mode's moduli count and the operands of its per-element
+ * lower bound of |A||B|; the row sums dot_i of |A||B|e (no longer used by the library: DOUBLE's
+ * count came from them until 2026-11-27; kept with the device's k_crt_dots, which
+ * test_lane_sums checks against them, until both are removed). */
 #include "sum/lane_sums.h"
 #include "core/tiles.h"
 #include "crt/crt_internal.h"
@@ -74,15 +77,6 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
     return 1;
 }
 
-/* DOUBLE mode: the fewest moduli whose truncation and reconstruction errors, summed over
- * each row, stay below Algorithm 3's row bound; 0 when even OZB_CRT_MAXMOD do not. */
-int32_t ozb_crt_col_exp(const rowscale_t *rb, int64_t n)
-{
-    int32_t EB = INT32_MIN;
-    for (int64_t j = 0; j < n; j++) if (rb[j].e != E_ZERO && rb[j].e != E_BAD && rb[j].e > EB) EB = rb[j].e;
-    return EB;
-}
-
 /* dot_i = sum_l |a_il 2^-e_i| v_l for the m rows of a, in lane order (ozb_op_crt_dot_item; both
  * loop orders put each term into the same partial in the same order: the same bits) */
 void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt)
@@ -122,59 +116,73 @@ void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t 
     }
 }
 
-int ozb_crt_choose_moduli(const ozb_problem *pr, const rowscale_t *ra, const rowscale_t *rb, int nt, double *v)
+/* DOUBLE mode's moduli count: a function of k alone, so that every element of C depends on
+ * its own row of op(A) and column of op(B) alone (issue 15: the count used to be the fewest
+ * that met Algorithm 3's row bound over the whole of op(B), so a GEMM computed by column blocks
+ * gave other bits).  Each element's own certificate (crt.c, DOUBLE_TAU) decides whether the
+ * count was enough for it; where not, the element is computed correctly rounded.  15 moduli
+ * (alpha = 58: each row and column kept to 2^-58 of its 2-norm) certify every element of the
+ * phi <= 1 generator at n = 2048 (measured: bench/results/issue15-*); k < 32: 16 (alpha = 61),
+ * where a row of a few entries keeps its small ones only to 2^(c - alpha). */
+int ozb_crt_double_moduli(int64_t k) { return k < 32 ? 16 : 15; }
+
+/* The operands of DOUBLE mode's lower bound of |A||B| (crt.c, certify_tile): each entry as
+ * min(floor(|x| 2^(hs - e)), 127), so that 2^-(hs - e) times it is at most |x| and the exact
+ * GEMM of both sides' gives L_ij <= (|A||B|)_ij.  7 bits a side: products below 2^14, 2^16 of
+ * them per k-block below 2^30, exact in int32 on every route of the CRT's product (oneDNN
+ * without VNNI is exact for u8 <= 127 with any s8: issue 15).  hs = 7 keeps every entry
+ * (|x| < 2^e); a row whose 2-norm is far below sqrt(k) times its maximum (wide spans, phi >= 1)
+ * would keep most entries to a bit or two, so hs puts its root mean square near 2^4 instead
+ * and lets the few largest entries clamp at 127: measured, L within ~10 % of |A||B| at
+ * phi = 1 where hs = 7 loses half.  A function of the row alone (e, c, k). */
+void ozb_crt_set_hats(rowscale_t *rs, int64_t rows, int64_t k)
 {
-    const int64_t m = pr->m, n = pr->n, k = pr->k;
-    /* B's quantities relative to 2^EB, EB its largest column exponent */
-    const int32_t EB = ozb_crt_col_exp(rb, n);
-    if (EB == INT32_MIN) return 2;                  /* op(B) is zero: every moduli count is exact */
-    /* v_l = sum_j |b_jl| 2^-EB (the weights of Algorithm 3), in lane order over j */
-    double gB[2];
-    ozb_pow2_pair(-EB, gB);
-    ozb_lane_col_sums(pr->b.p, pr->b.rs, pr->b.cs, n, k, NULL, gB[0], gB[1], v, nt, nt > 1 && n * k >= OZB_PAR_WORK);
-    /* dot_i = (|A||B|e)_i 2^-(e_i + EB) */
-    double *dot = v + k;
-    ozb_crt_row_dots(&pr->a, m, k, ra, v, dot, nt);
-    return ozb_crt_select(m, n, k, ra, rb, EB, dot, nt);
+    int lk = 0;
+    while (((int64_t)1 << (lk + 1)) <= k) lk++;       /* floor(log2 k) */
+    for (int64_t i = 0; i < rows; i++) {
+        int32_t hs = 7;
+        if (crt_usable(rs[i].e)) {
+            const int32_t rms = 4 + lk / 2 - (rs[i].c - rs[i].e);   /* 2^-(c - e) sqrt(k) ~ max / rms */
+            hs = rms > hs ? (rms < 40 ? rms : 40) : hs;
+        }
+        rs[i].hs = hs;
+    }
 }
 
-int ozb_crt_select(int64_t m, int64_t n, int64_t k, const rowscale_t *ra, const rowscale_t *rb, int32_t EB,
-                   const double *dot, int nt)
+/* The operands of rows r0 .. r0 + rows - 1 over l0 .. l0 + kb - 1, in the residues' layout
+ * (column layout where v->rs == 1 and rows > 1: out[l * rows + i], read column by column in
+ * memory order, returns 1; else out[i * kb + l]); g: 2 rows doubles of scratch.  |x| 2^(hs - e)
+ * is exact (a power of two) unless below 2^-1022, where the floor is 0 either way. */
+static inline uint8_t low_hat(double x, double g1, double g2)
 {
-    double SB1 = 0.0, SBl1 = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-        if (rb[j].e == E_ZERO || rb[j].e == E_BAD) continue;
-        SB1 += ozb_op_scale2(1.0, rb[j].c - EB);
-        SBl1 += ozb_op_scale2(rb[j].l1, rb[j].e - EB);
+    const double q = floor(fabs(x) * g1 * g2);
+    return (uint8_t)(int32_t)(q < 127.0 ? q : 127.0);
+}
+
+int ozb_crt_low_hats(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
+                     uint8_t *out, double *g, int nt)
+{
+    double *g1 = g, *g2 = g + rows;              /* 0 for unusable rows (zero or Inf/NaN: 0) */
+    for (int64_t i = 0; i < rows; i++) {
+        double p[2] = {0.0, 0.0};
+        if (crt_usable(rs[r0 + i].e)) ozb_pow2_pair(rs[r0 + i].hs - rs[r0 + i].e, p);
+        g1[i] = p[0];
+        g2[i] = p[1];
     }
-    SB1 += (double)n * 0x1p-1000;                   /* what underflowed above, rounded up */
-    SBl1 += (double)n * 0x1p-1000;
-    double a2s[OZB_CRT_MAXMOD + 1];                 /* 2^-alpha for s moduli */
-    ozb_crt_consts css[OZB_CRT_MAXMOD + 1];
-    for (int q = 2; q <= OZB_CRT_MAXMOD; q++) {
-        ozb_crt_consts_init(q, &css[q]);
-        a2s[q] = ozb_pow2(-css[q].alpha);
+    if (v->rs == 1 && v->cs != 1 && rows > 1) {
+        OZB_PARALLEL_FOR_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+        for (int64_t l = 0; l < kb; l++) {
+            const double *col = v->p + r0 + (l0 + l) * v->cs;
+            uint8_t *o = out + l * rows;
+            for (int64_t i = 0; i < rows; i++) o[i] = g1[i] == 0.0 ? 0 : low_hat(col[i], g1[i], g2[i]);
+        });
+        return 1;
     }
-    int need = 2;
-    OZB_PARALLEL_FOR_IF(nt > 1 && m >= 1024, num_threads(nt) schedule(static) reduction(max:need),
-    for (int64_t i = 0; i < m; i++) {
-        const rowscale_t *r = &ra[i];
-        if (r->e == E_ZERO || r->e == E_BAD) continue;
-        /* a quarter of Algorithm 3's 2 sqrt(k) u: the bound above is a worst case that the
-         * truncation errors approach within a small factor, while DGEMM's actual errors stay far
-         * below 2 sqrt(k) u |A||B|; at a quarter the chosen count gives max errors below
-         * OpenBLAS's on the phi generator (measured: n = 512..2048, phi = 0..1, 15 moduli). */
-        const double rhs = 0.5 * sqrt((double)k) * 0x1p-53 * dot[i] * (1.0 - 0x1p-40);
-        int s = 2;
-        for (; s <= OZB_CRT_MAXMOD; s++) {
-            const double a2 = a2s[s];
-            const double qa = ozb_op_scale2(1.0, -ozb_crt_row_ka(r, &css[s]) - r->e);   /* 2^-ka_i, row units */
-            const double trunc_err = a2 * r->l1 * SB1 + qa * SBl1 + (double)k * a2 * qa * SB1;
-            /* the one rounding of C' (a value known to ~2^-100) is the counterpart of DGEMM's own
-             * rounding of its result, as alpha and beta are: only the truncation is charged */
-            if (trunc_err <= rhs) break;
-        }
-        need = s > need ? s : need;
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+    for (int64_t i = 0; i < rows; i++) {
+        const double *src = v->p + (r0 + i) * v->rs + l0 * v->cs;
+        uint8_t *o = out + i * kb;
+        for (int64_t l = 0; l < kb; l++) o[l] = g1[i] == 0.0 ? 0 : low_hat(src[l * v->cs], g1[i], g2[i]);
     });
-    return need > OZB_CRT_MAXMOD ? 0 : need;
+    return 0;
 }

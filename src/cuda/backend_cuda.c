@@ -57,11 +57,7 @@ static ozblas_status_t execute(ozblas_handle_t h, const ozb_problem *pr, const o
     ozblas_status_t st = ozb_resident_eft_run(h, pr, &pl);          /* CORRECTLY_ROUNDED DOT/GEMV */
     if (st == OZBLAS_STATUS_NOT_SUPPORTED) st = ozb_resident_crcr_run(h, pr, &pl);   /* ... GEMM */
     if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
-    if (pl.engine == OZBLAS_ENGINE_CRT_INT8) {            /* FIXED, DOUBLE (CR runs FP64 slices) */
-        int to_int8 = 0;
-        st = ozb_resident_crt_run(h, pr, &pl, &to_int8);
-        if (st == OZBLAS_STATUS_NOT_SUPPORTED && to_int8) pl.engine = OZBLAS_ENGINE_INT8;   /* as the host's CRT */
-    }
+    if (pl.engine == OZBLAS_ENGINE_CRT_INT8) st = ozb_resident_crt_run(h, pr, &pl);   /* FIXED (DOUBLE: staged) */
     if (st == OZBLAS_STATUS_NOT_SUPPORTED && pl.engine != OZBLAS_ENGINE_CRT_INT8) st = ozb_resident_run(h, pr, &pl);
     return st == OZBLAS_STATUS_NOT_SUPPORTED ? ozb_stage_run(h, pr, &pl, host_run) : st;
 }

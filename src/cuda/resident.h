@@ -9,11 +9,10 @@
  * every output untouched, where the staged path (stage.c) must compute it instead. */
 ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 
-/* The CRT format in FIXED and DOUBLE mode (FAST scaling) on the device (resident_crt.c).
- * NOT_SUPPORTED, every output untouched, where the staged path must compute it, or with
- * *to_int8 = 1 where DOUBLE accuracy is beyond the moduli table (then INT8 slices, as on
- * the CPU). */
-ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int *to_int8);
+/* The CRT format in FIXED mode (FAST scaling) on the device (resident_crt.c).
+ * NOT_SUPPORTED, every output untouched, where the staged path must compute it (DOUBLE mode
+ * included: crt.c certifies each element and computes the others correctly rounded). */
+ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 /* CORRECTLY_ROUNDED DOT and GEMV (n == 1) by certified error-free sums (resident_eft.c):
  * NOT_SUPPORTED, every output untouched, where it does not apply or does not certify every
  * row (the slice path then computes the call). */

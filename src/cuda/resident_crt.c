@@ -1,9 +1,8 @@
-/* The CRT format (Ozaki scheme II, src/crt/crt.c) on the device, FIXED and DOUBLE mode with
- * the FAST scaling, operands left on the GPU:
+/* The CRT format (Ozaki scheme II, src/crt/crt.c) on the device, FIXED mode with the FAST
+ * scaling, operands left on the GPU (DOUBLE mode is staged: crt.c's certificate per element):
  *   row scales   e, ||x||_2 and ||x||_1 of every row of op(A) and op(B)^T (one thread per row,
  *                crt.c's sums in its order), brought to the host (12 bytes a row);
- *   moduli       FIXED: the split count; DOUBLE: crt.c's selection (ozb_crt_select) from the row
- *                sums of |A||B|e computed on the device in crt.c's order;
+ *   moduli       the split count;
  *   residues     int8 of each modulus' class, centred, k padded to 16 (one kernel per side);
  *   products     one cublasGemmStridedBatchedEx per k-block over all moduli (INT8 tensor
  *                cores, int32 accumulation: |products| <= 128 * 128, 2^16 terms < 2^30);
@@ -13,8 +12,7 @@
  * The residues are congruent to the CPU's (which keeps op(B)'s in [0, m) for oneDNN's u8 x s8),
  * and every other step is crt.c's own element operation, so the bits are the CPU's.  The
  * ACCURATE scaling (one more exact GEMM for the bound), Inf/NaN and non-finite alpha/beta go to
- * the staged path; a DOUBLE accuracy beyond the moduli table switches to INT8 slices as on the
- * CPU. */
+ * the staged path. */
 #include "core/info.h"
 #include "core/tiles.h"
 #include "cuda/resident.h"
@@ -108,22 +106,23 @@ static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, 
     return OZBLAS_STATUS_SUCCESS;
 }
 
-ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, int *to_int8)
+ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
-    *to_int8 = 0;
-    if (h->knobs.cuda_staged) return OZBLAS_STATUS_NOT_SUPPORTED;
+    /* DOUBLE mode certifies each element with one more exact GEMM and computes the others
+     * correctly rounded (crt.c): staged, the host's steps with the products on the device */
+    if (h->knobs.cuda_staged || plan->mode != OZBLAS_MODE_FIXED) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
     const double t0 = ozb_now();
     ozb_dev *dev = h->dev;
     const int64_t m = pr->m, n = pr->n, k = pr->k, mn = m > n ? m : n;
     const int use_c = pr->beta != 0.0 && !pr->c_host;
-    /* device: the rows' scales, e and ka, f1 and f2, the weights v (k) and the row sums (m) */
+    /* device: the rows' scales, e and ka, f1 and f2 */
     const size_t rowb = sizeof(ozb_op_crt_row);
     char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, al256(rowb * (size_t)(m + n)) + 4 * al256(4 * (size_t)mn) +
-                                             4 * al256(8 * (size_t)mn) + al256(8 * (size_t)k) + al256(8 * (size_t)m));
+                                             4 * al256(8 * (size_t)mn));
     rowscale_t *ra = ozb_buf_get(h, OZB_BUF_WA, sizeof(rowscale_t) * (size_t)m + 64);
     rowscale_t *rb = ozb_buf_get(h, OZB_BUF_WB, sizeof(rowscale_t) * (size_t)n + 64);
-    /* host: the rows' scales, then 4 mn int32 (e, ka; C's check) and 2 mn doubles (f1, f2; the row sums) */
+    /* host: the rows' scales, then 4 mn int32 (e, ka; C's check) and 2 mn doubles (f1, f2) */
     char *hb = ozb_buf_get(h, OZB_BUF_HA, rowb * (size_t)(m + n) + 16 * (size_t)mn + 16 * (size_t)mn + 64);
     if (!b0 || !ra || !rb || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
     char *q = b0;
@@ -135,9 +134,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     double *df1A = (double *)q; q += al256(8 * (size_t)mn);
     double *df2A = (double *)q; q += al256(8 * (size_t)mn);
     double *df1B = (double *)q; q += al256(8 * (size_t)mn);
-    double *df2B = (double *)q; q += al256(8 * (size_t)mn);
-    double *dv = (double *)q; q += al256(8 * (size_t)k);
-    double *ddot = (double *)q;
+    double *df2B = (double *)q;
     ozb_op_crt_row *hRow = (ozb_op_crt_row *)hb;
     int32_t *hi32 = (int32_t *)(hb + rowb * (size_t)(m + n));
     double *hd = (double *)(hi32 + 4 * (size_t)mn);
@@ -169,26 +166,8 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
         const ozblas_status_t as = accurate_bound(h, pr, ra, rb, hi32);
         if (as != OZBLAS_STATUS_SUCCESS) { st = as; goto out; }
     }
-    /* the moduli count, as ozb_crt_run */
-    int s;
-    if (plan->mode == OZBLAS_MODE_FIXED) {
-        s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
-    } else {
-        const int32_t EB = ozb_crt_col_exp(rb, n);
-        if (EB == INT32_MIN) s = 2;                  /* op(B) is zero: every count is exact */
-        else {
-            double gB[2];
-            ozb_pow2_pair(-EB, gB);
-            for (int64_t i = 0; i < m; i++) hi32[i] = ra[i].e;
-            DEV(ozb_dev_put(dev, deA, 4 * (size_t)m, hi32, 4 * (size_t)m, 4 * (size_t)m, 1));
-            DEV(ozb_dev_colsums(dev, &pr->b, n, k, NULL, gB[0], gB[1], dv));
-            DEV(ozb_dev_crt_dots(dev, &pr->a, m, k, deA, dv, ddot));
-            DEV(ozb_dev_get(dev, hd, 8 * (size_t)m, ddot, 8 * (size_t)m, 8 * (size_t)m, 1));
-            s = ozb_crt_select(m, n, k, ra, rb, EB, hd, 1);
-            if (s == 0) { *to_int8 = 1; st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
-        }
-        if (k < 32 && s < 16) s = 16;                /* crt.c: few entries per row */
-    }
+    /* the moduli count, as ozb_crt_run (FIXED mode: the split count) */
+    const int s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
     ozb_crt_consts cs;
     ozb_crt_consts_init(s, &cs);
     ozb_crt_set_factors(ra, m, &cs);

@@ -61,6 +61,31 @@ static void copy_c(const ozb_problem *pr, double *buf, int to_buf)
         }
 }
 
+/* `rest` on the nfail flagged elements (fail[i + j m]), in runs of consecutive rows of a
+ * column; each run's info added to fi */
+static ozblas_status_t flagged_runs(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, const uint8_t *fail,
+                                    int64_t nfail, method_fn rest, ozblas_info_t *fi)
+{
+    for (int64_t j = 0; j < pr->n && nfail > 0; j++)
+        for (int64_t i = 0; i < pr->m; i++) {
+            if (!fail[i + j * pr->m]) continue;
+            int64_t e = i;
+            while (e < pr->m && fail[e + j * pr->m]) e++;
+            ozb_problem sub = *pr;
+            sub.m = e - i;
+            sub.n = 1;
+            sub.a.p += i * pr->a.rs;
+            sub.b.p += j * pr->b.rs;
+            sub.c += i * pr->crs + j * pr->ccs;
+            const ozblas_status_t st = rest(h, &sub, pl);
+            if (st != OZBLAS_STATUS_SUCCESS) return st;
+            info_add(fi, &h->info);
+            nfail -= e - i;
+            i = e;
+        }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 /* `certify` first, then `rest` for the elements it left, in runs of consecutive rows of a
  * column; where it left more than a quarter of them (heavy cancellation: residuals), C is
  * restored and `rest` computes the whole call at once, which costs less than many small
@@ -94,23 +119,8 @@ static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const
         info_add(&fi, &h->info);
         nfail = 0;
     }
-    for (int64_t j = 0; j < pr->n && nfail > 0; j++)
-        for (int64_t i = 0; i < pr->m; i++) {
-            if (!fail[i + j * pr->m]) continue;
-            int64_t e = i;
-            while (e < pr->m && fail[e + j * pr->m]) e++;
-            ozb_problem sub = *pr;
-            sub.m = e - i;
-            sub.n = 1;
-            sub.a.p += i * pr->a.rs;
-            sub.b.p += j * pr->b.rs;
-            sub.c += i * pr->crs + j * pr->ccs;
-            st = rest(h, &sub, pl);
-            if (st != OZBLAS_STATUS_SUCCESS) return st;
-            info_add(&fi, &h->info);
-            nfail -= e - i;
-            i = e;
-        }
+    st = flagged_runs(h, pr, pl, fail, nfail, rest, &fi);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
     fi.seconds_total = ozb_now_if(timed) - t_start;
     h->info = fi;
     return OZBLAS_STATUS_SUCCESS;
@@ -223,6 +233,39 @@ static ozblas_status_t dot_undecided(ozblas_handle_t h, const ozb_problem *pr, c
     return by_eft(h, pr, plan);
 }
 
+/* DOUBLE mode's CRT left nfail elements uncertified (flags in fail, C untouched there):
+ * computed correctly rounded, only those (the others keep the CRT's bits, a function of their
+ * own row and column).  Few: in runs of consecutive rows of a column.  More than an eighth
+ * (wide spans, phi >= 2): the whole call correctly rounded on a copy of C, whose flagged
+ * elements are copied back, which costs less than many short runs (5.8 s against 0.5 s at
+ * 2048^3).  Both give RN(exact): which one computes an element never changes a bit. */
+static ozblas_status_t crt_double_rest(ozblas_handle_t h, const ozb_problem *pr, const uint8_t *fail, int64_t nfail)
+{
+    const ozb_plan cr = { OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 };
+    const int64_t m = pr->m, n = pr->n;
+    ozblas_info_t fi = h->info;
+    double *w = nfail * 8 > m * n ? ozb_buf_get(h, OZB_BUF_CRTCR, sizeof(double) * (size_t)(m * n)) : NULL;
+    ozblas_status_t st;
+    if (w) {
+        ozb_problem whole = *pr;
+        whole.c = w;
+        whole.crs = 1;
+        whole.ccs = m;
+        if (pr->beta != 0.0) copy_c(pr, w, 1);
+        st = by_eft(h, &whole, &cr);
+        if (st == OZBLAS_STATUS_SUCCESS) {
+            info_add(&fi, &h->info);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < m; i++)
+                    if (fail[i + j * m]) pr->c[i * pr->crs + j * pr->ccs] = w[i + j * m];
+        }
+    } else {
+        st = flagged_runs(h, pr, &cr, fail, nfail, by_eft, &fi);
+    }
+    h->info = fi;
+    return st;
+}
+
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     /* a small CORRECTLY_ROUNDED DOT straight to the error-free sums: no workspace, no
@@ -244,10 +287,20 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
      * the accuracy beyond the moduli table: the host's would too, same selection) */
     if (pl.engine == OZBLAS_ENGINE_CRT_INT8 || (h->engine == OZBLAS_ENGINE_CRT_INT8 && crt_cr)) {
         const double t0 = ozb_now();
-        ozblas_status_t st = crt_cr ? ozb_crt_cr_run(h, pr, call_threads(h, pr)) : ozb_crt_run(h, pr, &pl, call_threads(h, pr));
+        uint8_t *fail = NULL;
+        int64_t nfail = 0;
+        ozblas_status_t st = crt_cr ? ozb_crt_cr_run(h, pr, call_threads(h, pr)) : ozb_crt_run(h, pr, &pl, call_threads(h, pr), &fail, &nfail);
+        if (st == OZBLAS_STATUS_SUCCESS && nfail > 0) {
+            /* DOUBLE: the elements the CRT's count did not certify, correctly rounded (only
+             * those: the others keep the CRT's bits, a function of their own row and column) */
+            st = crt_double_rest(h, pr, fail, nfail);
+        }
         h->info.seconds_total = ozb_now() - t0;
         if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
-        if (!crt_cr) pl.engine = OZBLAS_ENGINE_INT8;   /* out of the scheme's reach: INT8 slices */
+        /* out of the scheme's reach (no exact INT8 product, non-finite alpha): FIXED on INT8
+         * slices, DOUBLE correctly rounded (a function of each element's own row and column) */
+        if (!crt_cr && pl.mode == OZBLAS_MODE_FIXED) pl.engine = OZBLAS_ENGINE_INT8;
+        else if (!crt_cr) pl = (ozb_plan){ OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 };
     }
     /* FIXED DOT and GEMV with FP64 slices: the fused kernels, the pipeline's bits without its
      * slices */
@@ -261,17 +314,16 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
     return by_eft(h, pr, &pl);
 }
 
-/* DOUBLE mode with FP64 slices is computed correctly rounded, in every routine and shape
- * (CHANGELOG 2026-11-24): a correctly rounded result meets DOUBLE's bound, costs no more
- * than Algorithm 3's slices where measured (AVX2 EPYC: DOT and GEMV a third to a half of the
- * GEMM-ized DOUBLE path, GEMM with k <= 32 by error-free dot products 3x cheaper, 32..512
- * within 15 %, 2048 the same: bench/results/sweep-*), and it is unique, so every element
- * of C is a function of its own row of op(A) and column of op(B) alone: a GEMM computed
- * whole, in column blocks or as GEMVs gives the same bits (LAPACK's DGGEV3 test 5 relies on
- * it).  The other formats keep Algorithm 3. */
+/* DOUBLE mode with the slice formats (FP64, FP16, INT8) is computed correctly rounded, every
+ * routine and shape: FP64 since CHANGELOG 2026-11-24 (it meets DOUBLE's bound and costs no more
+ * than Algorithm 3's slices where measured: bench/results/sweep-*), FP16 and INT8 since
+ * 2026-11-27 (Algorithm 3 takes a row's slice count from the whole of op(B)).  RN(exact) is
+ * unique, so every element of C is a function of its own row of op(A) and column of op(B):
+ * a GEMM computed whole, in column blocks or as GEMVs gives the same bits (LAPACK's DGGEV3
+ * test 5 relies on it; tests/test_element_local.c). */
 static ozblas_mode_t effective_mode(ozblas_handle_t h)
 {
-    if (h->mode == OZBLAS_MODE_DOUBLE && h->engine == OZBLAS_ENGINE_FP64) return OZBLAS_MODE_CORRECTLY_ROUNDED;
+    if (h->mode == OZBLAS_MODE_DOUBLE && h->engine != OZBLAS_ENGINE_CRT_INT8) return OZBLAS_MODE_CORRECTLY_ROUNDED;
     return h->mode;
 }
 
@@ -280,6 +332,8 @@ static ozblas_mode_t effective_mode(ozblas_handle_t h)
  * moduli table, Inf/NaN): the result is unique, so the bits are the same. */
 static ozblas_engine_t effective_engine(ozblas_handle_t h, ozblas_mode_t mode)
 {
+    /* DOUBLE computed correctly rounded: the FP64 slices' methods, the fastest for RN(exact) */
+    if (h->mode == OZBLAS_MODE_DOUBLE && mode == OZBLAS_MODE_CORRECTLY_ROUNDED) return OZBLAS_ENGINE_FP64;
     if (h->engine == OZBLAS_ENGINE_CRT_INT8 && mode == OZBLAS_MODE_CORRECTLY_ROUNDED) return OZBLAS_ENGINE_FP64;
     /* CORRECTLY_ROUNDED with INT8 slices where the backend's INT8 products are not fast (a CPU
      * without an exact oneDNN int8 GEMM: they are DGEMMs on 7-bit digits): FP64 slices carry

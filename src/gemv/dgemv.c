@@ -19,7 +19,9 @@ ozblas_status_t ozblas_dgemv(ozblas_handle_t h, ozblas_operation_t trans, int64_
         .a = { A, trans == OZBLAS_OP_N ? 1 : lda, trans == OZBLAS_OP_N ? lda : 1 },
         .b = { x + (incx < 0 ? (lenx - 1) * -incx : 0), 0, incx },
         .alpha = alpha, .beta = beta, .c = ybase, .crs = incy, .ccs = 0,
-        .kblock = OZB_KBLOCK_GEMV,
+        /* GEMM's inner block: a GEMV is a GEMM of one column, and every element of a GEMM
+         * depends on its own row and column alone, so both must split on the same grid */
+        .kblock = OZB_KBLOCK_MAX,
     };
     return ozb_run(h, &pr);
 }

@@ -1,13 +1,13 @@
 /* ozblas_pdgemm: the single-node bits on any process grid.
  *
  * Where every element of C is a function of its own row of op(A) and column of op(B) alone
- * (ozb_elementwise: CORRECTLY_ROUNDED, DOUBLE with FP64, FIXED), each process computes the
+ * (ozb_elementwise: every configuration but FIXED with the CRT's ACCURATE scaling), each process computes the
  * elements of sub(C) it holds with one ozblas_dgemm on the rows of op(A) and the columns of
  * op(B) they need, which it receives in one exchange: the panels SUMMA would broadcast along
  * its process row and column, all of k, so the k-reduction of every element happens in one
- * call in the single-node order (README, "Distributed": bytes moved and the model).  The
- * other configurations (DOUBLE with FP16, INT8 or CRT_INT8) choose slice or moduli counts
- * from whole operands; they are computed on process (0, 0) and C sent back to its holders. */
+ * call in the single-node order (README, "Distributed": bytes moved and the model).  FIXED
+ * with the ACCURATE scaling takes each row's scale from the whole of op(B): computed on
+ * process (0, 0) and C sent back to its holders. */
 #include "mpi/redist.h"
 #include <stdlib.h>
 #include <string.h>

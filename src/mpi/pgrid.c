@@ -155,13 +155,12 @@ ozblas_status_t ozb_config_key(ozblas_handle_t h, int64_t *key)
 
 int ozb_elementwise(const int64_t *c)
 {
-    return c[0] == OZBLAS_MODE_CORRECTLY_ROUNDED || c[0] == OZBLAS_MODE_FIXED ||
-           (c[0] == OZBLAS_MODE_DOUBLE && c[1] == OZBLAS_ENGINE_FP64);
+    return !(c[0] == OZBLAS_MODE_FIXED && c[1] == OZBLAS_ENGINE_CRT_INT8 && c[5] == OZBLAS_CRT_SCALING_ACCURATE);
 }
 
 int ozb_dot_exact(const int64_t *c)
 {
-    return c[0] == OZBLAS_MODE_CORRECTLY_ROUNDED || (c[0] == OZBLAS_MODE_DOUBLE && c[1] == OZBLAS_ENGINE_FP64);
+    return c[0] == OZBLAS_MODE_CORRECTLY_ROUNDED || (c[0] == OZBLAS_MODE_DOUBLE && c[1] != OZBLAS_ENGINE_CRT_INT8);
 }
 
 ozblas_status_t ozb_agree_status(MPI_Comm comm, ozblas_status_t st)

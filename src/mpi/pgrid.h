@@ -70,12 +70,13 @@ ozblas_status_t ozb_agree(MPI_Comm comm, const int64_t *key, int nkey, ozblas_st
 ozblas_status_t ozb_config_key(ozblas_handle_t h, int64_t *key);
 /* 1 where every element of a GEMM or GEMV result is a function of its own row of op(A)
  * and column of op(B) (and C, alpha, beta, k, the configuration) alone, so that a process
- * may compute the elements it holds by itself: CORRECTLY_ROUNDED (unique), DOUBLE with the
- * FP64 format (computed correctly rounded), FIXED (per-row and per-column grids, the inner
- * blocking a function of k).  DOUBLE with FP16, INT8 or CRT_INT8 chooses its slice or moduli
- * counts from the whole operands: those calls are computed on one process. */
+ * may compute the elements it holds by itself: CORRECTLY_ROUNDED (unique), DOUBLE (computed
+ * correctly rounded with the slice formats; with CRT_INT8 a moduli count from k and each
+ * element certified on its own or correctly rounded), FIXED (per-row and per-column grids,
+ * the inner blocking a function of k) except with the CRT's ACCURATE scaling, whose row scales
+ * come from the whole of op(B): those calls are computed on one process. */
 int ozb_elementwise(const int64_t *config_key);
-/* 1 where a DOT is correctly rounded (CORRECTLY_ROUNDED, DOUBLE with FP64) */
+/* 1 where a DOT is correctly rounded (CORRECTLY_ROUNDED, DOUBLE but with CRT_INT8) */
 int ozb_dot_exact(const int64_t *config_key);
 
 /* one status for all: the largest of the ranks' */
