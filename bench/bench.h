@@ -73,6 +73,8 @@ typedef struct {
     const char *failed_call;    /* which ozblas call failed                       */
     double err_oz, err_blas;    /* max ulps over the samples, < 0 if not checked  */
     double cerr_oz, cerr_blas;  /* max |result - RN(exact)| / (|alpha| |A||B|): componentwise */
+    const char *products;       /* what computed the exact products (ozblas_products_name), or
+                                 * "error-free sums" where no GEMM ran                          */
     int nsamples;
     int cr_mismatch;            /* number of sampled elements not bitwise RN(exact) */
     int64_t cr_first_idx;       /* first mismatching output index                 */
@@ -84,6 +86,8 @@ typedef struct {
 
 /* bench_util.c */
 double bench_now(void);
+/* "model; feature feature ..." of the CPU (bench_util.c) */
+void bench_cpu_features(char *buf, size_t len);
 double bench_median(double *v, int n, int *argmed);
 const char *bench_routine_name(int routine);
 const char *bench_mode_name(int mode);

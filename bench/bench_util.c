@@ -3,7 +3,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench.h"
@@ -73,4 +75,35 @@ const char *bench_sum_name(ozblas_summation_t s)
     case OZBLAS_SUM_NEARSUM: return "nearsum";
     default: return "?";
     }
+}
+
+/* The CPU's model and the vector features that choose ozblas's kernels and the INT8 products'
+ * route (from /proc/cpuinfo; "unknown" elsewhere): results files record them with every run. */
+void bench_cpu_features(char *buf, size_t len)
+{
+    static const char *want[] = {"avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni",
+                                 "amx_int8"};
+    char line[8192], model[256] = "unknown";
+    int have[sizeof want / sizeof *want] = {0};
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    buf[0] = '\0';
+    if (f) {
+        int flags_seen = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (!strncmp(line, "model name", 10) && !strcmp(model, "unknown")) {
+                const char *c = strchr(line, ':');
+                if (c) { snprintf(model, sizeof model, "%s", c + 2); model[strcspn(model, "\n")] = '\0'; }
+            }
+            if (!strncmp(line, "flags", 5) && !flags_seen) {
+                flags_seen = 1;
+                for (char *t = strtok(strchr(line, ':') ? strchr(line, ':') + 1 : line, " \n"); t; t = strtok(NULL, " \n"))
+                    for (size_t w = 0; w < sizeof want / sizeof *want; w++)
+                        if (!strcmp(t, want[w])) have[w] = 1;
+            }
+        }
+        fclose(f);
+    }
+    size_t o = (size_t)snprintf(buf, len, "%s;", model);
+    for (size_t w = 0; w < sizeof want / sizeof *want && o < len; w++)
+        if (have[w]) o += (size_t)snprintf(buf + o, len - o, " %s", want[w]);
 }

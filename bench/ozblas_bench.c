@@ -446,6 +446,8 @@ static int run_mode(const problem_t *p, const bench_config_t *cfg, int mode, ozb
     /* The checked result, at the timed thread count. */
     OZ_TRY_NAMED(row, problem_run_ozblas(h, p, 0, out), oz_routine_call(p->routine));
     OZ_TRY(row, ozblas_get_info(h, &row->info));
+    row->products = row->info.gemm_calls == 0 ? "error-free sums" : ozblas_products_name(h, row->info.engine);
+    if (!row->products) row->products = "";
 
     if (cfg->check) {
         row->err_oz = problem_max_ulps(p, out);
@@ -632,7 +634,7 @@ static void print_csv_header(void)
            "split_count,fast_mode,summation,gemm_calls,slice_products,gemm_flops,blocks,exact_fallbacks,"
            "samples,err_ozblas_ulps,err_openblas_ulps,cr_mismatches,repro_1,repro_2,repro_4,"
            "t_ozblas_s,t_openblas_s,ratio,t_split_s,t_multiply_s,t_sum_s,t_total_s,calls_per_sample_ozblas,"
-           "calls_per_sample_openblas,cerr_ozblas,cerr_openblas\n");
+           "calls_per_sample_openblas,cerr_ozblas,cerr_openblas,products\n");
 }
 
 static const char *csv_status(const row_t *row)
@@ -667,7 +669,7 @@ static void print_csv_row(const problem_t *p, const bench_config_t *cfg, const r
     if (row->status != OZBLAS_STATUS_SUCCESS) {
         /* slices_a .. err_ozblas_ulps empty, err_openblas_ulps, cr_mismatches .. t_ozblas_s empty,
          * t_openblas_s, ratio .. calls_per_sample_ozblas empty, calls_per_sample_openblas */
-        printf(",,,,,,,,,,,,%s,,,,,,%.6e,,,,,,,%d,,\n", eblas, row->t_blas, row->iters_blas);
+        printf(",,,,,,,,,,,,%s,,,,,,%.6e,,,,,,,%d,,,\n", eblas, row->t_blas, row->iters_blas);
         return;
     }
     printf("%d,%d,%d,%d,%s,%lld,%lld,%.6e,%lld,%lld,%d,%s,%s,%d,", in->slices_a, in->slices_b, in->split_count,
@@ -681,8 +683,9 @@ static void print_csv_row(const problem_t *p, const bench_config_t *cfg, const r
     printf("%.6e,%.6e,%.4f,%.6e,%.6e,%.6e,%.6e,%d,%d,", row->t_oz, row->t_blas,
            row->t_blas > 0 ? row->t_oz / row->t_blas : 0.0, im->seconds_split, im->seconds_multiply,
            im->seconds_sum, im->seconds_total, row->iters_oz, row->iters_blas);
-    if (row->cerr_oz >= 0 && row->cerr_blas >= 0) printf("%.6g,%.6g\n", row->cerr_oz, row->cerr_blas);
-    else printf(",\n");
+    if (row->cerr_oz >= 0 && row->cerr_blas >= 0) printf("%.6g,%.6g,", row->cerr_oz, row->cerr_blas);
+    else printf(",,");
+    printf("%s\n", row->products ? row->products : "");
 }
 
 /* ------------------------------------------------------------------------- */
@@ -715,6 +718,16 @@ int main(int argc, char **argv)
         printf("ozblas-bench %d.%d.%d: accurate, reproducible BLAS (Ozaki scheme) vs OpenBLAS\n",
                OZBLAS_VERSION_MAJOR, OZBLAS_VERSION_MINOR, OZBLAS_VERSION_PATCH);
         printf("baseline: %s (core %s)\n", openblas_get_config(), openblas_get_corename());
+        char cpu[512];
+        bench_cpu_features(cpu, sizeof cpu);
+        printf("cpu: %s\n", cpu);
+        ozblas_handle_t ph;
+        if (ozblas_create(&ph) == OZBLAS_STATUS_SUCCESS) {   /* the exact products' route per format */
+            const char *f64 = ozblas_products_name(ph, OZBLAS_ENGINE_FP64), *i8 = ozblas_products_name(ph, OZBLAS_ENGINE_INT8);
+            printf("exact products: fp64/fp16 slices: %s; int8 slices and crt residues: %s\n", f64 ? f64 : "none",
+                   i8 ? i8 : "none (no oneDNN in this build)");
+            ozblas_destroy(ph);
+        }
         printf("threads %d (ozblas and OpenBLAS); median of %d timed runs after %d warm-up runs; "
                "alpha = 1, beta = 0\n",
                cfg.threads, cfg.reps, cfg.warmup);

@@ -130,6 +130,11 @@ ozblas_status_t ozblas_get_split_count(ozblas_handle_t h, int *slices);
 ozblas_status_t ozblas_get_fast_mode(ozblas_handle_t h, int *enabled);
 ozblas_status_t ozblas_get_summation(ozblas_handle_t h, ozblas_summation_t *s);
 ozblas_status_t ozblas_get_num_threads(ozblas_handle_t h, int *threads);      /* as set: 0 = default */
+/* What computes the exact products of format `engine` on this handle (static text: e.g.
+ * "oneDNN int8 GEMM (exact on this CPU: VNNI)"); NULL where the handle has no such products.
+ * Calls computed by error-free sums (CORRECTLY_ROUNDED, and DOUBLE with the slice formats,
+ * where info.gemm_calls is 0) use none. */
+const char     *ozblas_products_name(ozblas_handle_t h, ozblas_engine_t engine);
 /* Slice format; NOT_SUPPORTED when this build lacks it (INT8 needs oneDNN). Default FP64. */
 ozblas_status_t ozblas_set_engine(ozblas_handle_t h, ozblas_engine_t engine);
 ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine);

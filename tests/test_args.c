@@ -398,6 +398,15 @@ START_TEST(args_cuda_api)
     EXPECT_ST(ozblas_create(&c), OK);
     EXPECT_ST(ozblas_set_stream(c, NULL), OZBLAS_STATUS_NOT_SUPPORTED);
     EXPECT_ST(ozblas_set_stream(NULL, NULL), INV);
+    /* the products' route: named for FP64 (OpenBLAS), NULL for no handle or an unknown format,
+     * INT8 and CRT_INT8 named exactly where the format can be set */
+    ck_assert_ptr_null(ozblas_products_name(NULL, OZBLAS_ENGINE_FP64));
+    ck_assert_ptr_null(ozblas_products_name(c, (ozblas_engine_t)99));
+    ck_assert_ptr_nonnull(ozblas_products_name(c, OZBLAS_ENGINE_FP64));
+    const int has_int8 = ozblas_set_engine(c, OZBLAS_ENGINE_INT8) == OK;
+    ck_assert_int_eq(ozblas_products_name(c, OZBLAS_ENGINE_INT8) != NULL, has_int8);
+    ck_assert_int_eq(ozblas_products_name(c, OZBLAS_ENGINE_CRT_INT8) != NULL, has_int8);
+    EXPECT_ST(ozblas_set_engine(c, OZBLAS_ENGINE_FP64), OK);
     ozblas_backend_t be;
     EXPECT_ST(ozblas_get_backend(c, &be), OK);
     ck_assert_int_eq(be, OZBLAS_BACKEND_CPU);

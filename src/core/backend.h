@@ -15,6 +15,9 @@ typedef struct ozb_backend {
     int (*format_engine)(ozblas_handle_t h, ozblas_engine_t engine, ozb_format_engine *out);
     /* 1 where the INT8 products are fast enough to be picked by default. */
     int (*int8_fast)(ozblas_handle_t h);
+    /* What computes format `engine`'s exact products on this handle (static text; NULL where
+     * the backend has no such products): ozblas_products_name. */
+    const char *(*products_name)(ozblas_handle_t h, ozblas_engine_t engine);
     /* The CRT's product (crt/crt_gemm.h): dst (mbb x nbb, column-major, host) = RB RA^T over
      * kbb <= OZB_CRT_KBLOCK, exactly, or congruent modulo mod > 0; nt threads.  0, or
      * nonzero when the backend failed. */

@@ -125,6 +125,14 @@ ozblas_status_t ozblas_get_engine(ozblas_handle_t h, ozblas_engine_t *engine)
     return OZBLAS_STATUS_SUCCESS;
 }
 
+const char *ozblas_products_name(ozblas_handle_t h, ozblas_engine_t engine)
+{
+    if (!h || !h->be->products_name) return NULL;
+    /* CRT_INT8's residue products are INT8 GEMMs: present where the INT8 format is */
+    if (!ozb_format_for(h, engine == OZBLAS_ENGINE_CRT_INT8 ? OZBLAS_ENGINE_INT8 : engine, NULL)) return NULL;
+    return h->be->products_name(h, engine);
+}
+
 ozblas_status_t ozblas_set_crt_scaling(ozblas_handle_t h, ozblas_crt_scaling_t scaling)
 {
     if (!h || (scaling != OZBLAS_CRT_SCALING_FAST && scaling != OZBLAS_CRT_SCALING_ACCURATE)) return OZBLAS_STATUS_INVALID_VALUE;

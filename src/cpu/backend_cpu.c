@@ -37,6 +37,22 @@ static int format_engine(ozblas_handle_t h, ozblas_engine_t engine, ozb_format_e
     }
 }
 
+static const char *products_name(ozblas_handle_t h, ozblas_engine_t engine)
+{
+    (void)h;
+    switch (engine) {
+    case OZBLAS_ENGINE_FP64:
+    case OZBLAS_ENGINE_FP16: return "OpenBLAS DGEMM";
+#ifdef OZBLAS_HAVE_DNNL
+    case OZBLAS_ENGINE_INT8:
+    case OZBLAS_ENGINE_CRT_INT8:
+        return dnnl_exact(h) ? "oneDNN int8 GEMM (exact on this CPU: VNNI)"
+                             : "OpenBLAS DGEMM on the int8 integers (oneDNN's int8 GEMM is not exact without VNNI)";
+#endif
+    default: return NULL;
+    }
+}
+
 static int crt_gemm(ozblas_handle_t h, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb,
                     int64_t nbb, int64_t kbb, int32_t *dst, int32_t mod, int nt)
 {
@@ -61,6 +77,7 @@ static const ozb_backend cpu_backend = {
     .name = "cpu",
     .format_engine = format_engine,
     .int8_fast = dnnl_exact,
+    .products_name = products_name,
     .crt_gemm = crt_gemm,
     .crt_acc = NULL,
     .crt_recon = NULL,

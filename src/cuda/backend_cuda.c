@@ -22,6 +22,18 @@ static int format_engine(ozblas_handle_t h, ozblas_engine_t engine, ozb_format_e
 
 static int int8_fast(ozblas_handle_t h) { (void)h; return 1; }   /* cuBLAS's INT8 GEMM on the tensor cores */
 
+static const char *products_name(ozblas_handle_t h, ozblas_engine_t engine)
+{
+    (void)h;
+    switch (engine) {
+    case OZBLAS_ENGINE_FP64: return "cuBLAS DGEMM";
+    case OZBLAS_ENGINE_FP16: return "cuBLAS GemmEx FP16 x FP16 -> FP32 (tensor cores)";
+    case OZBLAS_ENGINE_INT8:
+    case OZBLAS_ENGINE_CRT_INT8: return "cuBLAS GemmEx INT8 x INT8 -> INT32 (tensor cores)";
+    default: return NULL;
+    }
+}
+
 static int crt_gemm(ozblas_handle_t h, const uint8_t *RB, int colB, const int8_t *RA, int colA, int64_t mbb,
                     int64_t nbb, int64_t kbb, int32_t *dst, int32_t mod, int nt)
 {
@@ -69,6 +81,7 @@ static const ozb_backend cuda_backend = {
     .name = "cuda",
     .format_engine = format_engine,
     .int8_fast = int8_fast,
+    .products_name = products_name,
     .crt_gemm = crt_gemm,
     .crt_acc = crt_acc,
     .crt_recon = crt_recon,
