@@ -3,8 +3,9 @@
  * both libraries dlopened side by side (RTLD_LOCAL), the same inputs (the bench's phi
  * generator and seed), one call shape timed in alternating batches (21 pairs, the order
  * swapped every pair), the median time of each and the median of the per-pair ratios.
- *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS [double|cr|double-crt|fixed-crt] [threads]
- * (double-crt, fixed-crt: DOUBLE or FIXED with the CRT_INT8 format)
+ *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
+ * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
+ * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
  * 2x from one process to the next (address layout and physical pages: a 16^3 CR DGEMM took
  * 0.9-2.0 us with the same code), so two separate ozblas-bench runs cannot resolve a 10 %
@@ -45,19 +46,19 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int open_lib(const char *path, int mode, int engine, int threads, lib_t *l)
+static int open_lib(const char *path, int mode, int engine, int fast, int threads, lib_t *l)
 {
     void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!so) { fprintf(stderr, "ozblas-ab: %s\n", dlerror()); return 0; }
     create_t create = (create_t)dlsym(so, "ozblas_create");
     set_t set_mode = (set_t)dlsym(so, "ozblas_set_mode"), set_threads = (set_t)dlsym(so, "ozblas_set_num_threads");
-    set_t set_engine = (set_t)dlsym(so, "ozblas_set_engine");
+    set_t set_engine = (set_t)dlsym(so, "ozblas_set_engine"), set_fast = (set_t)dlsym(so, "ozblas_set_fast_mode");
     l->gemm = (gemm_t)dlsym(so, "ozblas_dgemm");
     l->gemv = (gemv_t)dlsym(so, "ozblas_dgemv");
     l->dot = (dot_t)dlsym(so, "ozblas_ddot");
-    if (!create || !set_mode || !set_threads || !set_engine || !l->gemm || !l->gemv || !l->dot) return 0;
+    if (!create || !set_mode || !set_threads || !set_engine || !set_fast || !l->gemm || !l->gemv || !l->dot) return 0;
     return create(&l->h) == 0 && set_mode(l->h, mode) == 0 && set_threads(l->h, threads) == 0 &&
-           (engine < 0 || set_engine(l->h, engine) == 0);
+           (engine < 0 || set_engine(l->h, engine) == 0) && set_fast(l->h, fast) == 0;
 }
 
 /* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3..6 gemm NN, TN, NT, TT (the enum values of ozblas.h:
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
 {
     if (argc < 6) {
         fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS "
-                        "[double|cr|double-crt|fixed-crt] [threads]\n");
+                        "[double|cr|fixed|double-crt|fixed-crt] [threads]\n");
         return 2;
     }
     const char *rn = argv[3];
@@ -86,13 +87,14 @@ int main(int argc, char **argv)
     const long calls = atol(argv[5]);
     const char *mn = argc > 6 ? argv[6] : "cr";
     /* OZBLAS_MODE_DOUBLE 0, CORRECTLY_ROUNDED 1, FIXED 2; OZBLAS_ENGINE_CRT_INT8 3 */
-    const int mode = !strcmp(mn, "double") || !strcmp(mn, "double-crt") ? 0 : !strcmp(mn, "fixed-crt") ? 2 : 1;
+    const int mode = !strcmp(mn, "double") || !strcmp(mn, "double-crt") ? 0 : !strcmp(mn, "fixed-crt") || !strcmp(mn, "fixed") ? 2 : 1;
+    const int fast = !strcmp(mn, "fixed");
     const int engine = strstr(mn, "-crt") ? 3 : -1;
     const int threads = argc > 7 ? atoi(argv[7]) : 1;
     if (routine < 0 || n < 1 || calls < 1) { fprintf(stderr, "ozblas-ab: bad arguments\n"); return 2; }
     lib_t lib[2];
     for (int v = 0; v < 2; v++)
-        if (!open_lib(argv[1 + v], mode, engine, threads, &lib[v])) { fprintf(stderr, "ozblas-ab: cannot use %s\n", argv[1 + v]); return 2; }
+        if (!open_lib(argv[1 + v], mode, engine, fast, threads, &lib[v])) { fprintf(stderr, "ozblas-ab: cannot use %s\n", argv[1 + v]); return 2; }
     const size_t len = routine == 0 ? (size_t)n : (size_t)(n * n), outlen = routine >= 3 ? (size_t)(n * n) : (size_t)n;
     double *A = malloc(len * sizeof(double)), *B = malloc(len * sizeof(double));
     double *C[2] = { calloc(outlen, sizeof(double)), calloc(outlen, sizeof(double)) };

@@ -290,6 +290,39 @@ START_TEST(crt_special_values)
 }
 END_TEST
 
+/* DOUBLE mode's uncertified elements (phi 4: most of them) with Inf, -Inf and NaN in C and a
+ * negative beta: the correctly rounded fallback takes them with C as it came, so beta applies
+ * once (a review found the output step writing beta C into such elements before the fallback
+ * applied beta again: -0.5 * Inf, then -0.5 * -Inf = +Inf). */
+START_TEST(crt_double_uncertified_specials)
+{
+    ozref_rng r;
+    tu_rng(&r, "crt_double_uncertified_specials");
+    ozblas_handle_t h = crt_handle(OZBLAS_MODE_DOUBLE, 0);
+    const int64_t m = 24, n = 19, k = 80;
+    double *A = tu_alloc(m * k), *B = tu_alloc(k * n), *C = tu_alloc(m * n), *C0 = tu_alloc(m * n);
+    for (int rep = 0; rep < 3; rep++) {
+        tu_fill_mat(&r, A, m, k, m, 4);
+        tu_fill_mat(&r, B, k, n, k, 4);
+        tu_fill_mat(&r, C, m, n, m, 1);
+        for (int64_t e = rep; e < m * n; e += 5) C[e] = e % 3 == 0 ? INFINITY : e % 3 == 1 ? -INFINITY : NAN;
+        for (int64_t e = 0; e < m * n; e++) C0[e] = C[e];
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.5, A, m, B, k, -0.5, C, m), OZBLAS_STATUS_SUCCESS);
+        for (int64_t e = 0; e < m * n; e++) {
+            if (isfinite(C0[e])) continue;
+            const double want = -0.5 * C0[e];   /* the product is finite: beta C decides */
+            ck_assert_msg(isnan(want) ? isnan(C[e]) : C[e] == want, "element %lld: C was %g, got %g, want %g [seed %llu]",
+                          (long long)e, C0[e], C[e], want, (unsigned long long)tu_seed);
+        }
+        tu_gemm_params p = {0};
+        p.m = m; p.n = n; p.k = k; p.alpha = 1.5; p.beta = -0.5;
+        tu_gemm_run(h, OZBLAS_MODE_DOUBLE, &p, A, B, C0, "crt double uncertified specials");
+    }
+    free(A); free(B); free(C); free(C0);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* CORRECTLY_ROUNDED through the CRT: bit for bit the exact reference, transposes, alpha and
  * beta, wide spans (phi 4, exponents spread by 2^+-200 across rows: more moduli), spans past
  * the table (then FP64 slices, same bits), and multiple k-blocks are left to the sizes below. */
@@ -433,6 +466,7 @@ static Suite *crt_suite(void)
     tcase_add_test(tc, crt_double_vs_openblas);
     tcase_add_test(tc, crt_pow2_rescaling);
     tcase_add_test(tc, crt_special_values);
+    tcase_add_test(tc, crt_double_uncertified_specials);
     tcase_add_test(tc, crt_correctly_rounded);
     tcase_add_test(tc, crt_accurate_scaling);
     suite_add_tcase(s, tc);

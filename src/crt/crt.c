@@ -253,6 +253,9 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                 const double *vcol = val + jl * mbb;
                 for (int64_t il = 0; il < mbb; il++) {
                     const int64_t gi = i0 + il;
+                    /* left as it is for the correctly rounded fallback, special values of C
+                     * included (that fallback applies beta to C once) */
+                    if (dbl && flags[gi + gj * m]) continue;
                     double *cij = pr->c + gi * pr->crs + gj * pr->ccs;
                     const double cval = use_c ? *cij : 0.0;
                     const rowscale_t *ri = &ra[gi];
@@ -266,7 +269,6 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                     }
                     double xv = 0.0;
                     int p = 0;
-                    if (dbl && flags[gi + gj * m]) continue;   /* left as it is, for the correctly rounded fallback */
                     if (crt_usable(ri->e) && crt_usable(rj->e)) { p = -(ri->ka + rj->ka) - 88; xv = vcol[il]; }
                     const double r = ozb_op_crt_out(xv, p, pr->alpha, pr->beta, cval, use_c);   /* kernels/ozb_crt_ops.h */
                     *cij = r;
