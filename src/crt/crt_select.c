@@ -119,11 +119,12 @@ void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t 
 /* DOUBLE mode's moduli count: a function of k alone, so that every element of C depends on
  * its own row of op(A) and column of op(B) alone (issue 15: the count used to be the fewest
  * that met Algorithm 3's row bound over the whole of op(B), so a GEMM computed by column blocks
- * gave other bits).  Each element's own certificate (crt.c, DOUBLE_TAU) decides whether the
+ * gave other bits).  Each element's own certificate (crt.c, certify_tile) decides whether the
  * count was enough for it; where not, the element is computed correctly rounded.  15 moduli
  * (alpha = 58: each row and column kept to 2^-58 of its 2-norm) certify every element of the
- * phi <= 1 generator at n = 2048 (measured: bench/results/issue15-*); k < 32: 16 (alpha = 61),
- * where a row of a few entries keeps its small ones only to 2^(c - alpha). */
+ * phi = 0.5 generator at 2048^3 and all but 6 of 4.2M at phi = 1; 14 (alpha = 54) certify none
+ * there (measured, bench/results/issue15-*); k < 32: 16 (alpha = 61), where a row of a few
+ * entries keeps its small ones only to 2^(c - alpha). */
 int ozb_crt_double_moduli(int64_t k) { return k < 32 ? 16 : 15; }
 
 /* The operands of DOUBLE mode's lower bound of |A||B| (crt.c, certify_tile): each entry as
