@@ -253,7 +253,7 @@ OZB_HD int ozb_op_crit_d(int T, int met, int dhyp, int dsafe)
  * kk, as split.c's split_row finds it: Algorithm 3 with the whole tail, stopping at T >= 2
  * slices where sfac sum|a|v > (T+1) sum(|digit T-1| + |remainder|) v, else at the exact
  * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (scheme1/pipeline.c).  v and u
- * are the weights over all of k (scheme1/weights.c's s1_abs_col_sums and s1_exp_col_sums); ns holds the
+ * are the weights over all of k (scheme1/weights.c's ozb_s1_abs_col_sums and ozb_s1_exp_col_sums); ns holds the
  * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
 OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double *u, const int32_t *e, int32_t *ns,
                              int32_t *dA, int beta, double sfac, int dhyp, int64_t w)
@@ -276,8 +276,8 @@ OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double
     dA[c.q] = ozb_op_crit_d(T, met, dhyp, dsafe);
 }
 
-/* Column sums of op(B)^T's rows j < rows (scheme1/weights.c's s1_col_sums_pass and
- * s1_exp_col_sums, crt_select.c's v; src/sum/lane_sums.c on the CPU): g == NULL: term j of
+/* Column sums of op(B)^T's rows j < rows (scheme1/weights.c's ozb_s1_col_sums_pass and
+ * ozb_s1_exp_col_sums, crt_select.c's v; src/sum/lane_sums.c on the CPU): g == NULL: term j of
  * column l is |x| sc sc2 for finite x (sc2 = 1: one factor, exactly as x sc; two normal factors
  * reach 2^-2000), else g[j] for finite nonzero x; the terms in lane order over j. */
 OZB_HD double ozb_op_colsum_term(double x, const double *g, int64_t j, double sc, double sc2)

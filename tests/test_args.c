@@ -347,7 +347,7 @@ START_TEST(args_info)
         EXPECT_ST(ozblas_get_info(h, &info), OK);
         ck_assert(info.slices_a >= 1 && info.slices_b >= 1 && info.seconds_total >= 0);
         ck_assert(info.fused >= 0 && info.fused <= 2);
-        /* FIXED DOT and GEMV-T by the fused kernels too (src/fused/fixed_dot.c), the pipeline's bits */
+        /* FIXED DOT and GEMV-T by the fused kernels too (src/fixed/fixed_dot.c), the pipeline's bits */
         ck_assert(info.fused ? mds[md] != OZBLAS_MODE_FIXED || info.fused == 1 : info.gemm_calls >= 1);
         EXPECT_ST(ozblas_dgemv(h, OZBLAS_OP_T, 30, 20, 1.0, A, 30, x, 1, 0.0, y, 1), OK);
         EXPECT_ST(ozblas_get_info(h, &info), OK);

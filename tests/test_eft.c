@@ -1,4 +1,4 @@
-/* The error-free DOT/GEMV (src/fused/eft_dot.c, eft_gemv_n.c): exact references over the
+/* The error-free DOT/GEMV (src/eft/eft_dot.c, eft_gemv_n.c): exact references over the
  * kernels' edges (lanes of 8, blocks of 128 products per lane, GEMV-N strips of 8 rows and
  * blocks of 32 columns, the parallel DOT's pieces, GEMM strips and column groups of 64, all
  * transposes), strides, alpha/beta and phi; magnitudes
@@ -360,7 +360,7 @@ START_TEST(eft_dot_direct_info)
 }
 END_TEST
 
-/* Short DOTs (k <= 1024: one sigma for every product, src/fused/eft_dot_small.c) across its
+/* Short DOTs (k <= 1024: one sigma for every product, src/eft/eft_dot_small.c) across its
  * edges: the vector tail (k mod 4), the 256-product budget switch, strides; magnitudes that
  * grow past the first products' guess (a second pass), fall far below them, or reach the range
  * limit; special values in the first vector, the middle and the tail; cancellation; tiny
@@ -1206,7 +1206,7 @@ START_TEST(eft_near_powers_of_two)
 END_TEST
 
 /* A product of two upper triangular matrices (LAPACK's inverses): its lower triangle is exact
- * zeros, which the first level leaves and the dispatch resolves after it (ozb_zero_products).
+ * zeros, which the first level leaves and the dispatch resolves after it (ozb_exact_zero_products).
  * The probe that sends a residual to the deep sums at once must not count them: it looks at
  * rows 1-7 times the first columns, all zeros here, and sent the whole call to the deep sums
  * (2.2x the time at 50^3).  Bits against MPFR, and the first level certifies every other element:

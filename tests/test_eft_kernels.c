@@ -1,5 +1,5 @@
 /* White-box checks of the error-free sums' vector helpers against their scalar definitions
- * (src/fused/eft_deep_kern.c): the lowest set bit of every operand, which decides where a
+ * (src/eft/eft_deep_kern.c): the lowest set bit of every operand, which decides where a
  * deep sum's terms are its exact sum (eft_deep_kern.h, "Exact results").  The vector version
  * must equal ozb_deep_lsb on every double: normal, subnormal, zero, powers of two (the
  * implicit bit is the lowest), Inf and NaN, at every position of a vector and in the tail.
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tu.h"
-#include "fused/eft_kern.h"
+#include "eft/eft_kern.h"
 #include <mpfr.h>
 
-/* src/fused/eft_deep_kern.h (declared there only where the AVX2 kernels are compiled, which
+/* src/eft/eft_deep_kern.h (declared there only where the AVX2 kernels are compiled, which
  * the library's x86-64-v3 baseline always is) */
 int32_t ozb_deep_lsb(double v);
 void ozb_deep_lsb_n(const double *v, int64_t n, int32_t *out);

@@ -1,4 +1,4 @@
-/* FIXED-mode DOT and GEMV by the fused kernels (src/fused/fixed_dot.c) against the GEMM-ized pipeline
+/* FIXED-mode DOT and GEMV by the fused kernels (src/fixed/fixed_dot.c) against the GEMM-ized pipeline
  * with stored slices (OZBLAS_NO_FUSED=1): the same bits, exactly, for every split count, fast
  * mode on and off, both summations, lengths across the pipeline's k-blocks of 2^15 (and the
  * digit width that k sets), strides, phi from 0 to 12, cancellation, zero blocks, near-overflow

@@ -39,7 +39,7 @@ void ozb_info_crt(ozblas_info_t *info, int s, int64_t m, int64_t n, int64_t k, i
 const ozblas_info_t *ozb_info_read(ozblas_handle_t h)
 {
     const int64_t k = h->info_dot_k;
-    if (k > 0) {   /* what ozb_eft_info(h, pr, 0, 2, 0.0) writes for a DOT of k products */
+    if (k > 0) {   /* what ozb_info_eft(h, pr, 0, 2, 0.0) writes for a DOT of k products */
         const ozblas_mode_t mode = h->info_dot_mode;
         const ozblas_engine_t engine = h->info_dot_engine;
         ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
@@ -51,4 +51,15 @@ const ozblas_info_t *ozb_info_read(ozblas_handle_t h)
         info->fused = 2;
     }
     return &h->info;
+}
+
+void ozb_info_eft(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds)
+{
+    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
+    info->slices_a = info->slices_b = 1;      /* the operands themselves, 53 bits */
+    info->exact_fallbacks = left;
+    info->blocks = pr->n;
+    info->block_m = pr->m; info->block_n = 1; info->block_k = pr->k;
+    info->fused = stage;
+    info->seconds_sum = seconds;
 }

@@ -2,7 +2,7 @@
  * common fields filled; the methods add what they measured. */
 #ifndef OZB_INFO_H
 #define OZB_INFO_H
-#include "core/ozb_internal.h"
+#include "core/problem.h"
 
 /* Clears the handle's info and fills the configuration's fields (mode, format) and the
  * method's summation and bits per slice; returns it for the method's own fields. */
@@ -28,4 +28,7 @@ void ozb_info_tiles(ozblas_info_t *info, int64_t m, int64_t n, int64_t mb, int64
  * the flops of s products of m x n x k, and its phases' seconds. */
 void ozb_info_crt(ozblas_info_t *info, int s, int64_t m, int64_t n, int64_t k, int64_t calls, int64_t products,
                   double t_split, double t_mul, double t_sum);
+/* The report of a call the error-free sums computed: stage 2 the streaming sums, 3 the deep
+ * sums too; left: the elements they passed on to later stages. */
+void ozb_info_eft(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds);
 #endif

@@ -25,13 +25,13 @@ struct ozb_backend;  /* the backend interface (core/backend.h) */
 enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_NB, OZB_BUF_P,
        OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
        OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD,
-       OZB_BUF_EFT,     /* error-free DOT/GEMV (fused/eft_dot.c): its fail flags outlive the fallback's calls */
+       OZB_BUF_EFT,     /* error-free DOT/GEMV (eft/eft_dot.c): its fail flags outlive the fallback's calls */
        OZB_BUF_CSAVE,   /* C as a call got it, for a whole-call fallback (dispatch.c) */
-       OZB_BUF_DEEP,    /* the deep error-free sums (fused/eft_deep.c): their operands and fail flags */
-       OZB_BUF_SCALED,  /* the scaled error-free sums (fused/eft_scaled.c): scaled copies and fail flags */
+       OZB_BUF_DEEP,    /* the deep error-free sums (eft/eft_deep.c): their operands and fail flags */
+       OZB_BUF_SCALED,  /* the scaled error-free sums (eft/eft_scaled.c): scaled copies and fail flags */
        OZB_BUF_EFT2,    /* the error-free sums run inside the scaled ones */
-       OZB_BUF_SMALL,   /* the exact short inner dimensions (fused/exact_small.c): fail flags */
-       OZB_BUF_TINY,    /* the exact tiny inner dimensions (fused/exact_tiny.c): fail flags */
+       OZB_BUF_SMALL,   /* the exact short inner dimensions (exact/exact_small.c): fail flags */
+       OZB_BUF_TINY,    /* the exact tiny inner dimensions (exact/exact_tiny.c): fail flags */
        OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
        OZB_BUF_DSAVE,   /* a device handle's C window, put back when a call that writes it tile by tile fails */
        OZB_BUF_CRTFAIL, /* DOUBLE-mode CRT (crt/crt.c): the elements it did not certify, for the fallback */

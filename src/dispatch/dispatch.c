@@ -8,14 +8,14 @@
 #include "core/fpenv.h"
 #include "crt/crt.h"
 #include "fused/fused.h"
-#include "fused/eft_dot.h"
-#include "fused/fixed_dot.h"
-#include "fused/eft_deep.h"
-#include "fused/zero_products.h"
-#include "fused/eft_scaled.h"
-#include "fused/exact_small.h"
-#include "fused/exact_tiny.h"
-#include "fused/eft_dot_small.h"
+#include "eft/eft_dot.h"
+#include "fixed/fixed_dot.h"
+#include "eft/eft_deep.h"
+#include "exact/zero_products.h"
+#include "eft/eft_scaled.h"
+#include "exact/exact_small.h"
+#include "exact/exact_tiny.h"
+#include "eft/eft_dot_small.h"
 #include "scheme1/scheme1.h"
 
 /* Adds a later part's counts and phase times to an info. */
@@ -103,7 +103,7 @@ static ozblas_status_t certified(ozblas_handle_t h, const ozb_problem *pr, const
     ozblas_status_t st = certify(h, pr, call_threads(h, pr), &fail, &nfail);
     if (st != OZBLAS_STATUS_SUCCESS) return st;
     if (nfail > 0) {              /* exact zero sums (LAPACK's structured zeros): beta c */
-        const int64_t z = ozb_zero_products(pr, fail);
+        const int64_t z = ozb_exact_zero_products(pr, fail);
         nfail -= z;
         if (h->info.exact_fallbacks >= z) h->info.exact_fallbacks -= z;   /* the error-free sums count them */
     }
@@ -153,7 +153,7 @@ static ozblas_status_t by_fused(ozblas_handle_t h, const ozb_problem *pr, const 
 }
 
 /* Short inner dimensions that the error-free sums could not certify (products spanning the
- * exponent range): every product split exactly and rounded once (src/fused/exact_small.c);
+ * exponent range): every product split exactly and rounded once (src/exact/exact_small.c);
  * special values on to the fused kernels and Scheme I. */
 static ozblas_status_t by_exact_small(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
@@ -162,7 +162,7 @@ static ozblas_status_t by_exact_small(ozblas_handle_t h, const ozb_problem *pr, 
 }
 
 /* What the error-free sums leave undecided: the same sums with a second extraction level
- * (src/fused/eft_deep.c; results that cancel to ~2^-60 of their terms, residuals), then the
+ * (src/eft/eft_deep.c; results that cancel to ~2^-60 of their terms, residuals), then the
  * exact short sums, the fused kernels and Scheme I.  Only ever after ozb_eft_cr, so ozb_eft_eligible holds. */
 static ozblas_status_t by_deep(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
@@ -172,7 +172,7 @@ static ozblas_status_t by_deep(ozblas_handle_t h, const ozb_problem *pr, const o
 
 /* What the error-free sums leave undecided because every product is tiny (operands near
  * 2^-970: LAPACK's scaling tests): the same sums on the call scaled by a power of two
- * (src/fused/eft_scaled.c), then the deep sums. */
+ * (src/eft/eft_scaled.c), then the deep sums. */
 static ozblas_status_t by_scaled(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     if (!ozb_eft_scale_for(h, pr)) return by_deep(h, pr, pl);
@@ -185,7 +185,7 @@ static ozblas_status_t by_scaled(ozblas_handle_t h, const ozb_problem *pr, const
 
 /* What the error-free sums leave undecided with an inner dimension of at most OZB_EXACT_TINY_K
  * and alpha = +-1 (LAPACK's panel updates C - A B that cancel): the exact tiny sums
- * (src/fused/exact_tiny.c), which certify cancelling results too, then the scaled sums.  Not
+ * (src/exact/exact_tiny.c), which certify cancelling results too, then the scaled sums.  Not
  * first but for the shapes of ozb_exact_tiny_first: where nothing cancels the error-free sums
  * are faster elsewhere (AVX512-VNNI EPYC, 32x32x3: 8.3 against 6.0 us). */
 static ozblas_status_t by_tiny(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
@@ -271,7 +271,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, const ozb_p
     if (pr->m == 1 && pr->n == 1 && plan->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && plan->engine == OZBLAS_ENGINE_FP64 &&
         !h->knobs.no_dot2 && call_threads(h, pr) == 1) {
         if (ozb_eft_dot_small(h, pr)) {
-            ozb_eft_info(h, pr, 0, 2, 0.0);
+            ozb_info_eft(h, pr, 0, 2, 0.0);
             return OZBLAS_STATUS_SUCCESS;
         }
         return dot_undecided(h, pr, plan);

@@ -20,7 +20,7 @@
  * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
 #include "core/info.h"
 #include "fused/fused.h"
-#include "fused/eft_dot.h"
+#include "eft/eft_dot.h"
 #include "core/par.h"
 #include <stdatomic.h>
 #include "fused/fused_kern.h"
@@ -50,13 +50,13 @@ static levels_t levels(int D)
 
 /* The CPU's set, chosen once per process (the same by every thread: no lock per call); NULL
  * where none is built */
-static const ozb_fz_kernels *cpu_set(void)
+static const ozb_fused_kernels *cpu_set(void)
 {
 #if defined(__x86_64__)
-    static const ozb_fz_kernels *_Atomic k;
-    const ozb_fz_kernels *s = atomic_load_explicit(&k, memory_order_acquire);
+    static const ozb_fused_kernels *_Atomic k;
+    const ozb_fused_kernels *s = atomic_load_explicit(&k, memory_order_acquire);
     if (!s) {
-        s = ozb_fz_select();
+        s = ozb_fused_select();
         atomic_store_explicit(&k, s, memory_order_release);
     }
     return s;
@@ -65,10 +65,10 @@ static const ozb_fz_kernels *cpu_set(void)
 #endif
 }
 
-const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
+const ozb_fused_kernels *ozb_fused_kernels_for(ozblas_handle_t h)
 {
 #if defined(__x86_64__)
-    if (h->knobs.fused_avx2) return &ozb_fz_avx2;   /* a test knob: both sets give the same bits */
+    if (h->knobs.fused_avx2) return &ozb_fused_avx2;   /* a test knob: both sets give the same bits */
 #else
     (void)h;
 #endif
@@ -78,13 +78,13 @@ const ozb_fz_kernels *ozb_fz_kernels_for(ozblas_handle_t h)
 /* The error-free DOT lanes follow the same choice (eft_dot.c, eft_dot512.c) */
 int ozb_eft_wide(ozblas_handle_t h)
 {
-    const ozb_fz_kernels *K = ozb_fz_kernels_for(h);
+    const ozb_fused_kernels *K = ozb_fused_kernels_for(h);
     return K && K->width == 8;
 }
 
 int ozb_eft_cpu_wide(void)
 {
-    const ozb_fz_kernels *K = cpu_set();
+    const ozb_fused_kernels *K = cpu_set();
     return K && K->width == 8;
 }
 
@@ -114,7 +114,7 @@ static size_t thread_bytes(int64_t nkb)
 int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
-    if (h->knobs.no_fused || !ozb_fz_kernels_for(h)) return 0;
+    if (h->knobs.no_fused || !ozb_fused_kernels_for(h)) return 0;
     if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
     const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;
     const double bytes = (double)psums_bytes(mpad, 1, nkb, NP1) + (double)psums_bytes(mpad, 1, nkb, NP2)
@@ -123,12 +123,12 @@ int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan 
     return bytes <= (double)ozb_workspace_limit(h);
 }
 
-static int32_t block_exp(int64_t mxbits) { return ozb_fz_block_exp(mxbits, BETA); }
-static int usable(int32_t e) { return ozb_fz_usable(e); }
+static int32_t block_exp(int64_t mxbits) { return ozb_fused_block_exp(mxbits, BETA); }
+static int usable(int32_t e) { return ozb_fused_usable(e); }
 
 typedef struct {
     const ozb_problem *pr;
-    const ozb_fz_kernels *K;
+    const ozb_fused_kernels *K;
     int64_t m, k, nkb, kb;
     int W;                  /* vector width */
     int dot, stripwise;
@@ -144,7 +144,7 @@ static double *thread_buf(const fz_t *f) { return (double *)(f->thr + thread_byt
 static void group_pass(const fz_t *f, int64_t g, int gw, int64_t kk, int lv, double *Pg, int first)
 {
     const ozb_problem *pr = f->pr;
-    const ozb_fz_kernels *K = f->K;
+    const ozb_fused_kernels *K = f->K;
     const int np = lv ? NP2 : NP1;
     const int64_t l0 = kk * f->kb, kbb = f->kb < f->k - l0 ? f->kb : f->k - l0;
     double *Pk = Pg + kk * (int64_t)np * gw;
@@ -153,12 +153,12 @@ static void group_pass(const fz_t *f, int64_t g, int gw, int64_t kk, int lv, dou
         const double *x = pr->a.p + l0 * pr->a.cs, *y = pr->b.p + l0 * pr->b.cs;
         if (first) {
             int64_t mx, my;
-            if (pr->a.cs == 1) mx = K->maxbits(x, kbb); else mx = ozb_fz_gather_max(x, pr->a.cs, kbb, xb);
-            if (pr->b.cs == 1) my = K->maxbits(y, kbb); else my = ozb_fz_gather_max(y, pr->b.cs, kbb, ybuf);
+            if (pr->a.cs == 1) mx = K->maxbits(x, kbb); else mx = ozb_fused_gather_max(x, pr->a.cs, kbb, xb);
+            if (pr->b.cs == 1) my = K->maxbits(y, kbb); else my = ozb_fused_gather_max(y, pr->b.cs, kbb, ybuf);
             f->ea[kk] = block_exp(mx); f->eb[kk] = block_exp(my);
         } else {
-            if (pr->a.cs != 1) ozb_fz_gather_max(x, pr->a.cs, kbb, xb);
-            if (pr->b.cs != 1) ozb_fz_gather_max(y, pr->b.cs, kbb, ybuf);
+            if (pr->a.cs != 1) ozb_fused_gather_max(x, pr->a.cs, kbb, xb);
+            if (pr->b.cs != 1) ozb_fused_gather_max(y, pr->b.cs, kbb, ybuf);
         }
         if (pr->a.cs != 1) x = xb;
         if (pr->b.cs != 1) y = ybuf;
@@ -266,7 +266,7 @@ static int64_t vector_pass(void *ctx, int64_t lo, int64_t hi)
             mx = b > mx ? b : mx;
         }
         f->eb[kk] = block_exp(mx);
-        ozb_fz_digits(x, pr->b.cs, kbb, f->eb[kk], BETA, OZB_FZ_D2, f->yq + l0, f->k);
+        ozb_fused_digits(x, pr->b.cs, kbb, f->eb[kk], BETA, OZB_FZ_D2, f->yq + l0, f->k);
     }
     return 0;
 }
@@ -313,7 +313,7 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
 {
     fz_t f;
     f.pr = pr;
-    f.K = ozb_fz_kernels_for(h);
+    f.K = ozb_fused_kernels_for(h);
     f.W = f.K->width;
     f.m = pr->m; f.k = pr->k; f.nkb = nblocks(pr->k); f.kb = OZB_FZ_KB;
     f.dot = f.m == 1;

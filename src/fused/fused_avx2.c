@@ -5,9 +5,9 @@
 #include "fused/fused_kern.inc"
 
 /* The widest set the CPU runs (OZBLAS_FUSED_AVX2 forces the 256-bit one: fused.c) */
-const ozb_fz_kernels *ozb_fz_select(void)
+const ozb_fused_kernels *ozb_fused_select(void)
 {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return &ozb_fz_avx512;
-    return &ozb_fz_avx2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return &ozb_fused_avx512;
+    return &ozb_fused_avx2;
 }

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-int32_t ozb_fz_block_exp(int64_t mxbits, int beta)
+int32_t ozb_fused_block_exp(int64_t mxbits, int beta)
 {
     if (mxbits == 0) return OZB_FZ_E_ZERO;
     if ((uint64_t)mxbits >= 0x7ff0000000000000ull) return OZB_FZ_E_BAD;
@@ -15,7 +15,7 @@ int32_t ozb_fz_block_exp(int64_t mxbits, int beta)
     return (beta - e >= -1022 && beta - e <= 1022) ? e : OZB_FZ_E_BAD;
 }
 
-int64_t ozb_fz_gather_max(const double *x, int64_t inc, int64_t n, double *copy)
+int64_t ozb_fused_gather_max(const double *x, int64_t inc, int64_t n, double *copy)
 {
     int64_t mx = 0;
     for (int64_t l = 0; l < n; l++) {
@@ -27,9 +27,9 @@ int64_t ozb_fz_gather_max(const double *x, int64_t inc, int64_t n, double *copy)
     return mx;
 }
 
-void ozb_fz_digits(const double *x, int64_t inc, int64_t n, int32_t e, int beta, int D, double *yq, int64_t ldq)
+void ozb_fused_digits(const double *x, int64_t inc, int64_t n, int32_t e, int beta, int D, double *yq, int64_t ldq)
 {
-    if (!ozb_fz_usable(e)) {
+    if (!ozb_fused_usable(e)) {
         for (int u = 0; u < D; u++) memset(yq + u * ldq, 0, sizeof(double) * (size_t)n);
         return;
     }

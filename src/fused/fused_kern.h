@@ -54,17 +54,17 @@ typedef struct {
     /* and its GEMV-N strips: as strip, with those pairs and radix */
     void (*fstrip[2][OZB_FZ_FIXED_MAX + 1])(const double *A, int64_t lda, int rows, int64_t n, const double *s,
                                             const double *yq, int64_t ldq, double radix, double *P, int64_t ldp);
-} ozb_fz_kernels;
+} ozb_fused_kernels;
 
 /* The widest kernel set this CPU runs; NULL where none is built (non-x86). */
-const ozb_fz_kernels *ozb_fz_select(void);
+const ozb_fused_kernels *ozb_fused_select(void);
 /* The set a handle's calls use (OZBLAS_FUSED_AVX2 forces the 256-bit one); NULL: none
  * (fused.c) */
 struct ozblas_context;
-const ozb_fz_kernels *ozb_fz_kernels_for(struct ozblas_context *h);
+const ozb_fused_kernels *ozb_fused_kernels_for(struct ozblas_context *h);
 
 #if defined(__x86_64__)
-extern const ozb_fz_kernels ozb_fz_avx2;
-extern const ozb_fz_kernels ozb_fz_avx512;
+extern const ozb_fused_kernels ozb_fused_avx2;
+extern const ozb_fused_kernels ozb_fused_avx512;
 #endif
 #endif

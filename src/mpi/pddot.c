@@ -12,8 +12,8 @@
  *
  * First a certificate (pddot_certified), which costs one local pass and one small exchange:
  * each process sums its products by the error-free DOT kernels of the correctly rounded DDOT
- * (src/fused/eft_dot.c: ozb_eft_dot_parts) into s = S + C + D with |D| <= B, a rigorous bound
- * (src/fused/eft_kern.h).  Every process gathers every (S, C, B), adds the S and C exactly into
+ * (src/eft/eft_dot.c: ozb_eft_dot_parts) into s = S + C + D with |D| <= B, a rigorous bound
+ * (src/eft/eft_kern.h).  Every process gathers every (S, C, B), adds the S and C exactly into
  * a long accumulator T and the B into E, and where RN(T - E) and RN(T + E) have the same bits,
  * that is RN of the exact sum (RN is monotone).  Only where the exact
  * sum lies within E of a rounding boundary (about 2^-50 of random cases), or a partial sum is
@@ -25,7 +25,7 @@
  * single-node call, and the result is broadcast. */
 #include "mpi/pgrid.h"
 #include "core/fpenv.h"
-#include "fused/eft_dot.h"
+#include "eft/eft_dot.h"
 #include "../../kernels/ozb_sum_ops.h"
 #include <limits.h>
 #include <math.h>

@@ -11,7 +11,7 @@
  * NaN, results below about 2^-990. */
 #include "mpi/pdgemv_cert.h"
 #include "core/fpenv.h"
-#include "fused/eft_dot.h"
+#include "eft/eft_dot.h"
 #include "sum/eft.h"
 #include "sum/sum.h"
 #include "../../kernels/ozb_sum_ops.h"

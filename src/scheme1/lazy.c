@@ -7,7 +7,7 @@
  * certain whatever the rest holds (ozb_sum_nearest_bounded) is done.  The others get their
  * remaining pairs (exact dot products of slice rows, or GEMMs when many need them) and the
  * full NearSum.  Either way the output is RN(exact): the same bits as computing every pair. */
-int s1_lazy_levels(int beta, int64_t kb)
+int ozb_s1_lazy_levels(int beta, int64_t kb)
 {
     int lg = 0;
     while (((int64_t)1 << lg) < kb) lg++;
@@ -15,7 +15,7 @@ int s1_lazy_levels(int beta, int64_t kb)
 }
 
 /* n1[t*rows+i] = sum_l |d|, nx[...] = max_l |d| (exact: integer sums below 2^53) */
-void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
+void ozb_s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
 {
     const int64_t rows = S->rows, kb = S->kb, tot = (int64_t)S->s * rows;
     OZB_PARALLEL_FOR_IF(nt > 1 && tot * kb > OZB_PAR_WORK, num_threads(nt) schedule(static),
@@ -32,26 +32,26 @@ void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
     });
 }
 
-int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB,
+int ozb_s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB,
                      double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0, void *scr)
 {
     const ozb_problem *pr = c->pr;
     const int64_t mbb = SA->rows, nbb = SB->rows, kb = SA->kb, ntile = mbb * nbb;
     const int sa = SA->s, sb = SB->s, nt = c->nt;
     const int64_t maxterms = (int64_t)c->capA * c->capB;
-    char *tbuf = s1_terms_alloc(c->h, maxterms, nt);
+    char *tbuf = ozb_s1_terms_alloc(c->h, maxterms, nt);
     double *nrm = ozb_buf_get(c->h, OZB_BUF_LAZY, sizeof(double) * 2 * (size_t)(sa * mbb + sb * nbb)
                                                   + sizeof(int64_t) * (size_t)ntile);
     if (!tbuf || !nrm) return 0;
     double *n1A = nrm, *nxA = n1A + sa * mbb, *n1B = nxA + sa * mbb, *nxB = n1B + sb * nbb;
     int64_t *fail = (int64_t *)(nxB + sb * nbb);
-    s1_slice_norms(SA, n1A, nxA, nt);
-    s1_slice_norms(SB, n1B, nxB, nt);
+    ozb_s1_slice_norms(SA, n1A, nxA, nt);
+    ozb_s1_slice_norms(SB, n1B, nxB, nt);
     int64_t nfail = 0;
     const ploc_t pl = {P, pblock, ldp, mbb, nbb};
     OZB_PARALLEL_IF(nt > 1 && ntile * maxterms >= 4096, num_threads(nt),
     {
-        const terms_t tt = s1_thread_terms(tbuf, maxterms);
+        const terms_t tt = ozb_s1_thread_terms(tbuf, maxterms);
         double *TP = tt.P, *scratch = tt.scratch;
         int32_t *TE = tt.E;
         OZB_PRAGMA(omp for schedule(static))
@@ -124,14 +124,14 @@ int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices 
     int64_t fb = 0;
     OZB_PARALLEL_IF(nt > 1 && nfail * maxterms >= 4096, num_threads(nt) reduction(+:fb),
     {
-        const terms_t tt = s1_thread_terms(tbuf, maxterms);
+        const terms_t tt = ozb_s1_thread_terms(tbuf, maxterms);
         double *TP = tt.P, *scratch = tt.scratch;
         int32_t *TE = tt.E;
         OZB_PRAGMA(omp for schedule(dynamic, 16))
         for (int64_t f = 0; f < nfail; f++) {
             const int64_t j = fail[f] / mbb, i = fail[f] % mbb;
             *(pr->c + (i0 + i) * pr->crs + (j0 + j) * pr->ccs) =
-                s1_element(c, MA, i, MB, j, 0, 0, &pl, i, j, i0 + i, j0 + j, TP, TE, scratch, &fb);
+                ozb_s1_element(c, MA, i, MB, j, 0, 0, &pl, i, j, i0 + i, j0 + j, TP, TE, scratch, &fb);
         }
     });
     c->fallbacks += fb;

@@ -2,7 +2,7 @@
 #include "core/info.h"
 #include "scheme1/s1_internal.h"
 
-run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode)
+run_cfg ozb_s1_config_of(ozblas_handle_t h, ozblas_mode_t mode)
 {
     run_cfg c = {0, 0, 0, 0, OZBLAS_SUM_NEARSUM};
     switch (mode) {
@@ -18,7 +18,7 @@ run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode)
 }
 
 /* GEMM-shaped problems: tiles of mb x nb, B panel split once per column block. */
-ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
+ozblas_status_t ozb_s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
 {
     ozblas_handle_t h = c->h;
     const ozb_problem *pr = c->pr;
@@ -42,28 +42,28 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
             double *P = NULL;
             if (nkb > 1) P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nkb);
             if (!bufA || !bufB || (nkb > 1 && !P) ||
-                !s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, nbb, nkb, c->capB) ||
-                !s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, mbb, nkb, c->capA))
+                !ozb_s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, nbb, nkb, c->capB) ||
+                !ozb_s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, mbb, nkb, c->capA))
                 return OZBLAS_STATUS_ALLOC_FAILED;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                ozb_split_params pa = s1_params_of(c, c->vA, c->uA, l0), pb = s1_params_of(c, c->vB, NULL, l0);
+                ozb_split_params pa = ozb_s1_params_of(c, c->vA, c->uA, l0), pb = ozb_s1_params_of(c, c->vB, NULL, l0);
                 double t0 = ozb_now_if(c->timed);
-                s1_bind(&SB, bufB, &MB, kk, 0);
+                ozb_s1_bind(&SB, bufB, &MB, kk, 0);
                 SB.rows = nbb; SB.kb = kbb;
                 if (!(nkb == 1 && b_ready_j0 == j0 && b_ready_cap == c->capB)) {
                     ozb_split(&pr->b, j0, nbb, l0, kbb, &pb, &SB, c->nt);
-                    if (SB.need > c->capB) { c->capB = s1_grow(c->capB, SB.need); b_ready_j0 = -1; goto retry_tile; }
+                    if (SB.need > c->capB) { c->capB = ozb_s1_grow(c->capB, SB.need); b_ready_j0 = -1; goto retry_tile; }
                     if (nkb == 1) { b_ready_j0 = j0; b_ready_cap = c->capB; }
                 } else {
                     int s = 0;
                     for (int64_t j = 0; j < nbb; j++) s = SB.ns[j] > s ? SB.ns[j] : s;
                     SB.s = s;
                 }
-                s1_bind(&SA, bufA, &MA, kk, 0);
+                ozb_s1_bind(&SA, bufA, &MA, kk, 0);
                 ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, c->nt);
                 info->seconds_split += ozb_now_if(c->timed) - t0;
-                if (SA.need > c->capA) { c->capA = s1_grow(c->capA, SA.need); goto retry_tile; }
+                if (SA.need > c->capA) { c->capA = ozb_s1_grow(c->capA, SA.need); goto retry_tile; }
                 c->smaxA = SA.s > c->smaxA ? SA.s : c->smaxA;
                 c->smaxB = SB.s > c->smaxB ? SB.s : c->smaxB;
                 if (nkb == 1) {        /* one k-block: size the products by the slices used */
@@ -77,7 +77,7 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
                 if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
                 lazy_D = (c->lazy && nkb == 1 && c->dcr < SA.s + SB.s - 1) ? c->dcr : 0;
-                if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : s1_block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
+                if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : ozb_s1_block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
                                      scr, c->nt, &c->pst))
                     return OZBLAS_STATUS_EXECUTION_FAILED;
                 info->seconds_multiply += ozb_now_if(c->timed) - t0;
@@ -86,9 +86,9 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
             double t0 = ozb_now_if(c->timed);
             ploc_t pl = {P, pblock, ldp, mbb, nbb};
             if (lazy_D) {
-                if (!s1_lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0, scr)) return OZBLAS_STATUS_ALLOC_FAILED;
+                if (!ozb_s1_lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0, scr)) return OZBLAS_STATUS_ALLOC_FAILED;
                 if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
-            } else if (!s1_sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
+            } else if (!ozb_s1_sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
             info->seconds_sum += ozb_now_if(c->timed) - t0;
         }
     }
@@ -97,7 +97,7 @@ ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
 
 /* DOT/GEMV-shaped problems (n small): units (m-block, k-block) run in parallel, each
  * on one thread with a single-threaded BLAS; x (or y) is split once when k is one block. */
-ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
+ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb)
 {
     ozblas_handle_t h = c->h;
     const ozb_problem *pr = c->pr;
@@ -122,16 +122,16 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
         char *scratch = scr_bytes ? ozb_buf_get(h, OZB_BUF_SCRATCH, scr_bytes * (size_t)nt) : NULL;
         if (scr_bytes && !scratch) return OZBLAS_STATUS_ALLOC_FAILED;
         if (!bufA || !bufB || !P || (c->local_weights && !vloc) ||
-            !s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
-            !s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
+            !ozb_s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
+            !ozb_s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
             return OZBLAS_STATUS_ALLOC_FAILED;
         ozb_slices SBsh;
         double t0 = ozb_now_if(c->timed);
         if (bshared) {
-            ozb_split_params pb = s1_params_of(c, c->vB, NULL, 0);
-            s1_bind(&SBsh, bufB, &MB, 0, 0);
+            ozb_split_params pb = ozb_s1_params_of(c, c->vB, NULL, 0);
+            ozb_s1_bind(&SBsh, bufB, &MB, 0, 0);
             ozb_split(&pr->b, 0, n, 0, k, &pb, &SBsh, nt);
-            if (SBsh.need > capB) { c->capB = s1_grow(capB, SBsh.need); continue; }
+            if (SBsh.need > capB) { c->capB = ozb_s1_grow(capB, SBsh.need); continue; }
         }
         info->seconds_split += ozb_now_if(c->timed) - t0;
         int needA = 0, needB = 0;
@@ -152,32 +152,32 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
                 if (c->local_weights) {
                     /* x^T y: weights |y| and |x| on this block, scaled by the block's own
                      * power of two (Algorithm 3 compares sums with the same weights, so the
-                     * scale cancels); offset by -l0 so s1_params_of can add l0 back. */
+                     * scale cancels); offset by -l0 so ozb_s1_params_of can add l0 back. */
                     double *vl = vloc + 2 * kb * (size_t)tid;
                     ozb_view bv = {pr->b.p + l0 * pr->b.cs, pr->b.rs, pr->b.cs};
-                    const int Ev = s1_abs_col_sums(&bv, n, kbb, vl, 1);
+                    const int Ev = ozb_s1_abs_col_sums(&bv, n, kbb, vl, 1);
                     int32_t Ey;                  /* exact_b: vl + kb holds fast mode's weights */
-                    s1_exp_col_sums(&bv, n, kbb, Ev, vl + kb, &Ey);
+                    ozb_s1_exp_col_sums(&bv, n, kbb, Ev, vl + kb, &Ey);
                     vA = vl - l0; vB = NULL; uA = vl + kb - l0;
                 }
                 ozb_slices SB;
                 if (bshared) SB = SBsh;
                 else {
-                    ozb_split_params pb = s1_params_of(c, vB, NULL, l0);
-                    s1_bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
+                    ozb_split_params pb = ozb_s1_params_of(c, vB, NULL, l0);
+                    ozb_s1_bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
                     ozb_split(&pr->b, 0, n, l0, kbb, &pb, &SB, 1);
                     if (SB.need > capB) { needB = SB.need > needB ? SB.need : needB; continue; }
                 }
                 ozb_slices SA;
-                ozb_split_params pa = s1_params_of(c, vA, uA, l0);
-                s1_bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
+                ozb_split_params pa = ozb_s1_params_of(c, vA, uA, l0);
+                ozb_s1_bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
                 ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
                 double tm = ozb_now_if(c->timed);
                 tsplit += tm - ts;
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
                 sa_max = SA.s > sa_max ? SA.s : sa_max;
                 sb_max = SB.s > sb_max ? SB.s : sb_max;
-                if (c->fmt->products(h->dev, &SA, &SB, s1_block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
+                if (c->fmt->products(h->dev, &SA, &SB, ozb_s1_block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
                                      scratch ? scratch + scr_bytes * (size_t)tid : NULL, par_units ? 1 : nt, &st)) {
                     OZB_PRAGMA(omp atomic write)
                     c->dev_err = 1;
@@ -195,8 +195,8 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
         info->seconds_split += tsplit / nt;
         info->seconds_multiply += tmul / nt;
         if (needA > capA || needB > capB) {
-            if (needA > capA) c->capA = s1_grow(capA, needA);
-            if (needB > capB) c->capB = s1_grow(capB, needB);
+            if (needA > capA) c->capA = ozb_s1_grow(capA, needA);
+            if (needB > capB) c->capB = ozb_s1_grow(capB, needB);
             c->pst = pst0;
             continue;
         }
@@ -204,7 +204,7 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
         info->blocks += nunits;
         t0 = ozb_now_if(c->timed);
         ploc_t pl = {NULL, pblock, ldp, mb, n};
-        if (!s1_sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
+        if (!ozb_s1_sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
         info->seconds_sum += ozb_now_if(c->timed) - t0;
         return OZBLAS_STATUS_SUCCESS;
     }
@@ -216,7 +216,7 @@ ozblas_status_t s1_run_units(ctx_t *c, int64_t mb)
  * used to keep 10^7 rows of products, and shrank its units to one row trying).  Each wave
  * is the same computation on the rows it holds: every element depends only on its row and
  * column and on the weights of op(B) (computed once, before), so the waves change no bit. */
-ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
+ozblas_status_t ozb_s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
 {
     const ozb_problem *pr = c->pr;
     const int64_t m = pr->m, n = pr->n;
@@ -229,7 +229,7 @@ ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
     double room = (double)limit - fixed;
     room = room < 268435456.0 ? room : 268435456.0;
     int64_t wrows = room > per_row * (double)mb ? (int64_t)(room / per_row) / mb * mb : mb;
-    if (wrows >= m) return s1_run_units(c, mb);
+    if (wrows >= m) return ozb_s1_run_units(c, mb);
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     for (int64_t w0 = 0; w0 < m && st == OZBLAS_STATUS_SUCCESS; w0 += wrows) {
         ozb_problem wave = *pr;
@@ -237,7 +237,7 @@ ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
         wave.a.p += w0 * pr->a.rs;
         wave.c += w0 * pr->crs;
         c->pr = &wave;
-        st = s1_run_units(c, mb);
+        st = ozb_s1_run_units(c, mb);
         c->pr = pr;
     }
     return st;
@@ -251,7 +251,7 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     const double t_start = ozb_now_if(c.timed);
     c.h = h;
     c.pr = pr;
-    c.cfg = s1_config_of(h, plan->mode);
+    c.cfg = ozb_s1_config_of(h, plan->mode);
     const int64_t m = pr->m, n = pr->n, k = pr->k;
     /* small problems: thread start-up costs more than it saves (never changes a bit) */
     c.nt = ozb_threads_for(h, (double)m * (double)n * (double)k);
@@ -264,7 +264,7 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     c.dhyp = ozb_hypothetical_d(c.beta_bits, c.kb);
     c.lazy = plan->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
              !h->knobs.no_lazy;
-    c.dcr = s1_lazy_levels(c.beta_bits, c.kb);
+    c.dcr = ozb_s1_lazy_levels(c.beta_bits, c.kb);
     if (h->knobs.lazy_levels >= 0) c.dcr = h->knobs.lazy_levels;
     c.level_sum = c.fmt->exact_level_sums;
     c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
@@ -285,8 +285,8 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
         double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k + sizeof(int32_t) * (size_t)n);
         if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
         double t0 = ozb_now_if(c.timed);
-        const int Ev = s1_abs_col_sums(&pr->b, n, k, v, c.nt);
-        s1_exp_col_sums(&pr->b, n, k, Ev, v + k, (int32_t *)(v + 2 * k));   /* exact_b: v + k is free */
+        const int Ev = ozb_s1_abs_col_sums(&pr->b, n, k, v, c.nt);
+        ozb_s1_exp_col_sums(&pr->b, n, k, Ev, v + k, (int32_t *)(v + 2 * k));   /* exact_b: v + k is free */
         c.vA = v; c.vB = NULL; c.uA = v + k;
         info->seconds_split += ozb_now_if(c.timed) - t0;
     }
@@ -308,14 +308,14 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
             mb = (mb + 1) / 2;
         }
         if (mb > m) mb = m;
-        st = s1_run_waves(&c, mb, limit);
+        st = ozb_s1_run_waves(&c, mb, limit);
         nb = n;
     } else {
         /* slices of both sides (cap + 1 each) and the products of every pair, in doubles */
         const ozb_tile_cost cost = { 8.0 * (c.capA + 1) * (double)c.kb, 8.0 * (c.capB + 1) * (double)c.kb,
                                      8.0 * (double)c.nkb * c.capA * c.capB, 0.0, 0.0 };
         ozb_tiles(limit, m, n, cost, &mb, &nb);
-        st = s1_run_tiles(&c, mb, nb);
+        st = ozb_s1_run_tiles(&c, mb, nb);
     }
     if (st != OZBLAS_STATUS_SUCCESS) return st;
     if (c.cfg.limit == 0) {              /* remember capacities so later calls allocate once */

@@ -62,26 +62,26 @@ typedef struct { const double *P; size_t kkstride; int64_t ldp, mrows, ncols; } 
  * P[maxterms], scratch[2*maxterms+4] (NearSum input), E[maxterms]; 64-byte aligned. */
 typedef struct { double *P, *scratch; int32_t *E; } terms_t;
 
-void s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k, double sc, double *w, int nt, int par);
-double s1_max_of(const double *w, int64_t k);
-int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt);
-void s1_exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E);
-int s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap);
-void s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff);
-ozb_split_params s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0);
-int s1_row_d(int ns, uint8_t flag, int dhyp);
-int s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B);
-double s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb, int64_t bkk_base, int bshared, const ploc_t *pl, int64_t il, int64_t jl, int64_t gi, int64_t gj, double *TP, int32_t *TE, double *scratch, int64_t *fb);
-size_t s1_terms_bytes(int64_t maxterms);
-char *s1_terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt);
-terms_t s1_thread_terms(char *tbuf, int64_t maxterms);
-int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64_t mcount, int64_t j0, int64_t ncount, int64_t mb_units, const ploc_t *pl_tile, const double *Punits, size_t unit_stride, int bshared);
-int s1_grow(int cap, int need);
-int s1_lazy_levels(int beta, int64_t kb);
-void s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt);
-int s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB, double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0, void *scr);
-run_cfg s1_config_of(ozblas_handle_t h, ozblas_mode_t mode);
-ozblas_status_t s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb);
-ozblas_status_t s1_run_units(ctx_t *c, int64_t mb);
-ozblas_status_t s1_run_waves(ctx_t *c, int64_t mb, size_t limit);
+void ozb_s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k, double sc, double *w, int nt, int par);
+double ozb_s1_max_of(const double *w, int64_t k);
+int ozb_s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt);
+void ozb_s1_exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E);
+int ozb_s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap);
+void ozb_s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff);
+ozb_split_params ozb_s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0);
+int ozb_s1_row_d(int ns, uint8_t flag, int dhyp);
+int ozb_s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B);
+double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb, int64_t bkk_base, int bshared, const ploc_t *pl, int64_t il, int64_t jl, int64_t gi, int64_t gj, double *TP, int32_t *TE, double *scratch, int64_t *fb);
+size_t ozb_s1_terms_bytes(int64_t maxterms);
+char *ozb_s1_terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt);
+terms_t ozb_s1_thread_terms(char *tbuf, int64_t maxterms);
+int ozb_s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64_t mcount, int64_t j0, int64_t ncount, int64_t mb_units, const ploc_t *pl_tile, const double *Punits, size_t unit_stride, int bshared);
+int ozb_s1_grow(int cap, int need);
+int ozb_s1_lazy_levels(int beta, int64_t kb);
+void ozb_s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt);
+int ozb_s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_slices *SA, const ozb_slices *SB, double *P, size_t pblock, int64_t ldp, int D, int64_t i0, int64_t j0, void *scr);
+run_cfg ozb_s1_config_of(ozblas_handle_t h, ozblas_mode_t mode);
+ozblas_status_t ozb_s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb);
+ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb);
+ozblas_status_t ozb_s1_run_waves(ctx_t *c, int64_t mb, size_t limit);
 #endif

@@ -2,7 +2,7 @@
  * over ranges of the output (the fixed order or RN(exact)). */
 #include "scheme1/s1_internal.h"
 
-int s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap)
+int ozb_s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap)
 {
     M->R = R;
     M->cap = cap;
@@ -15,7 +15,7 @@ int s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t 
     return 1;
 }
 
-void s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff)
+void ozb_s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff)
 {
     sl->cap = M->cap;
     sl->slice = buf;
@@ -26,7 +26,7 @@ void s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t r
     sl->flag = M->flag + kk * M->R + roff;
 }
 
-ozb_split_params s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0)
+ozb_split_params ozb_s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0)
 {
     /* v == NULL in DOUBLE mode: this side is split until exact (see exact_b) */
     ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion && v, v ? v + l0 : NULL, c->sfac,
@@ -41,7 +41,7 @@ ozb_split_params s1_params_of(const ctx_t *c, const double *v, const double *u, 
  * 2^(-d beta) of the product of the row and column maxima, under DGEMM's error whatever
  * the other side holds (with 7-bit slices, two rows exact at 3 slices would otherwise lose
  * the 2^-28-sized pair (3,3)). */
-int s1_row_d(int ns, uint8_t flag, int dhyp)
+int ozb_s1_row_d(int ns, uint8_t flag, int dhyp)
 {
     if (!(flag & OZB_ROW_EXACT) || ns == 0) return ns;
     return ns > dhyp ? ns : dhyp;
@@ -49,23 +49,23 @@ int s1_row_d(int ns, uint8_t flag, int dhyp)
 
 
 /* Pairs t + u <= dmax - 1 the GEMMs must cover for this block (0: all). */
-int s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)
+int ozb_s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)
 {
     if (!c->cfg.fast) return 0;
     if (!c->cfg.criterion) return c->cfg.dfixed;
     int dmax = 1;
     for (int64_t i = 0; i < A->rows; i++) {
-        int d = s1_row_d(A->ns[i], A->flag[i], c->dhyp); dmax = d > dmax ? d : dmax;
+        int d = ozb_s1_row_d(A->ns[i], A->flag[i], c->dhyp); dmax = d > dmax ? d : dmax;
         d = A->dsafe[i]; dmax = d > dmax ? d : dmax;        /* fast mode's own bound (split.c) */
     }
-    for (int64_t j = 0; j < B->rows; j++) { int d = s1_row_d(B->ns[j], B->flag[j], c->dhyp); dmax = d > dmax ? d : dmax; }
+    for (int64_t j = 0; j < B->rows; j++) { int d = ozb_s1_row_d(B->ns[j], B->flag[j], c->dhyp); dmax = d > dmax ? d : dmax; }
     return dmax;
 }
 
 
 
 /* Gathers the terms of element (ia of MA, jb of MB) and sums them as the mode says. */
-double s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb,
+double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb,
                       int64_t bkk_base, int bshared, const ploc_t *pl, int64_t il, int64_t jl,
                       int64_t gi, int64_t gj, double *TP, int32_t *TE, double *scratch, int64_t *fb)
 {
@@ -84,7 +84,7 @@ double s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB
         nonfinite |= (fa | fb2) & OZB_ROW_NONFINITE;
         int d = 0;                                   /* pairs t + u <= d - 1; 0: all */
         if (c->cfg.criterion) {             /* fast mode with d = max(d_i, d_j), and safe (split.c) */
-            const int da = s1_row_d(nsa, fa, c->dhyp), db = s1_row_d(nsb, fb2, c->dhyp), ds = MA->dsafe[kk * MA->R + ia];
+            const int da = ozb_s1_row_d(nsa, fa, c->dhyp), db = ozb_s1_row_d(nsb, fb2, c->dhyp), ds = MA->dsafe[kk * MA->R + ia];
             d = da > db ? da : db;
             d = ds > d ? ds : d;
         } else if (c->cfg.fast) d = c->cfg.dfixed;
@@ -129,22 +129,22 @@ double s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB
 
 
 
-size_t s1_terms_bytes(int64_t maxterms)
+size_t ozb_s1_terms_bytes(int64_t maxterms)
 {
     return (((size_t)maxterms * (3 * sizeof(double) + sizeof(int32_t)) + 4 * sizeof(double)) + 127) & ~(size_t)63;
 }
 
 /* The handle's term buffers for nt threads (NULL on allocation failure). */
-char *s1_terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt)
+char *ozb_s1_terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt)
 {
-    return ozb_buf_get(h, OZB_BUF_TERMS, s1_terms_bytes(maxterms) * (size_t)nt);
+    return ozb_buf_get(h, OZB_BUF_TERMS, ozb_s1_terms_bytes(maxterms) * (size_t)nt);
 }
 
-/* The calling thread's share of s1_terms_alloc's buffer. */
-terms_t s1_thread_terms(char *tbuf, int64_t maxterms)
+/* The calling thread's share of ozb_s1_terms_alloc's buffer. */
+terms_t ozb_s1_thread_terms(char *tbuf, int64_t maxterms)
 {
     terms_t t;
-    t.P = (double *)(tbuf + s1_terms_bytes(maxterms) * (size_t)omp_get_thread_num());
+    t.P = (double *)(tbuf + ozb_s1_terms_bytes(maxterms) * (size_t)omp_get_thread_num());
     t.scratch = t.P + maxterms;
     t.E = (int32_t *)(t.scratch + 2 * maxterms + 4);
     return t;
@@ -152,18 +152,18 @@ terms_t s1_thread_terms(char *tbuf, int64_t maxterms)
 
 /* Sums every element (i, j) of an mcount x ncount range in parallel; each element's
  * computation is sequential and fixed, so the thread count does not matter. */
-int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64_t mcount,
+int ozb_s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64_t mcount,
                      int64_t j0, int64_t ncount, int64_t mb_units, const ploc_t *pl_tile,
                      const double *Punits, size_t unit_stride, int bshared)
 {
     const int64_t maxterms = c->nkb * (int64_t)c->capA * c->capB;
-    char *tbuf = s1_terms_alloc(c->h, maxterms, c->nt);
+    char *tbuf = ozb_s1_terms_alloc(c->h, maxterms, c->nt);
     if (!tbuf) return 0;
     const int64_t ntile = mcount * ncount;
     int64_t fallbacks = 0;
     OZB_PARALLEL_IF(c->nt > 1 && ntile * maxterms >= 4096, num_threads(c->nt) reduction(+:fallbacks),
     {
-        const terms_t tt = s1_thread_terms(tbuf, maxterms);
+        const terms_t tt = ozb_s1_thread_terms(tbuf, maxterms);
         double *TP = tt.P, *scratch = tt.scratch;
         int32_t *TE = tt.E;
         OZB_PRAGMA(omp for schedule(static))
@@ -175,11 +175,11 @@ int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64
                 pl.P = Punits + (size_t)mblk * (size_t)c->nkb * unit_stride;
                 pl.mrows = (mblk + 1) * mb_units <= c->pr->m ? mb_units : c->pr->m - mblk * mb_units;
                 *(c->pr->c + gi * c->pr->crs + (j0 + j) * c->pr->ccs) =
-                    s1_element(c, MA, gi, MB, j, mblk * c->nkb, bshared, &pl, gi - mblk * mb_units, j,
+                    ozb_s1_element(c, MA, gi, MB, j, mblk * c->nkb, bshared, &pl, gi - mblk * mb_units, j,
                             gi, j0 + j, TP, TE, scratch, &fallbacks);
             } else {
                 *(c->pr->c + (i0 + i) * c->pr->crs + (j0 + j) * c->pr->ccs) =
-                    s1_element(c, MA, i, MB, j, 0, 0, pl_tile, i, j, i0 + i, j0 + j, TP, TE, scratch, &fallbacks);
+                    ozb_s1_element(c, MA, i, MB, j, 0, 0, pl_tile, i, j, i0 + i, j0 + j, TP, TE, scratch, &fallbacks);
             }
         }
     });
@@ -187,4 +187,4 @@ int s1_sum_range(ctx_t *c, const meta_t *MA, const meta_t *MB, int64_t i0, int64
     return 1;
 }
 
-int s1_grow(int cap, int need) { return need > 2 * cap ? need : 2 * cap; }
+int ozb_s1_grow(int cap, int need) { return need > 2 * cap ? need : 2 * cap; }

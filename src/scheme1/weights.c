@@ -11,13 +11,13 @@
  * far from overflow.  One pass over the data; only when a raw sum overflows (entries near
  * DBL_MAX) is it redone with every entry pre-scaled by 2^-E0, 2^E0 above the largest entry.
  * Algorithm 3 compares two sums weighted by the same w, so the scale cancels. */
-void s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k,
+void ozb_s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k,
                           double sc, double *w, int nt, int par)
 {
     ozb_lane_col_sums(p, rs, cs, rows, k, NULL, sc, 1.0, w, nt, par);
 }
 
-double s1_max_of(const double *w, int64_t k)
+double ozb_s1_max_of(const double *w, int64_t k)
 {
     double m = 0.0;
     for (int64_t l = 0; l < k; l++) m = w[l] > m ? w[l] : m;   /* order-free */
@@ -25,7 +25,7 @@ double s1_max_of(const double *w, int64_t k)
 }
 
 /* Returns Ev: w[l] = 2^-Ev sum_i |v(i, l)|. */
-int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
+int ozb_s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt)
 {
     const int par = nt > 1 && rows * k >= OZB_PAR_WORK;
     double m = 0.0;
@@ -38,8 +38,8 @@ int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int n
             m = x > m ? x : m;
         }
     } else {
-        s1_col_sums_pass(v->p, v->rs, v->cs, rows, k, 1.0, w, nt, par);
-        m = s1_max_of(w, k);
+        ozb_s1_col_sums_pass(v->p, v->rs, v->cs, rows, k, 1.0, w, nt, par);
+        m = ozb_s1_max_of(w, k);
     }
     if (!(m <= DBL_MAX)) {                 /* a sum overflowed: pre-scale every entry */
         int64_t mx = 0;
@@ -52,8 +52,8 @@ int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int n
             });
         double e; memcpy(&e, &mx, sizeof e);
         Ev = ozb_ilogb(e) + 1;
-        s1_col_sums_pass(v->p, v->rs, v->cs, rows, k, ldexp(1.0, -Ev), w, nt, par);
-        m = s1_max_of(w, k);
+        ozb_s1_col_sums_pass(v->p, v->rs, v->cs, rows, k, ldexp(1.0, -Ev), w, nt, par);
+        m = ozb_s1_max_of(w, k);
     }
     if (m >= 1.0) {
         const double sc = ldexp(1.0, -(ozb_ilogb(m) + 1));
@@ -63,7 +63,7 @@ int s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int n
     return Ev;
 }
 
-/* Fast mode's weights (DOUBLE mode), on the scale of s1_abs_col_sums's w (2^-Ev):
+/* Fast mode's weights (DOUBLE mode), on the scale of ozb_s1_abs_col_sums's w (2^-Ev):
  *   u[l] = 2^-Ev sum_i [v(i, l) != 0] 2^E_i,  E_i with max_l |v(i, l)| < 2^E_i,
  * rounded up (a term below the subnormal range counts as 2^-1074): an upper bound that split.c
  * uses to bound the pairs fast mode skips (ozb_split_params.u).  In lane order over i
@@ -75,7 +75,7 @@ static double exp_weight(int32_t E, int Ev)
     return p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
 }
 
-void s1_exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E)
+void ozb_s1_exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E)
 {
     for (int64_t i = 0; i < rows; i++) {
         uint64_t mx = 0;

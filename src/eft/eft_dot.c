@@ -2,11 +2,11 @@
  * method and its bit budget are described in eft_kern.h.  This file: DOT and GEMV with rows
  * of op(A) contiguous (one DOT per row), the certificate, the orchestration.
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/eft_dot.h"
-#include "fused/eft_dot_small.h"
-#include "fused/eft_kern.h"
-#include "fused/eft_cert4.h"
-#include "fused/eft_rows4.h"
+#include "eft/eft_dot.h"
+#include "eft/eft_dot_small.h"
+#include "eft/eft_kern.h"
+#include "eft/eft_cert4.h"
+#include "eft/eft_rows4.h"
 #include "core/info.h"
 #include "core/par.h"
 #include "sum/sum.h"

@@ -1,7 +1,7 @@
 /* The deep error-free sums' kernels: a block's two extraction levels and the cascade across
  * blocks.  Method and bit budget: eft_deep_kern.h.  Compiled with -ffp-contract=off: the FMAs
  * are explicit. */
-#include "fused/eft_deep_kern.h"
+#include "eft/eft_deep_kern.h"
 #include <string.h>
 
 #ifdef EFT_AVX2

@@ -3,7 +3,7 @@
  * strips (eft_gemv_n.c) and the GEMM's whole strips (eft_gemm.c). */
 #ifndef OZB_EFT_CERT4_H
 #define OZB_EFT_CERT4_H
-#include "fused/eft_kern.h"
+#include "eft/eft_kern.h"
 #include "sum/sum.h"
 
 /* ozb_eft_finish (eft_dot.c) where alpha = 1 and beta c is not used, inline: S + C = y + z

@@ -5,7 +5,7 @@
  * 53 bits times a power of two, the terms ozb_sum_nearest takes.  It rounds
  * alpha sum + beta c once: NearSum in a scaled frame, the long accumulator where that frame
  * would leave the normal range (results in or below the subnormal range). */
-#include "fused/exact_small.h"
+#include "exact/exact_small.h"
 #include "core/info.h"
 #include "sum/sum.h"
 #include "sum/eft.h"

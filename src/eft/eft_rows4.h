@@ -1,7 +1,7 @@
 /* GEMV-T rows four at a time (eft_rows4.c), for eft_dot.c's short rows. */
 #ifndef OZB_EFT_ROWS4_H
 #define OZB_EFT_ROWS4_H
-#include "fused/eft_kern.h"
+#include "eft/eft_kern.h"
 
 #ifdef EFT_AVX2
 /* Four GEMV-T rows a, a + lda, a + 2 lda, a + 3 lda (each of 0 < n <= OZB_DOT_ONE_SIGMA

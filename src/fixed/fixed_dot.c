@@ -20,7 +20,7 @@
  * without it, is sum_l q_t(x_l) q_u(y_l): integers below 2^(2 beta), kb of them, every
  * partial sum below 2^(2 beta + log2 kb) <= 2^53, so exact in any order, as the pipeline's
  * DGEMM computes it.  The terms (P_tu, w_t(x) + w_u(y)) are listed block by block, t-major,
- * as s1_element lists them; pairs the pipeline leaves out are those with a digit beyond a
+ * as ozb_s1_element lists them; pairs the pipeline leaves out are those with a digit beyond a
  * block's slice count, whose sums are zero here, and both summations skip zero terms
  * (ozb_sum_double explicitly; ozb_sum_nearest returns RN of the exact sum, unique).
  *
@@ -29,7 +29,7 @@
  * OZB_FZ_FIXED_MAX, other formats, a CPU without the kernels, OZBLAS_NO_FUSED.
  *
  * Compiled with -ffp-contract=off; the kernels' FMAs are explicit and exact. */
-#include "fused/fixed_dot.h"
+#include "fixed/fixed_dot.h"
 #include "fused/fused_kern.h"
 #include "fused/fused_grid.h"
 #include "core/format.h"
@@ -49,7 +49,7 @@ typedef struct {
     void (*fdotq)(const double *, int64_t, double, const double *, int64_t, double, double *);
     void (*fstrip)(const double *, int64_t, int, int64_t, const double *, const double *, int64_t, double, double *,
                    int64_t);
-    const ozb_fz_kernels *K;
+    const ozb_fused_kernels *K;
     int64_t kb, nkb;
     int beta, np, L, fast, nearsum;
     double *P;                /* DOT: P[kk * np + p] */
@@ -70,7 +70,7 @@ static int64_t y_blocks(void *ctx, int64_t lo, int64_t hi)
     const fx_t *f = ctx;
     int64_t bad = 0;
     for (int64_t kk = lo; kk < hi; kk++) {
-        f->ey[kk] = ozb_fz_block_exp(f->K->maxbits(f->y + kk * f->kb, blen(f, kk)), f->beta);
+        f->ey[kk] = ozb_fused_block_exp(f->K->maxbits(f->y + kk * f->kb, blen(f, kk)), f->beta);
         bad += f->ey[kk] == OZB_FZ_E_BAD;
     }
     return bad;
@@ -85,15 +85,15 @@ static int64_t row_blocks(const fx_t *f, int64_t row, int64_t lo, int64_t hi, in
     for (int64_t kk = lo; kk < hi; kk++) {
         const int64_t l0 = kk * f->kb, n = blen(f, kk);
         const double *x = pr->a.p + row * pr->a.rs + l0 * pr->a.cs;
-        const int64_t mx = pr->a.cs == 1 ? f->K->maxbits(x, n) : ozb_fz_gather_max(x, pr->a.cs, n, xb);
+        const int64_t mx = pr->a.cs == 1 ? f->K->maxbits(x, n) : ozb_fused_gather_max(x, pr->a.cs, n, xb);
         if (pr->a.cs != 1) x = xb;
-        const int32_t e = ozb_fz_block_exp(mx, f->beta), ey = f->ey[kk];
+        const int32_t e = ozb_fused_block_exp(mx, f->beta), ey = f->ey[kk];
         ex[kk] = e;
         if (e == OZB_FZ_E_BAD) { bad++; continue; }
         double *Pk = P + kk * f->np;
-        if (ozb_fz_usable(e) && ozb_fz_usable(ey) && f->yq)   /* GEMV-T: op(B)'s digits found once */
+        if (ozb_fused_usable(e) && ozb_fused_usable(ey) && f->yq)   /* GEMV-T: op(B)'s digits found once */
             f->fdotq(x, n, ozb_pow2(f->beta - e), f->yq + l0, pr->k, ozb_pow2(f->beta), Pk);
-        else if (ozb_fz_usable(e) && ozb_fz_usable(ey))
+        else if (ozb_fused_usable(e) && ozb_fused_usable(ey))
             f->kern(x, f->y + l0, n, ozb_pow2(f->beta - e), ozb_pow2(f->beta - ey), ozb_pow2(f->beta), Pk);
         else
             for (int p = 0; p < f->np; p++) Pk[p] = 0.0;
@@ -117,7 +117,7 @@ static int64_t dot_blocks(void *ctx, int64_t lo, int64_t hi)
     return bad;
 }
 
-/* The terms of a row (P, ex per block) in s1_element's order, block, then t, then u, and
+/* The terms of a row (P, ex per block) in ozb_s1_element's order, block, then t, then u, and
  * their sum: RN(alpha sum + beta c) by the configured summation.  Pairs with a zero sum are
  * left out (both summations skip zero terms).  *smax: the deepest digit used. */
 static double row_sum(const fx_t *f, const double *P, const int32_t *ex, double cval, double *TP, int32_t *TE,
@@ -126,7 +126,7 @@ static double row_sum(const fx_t *f, const double *P, const int32_t *ex, double 
     const ozb_problem *pr = f->pr;
     int64_t n = 0;
     for (int64_t kk = 0; kk < f->nkb; kk++) {
-        if (!ozb_fz_usable(ex[kk]) || !ozb_fz_usable(f->ey[kk])) continue;
+        if (!ozb_fused_usable(ex[kk]) || !ozb_fused_usable(f->ey[kk])) continue;
         const double *Pk = P + kk * f->np;
         int p = 0;
         for (int t = 0; t < f->L; t++)
@@ -162,12 +162,12 @@ static int64_t gemv_rows(void *ctx, int64_t lo, int64_t hi)
     return bad;
 }
 
-/* op(B)'s digits u < L on its blocks' grids (ozb_fz_digits: the kernels' recurrence) */
+/* op(B)'s digits u < L on its blocks' grids (ozb_fused_digits: the kernels' recurrence) */
 static int64_t y_digits(void *ctx, int64_t lo, int64_t hi)
 {
     const fx_t *f = ctx;
     for (int64_t kk = lo; kk < hi; kk++)
-        ozb_fz_digits(f->y + kk * f->kb, 1, blen(f, kk), f->ey[kk], f->beta, f->L, f->yq + kk * f->kb, f->pr->k);
+        ozb_fused_digits(f->y + kk * f->kb, 1, blen(f, kk), f->ey[kk], f->beta, f->L, f->yq + kk * f->kb, f->pr->k);
     return 0;
 }
 
@@ -198,12 +198,12 @@ static int64_t gemv_n_panels(void *ctx, int64_t lo, int64_t hi)
                 double sc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
                 int any = 0;
                 for (int r = 0; r < rv; r++) {
-                    const int32_t e = ozb_fz_block_exp(mx[v * W + r], f->beta);
+                    const int32_t e = ozb_fused_block_exp(mx[v * W + r], f->beta);
                     es[kk * G + v * W + r] = e;
                     if (e == OZB_FZ_E_BAD) bad++;
-                    if (ozb_fz_usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
+                    if (ozb_fused_usable(e)) { sc[r] = ozb_pow2(f->beta - e); any = 1; }
                 }
-                if (any && ozb_fz_usable(f->ey[kk]))
+                if (any && ozb_fused_usable(f->ey[kk]))
                     f->fstrip(copy + v * n * W, W, rv, n, sc, f->yq + l0, pr->k, ozb_pow2(f->beta), Pk + v * W, G);
                 else
                     for (int p = 0; p < f->np; p++)
@@ -230,9 +230,9 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
         (pr->m > 1 && pr->a.cs != 1 && pr->a.rs != 1) || h->knobs.no_fused)
         return OZBLAS_STATUS_NOT_SUPPORTED;
     const int L = h->split_count, fast = h->fast_mode;
-    const ozb_fz_kernels *K = ozb_fz_kernels_for(h);
+    const ozb_fused_kernels *K = ozb_fused_kernels_for(h);
     if (!K || L < 1 || L > OZB_FZ_FIXED_MAX || !K->fdot[fast ? 0 : 1][L]) return OZBLAS_STATUS_NOT_SUPPORTED;
-    /* what s1_element hands to its special-value path; alpha = 0 never reaches a method */
+    /* what ozb_s1_element hands to its special-value path; alpha = 0 never reaches a method */
     const int use_c = pr->beta != 0.0;
     if (!isfinite(pr->alpha) || pr->alpha == 0.0 || (use_c && !isfinite(pr->beta))) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (use_c)

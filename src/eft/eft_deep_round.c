@@ -1,8 +1,8 @@
 /* The deep error-free sums' rounding: a row's terms s, c, d rounded to RN(alpha sum + beta c)
  * where the bound (or exactness) certifies it, four rows at once where alpha = +-1.  Method and
  * bit budget: eft_deep_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/eft_deep_kern.h"
-#include "fused/eft_cert4.h"
+#include "eft/eft_deep_kern.h"
+#include "eft/eft_cert4.h"
 #include "sum/sum.h"
 
 #ifdef EFT_AVX2

@@ -4,8 +4,8 @@
  * times the call's.  A certified scaled result r' is RN(2^s exact); 2^-s r' is RN(exact)
  * wherever it is a normal number (no bit is lost scaling it back); a subnormal one could be a
  * double rounding and is left to the next method. */
-#include "fused/eft_scaled.h"
-#include "fused/eft_dot.h"
+#include "eft/eft_scaled.h"
+#include "eft/eft_dot.h"
 #include <math.h>
 #include <string.h>
 

@@ -17,12 +17,12 @@
  * Non-finite or overflowing products make S or R non-finite (or m out of range): the call is
  * left to the general path, as is one the certificate cannot decide.
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/eft_dot_small.h"
-#include "fused/exact_small.h"
-#include "fused/eft_kern.h"
-#include "fused/eft_cert4.h"
+#include "eft/eft_dot_small.h"
+#include "exact/exact_small.h"
+#include "eft/eft_kern.h"
+#include "eft/eft_cert4.h"
 #include "sum/sum.h"
-#include "fused/cpu_dq.h"
+#include "eft/cpu_dq.h"
 #include <math.h>
 
 #ifdef EFT_AVX2
@@ -35,13 +35,13 @@ static inline double hsum(__m256d v)
 #define ONE_SIGMA one_sigma
 #define ONE_SIGMA_TARGET __attribute__((always_inline))
 #define ONE_SIGMA_MAXABS OZB_MAXABS4
-#include "fused/eft_one_sigma.inc"
+#include "eft/eft_one_sigma.inc"
 /* the same where the CPU has AVX-512 DQ and VL (one operation fewer per four products: DOT 100
  * -4 %, 1000 -7 %, AVX512 EPYC); only ozb_eft_dot_unit calls it, after asking the CPU */
 #define ONE_SIGMA one_sigma_dq
 #define ONE_SIGMA_TARGET __attribute__((always_inline)) OZB_DQ_TARGET
 #define ONE_SIGMA_MAXABS OZB_MAXABS4_DQ
-#include "fused/eft_one_sigma.inc"
+#include "eft/eft_one_sigma.inc"
 #endif
 
 /* DOTs of at most four products, alpha = 1, beta = 0 (LAPACK makes millions): the products

@@ -22,9 +22,11 @@
  * Everything else (ties, subnormal results, spans beyond TwoProduct's range, Inf and NaN) is
  * flagged for the caller's next method; the bits are RN(exact) on every path.
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/exact_tiny.h"
-#include "fused/eft_kern.h"
-#include "fused/eft_dot.h"
+#include "exact/exact_tiny.h"
+#include "sum/eft4.h"
+#include "core/info.h"
+#include "sum/eft.h"
+#include <math.h>
 #include "core/par.h"
 #include <string.h>
 
@@ -269,7 +271,7 @@ static ozblas_status_t tiny_run(ozblas_handle_t h, const ozb_problem *pr, int nt
     *nfail = (int64_t)mn;
 #endif
     *failp = fail;
-    ozb_eft_info(h, pr, *nfail, 2, 0.0);      /* error-free dot products, certified: fused 2 */
+    ozb_info_eft(h, pr, *nfail, 2, 0.0);      /* error-free dot products, certified: fused 2 */
     return OZBLAS_STATUS_SUCCESS;
 }
 

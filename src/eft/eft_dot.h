@@ -48,7 +48,4 @@ int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y,
  * where some row is out of range or not finite. */
 int ozb_eft_gemv_n_parts(int64_t m, int64_t k, const double *A, int64_t lda, const double *x, double *parts);
 
-/* The info of an error-free call (stage 2: one level, 3: the deep sums): the operands
- * themselves as 53-bit slices, `left` elements left to the caller.  (eft_cr.c) */
-void ozb_eft_info(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds);
 #endif

@@ -1,10 +1,10 @@
 /* The error-free GEMV with columns of op(A) contiguous (GEMV-N): one lane per row, blocks of
  * BLN columns over every strip of 8 rows in turn, as a GEMV-N streams A.  Method and bit
  * budget: eft_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/eft_kern.h"
-#include "fused/eft_cert4.h"
-#include "fused/eft_dot.h"
-#include "fused/cpu_dq.h"
+#include "eft/eft_kern.h"
+#include "eft/eft_cert4.h"
+#include "eft/eft_dot.h"
+#include "eft/cpu_dq.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,12 +44,12 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
 #define STRIP2 strip_block2
 #define STRIP2_TARGET
 #define STRIP2_MAXABS OZB_MAXABS4
-#include "fused/eft_strip_block2.inc"
+#include "eft/eft_strip_block2.inc"
 /* the same with AVX-512 DQ and VL: five operations per four products where CHAIN4_MAX takes six */
 #define STRIP2 strip_block2_dq
 #define STRIP2_TARGET OZB_DQ_TARGET
 #define STRIP2_MAXABS OZB_MAXABS4_DQ
-#include "fused/eft_strip_block2.inc"
+#include "eft/eft_strip_block2.inc"
 
 /* Strip b (rows 8b..8b+7 of m, column-major A) over columns l0..l0+nb-1 into st: the last
  * strip's missing rows read as zeros from pad (8 BLN doubles) */
@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
                  * would have decided does this cost the next method's time).  A row
                  * whose sum is 0 (a structured zero: every product zero) likewise: finish()
                  * forms the same sum of the same terms and certifies no zero within a
-                 * nonzero bound (ozb_zero_products resolves it after this stage) */
+                 * nonzero bound (ozb_exact_zero_products resolves it after this stage) */
                 e->fail[i] = 1;
                 left++;
             } else {

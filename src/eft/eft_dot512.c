@@ -7,7 +7,7 @@
  * Why: the two-stream loop (seven operations per product, two loads) runs 0.224 -> 0.150 ns per
  * product on one Zen 4 core with 512-bit vectors (half the instructions for the same work).
  * Bit budget: eft_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/eft_kern.h"
+#include "eft/eft_kern.h"
 
 #if defined(EFT_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
 #define ABSMASK8 _mm512_castsi512_pd(_mm512_set1_epi64(0x7fffffffffffffffll))

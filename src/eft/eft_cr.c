@@ -2,9 +2,9 @@
  * and the column loop; the kernels are in eft_dot.c and eft_gemv_n.c, the method and its bit
  * budget in eft_kern.h.  A GEMM is one GEMV per column of op(B), with op(A) copied
  * column-major first where its rows are contiguous (the GEMV-N strips read it then). */
-#include "fused/eft_dot.h"
-#include "fused/eft_kern.h"
-#include "fused/zero_products.h"
+#include "eft/eft_dot.h"
+#include "eft/eft_kern.h"
+#include "exact/zero_products.h"
 #include "core/info.h"
 #include "core/par.h"
 #include <omp.h>
@@ -115,7 +115,7 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
  * with scaling) has its loosest bounds in the first rows, and elements whose products are all
  * zero (rows 1-7 of an upper triangular A times the first columns of an upper triangular B:
  * LAPACK's inverses) do not count either: they are resolved here as the dispatch would resolve
- * them after this stage (ozb_zero_products).  The probed elements are the call's own: rounded
+ * them after this stage (ozb_exact_zero_products).  The probed elements are the call's own: rounded
  * into C where certified (the main pass skips them: s->skip_*), flagged where not, so the probe
  * costs nothing where it passes (it was a sixteenth of a 16^3 GEMM, computed twice).  Only
  * where the probe is a small part of the call; the bits are RN(exact) whichever stage
@@ -146,7 +146,7 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     ps.zA += b;
     ps.zX += j0;
     int64_t pl = ozb_eft_gemm_units(&ps, 0, 1);
-    if (pl) pl -= ozb_zero_products(&pp, pfail);
+    if (pl) pl -= ozb_exact_zero_products(&pp, pfail);
     const int residual = 2 * pl > pm * pn;
     if (residual) {
         memset(s->fail, 1, (size_t)pr->m * (size_t)pr->n);
@@ -222,17 +222,6 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
     }
     *failp = g.fail;
     *nfail = left;
-    ozb_eft_info(h, pr, left, 2, ozb_now_if(timed) - t0);
+    ozb_info_eft(h, pr, left, 2, ozb_now_if(timed) - t0);
     return OZBLAS_STATUS_SUCCESS;
-}
-
-void ozb_eft_info(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds)
-{
-    ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);
-    info->slices_a = info->slices_b = 1;      /* the operands themselves, 53 bits */
-    info->exact_fallbacks = left;
-    info->blocks = pr->n;
-    info->block_m = pr->m; info->block_n = 1; info->block_k = pr->k;
-    info->fused = stage;
-    info->seconds_sum = seconds;
 }

@@ -2,7 +2,7 @@
  * row's maxima per sub-block of SBL products and per block of BL, op(B)'s columns' maxima
  * alike.  Data movement and maxima only (no rounding): the maxima do not depend on the order
  * of their elements, NaN kept wherever one is met. */
-#include "fused/eft_kern.h"
+#include "eft/eft_kern.h"
 
 #ifdef EFT_AVX2
 /* max(m, |v|) per lane, with *nan collecting the lanes where some v was NaN (max_pd alone

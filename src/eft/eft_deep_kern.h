@@ -54,7 +54,7 @@
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #ifndef OZB_EFT_DEEP_KERN_H
 #define OZB_EFT_DEEP_KERN_H
-#include "fused/eft_kern.h"
+#include "eft/eft_kern.h"
 
 #define EBD (0x1p-90 * (1.0 + 0x1p-20))    /* 2^16 u^2 (1 + 2^-40), G's rounding margin */
 

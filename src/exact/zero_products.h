@@ -12,8 +12,8 @@
  * flag.  Left flagged: alpha or (where used) beta not finite, c not finite, or beta c
  * overflowing or underflowing to zero (the later methods decide those).  A flag left may
  * become 2 (a pair of nonzero factors seen): still flagged.  Returns the flags cleared. */
-int64_t ozb_zero_products(const ozb_problem *pr, uint8_t *fail);
+int64_t ozb_exact_zero_products(const ozb_problem *pr, uint8_t *fail);
 /* One element known to have only zero products (alpha, beta finite): RN(beta c) written and
  * its flag cleared (1), or its flag set (0: c not finite, beta c out of range) */
-int ozb_zero_products_put(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail);
+int ozb_exact_zero_products_put(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail);
 #endif

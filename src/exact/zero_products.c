@@ -5,7 +5,7 @@
  * flagged element reads its row and column until the first pair of nonzero factors; where its
  * columns are (GEMV N, GEMM N: a.rs = 1) a column of C keeps a list of candidate rows and
  * walks l once, reading each column of op(A) at the candidates only. */
-#include "fused/zero_products.h"
+#include "exact/zero_products.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -25,7 +25,7 @@ static int zero_row(const ozb_problem *pr, int64_t i, int64_t j)
 /* C(i, j) = RN(beta c) and its flag cleared, or left (c not finite, beta c out of range) */
 static int64_t put_zero(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail);
 
-int ozb_zero_products_put(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail)
+int ozb_exact_zero_products_put(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail)
 {
     fail[i + j * pr->m] = 1;
     return (int)put_zero(pr, i, j, fail);
@@ -114,7 +114,7 @@ static int64_t by_spans(const ozb_problem *pr, uint8_t *fail)
     return cleared;
 }
 
-int64_t ozb_zero_products(const ozb_problem *pr, uint8_t *fail)
+int64_t ozb_exact_zero_products(const ozb_problem *pr, uint8_t *fail)
 {
     /* alpha 0 is NaN for alpha = Inf or NaN, and beta c is NaN for beta = Inf with c = 0: the
      * special-value rules of the later methods decide those */

@@ -14,10 +14,10 @@
  * M is above 2^990, Inf or NaN, the block takes sigma from its own products and checks it
  * (ozb_eft_strip_block, the GEMV kernel); rows whose products themselves are out of range,
  * Inf or NaN are left to the caller.  Compiled with -ffp-contract=off. */
-#include "fused/eft_kern.h"
-#include "fused/eft_cert4.h"
-#include "fused/eft_dot_small.h"
-#include "fused/zero_products.h"
+#include "eft/eft_kern.h"
+#include "eft/eft_cert4.h"
+#include "eft/eft_dot_small.h"
+#include "exact/zero_products.h"
 #include <string.h>
 
 #ifdef EFT_AVX2
@@ -70,7 +70,7 @@ static int zero_pair(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *lef
     if (!g->zA || !zero_pair_applies(g, b, j)) return 0;
     const ozb_problem *pr = g->pr;
     *left = 0;
-    for (int64_t i = 8 * b; i < pr->m && i < 8 * b + 8; i++) *left += !ozb_zero_products_put(pr, i, j, g->fail);
+    for (int64_t i = 8 * b; i < pr->m && i < 8 * b + 8; i++) *left += !ozb_exact_zero_products_put(pr, i, j, g->fail);
     return 1;
 }
 

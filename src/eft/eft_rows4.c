@@ -3,8 +3,8 @@
  * sigma per row either from the rows' maxima (ozb_eft_split4_bounded: a pass over the rows
  * first) or guessed from their first elements and proved afterwards (ozb_eft_split4_guess).
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
-#include "fused/eft_rows4.h"
-#include "fused/cpu_dq.h"
+#include "eft/eft_rows4.h"
+#include "eft/cpu_dq.h"
 #include <math.h>
 
 #ifdef EFT_AVX2
@@ -95,12 +95,12 @@ void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64
 #define GUESS guess_avx2
 #define GUESS_TARGET __attribute__((noinline))
 #define GUESS_MAXABS OZB_MAXABS4
-#include "fused/eft_rows4_guess.inc"
+#include "eft/eft_rows4_guess.inc"
 /* the same with AVX-512 DQ and VL: one operation fewer per four products (five) */
 #define GUESS guess_dq
 #define GUESS_TARGET __attribute__((noinline)) OZB_DQ_TARGET
 #define GUESS_MAXABS OZB_MAXABS4_DQ
-#include "fused/eft_rows4_guess.inc"
+#include "eft/eft_rows4_guess.inc"
 
 int ozb_eft_split4_guess(const double *a, int64_t lda, const double *x, int64_t n, double xmax, int wide, tot4 *t)
 {

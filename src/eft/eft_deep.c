@@ -1,9 +1,9 @@
 /* The deep error-free DOT, GEMV and GEMM: operands into lanes (op(A) in strips of 8 rows,
  * a DOT's vectors in lanes l mod 8), the lowest set bit of every operand, the (strip, column)
  * loop and its units.  Method and bit budget: eft_deep_kern.h. */
-#include "fused/eft_deep.h"
-#include "fused/eft_dot.h"
-#include "fused/eft_deep_kern.h"
+#include "eft/eft_deep.h"
+#include "eft/eft_dot.h"
+#include "eft/eft_deep_kern.h"
 #include "core/info.h"
 #include "core/par.h"
 #include <string.h>
@@ -202,6 +202,6 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
 #endif
     *failp = fail;
     *nfail = left;
-    ozb_eft_info(h, pr, left, 3, ozb_now_if(timed) - t0);
+    ozb_info_eft(h, pr, left, 3, ozb_now_if(timed) - t0);
     return OZBLAS_STATUS_SUCCESS;
 }
