@@ -7,7 +7,7 @@
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
- * 2x from one process to the next (address layout and physical pages: a 16^3 CR DGEMM took
+ * 2x from one process to the next (address layout and physical pages: a 16^3 CR DGEMM takes
  * 0.9-2.0 us with the same code), so two separate ozblas-bench runs cannot resolve a 10 %
  * change there; interleaved in one process, both builds see the same machine state.
  * Both outputs are compared too: a change of bits is reported (CR and DOUBLE with FP64 slices

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* Per-call cost at tiny sizes (issue 14: the fixed cost of a call is at most 1 us above
+/* Per-call cost at tiny sizes (the target: the fixed cost of a call at most 1 us above
  * OpenBLAS's): ns per call of ozblas and of OpenBLAS on the same inputs, interleaved batches,
  * the median of 15 batches of 20000 calls (DOT n = 1 and 16, GEMV 4x4, GEMM 2x2x2 and 8x8x8),
  * in DOUBLE, CORRECTLY_ROUNDED and FIXED, with the handle's default thread count.

@@ -2,9 +2,11 @@
 """A model, not a measurement: the operation and byte counts of every phase of ozblas's
 device-resident CUDA paths (src/cuda/resident*.c, kernels/ozb_kernels.cu) and the time they
 imply on one H100 SXM (FP64 tensor 67 TFLOPS, INT8 tensor 1979 TOPS dense, HBM3 3.35 TB/s),
-before and after issue 17.  Each phase's time is max(ops / peak, bytes / bandwidth) divided by
-an efficiency that the kernel's design caps (stated per row: occupancy of one-thread-per-row
-kernels, uncoalesced byte stores, dependent single-thread loops).  Peak rates are upper
+in two designs: 'before' (one thread a row, column or sum; uncoalesced byte stores) and 'after'
+(the lane-parallel kernels of kernels/ozb_kernels.cu).  Each phase's time is
+max(ops / peak, bytes / bandwidth) divided by an efficiency that the kernel's design caps
+(stated per row: occupancy of one-thread-per-row kernels, uncoalesced byte stores, dependent
+single-thread loops).  Peak rates are upper
 bounds (cuBLAS reaches 70-90 % of them); the efficiencies are assumptions, named as such.
 Nothing here ran on a GPU.  Usage: python3 bench/gpu_model.py > bench/results/gpu-model.md"""
 
@@ -39,7 +41,7 @@ def crt_double():
     occ = 2 * N / THREADS_RESIDENT       # one thread per row, both sides' rows in flight at best
     rows = []
     rb = 2 * n2 * 8
-    # after (issue 17 finding 5, 2026-11-26): a block of 32 lanes per 8 rows (k_crt_rows reads each
+    # after: a block of 32 lanes per 8 rows (k_crt_rows reads each
     # row twice: its maximum, then its sums), 32 x the rows' threads in flight; the 32-byte sectors
     # read whole, assumed at 0.8 of the bandwidth
     rows.append(("row scales (k_crt_rows)", 3 * 2 * n2, rb, f"{occ:.2f}", "0.8", t(bytes_=rb, eff=occ),
@@ -66,7 +68,8 @@ def crt_double():
 
 
 def cr_dgemm():
-    # FP64 slices (the device's CORRECTLY_ROUNDED engine today): 3 x 3 slices of 26 bits at phi = 1,
+    # FP64 slices (the device's CORRECTLY_ROUNDED DGEMM where the exact CRT of resident_crcr.c
+    # declines): 3 x 3 slices of 26 bits at phi = 1,
     # all 9 pairs as FP64 GEMMs, then the exact sum of every element
     sa = sb = 3
     n2 = N * N

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # LAPACK's own double-precision test programs (Debian liblapack-test 3.11) with and without the
-# interposer (issue 14): total time and the tests passed/failed in each configuration, so a
+# interposer: total time and the tests passed/failed in each configuration, so a
 # slowdown and any change in what passes show side by side.  A benchmark, not a unit test.
 #   bash bench/lapack_tests.sh [build-dir] [modes] [timeout-s]   (modes: "double cr", default)
 # prints a markdown table; each program run is time-boxed (default 900 s).

@@ -1,10 +1,9 @@
-/* Micro-measurements behind the mechanisms issue 13 kept in two copies (docs/ARCHITECTURE.md,
+/* Micro-measurements behind the mechanisms kept in two copies (docs/ARCHITECTURE.md,
  * "Where one mechanism still has several copies"): for each, the CPU's version against the
  * device's element operation run in a host loop, on the same data, and whether they agree.
  * White-box (the library's internal headers, the static library); one thread.
  *   build/bench/ozblas-micro-copies */
 #include "crt/crt_internal.h"
-#include "split/split.h"
 #include "sum/sum.h"
 #include "ozb_engine_ops.h"
 #include <stdio.h>
@@ -62,36 +61,9 @@ static void sums(void)
   printf("%d elements x %d terms: NearSum (CPU walk) %.1f ns/element, long accumulator (device walk) %.1f ns/element (%.2fx); differing results: %d\n", NE, NT, b1/NE*1e9, b2/NE*1e9, b2/b1, diff);
 }
 
-/* Algorithm 3's canonical sums: split.c's over stored digits against the device's, which
- * recomputes the digits from the input */
-static void crit(void)
-{
-  enum { ROWS = 2000, TMAX = 4 };
-  static volatile int n_rows = 4096;   /* not a constant: GCC would warn about the tail loop it then sees as dead */
-  const int N = n_rows;
-  const int beta = 21, E = 1;
-  double *x = malloc(8*N), *v = malloc(8*N), *d[TMAX+1], *r[TMAX+1];
-  srand(2);
-  for (int l = 0; l < N; l++) { x[l] = ((double)rand()/RAND_MAX - 0.5); v[l] = (double)rand()/RAND_MAX; }
-  for (int T = 1; T <= TMAX; T++) { d[T] = malloc(8*N); r[T] = malloc(8*N);
-    for (int l = 0; l < N; l++) { double rr = x[l], dd = 0; for (int t = 0; t < T; t++) ozb_op_digit(rr, E-(t+1)*beta, &dd, &rr); d[T][l] = dd; r[T][l] = rr; } }
-  volatile double sink = 0; double b1 = 1e9, b2 = 1e9; int same = 1;
-  for (int rep = 0; rep < 3; rep++) {
-    double t0 = now();
-    for (int row = 0; row < ROWS; row++) for (int T = 1; T <= TMAX; T++) sink += ozb_crit_sum(d[T], r[T], ldexp(1.0, E-T*beta), 1.0, 1, v, N);
-    double t1 = now();
-    for (int row = 0; row < ROWS; row++) for (int T = 1; T <= TMAX; T++) sink += ozb_op_crit_sum(x, 1, N, v, E, T, beta, ldexp(1.0, E-T*beta), 1.0);
-    double t2 = now();
-    if (t1-t0 < b1) b1 = t1-t0; if (t2-t1 < b2) b2 = t2-t1;
-  }
-  for (int T = 1; T <= TMAX; T++) same &= ozb_crit_sum(d[T], r[T], ldexp(1.0, E-T*beta), 1.0, 1, v, N) == ozb_op_crit_sum(x, 1, N, v, E, T, beta, ldexp(1.0, E-T*beta), 1.0);
-  printf("Algorithm 3 sums, rows of k = %d, T = 1..%d: split.c's ozb_crit_sum (stored digits) %.2f us/row, ozb_op_crit_sum (digits recomputed) %.2f us/row (%.2fx); equal: %s\n", N, TMAX, b1/ROWS*1e6, b2/ROWS*1e6, b2/b1, same ? "yes" : "NO");
-}
-
 int main(void)
 {
     residues();
     sums();
-    crit();
     return 0;
 }

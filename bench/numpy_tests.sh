@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # NumPy's own test suite (Debian's python3-numpy, `-m "not slow"`, numpy/typing left out: it
-# fails to collect without mypy) with and without the interposer (issue 14): wall time and the
+# fails to collect without mypy) with and without the interposer: wall time and the
 # pytest summary in each configuration, and the tests whose outcome differs from the plain
 # run, so a slowdown and any change in what passes show side by side.  A benchmark, not a
 # unit test.

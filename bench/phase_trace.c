@@ -7,7 +7,7 @@
  * Why: on the KVM guests this project is measured on, a 16^3 DGEMM's time moves between
  * ~1.15 us and 2-3 us for seconds at a time within one process, with the same addresses,
  * while OpenBLAS's moves by ~20 %: per-process spreads of small calls are such phases, not
- * memory layout (the first reading, layout-avx512-2026-11-26.md, was wrong). */
+ * memory layout. */
 #include <cblas.h>
 #include <ozblas.h>
 #include <stdio.h>

@@ -46,7 +46,7 @@ run --routine gemv --n 4096 --mode cr,double --trans t
 run --routine gemm --n 1024 --mode cr --reps 3
 run --routine gemm --n 2048 --mode double --reps 3
 run --routine gemm --n 1024 --mode double,fixed --phi 0,4 --reps 3
-# slice formats (issue 3): FP16 is the tensor-core format emulated exactly (slow on a CPU)
+# slice formats: FP16 is the tensor-core format emulated exactly (slow on a CPU)
 run --routine gemm --n 2048 --mode double --engine int8 --reps 3
 run --routine gemm --n 2048 --mode cr --engine fp64,int8 --reps 3 --warmup 1 --no-check
 run --routine gemm --n 512 --mode double,cr --engine fp16 --reps 3
@@ -54,7 +54,7 @@ run --routine dot --n 2^24 --mode cr,double --engine int8
 run --routine gemv --n 8192 --mode cr,double --trans n --reps 5
 run --routine gemv --n 8192 --mode cr,double --trans t --reps 5
 run --routine gemv --n 8192 --mode cr,double --engine int8 --reps 3
-# Ozaki scheme II (CRT_INT8, issue 4): moduli chosen by DOUBLE mode, phase breakdown
+# Ozaki scheme II (CRT_INT8): moduli chosen by DOUBLE mode, phase breakdown
 run --routine gemm --n 2048 --mode double --engine crt --phi 0.5,1,2 --reps 3 --warmup 1
 run --routine gemm --n 4096 --mode double --engine crt --phi 0.5 --reps 3 --warmup 1 --no-check
 # the GEMM-ized path alone (OZBLAS_NO_FUSED=1), for comparison with the fused kernels

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Size sweep (issue 14): ozblas against OpenBLAS at the sizes real programs call, on 1 and 2
+# Size sweep: ozblas against OpenBLAS at the sizes real programs call, on 1 and 2
 # threads, DOUBLE and CORRECTLY_ROUNDED, for DDOT, DGEMV (N and T) and DGEMM; one CSV row
 # per case (ozblas-bench --csv, medians of interleaved timed runs) and a plot of the ratio
 # against the size for each routine and mode.
@@ -9,7 +9,7 @@
 # separate rounds over the whole list, minutes apart: the VMs this project is measured on have
 # slow phases lasting seconds that cost ozblas ~60 % and OpenBLAS ~20 %
 # (bench/results/phases-avx512-2026-11-26.md), and a case's processes run back to back would
-# all land in the same phase (as whole runs of neighbouring cases did: sweep-avx512-2026-11-26c)
+# all land in the same phase (as whole runs of neighbouring cases do: sweep-avx512-2026-11-26c)
 # writes <out-prefix>.csv, <out-prefix>.png and <out-prefix>.md (default
 # bench/results/sweep-<cpu>-<date>).  Timing: never run two measurements at once.
 set -euo pipefail

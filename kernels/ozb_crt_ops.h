@@ -130,7 +130,7 @@ OZB_HD double ozb_op_crt_out(double xv, int p, double alpha, double beta, double
         if (use_c) r = r + beta * cval;
     }
     /* the dot product alone, alpha times it or beta C may overflow or underflow where the
-     * result does not: both terms in a common power-of-two frame (found by tests/fuzz) */
+     * result does not: both terms in a common power-of-two frame */
     if (!isfinite(r)) r = ozb_op_axpbc_scaled(alpha, xv, p, beta, cval, use_c);
     return r;
 }
@@ -210,28 +210,6 @@ OZB_HD void ozb_op_crt_res_item(const ozb_op_side *v, const double *f1, const do
     int sh;
     ozb_op_crt_res_prep(v, f1, f2, rc, r, l, kk, &xh, &xl, &sh);
     for (int t = 0; t < rc->s; t++) out[((kk * rc->s + t) * v->rows + r) * kbp + l] = ozb_op_crt_res_t(rc, t, xh, xl, sh);
-}
-
-/* DOUBLE mode's row sums of |A||B|e (crt.c's choose_moduli): item i = sum_l |a_il 2^-e_i| v_l
- * in lane order (0 for unusable rows) */
-OZB_HD double ozb_op_crt_dot_term(double a, const double g[2], double v) { return fabs(a * g[0] * g[1]) * v; }
-
-/* one row's sum (g: 2^-e as two factors, 0 for an unusable row) */
-OZB_HD double ozb_op_crt_dot_row(const double *row, int64_t cs, int64_t k, const double g[2], const double *v)
-{
-    double p[OZB_OP_SUM_LANES] = {0.0};
-    for (int64_t l0 = 0; l0 < k; l0 += OZB_OP_SUM_LANES) {
-        const int nt = k - l0 < OZB_OP_SUM_LANES ? (int)(k - l0) : OZB_OP_SUM_LANES;
-        for (int t = 0; t < nt; t++) p[t] += ozb_op_crt_dot_term(row[(l0 + t) * cs], g, v[l0 + t]);
-    }
-    return ozb_op_lane_tree(p);
-}
-
-OZB_HD double ozb_op_crt_dot_item(const ozb_op_side *a, const int32_t *e, const double *v, int64_t i)
-{
-    double g[2] = {0.0, 0.0};
-    if (ozb_op_usable(e[i])) ozb_op_pow2_pair(-e[i], g);
-    return ozb_op_crt_dot_row(a->p + i * a->rs, a->cs, a->k, g, v);
 }
 
 /* ---- the ACCURATE scaling's bound (crt.c's crt_accurate) on the device ---- */

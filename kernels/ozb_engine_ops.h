@@ -10,12 +10,11 @@
 #define OZB_OP_CHUNK 256              /* elements of one row that one item reads */
 #define OZB_OP_LANES 32               /* items that share a stretch of a row (a warp)    */
 
-/* Sums that a GPU block computes in parallel and the CPU in the same order (issue 17,
- * finding 5: a row's sum in one GPU thread, in l order, left 6 % of an H100 busy): term l of
- * a sum goes to partial l mod OZB_OP_SUM_LANES, each partial adds its terms in ascending l,
- * and the partials are combined by the fixed tree p[i] += p[i + h], h = 16, 8, 4, 2, 1.
- * Floating-point addition is not associative, so this order is part of the results' definition
- * (DOUBLE's moduli counts and the CRT's row scales: CHANGELOG 2026-11-26). */
+/* Sums that a GPU block computes in parallel and the CPU in the same order (a row's sum in
+ * one GPU thread, in l order, left 6 % of an H100 busy): term l of a sum goes to partial
+ * l mod OZB_OP_SUM_LANES, each partial adds its terms in ascending l, and the partials are
+ * combined by the fixed tree p[i] += p[i + h], h = 16, 8, 4, 2, 1.  Floating-point addition is
+ * not associative, so this order is part of the results' definition (the CRT's row scales). */
 #define OZB_OP_SUM_LANES 32
 OZB_HD double ozb_op_lane_tree(double *p)
 {
@@ -187,130 +186,4 @@ OZB_HD void ozb_op_fused_dot_item(const ozb_op_side *v, const ozb_op_side *b, in
     }
 }
 
-/* ---- DOUBLE mode (Algorithm 3 of seed 000) on the device: split.c's decisions, same order ---- */
-
-/* One term of split.c's ozb_crit_sum for element x of a row with grid exponent E: T = 0 the
- * row itself, |x rs| v; T >= 1 digit T-1 and the remainder after it (recomputed from x, the
- * same chain of exact steps), (|d| ds + |r rs|) v. */
-OZB_HD double ozb_op_crit_term(double x, double vl, int E, int T, int beta, double ds, double rs)
-{
-    if (T == 0) return fabs(x * rs) * vl;
-    double r = x, d = 0.0;
-    for (int t = 0; t < T; t++) ozb_op_digit(r, E - (t + 1) * beta, &d, &r);
-    return (fabs(d) * ds + fabs(r * rs)) * vl;
-}
-
-/* ozb_crit_sum's canonical order (ozb_kernel_ops.h: OZB_OP_CRIT_LANES, ozb_op_lanes8) */
-OZB_HD double ozb_op_crit_lane(const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta, double ds,
-                               double rs, int j)
-{
-    double a = 0.0;
-    for (int64_t l = j; l < n - n % OZB_OP_CRIT_LANES; l += OZB_OP_CRIT_LANES) a += ozb_op_crit_term(row[l * cs], v[l], E, T, beta, ds, rs);
-    return a;
-}
-
-OZB_HD double ozb_op_crit_tail(double s, const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta,
-                               double ds, double rs)
-{
-    for (int64_t l = n - n % OZB_OP_CRIT_LANES; l < n; l++) s += ozb_op_crit_term(row[l * cs], v[l], E, T, beta, ds, rs);
-    return s;
-}
-
-OZB_HD double ozb_op_crit_sum(const double *row, int64_t cs, int64_t n, const double *v, int E, int T, int beta,
-                              double ds, double rs)
-{
-    double acc[OZB_OP_CRIT_LANES];
-    for (int j = 0; j < OZB_OP_CRIT_LANES; j++) acc[j] = ozb_op_crit_lane(row, cs, n, v, E, T, beta, ds, rs, j);
-    return ozb_op_crit_tail(ozb_op_lanes8(acc), row, cs, n, v, E, T, beta, ds, rs);
-}
-
-/* Where crit item w reads: row r of op(A) over block kk (q = kk rows + r), n elements from l0 */
-typedef struct { int64_t q, l0, n; const double *row; int E, esc, ns_exact; double rs; } ozb_op_crit_at;
-OZB_HD ozb_op_crit_at ozb_op_crit_where(const ozb_op_side *a, const int32_t *e, const int32_t *ns, int64_t w)
-{
-    ozb_op_crit_at c;
-    int64_t r;
-    const int64_t kk = ozb_op_divmod(w, a->rows, &r);
-    c.q = kk * a->rows + r;
-    c.ns_exact = ns[c.q];
-    c.l0 = kk * a->kb;
-    c.n = c.l0 + a->kb < a->k ? a->kb : a->k - c.l0;
-    c.row = a->p + r * a->rs + c.l0 * a->cs;
-    c.E = e[c.q];
-    c.esc = c.E > 0 ? c.E : 0;
-    c.rs = ldexp(1.0, -c.esc);
-    return c;
-}
-
-/* the d of a row that stopped at T slices (met: by the criterion) */
-OZB_HD int ozb_op_crit_d(int T, int met, int dhyp, int dsafe)
-{
-    const int rd = met ? T : (T > dhyp ? T : dhyp);       /* row_d: a row split to its end takes dhyp */
-    return rd > dsafe ? rd : dsafe;
-}
-
-/* Crit item w = (kk, r) (rows fastest): DOUBLE mode's slice count of row r of op(A) in block
- * kk, as split.c's split_row finds it: Algorithm 3 with the whole tail, stopping at T >= 2
- * slices where sfac sum|a|v > (T+1) sum(|digit T-1| + |remainder|) v, else at the exact
- * count; and the fast-mode d of the row, max(row_d, fast_safe_d) (scheme1/pipeline.c).  v and u
- * are the weights over all of k (scheme1/weights.c's ozb_s1_abs_col_sums and ozb_s1_exp_col_sums); ns holds the
- * exact counts (ozb_dev_meta, no limit) on entry and the criterion's on return. */
-OZB_HD void ozb_op_crit_item(const ozb_op_side *a, const double *v, const double *u, const int32_t *e, int32_t *ns,
-                             int32_t *dA, int beta, double sfac, int dhyp, int64_t w)
-{
-    const ozb_op_crit_at c = ozb_op_crit_where(a, e, ns, w);
-    if (c.ns_exact <= 0) { dA[c.q] = 0; return; }
-    const double s_bound = sfac * ozb_op_crit_sum(c.row, a->cs, c.n, v + c.l0, c.E, 0, beta, 0.0, c.rs);
-    const double U = ozb_op_u_sum(c.row, a->cs, c.n, u + c.l0);
-    const int dsafe = ozb_op_fast_safe_d(U, s_bound, beta, c.E - c.esc);
-    int T = 1, met = 0;
-    for (;; T++) {
-        if (T >= 2) {
-            const double td = (double)(T + 1) * ozb_op_crit_sum(c.row, a->cs, c.n, v + c.l0, c.E, T, beta,
-                                                                ldexp(1.0, c.E - T * beta - c.esc), c.rs);
-            if (s_bound > td) { met = 1; break; }
-        }
-        if (T >= c.ns_exact) break;
-    }
-    ns[c.q] = T;
-    dA[c.q] = ozb_op_crit_d(T, met, dhyp, dsafe);
-}
-
-/* Column sums of op(B)^T's rows j < rows (scheme1/weights.c's ozb_s1_col_sums_pass and
- * ozb_s1_exp_col_sums, crt_select.c's v; src/sum/lane_sums.c on the CPU): g == NULL: term j of
- * column l is |x| sc sc2 for finite x (sc2 = 1: one factor, exactly as x sc; two normal factors
- * reach 2^-2000), else g[j] for finite nonzero x; the terms in lane order over j. */
-OZB_HD double ozb_op_colsum_term(double x, const double *g, int64_t j, double sc, double sc2)
-{
-    if (g) return (x != 0.0 && isfinite(x)) ? g[j] : 0.0;
-    const double ax = fabs(x);
-    return ax <= 1.7976931348623157e308 ? ax * sc * sc2 : 0.0;
-}
-
-/* one column's sum: its rows elements rs apart */
-OZB_HD double ozb_op_colsum_col(const double *col, int64_t rs, int64_t rows, const double *g, double sc, double sc2)
-{
-    double p[OZB_OP_SUM_LANES] = {0.0};
-    for (int64_t j0 = 0; j0 < rows; j0 += OZB_OP_SUM_LANES) {
-        const int nt = rows - j0 < OZB_OP_SUM_LANES ? (int)(rows - j0) : OZB_OP_SUM_LANES;
-        for (int t = 0; t < nt; t++) p[t] += ozb_op_colsum_term(col[(j0 + t) * rs], g, j0 + t, sc, sc2);
-    }
-    return ozb_op_lane_tree(p);
-}
-
-OZB_HD double ozb_op_colsum_item(const ozb_op_side *b, const double *g, double sc, double sc2, int64_t l)
-{
-    return ozb_op_colsum_col(b->p + l * b->cs, b->rs, b->rows, g, sc, sc2);
-}
-
-/* DOUBLE-mode DOT over several k-blocks (pipeline.c's local_weights): Algorithm 3's weights
- * |y_l| and fast mode's u_l per block, each block scaled by its own power of two:
- * sg[2 kk] = the block's scale, sg[2 kk + 1] = its 2^(E - Ev) (0 for a zero block). */
-OZB_HD void ozb_op_local_weights_item(const ozb_op_side *b, const double *sg, int64_t l, double *v, double *u)
-{
-    const int64_t kk = l / b->kb;
-    const double x = b->p[l * b->cs], ax = fabs(x);
-    v[l] = (ax <= 1.7976931348623157e308 ? ax : 0.0) * sg[2 * kk];
-    u[l] = (x != 0.0 && isfinite(x)) ? sg[2 * kk + 1] : 0.0;
-}
 #endif

@@ -167,62 +167,6 @@ OZB_HD void ozb_op_meta_finish(ozb_op_rowmeta m, int beta, int limit, int32_t *e
     *ns = n;
 }
 
-/* Algorithm 3's sums in one canonical order (split.c's ozb_crit_sum, kernels/ozb_engine_ops.h's
- * ozb_op_crit_sum, fast mode's U): 8 interleaved lanes (lane j: the terms l = j, j + 8, ...
- * below n8 = n - n % 8, in ascending l), the fixed tree ozb_op_lanes8, then the tail l >= n8 in
- * ascending l.  A GPU runs the lanes in parallel (k_crit), the CPU interleaved: the same bits. */
-#define OZB_OP_CRIT_LANES 8
-OZB_HD double ozb_op_lanes8(const double *acc)
-{
-    return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
-}
-
-/* Fast mode's U of a row, sum_l [x_l != 0] u_l, in that order (split.c's fast_safe_d) */
-OZB_HD double ozb_op_u_lane(const double *row, int64_t cs, int64_t n, const double *u, int j)
-{
-    double a = 0.0;
-    for (int64_t l = j; l < n - n % OZB_OP_CRIT_LANES; l += OZB_OP_CRIT_LANES) a += row[l * cs] != 0.0 ? u[l] : 0.0;
-    return a;
-}
-
-OZB_HD double ozb_op_u_tail(double s, const double *row, int64_t cs, int64_t n, const double *u)
-{
-    for (int64_t l = n - n % OZB_OP_CRIT_LANES; l < n; l++) s += row[l * cs] != 0.0 ? u[l] : 0.0;
-    return s;
-}
-
-OZB_HD double ozb_op_u_sum(const double *row, int64_t cs, int64_t n, const double *u)
-{
-    double acc[OZB_OP_CRIT_LANES];
-    for (int j = 0; j < OZB_OP_CRIT_LANES; j++) acc[j] = ozb_op_u_lane(row, cs, n, u, j);
-    return ozb_op_u_tail(ozb_op_lanes8(acc), row, cs, n, u);
-}
-
-/* DOUBLE mode's fast-mode bound (split.c's fast_safe_d): the smallest D, from 1, at which
- *   (D+1) U 2^(3.05 + e_rel - D beta) <= s_bound,
- * i.e. 2 (D+1) 2^(e_a - D beta) 2^Ev U below a quarter of the row's Algorithm 3 bound with a
- * margin of 2^0.05 for the roundings of the two sums.  Written with frexp and basic
- * operations only (no log2, whose last bit differs between libm and CUDA), so that the host
- * and the device take the same D. */
-#define OZB_OP_2P305 0x1.09071f3e983acp+3          /* 2^3.05 */
-OZB_HD int ozb_op_fast_safe_d(double U, double s_bound, int beta, int e_rel)
-{
-    if (U == 0.0) return 1;                       /* nothing can be skipped */
-    if (!(s_bound > 0.0)) return 4096;            /* all pairs */
-    int eu, es;
-    const double mu = frexp(U, &eu), ms = frexp(s_bound, &es);
-    int D = 1;
-    while (D < 4096) {
-        /* L = (D+1) mu 2^3.05 / ms in [8.28, 67846]; the condition is L > 2^X */
-        const double L = (double)(D + 1) * mu * OZB_OP_2P305 / ms;
-        const int64_t X = (int64_t)es - eu - e_rel + (int64_t)D * beta;
-        const int more = X <= 3 ? 1 : X >= 17 ? 0 : L > ozb_op_pow2((int)X);
-        if (!more) break;
-        D++;
-    }
-    return D;
-}
-
 /* The fused DOT/GEMV product (resident.c): at most this many slices per side stay in registers */
 #define OZB_OP_FUSED_MAXS 8
 /* A fused work item takes half of op(A)'s digits, t0 = 0 or OZB_OP_FUSED_HALF (neighbouring

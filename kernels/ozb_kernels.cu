@@ -241,13 +241,13 @@ __global__ void k_fused_dot(const ozb_op_side sd, const ozb_op_side sy, int beta
 }
 
 /* ---- the CRT format ---- */
-/* Row scales and DOUBLE's row sums, kRowsPerBlock (8) rows a block (issue 17, finding 5:
- * one thread a row kept 6 % of an H100 busy at m = 16384): thread (row, lane) takes the row's
- * elements l = lane, lane + 32, ... in ascending order (lanes fastest along a contiguous row,
- * rows fastest for a column-major side: each 32-byte sector read is used whole), the largest
- * bits are combined by max (order-free) and the 32 lane partials go through shared memory into
- * ozb_op_lane_tree: the lane order of the CPU's loops (kernels/ozb_engine_ops.h), the same
- * bits.  The row loop is uniform in the block (barriers). */
+/* Row scales, kRowsPerBlock (8) rows a block (one thread a row kept 6 % of an H100 busy at
+ * m = 16384): thread (row, lane) takes the row's elements l = lane, lane + 32, ... in
+ * ascending order (lanes fastest along a contiguous row, rows fastest for a column-major
+ * side: each 32-byte sector read is used whole), the largest bits are combined by max
+ * (order-free) and the 32 lane partials go through shared memory into ozb_op_lane_tree: the
+ * lane order of the CPU's loops (kernels/ozb_engine_ops.h), the same bits.  The row loop is
+ * uniform in the block (barriers). */
 constexpr int kLanes = OZB_OP_SUM_LANES, kRowsPerBlock = kThreads / OZB_OP_SUM_LANES;
 
 /* rows fastest where consecutive rows are adjacent in memory (row stride 1, the summed index
@@ -299,50 +299,6 @@ __global__ void k_crt_rows(const ozb_op_side sd, ozb_op_crt_row *out)
         }
         __syncthreads();
     }
-}
-
-/* The one-pass lane sums (k_crt_dots, k_colsums): rows r < rows of the block's 8, part(r, lane)
- * the lane's partial (its terms in ascending order), put(r, partials) the row's result from its
- * 32 partials in shared memory */
-template <typename Part, typename Put>
-__device__ inline void lane_rows(int64_t rows, int64_t row_stride, int64_t sum_stride, Part part, Put put)
-{
-    __shared__ double sp[kRowsPerBlock][kLanes];
-    int lane, rr;
-    row_lane(row_stride, sum_stride, &lane, &rr);
-    for (int64_t r0 = (int64_t)blockIdx.x * kRowsPerBlock; r0 < rows; r0 += (int64_t)gridDim.x * kRowsPerBlock) {
-        const int64_t r = r0 + rr;
-        sp[rr][lane] = r < rows ? part(r, lane) : 0.0;
-        __syncthreads();
-        if (r < rows && lane == 0) put(r, sp[rr]);
-        __syncthreads();
-    }
-}
-
-__global__ void k_crt_dots(const ozb_op_side sd, const int32_t *e, const double *v, double *dot)
-{
-    lane_rows(sd.rows, sd.rs, sd.cs,
-              [&](int64_t r, int lane) {
-                  double g[2] = {0.0, 0.0}, a = 0.0;
-                  if (ozb_op_usable(e[r])) ozb_op_pow2_pair(-e[r], g);
-                  const double *row = sd.p + r * sd.rs;
-                  for (int64_t l = lane; l < sd.k; l += kLanes) a += ozb_op_crt_dot_term(row[l * sd.cs], g, v[l]);
-                  return a;
-              },
-              [&](int64_t r, double *p) { dot[r] = ozb_op_lane_tree(p); });
-}
-
-/* The column sums of op(B)^T (ozb_op_colsum_item) the same way: the block's "rows" are the
- * columns l, summed over j in lane order */
-__global__ void k_colsums(const ozb_op_side sd, const double *g, double sc, double sc2, double *w)
-{
-    lane_rows(sd.k, sd.cs, sd.rs,
-              [&](int64_t l, int lane) {
-                  double a = 0.0;
-                  for (int64_t j = lane; j < sd.rows; j += kLanes) a += ozb_op_colsum_term(sd.p[j * sd.rs + l * sd.cs], g, j, sc, sc2);
-                  return a;
-              },
-              [&](int64_t l, double *p) { w[l] = ozb_op_lane_tree(p); });
 }
 
 __global__ void k_crt_residues(const ozb_op_side sd, const double *f1, const double *f2, const ozb_op_crt_res rc,
@@ -414,98 +370,8 @@ __global__ void k_crt_out(const ozb_op_crt_out_args g)
         ozb_op_crt_out_item(&g, e);
 }
 
-__global__ void k_local_weights(const ozb_op_side sd, const double *sg, double *v, double *u)
-{
-    for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < sd.k; l += (int64_t)gridDim.x * blockDim.x)
-        ozb_op_local_weights_item(&sd, sg, l, v, u);
-}
-
-__global__ void k_vmax(const double *w, int64_t k, unsigned long long *slot)
-{
-    unsigned long long m = 0;
-    for (int64_t l = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; l < k; l += (int64_t)gridDim.x * blockDim.x) {
-        const unsigned long long b = (unsigned long long)__double_as_longlong(w[l]);
-        m = b > m ? b : m;
-    }
-    if (m) atomicMax(slot, m);
-}
-
-/* DOUBLE mode's criterion (ozb_op_crit_item's values), 32 items a block and 8 lanes an item
- * (issue 17, finding 5: one thread an item before): lane j computes partial j of each of the
- * item's sums (ozb_op_crit_lane, ozb_op_u_lane), lane 0 combines them in the canonical order
- * (ozb_op_lanes8, then the tail) and decides; the T loop is uniform in the block and runs while
- * an item of the block goes on.  Lanes fastest along a contiguous row, items fastest for a
- * column-major op(A). */
-constexpr int kCritLanes = OZB_OP_CRIT_LANES, kCritItems = kThreads / OZB_OP_CRIT_LANES;
-
-__global__ void k_crit(const ozb_op_side sd, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
-                       int beta, double sfac, int dhyp, int64_t items)
-{
-    __shared__ double sa[kCritItems][kCritLanes], su[kCritItems][kCritLanes];
-    __shared__ int sgo[kCritItems], sany;
-    const int t = (int)threadIdx.x;
-    const bool items_fast = sd.rs == 1 && sd.cs != 1;
-    const int lane = items_fast ? t / kCritItems : t % kCritLanes, it = items_fast ? t % kCritItems : t / kCritLanes;
-    for (int64_t w0 = (int64_t)blockIdx.x * kCritItems; w0 < items; w0 += (int64_t)gridDim.x * kCritItems) {
-        const int64_t w = w0 + it;
-        ozb_op_crit_at c{};
-        bool live = false;
-        if (w < items) {
-            c = ozb_op_crit_where(&sd, e, ns, w);
-            live = c.ns_exact > 0;
-        }
-        sa[it][lane] = live ? ozb_op_crit_lane(c.row, sd.cs, c.n, v + c.l0, c.E, 0, beta, 0.0, c.rs, lane) : 0.0;
-        su[it][lane] = live ? ozb_op_u_lane(c.row, sd.cs, c.n, u + c.l0, lane) : 0.0;
-        __syncthreads();
-        double s_bound = 0.0;
-        int dsafe = 0, T_stop = 0, met = 0;
-        bool alive = false;                                /* lane 0's: the item goes on */
-        if (lane == 0) {
-            if (live) {
-                s_bound = sfac * ozb_op_crit_tail(ozb_op_lanes8(sa[it]), c.row, sd.cs, c.n, v + c.l0, c.E, 0, beta, 0.0, c.rs);
-                const double U = ozb_op_u_tail(ozb_op_lanes8(su[it]), c.row, sd.cs, c.n, u + c.l0);
-                dsafe = ozb_op_fast_safe_d(U, s_bound, beta, c.E - c.esc);
-            }
-            alive = live;
-            sgo[it] = live;
-        }
-        __syncthreads();
-        for (int T = 1;; T++) {
-            if (T >= 2) {
-                const bool go = sgo[it];                   /* written before the last barrier */
-                const double ds = go ? ldexp(1.0, c.E - T * beta - c.esc) : 0.0;
-                sa[it][lane] = go ? ozb_op_crit_lane(c.row, sd.cs, c.n, v + c.l0, c.E, T, beta, ds, c.rs, lane) : 0.0;
-                __syncthreads();
-                if (lane == 0 && alive) {
-                    const double td = (double)(T + 1) * ozb_op_crit_tail(ozb_op_lanes8(sa[it]), c.row, sd.cs, c.n, v + c.l0, c.E,
-                                                                        T, beta, ds, c.rs);
-                    if (s_bound > td) { met = 1; T_stop = T; alive = false; }
-                }
-            }
-            if (lane == 0 && alive && T >= c.ns_exact) { T_stop = T; alive = false; }
-            if (lane == 0) sgo[it] = alive;
-            __syncthreads();
-            if (t == 0) {
-                int any = 0;
-                for (int i = 0; i < kCritItems; i++) any |= sgo[i];
-                sany = any;
-            }
-            __syncthreads();
-            if (!sany) break;
-        }
-        if (lane == 0 && w < items) {
-            if (!live) dA[c.q] = 0;
-            else {
-                ns[c.q] = T_stop;
-                dA[c.q] = ozb_op_crit_d(T_stop, met, dhyp, dsafe);
-            }
-        }
-        __syncthreads();
-    }
-}
-
-/* one thread per output element.  DOUBLE and FIXED mode's fixed-order binary64 sum needs
- * no accumulator; the exact sum's long accumulator (1.9 KB) is each thread's own slot of a
+/* one thread per output element.  FIXED mode's fixed-order binary64 sum needs no
+ * accumulator; the exact sum's long accumulator (1.9 KB) is each thread's own slot of a
  * scratch array in global memory, set up once per thread and cleaned by each rounding:
  * kept off the stack, so that no kernel needs a large stack frame (the driver would
  * otherwise grow every thread's stack for the rest of the process) */
@@ -756,27 +622,11 @@ static int kl_sum(const void *g, void *la, void *stream)
     return launched();
 }
 
-static int kl_colsums(const void *side, const double *g, double sc, double sc2, double *w, void *stream)
-{
-    const ozb_op_side sd = *(const ozb_op_side *)side;
-    if (sd.k <= 0) return 0;
-    OZB_LAUNCH_SYNC(k_colsums, blocks_for(sd.k * kLanes), kThreads, (cudaStream_t)stream)(sd, g, sc, sc2, w);
-    return launched();
-}
-
 static int kl_crt_rows(const void *side, void *out, void *stream)
 {
     const ozb_op_side sd = *(const ozb_op_side *)side;
     if (sd.rows <= 0) return 0;
     OZB_LAUNCH_SYNC(k_crt_rows, blocks_for(sd.rows * kLanes), kThreads, (cudaStream_t)stream)(sd, (ozb_op_crt_row *)out);
-    return launched();
-}
-
-static int kl_crt_dots(const void *side, const int32_t *e, const double *v, double *dot, void *stream)
-{
-    const ozb_op_side sd = *(const ozb_op_side *)side;
-    if (sd.rows <= 0) return 0;
-    OZB_LAUNCH_SYNC(k_crt_dots, blocks_for(sd.rows * kLanes), kThreads, (cudaStream_t)stream)(sd, e, v, dot);
     return launched();
 }
 
@@ -802,32 +652,6 @@ static int kl_crt_out(const void *g, void *stream)
     const int64_t ne = a.mbb * a.nbb;
     if (ne <= 0) return 0;
     OZB_LAUNCH(k_crt_out, blocks_for(ne), kThreads, (cudaStream_t)stream)(a);
-    return launched();
-}
-
-static int kl_local_weights(const void *side, const double *sg, double *v, double *u, void *stream)
-{
-    const ozb_op_side sd = *(const ozb_op_side *)side;
-    if (sd.k <= 0) return 0;
-    OZB_LAUNCH(k_local_weights, blocks_for(sd.k), kThreads, (cudaStream_t)stream)(sd, sg, v, u);
-    return launched();
-}
-
-static int kl_vmax(const double *w, int64_t k, uint64_t *slot, void *stream)
-{
-    cudaStream_t st = (cudaStream_t)stream;
-    int e = (int)cudaMemsetAsync(slot, 0, 8, st);
-    if (e || k <= 0) return e;
-    OZB_LAUNCH(k_vmax, blocks_for(k), kThreads, st)(w, k, (unsigned long long *)slot);
-    return launched();
-}
-
-static int kl_crit(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA,
-                           int beta, double sfac, int dhyp, int64_t items, void *stream)
-{
-    if (items <= 0) return 0;
-    OZB_LAUNCH_SYNC(k_crit, blocks_for(items * kCritLanes), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, v, u, e,
-                                                                                           ns, dA, beta, sfac, dhyp, items);
     return launched();
 }
 
@@ -906,12 +730,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_split,
         kl_fused,
         kl_fused_dot,
-        kl_colsums,
-        kl_local_weights,
-        kl_vmax,
-        kl_crit,
         kl_crt_rows,
-        kl_crt_dots,
         kl_crt_residues,
         kl_crt_out,
         kl_crt_quant,

@@ -36,22 +36,14 @@ typedef struct ozb_kl_table {
     /* fused products: ozb_op_fused_item, added into P (zeroed by the caller) */
     int (*fused)(const void *side, int beta, const int32_t *eA, const int32_t *nsA, int sa, const double *SX, int sb,
                      int64_t kbp, double *P, void *stream);
-    /* DOUBLE mode: column sums (ozb_op_colsum_item), the maximum of a non-negative vector into
-     * *slot as bits, and the criterion's slice counts (ozb_op_crit_item) */
     /* the DOT's fused products: as fused, op(B)^T's one row split in registers too (yside over
      * the same k and kb, eB/nsB its metadata), no stored slices (ozb_op_fused_dot_item) */
     int (*fused_dot)(const void *side, const void *yside, int beta, const int32_t *eA, const int32_t *nsA, int sa,
                      const int32_t *eB, const int32_t *nsB, int sb, double *P, void *stream);
-    int (*colsums)(const void *side, const double *g, double sc, double sc2, double *w, void *stream);
-    int (*local_weights)(const void *side, const double *sg, double *v, double *u, void *stream);
-    int (*vmax)(const double *w, int64_t k, uint64_t *slot, void *stream);
-    int (*crit)(const void *side, const double *v, const double *u, const int32_t *e, int32_t *ns, int32_t *dA, int beta,
-                    double sfac, int dhyp, int64_t items, void *stream);
     /* the CRT format: row scales (ozb_op_crt_rowscale's values, a block of 32 lanes a row),
-     * DOUBLE mode's row sums (the same), residues (ozb_op_crt_res_item; rc: an ozb_op_crt_res) and the output
+     * residues (ozb_op_crt_res_item; rc: an ozb_op_crt_res) and the output
      * (ozb_op_crt_out_item; g: an ozb_op_crt_out_args) */
     int (*crt_rows)(const void *side, void *out, void *stream);
-    int (*crt_dots)(const void *side, const int32_t *e, const double *v, double *dot, void *stream);
     int (*crt_residues)(const void *side, const double *f1, const double *f2, const void *rc, int64_t kbp, int8_t *out,
                             int64_t items, void *stream);
     int (*crt_out)(const void *g, void *stream);

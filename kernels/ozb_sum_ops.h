@@ -167,8 +167,6 @@ typedef struct {
     int            exact;              /* 1: RN(exact) (CORRECTLY_ROUNDED, FIXED + NearSum)   */
     int            level_sum;          /* format: the pairs of one level add exactly           */
     int            dfast;              /* pairs t + u <= dfast - 1 only (0: all)               */
-    const int32_t *dA;                 /* DOUBLE mode: d = max(dA[kk*m + gi], row_d of op(B)) */
-    int            dhyp;               /* DOUBLE mode: row_d of op(B)'s rows (split to the end) */
     double         alpha, beta;
     double        *c;                  /* C(gi, gj) = c[gi*crs + gj*ccs]; read where use_c     */
     int64_t        crs, ccs;
@@ -197,11 +195,7 @@ OZB_HD void ozb_op_walk(const ozb_op_sum_args *g, int64_t i, int64_t j, int what
         const int64_t ia = (int64_t)kk * g->m + g->i0 + i, jb = (int64_t)kk * g->n + g->j0 + j;
         const int nsa = g->nsA[ia], nsb = g->nsB[jb];
         if (nsa <= 0 || nsb <= 0) continue;
-        int d = g->dfast;                                /* pairs t + u <= d - 1; 0: all */
-        if (g->dA) {                                     /* element(): max(d_i, d_j, dsafe_i) */
-            const int db = nsb > g->dhyp ? nsb : g->dhyp;
-            d = g->dA[ia] > db ? g->dA[ia] : db;
-        }
+        const int d = g->dfast;                          /* pairs t + u <= d - 1; 0: all */
         const int wa0 = g->eA[ia] - beta, wb0 = g->eB[jb] - beta;
         const int64_t base = (int64_t)kk * g->M * g->N + i + j * g->M, ustep = g->nb * g->M;
         const int levels = g->level_sum;

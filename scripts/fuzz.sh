@@ -26,9 +26,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 set +e
 # -timeout: a unit longer than this is reported as a failure.  Units run 10-25x slower under
-# ASan/UBSan with coverage than in a plain build.  The slowest seen: a DOUBLE GEMM 39x40x119
+# ASan/UBSan with coverage than in a plain build.  The slowest known: a DOUBLE GEMM 39x40x119
 # on INT8 slices with entries over ~2000 binades (regressions/double-int8-extreme-exponents-slow:
-# 9 s plain, 112 s here since the emulated device's GEMM was rewritten; the largest shapes the
+# 9 s plain, 112 s here with the emulated device's GEMM; the largest shapes the
 # fuzzer makes are ~1.5x its work); 600 s leaves the margin.
 "$dir/tests/fuzz/fuzz_ozblas" "$work" -max_total_time="$secs" -timeout=600 -rss_limit_mb=4096 \
   -max_len=4096 -print_final_stats=1 -artifact_prefix="$art/" 2>&1 | tee "$dir/fuzz.log" \

@@ -1,4 +1,4 @@
-/* Concurrency torture test (issue 12).
+/* Concurrency torture test.
  *
  * CONTRACT §3: a handle may be used by one thread at a time and different handles work
  * concurrently, with the same bits as alone.  This program computes a list of calls one at a

@@ -206,9 +206,9 @@ START_TEST(crt_double_vs_openblas)
     ozref_rng r;
     tu_rng(&r, "crt_double_vs_openblas");
     const int64_t shapes[][3] = {{30, 20, 1}, {30, 20, 7}, {40, 30, 100}, {60, 50, 1000}, {4, 3, 65539}};
-    /* every phi: each element is certified against its own |A||B| or correctly rounded (issue
-     * 15; the row-wise choice before kept only the row bound at phi 2 and 4: measured
-     * 40x30x100, phi 4, 2.6e-15 to 5e-14 against OpenBLAS's 1.1e-15 to 1.6e-15) */
+    /* every phi: each element is certified against its own |A||B| or correctly rounded (a
+     * row-wise choice keeps only the row bound at phi 2 and 4: measured 40x30x100, phi 4,
+     * 2.6e-15 to 5e-14 against OpenBLAS's 1.1e-15 to 1.6e-15) */
     const double phis[] = {0, 0.5, 1, 2, 4};
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
         for (size_t f = 0; f < sizeof phis / sizeof *phis; f++) {
@@ -292,8 +292,8 @@ END_TEST
 
 /* DOUBLE mode's uncertified elements (phi 4: most of them) with Inf, -Inf and NaN in C and a
  * negative beta: the correctly rounded fallback takes them with C as it came, so beta applies
- * once (a review found the output step writing beta C into such elements before the fallback
- * applied beta again: -0.5 * Inf, then -0.5 * -Inf = +Inf). */
+ * once (guards the double application of beta: the output step writing beta C into such
+ * elements and the fallback applying beta again give -0.5 * Inf, then -0.5 * -Inf = +Inf). */
 START_TEST(crt_double_uncertified_specials)
 {
     ozref_rng r;
@@ -433,9 +433,9 @@ END_TEST
 
 /* RN(X 2^E) of a limb integer (crt_garner.c's ozb_round_limbs, and the device's copy in
  * kernels/ozb_crcr_ops.h): the round bit set, the 53 bits even, and the only other set bits in
- * the third limb from the top or lower -- above the midpoint, so rounded up (a review found the
- * third limb left out of the sticky bit when the top limb's highest bit is set: 2^191 + 2^138 + 1
- * rounded down to 2^191) */
+ * the third limb from the top or lower -- above the midpoint, so rounded up (guards the third
+ * limb left out of the sticky bit when the top limb's highest bit is set: 2^191 + 2^138 + 1
+ * then rounds down to 2^191) */
 START_TEST(crt_round_limbs_sticky)
 {
     const uint64_t cases[][3] = {

@@ -176,9 +176,9 @@ START_TEST(engine_edges)
 END_TEST
 
 /* A DOT over several k-blocks whose blocks of y are scaled by 2^500, 2^-600 and 1, with the
- * large blocks cancelling so that the small one decides the result (written for Algorithm 3's
- * per-block weights, pipeline.c's local_weights; DOUBLE is now correctly rounded with the slice
- * formats): the device's bits must be the CPU's, FIXED and DOUBLE. */
+ * large blocks cancelling so that the small one decides the result: the device's bits must be
+ * the CPU's, FIXED and DOUBLE (correctly rounded with the slice formats, the CRT with
+ * CRT_INT8). */
 START_TEST(engine_dot_blocks)
 {
     const ozblas_engine_t eng = ENGINES[_i % 4];
@@ -201,8 +201,7 @@ START_TEST(engine_dot_blocks)
         char tag[96];
         snprintf(tag, sizeof tag, "engine_dot_blocks engine=%d cfg=%d", (int)eng, c);
         tu_dot_run(h, CFGS[c].mode, n, x, 1, y, 1, tag);
-        /* the same decisions, not only the same bits: global weights would split the 2^-600
-         * block to its end (more slices, the same rounded result) */
+        /* the same decisions, not only the same bits (DOUBLE's moduli counts with CRT_INT8) */
         same_counts(h, eng, 1, tag);
         ozblas_destroy(h);
     }

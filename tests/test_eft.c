@@ -461,8 +461,8 @@ START_TEST(eft_gemm_reference)
                 tu_gemm_random(h, CR, p, phis[c % 4], &r, "eft_gemm_reference");
                 /* which path certifies depends on the data where phi = 12 (entries over ~2^50
                  * binades), and the inputs come from libm's exp, whose last bits may differ
-                 * between C libraries: on an H100 host (Ubuntu's glibc, 2026-11-24) one 40x200x300
-                 * case took another path, with the same (MPFR-checked) bits */
+                 * between C libraries: on an H100 host (Ubuntu's glibc) one 40x200x300 case
+                 * takes another path, with the same (MPFR-checked) bits */
                 if (phis[c % 4] <= 4)
                     ck_assert_msg(eft_ran(h), "GEMM %lldx%lldx%lld did not take the error-free path", (long long)p.m,
                               (long long)p.n, (long long)p.k);
@@ -746,8 +746,9 @@ END_TEST
 #if defined(__x86_64__)
 #include <immintrin.h>
 /* A caller under flush-to-zero and denormals-are-zero (what -ffast-math sets at start-up):
- * the calls still give RN(exact), and the caller's MXCSR comes back.  The DOT is a review's
- * counterexample: with DAZ, x3 y3 = 2^-989 reads as 0 and 1.5 2^-930 would be certified. */
+ * the calls still give RN(exact), and the caller's MXCSR comes back.  The DOT is a
+ * counterexample to running under the caller's modes: with DAZ, x3 y3 = 2^-989 reads as 0
+ * and 1.5 2^-930 would be certified. */
 START_TEST(eft_ftz_daz_caller)
 {
     ozblas_handle_t h = tu_handle(CR);
@@ -1120,9 +1121,9 @@ END_TEST
  * unit triangles): exact values P (1 + k 2^-55), k = -7..13, by DOT, GEMV N and T and GEMM (8-row
  * strips), alpha +-1, beta 0 and 0.5 (beta c supplying the offset).  Above P the gap is twice
  * the gap below it, so the first level certifies every k but the midpoints (-6, -2, 4, 12) by
- * the sign of TwoSum's error; before, k = 2 and 3 (within P's upper half-gap but beyond its
- * lower one) went to the deep sums.  Bits against MPFR everywhere; the first level's
- * certificate where it must decide. */
+ * the sign of TwoSum's error, k = 2 and 3 included (within P's upper half-gap but beyond its
+ * lower one: a test by the smaller half-gap alone sends them to the deep sums).  Bits against
+ * MPFR everywhere; the first level's certificate where it must decide. */
 static int first_level(ozblas_handle_t h)
 {
     ozblas_info_t info;

@@ -1,5 +1,5 @@
 /* Element (i, j) of a GEMM is a function of row i of op(A), column j of op(B), C_ij, alpha,
- * beta, k and the configuration alone (issue 15; LAPACK relies on it: DGGEV3's test 5).
+ * beta, k and the configuration alone (LAPACK relies on it: DGGEV3's test 5).
  * Corroborated as ReproBLAS does: the same GEMM computed whole, by column blocks, by row
  * blocks and as one GEMV per column must give the same bits, in every mode and slice format.
  * The inputs give the data-dependent choices something to depend on: the phi generator, one

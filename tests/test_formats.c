@@ -92,9 +92,9 @@ END_TEST
 
 /* DOUBLE mode where fast mode must not skip pairs: a large entry of op(A) meets a small one of
  * op(B) and vice versa, so the dot product is far below max|a| max|b| and a deep digit of one
- * side times a leading digit of the other is large (found by tests/fuzz: x = (-1, -2^80, 10),
- * y = (-10, 10, -1.7 2^80) lost 2^-12 with INT8 slices).  Every format, FP64 too, random
- * magnitudes around the pattern; DOT, GEMV and GEMM.  _i = format (FP64, then ENGINES). */
+ * side times a leading digit of the other is large (x = (-1, -2^80, 10), y = (-10, 10,
+ * -1.7 2^80) loses 2^-12 with INT8 slices if those pairs are skipped).  Every format, FP64
+ * too, random magnitudes around the pattern; DOT, GEMV and GEMM.  _i = format (FP64, then ENGINES). */
 START_TEST(formats_double_mismatched_magnitudes)
 {
     const ozblas_engine_t e = _i == 0 ? OZBLAS_ENGINE_FP64 : ENGINES[_i - 1];

@@ -214,7 +214,8 @@ START_TEST(fused_double_mode_is_cr)
     ozblas_ddot(hd, m * n, A, 1, A, 1, &dd);
     ozblas_ddot(hc, m * n, A, 1, A, 1, &dc);
     ck_assert(tu_bits(dd) == tu_bits(dc));
-    /* INT8 and FP16 slices too (issue 15: Algorithm 3 made an element depend on other columns) */
+    /* INT8 and FP16 slices too (correctly rounded there as well: Algorithm 3's slice count
+     * would make an element depend on other columns) */
     const ozblas_engine_t slices[] = {OZBLAS_ENGINE_INT8, OZBLAS_ENGINE_FP16};
     for (int e = 0; e < 2; e++) {
         if (ozblas_set_engine(hd, slices[e]) != OZBLAS_STATUS_SUCCESS) continue;

@@ -203,8 +203,8 @@ static void *thr_main(void *v)
 }
 
 /* Tall-skinny GEMM (n <= 8: the DOT/GEMV-shaped units) under a workspace limit that holds a
- * few hundred rows of products: computed in waves of rows, with the bits of one pass (a
- * 10^7 x 2 x 2 DGEMM used to keep every row's products and end in ALLOC_FAILED). */
+ * few hundred rows of products: computed in waves of rows, with the bits of one pass (guards
+ * a 10^7 x 2 x 2 DGEMM, which ends in ALLOC_FAILED if every row's products are kept at once). */
 START_TEST(repro_tall_skinny_waves)
 {
     const ozblas_mode_t mode = MODES[_i % 3];

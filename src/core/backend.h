@@ -6,6 +6,7 @@
 #define OZB_BACKEND_H
 #include "core/problem.h"
 #include "core/format.h"
+#include "core/stage.h"
 
 typedef struct ozb_backend {
     ozblas_backend_t id;
@@ -32,10 +33,16 @@ typedef struct ozb_backend {
     int (*crt_recon)(ozblas_handle_t h, const void *consts, int64_t ne, double *val);
     /* C := beta C in the backend's memory (beta == 0: +0, C not read); 0 or nonzero on failure. */
     int (*scale)(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
-    /* Optional (NULL: the host methods compute every call): the whole call, for backends
-     * whose operands are not host memory; host_run computes on host copies. */
-    ozblas_status_t (*execute)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan,
-                               ozb_host_run_fn host_run);
+    /* Optional (NULL, 0: the operands are host memory and the host stages compute every
+     * call): the backend's own stages (core/stage.h) on its memory, walked before the host
+     * ones, each deciding the whole call or declining with C as it was. */
+    const ozb_stage *stages;
+    int nstages;
+    /* Where the operands are not host memory: host copies of pr's operands in *hp for the
+     * host stages (host_begin), and, after them, C's window put back where st is SUCCESS
+     * (host_end, called whatever host_begin returned; returns the call's status). */
+    ozblas_status_t (*host_begin)(ozblas_handle_t h, const ozb_problem *pr, ozb_problem *hp);
+    ozblas_status_t (*host_end)(ozblas_handle_t h, const ozb_problem *pr, ozblas_status_t st);
     /* Releases the backend's state (h->dev); NULL where there is none. */
     void (*close)(ozblas_handle_t h);
 } ozb_backend;

@@ -5,7 +5,7 @@ ozblas_info_t *ozb_info_begin(ozblas_handle_t h, ozblas_summation_t summation, i
 {
     ozblas_info_t *info = &h->info;
     /* an assignment, not memset: the compiler's vector stores, not a rep stos whose start-up
-     * costs ~8 ns on every small call (issue 14) */
+     * costs ~8 ns on every small call */
     static const ozblas_info_t zero;
     *info = zero;
     h->info_dot_k = 0;

@@ -9,7 +9,7 @@
 ozblas_info_t *ozb_info_begin(ozblas_handle_t h, ozblas_summation_t summation, int bits_per_slice);
 
 /* The report of a short DOT of k products by the error-free split (stage 2), written when it
- * is read: three stores instead of the report's 160 bytes on a call of some 40 ns (issue 14).
+ * is read: three stores instead of the report's 160 bytes on a call of some 40 ns.
  * ozb_info_begin drops it; ozb_info_read fills the report in from it. */
 static inline void ozb_info_short_dot(ozblas_handle_t h, int64_t k)
 {

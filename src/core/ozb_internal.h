@@ -23,10 +23,9 @@ struct ozb_backend;  /* the backend interface (core/backend.h) */
 
 /* Buffer slots of the workspace (OZB_NBUF: their count). */
 enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_NB, OZB_BUF_P,
-       OZB_BUF_CRIT, OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
+       OZB_BUF_SCRATCH, OZB_BUF_TERMS, OZB_BUF_LAZY,
        OZB_BUF_FZ_TERMS, OZB_BUF_FZ_TERMS2, OZB_BUF_FZ_DIGITS, OZB_BUF_FZ_THREAD,
        OZB_BUF_EFT,     /* error-free DOT/GEMV (eft/eft_dot.c): its fail flags outlive the fallback's calls */
-       OZB_BUF_CSAVE,   /* C as a call got it, for a whole-call fallback (dispatch.c) */
        OZB_BUF_DEEP,    /* the deep error-free sums (eft/eft_deep.c): their operands and fail flags */
        OZB_BUF_SCALED,  /* the scaled error-free sums (eft/eft_scaled.c): scaled copies and fail flags */
        OZB_BUF_EFT2,    /* the error-free sums run inside the scaled ones */
@@ -36,7 +35,6 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_DSAVE,   /* a device handle's C window, put back when a call that writes it tile by tile fails */
        OZB_BUF_CRTFAIL, /* DOUBLE-mode CRT (crt/crt.c): the elements it did not certify, for the fallback */
        OZB_BUF_CRTLOW,  /* DOUBLE-mode CRT: a tile's lower bounds of |A||B| */
-       OZB_BUF_CRTCR,   /* DOUBLE-mode CRT: C's copy that a whole correctly rounded fallback writes */
        OZB_NBUF };
 struct ozblas_context {
     const struct ozb_backend *be;     /* the backend's table (core/backend.h) */
@@ -59,6 +57,9 @@ struct ozblas_context {
     ozblas_mode_t      info_dot_mode;
     ozblas_engine_t    info_dot_engine;
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
+    /* a call's host copies of a backend's operands, from its host_begin to its host_end */
+    int                stage_token;
+    double             stage_t0, stage_t1;
 };
 
 

@@ -16,16 +16,12 @@ typedef struct {
     int      c_host;           /* c is host memory on a device handle too (DOT's result)  */
 } ozb_problem;
 
-/* The per-call decisions of the dispatch (src/dispatch/dispatch.c), from the handle's
+/* The per-call decisions of the dispatch (src/dispatch/plan.h), from the handle's
  * configuration and the problem's shape only, never from timing or thread count. */
 typedef struct {
     ozblas_mode_t   mode;      /* the mode the call computes (DOUBLE DOT/GEMV: CORRECTLY_ROUNDED) */
     ozblas_engine_t engine;    /* the slice format it computes with                        */
 } ozb_plan;
-
-/* The host methods with the plan (the dispatch's run_host): what a backend's device executor
- * calls on host copies of the operands where it does not compute on the device. */
-typedef ozblas_status_t (*ozb_host_run_fn)(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
 
 /* Inner block sizes (shape-only, CONTRACT §3). */
 #define OZB_KBLOCK_DOT  ((int64_t)1 << 15)  /* DOT: 19 bits per FP64 slice, blocks in cache */

@@ -4,10 +4,9 @@
 #define OZB_SLICES_H
 #include "core/ozb_internal.h"
 
-/* Row flags.  DOUBLE mode: a row stops when Algorithm 3 is met at d = ns (CRIT_MET) or
- * when its remainder is zero (EXACT: then slice ns+1 is zero, so the criterion holds at
- * d = ns+1 trivially and fast mode may use that d). */
-enum { OZB_ROW_NONFINITE = 1, OZB_ROW_CRIT_MET = 2, OZB_ROW_EXACT = 4 };
+/* Row flags: a row holding Inf or NaN (no slices; the special-value path computes its
+ * elements). */
+enum { OZB_ROW_NONFINITE = 1 };
 
 typedef struct {
     int64_t  rows, kb;    /* block shape                                                 */
@@ -18,7 +17,6 @@ typedef struct {
     int32_t *w;           /* w[t*wstride + i]: slice t of row i is digit * 2^w          */
     int64_t  wstride;     /* >= rows                                                     */
     int32_t *ns;          /* ns[i]: slices of row i (0 for a zero or non-finite row)     */
-    int32_t *dsafe;       /* DOUBLE mode: fast mode may skip pairs t + u >= dsafe[i] of row i */
     uint8_t *flag;        /* OZB_ROW_* bits                                              */
 } ozb_slices;
 

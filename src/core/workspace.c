@@ -28,8 +28,9 @@ void ozb_buf_free_all(ozblas_handle_t h)
 }
 
 /* Default: 1/8 of physical memory, at least 64 MiB.  The machine's memory and core count
- * are read once per process (sysconf and omp_get_num_procs are system calls: they were a
- * good part of a small call's fixed cost); the same value whichever thread reads first. */
+ * are read once per process (sysconf and omp_get_num_procs are system calls: read on every
+ * call they would be a good part of a small call's fixed cost); the same value whichever
+ * thread reads first. */
 size_t ozb_workspace_limit(ozblas_handle_t h)
 {
     if (h->ws_limit) return h->ws_limit;

@@ -82,7 +82,6 @@ static const ozb_backend cpu_backend = {
     .crt_acc = NULL,
     .crt_recon = NULL,
     .scale = scale,
-    .execute = NULL,
     .close = NULL,
 };
 

@@ -1,12 +1,12 @@
 /* The one owner of every call into OpenBLAS and oneDNN (blas_gate.h).
  *
- * Why a gate (measured, issue 12): Debian's OpenMP build of OpenBLAS keeps its thread count
+ * Why a gate (measured): Debian's OpenMP build of OpenBLAS keeps its thread count
  * (blas_cpu_number) and its threading buffers process-wide.  openblas_set_num_threads frees
  * the buffers of the threads it drops, so lowering the count while another thread's
  * multi-threaded DGEMM runs corrupts that DGEMM (a 200^3 DGEMM on one handle next to a
- * DDOT on another: 95 of 100 products wrong, relative errors up to 2.4e3, until the thread
- * count changes stopped); two multi-threaded DGEMMs at once share the buffers too (2^-26
- * relative errors, found earlier).  Inside an active OpenMP region OpenBLAS runs a call on
+ * DDOT on another, with the count changed around each call: 95 of 100 products wrong,
+ * relative errors up to 2.4e3); two multi-threaded DGEMMs at once share the buffers too
+ * (2^-26 relative errors).  Inside an active OpenMP region OpenBLAS runs a call on
  * the calling thread alone (num_cpu_avail returns 1 when omp_in_parallel()) and uses no
  * shared buffer; every other call is serialized here, and the thread count is only ever
  * changed while holding the lock. */

@@ -34,6 +34,4 @@ int ozb_crt_double_moduli(int64_t k);
 void ozb_crt_set_hats(rowscale_t *rs, int64_t rows, int64_t k);
 int ozb_crt_low_hats(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
                      uint8_t *out, double *g, int nt);
-/* DOUBLE mode's row sums dot_i = sum_l |a_il 2^-e_i| v_l in lane order (kernels/ozb_crt_ops.h) */
-void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt);
 #endif

@@ -28,7 +28,7 @@ OZB_CLONES static void residues(const double *src, const double *f1, const doubl
         const double a = uniform ? src[i] * f1[0] * f2[0] : src[i] * f1[i] * f2[i];
         /* Rows with Inf/NaN (E_BAD) have f1 = f2 = 0, so a is NaN there: 0 instead (those
          * outputs come from ozb_special_combine), else the (int32_t) in the residue converts
-         * NaN, which is undefined behaviour (found by tests/fuzz).  |a| < 2^62 otherwise. */
+         * NaN, which is undefined behaviour.  |a| < 2^62 otherwise. */
         ozb_op_crt_hl(a, &xh[i], &xl[i]);
     }
     for (int t = 0; t < rc->s; t++) {

@@ -1,9 +1,6 @@
 /* How many moduli and how many bits (crt.c): the ACCURATE scaling's bound on |A||B| (one extra
  * exact GEMM, FIXED mode), DOUBLE mode's moduli count and the operands of its per-element
- * lower bound of |A||B|; the row sums dot_i of |A||B|e (no longer used by the library: DOUBLE's
- * count came from them until 2026-11-27; kept with the device's k_crt_dots, which
- * test_lane_sums checks against them, until both are removed). */
-#include "sum/lane_sums.h"
+ * lower bound of |A||B|. */
 #include "core/tiles.h"
 #include "crt/crt_internal.h"
 #include "core/par.h"
@@ -75,45 +72,6 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
         ra[i].cz = c;
     }
     return 1;
-}
-
-/* dot_i = sum_l |a_il 2^-e_i| v_l for the m rows of a, in lane order (ozb_op_crt_dot_item; both
- * loop orders put each term into the same partial in the same order: the same bits) */
-void ozb_crt_row_dots(const ozb_view *a, int64_t m, int64_t k, const rowscale_t *ra, const double *v, double *dot, int nt)
-{
-    if (a->rs == 1 && a->cs != 1 && m > 1) {
-        enum { L = OZB_OP_SUM_LANES, CH = 64 };   /* 32 KB of partials on the stack */
-        const int64_t nch = (m + CH - 1) / CH;
-        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
-        for (int64_t ch = 0; ch < nch; ch++) {
-            const int64_t i0 = ch * CH, i1 = i0 + CH < m ? i0 + CH : m, w = i1 - i0;
-            double g1[CH], g2[CH], p[L][CH];             /* [lane][row]: rows contiguous */
-            for (int64_t i = 0; i < w; i++) {
-                double g[2] = {0.0, 0.0};
-                if (crt_usable(ra[i0 + i].e)) ozb_pow2_pair(-ra[i0 + i].e, g);
-                g1[i] = g[0]; g2[i] = g[1];
-            }
-            /* the first term of a lane is stored (every term is +0 or more), unused lanes zero */
-            for (int t = (int)(k < L ? k : L); t < L; t++)
-                for (int64_t i = 0; i < w; i++) p[t][i] = 0.0;
-            for (int64_t l = 0; l < k; l++) {
-                const double *col = a->p + l * a->cs + i0;
-                double *q = p[l % L];
-                /* ozb_op_crt_dot_term's arithmetic, |a g1 g2| v */
-                if (l < L) for (int64_t i = 0; i < w; i++) q[i] = fabs(col[i] * g1[i] * g2[i]) * v[l];
-                else       for (int64_t i = 0; i < w; i++) q[i] += fabs(col[i] * g1[i] * g2[i]) * v[l];
-            }
-            ozb_lane_tree_cols(&p[0][0], CH, w);           /* ozb_op_lane_tree of every row */
-            for (int64_t i = 0; i < w; i++) dot[i0 + i] = p[0][i];
-        });
-    } else {
-        OZB_PARALLEL_FOR_IF(nt > 1 && m * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
-        for (int64_t i = 0; i < m; i++) {
-            double g[2] = {0.0, 0.0};
-            if (crt_usable(ra[i].e)) ozb_pow2_pair(-ra[i].e, g);
-            dot[i] = ozb_op_crt_dot_row(a->p + i * a->rs, a->cs, k, g, v);
-        });
-    }
 }
 
 /* DOUBLE mode's moduli count: a function of k alone, so that every element of C depends on

@@ -60,19 +60,45 @@ static int scale(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t
     return rc;
 }
 
-/* The device-resident engines first (CORRECTLY_ROUNDED: the certified error-free DOT/GEMV and
- * the exact CRT GEMM; then the CRT and slice engines); what they decline before writing
- * anything is staged. */
-static ozblas_status_t execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
+/* The device-resident engines, the backend's stages (core/stage.h): each computes the whole
+ * call on the device or declines before writing anything; what they all decline the host
+ * stages compute on host copies (stage.c), with the products on the device. */
+static ozblas_status_t eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
+                               int64_t *nfail)
 {
-    ozb_plan pl = *plan;
-    ozblas_status_t st = ozb_resident_eft_run(h, pr, &pl);          /* CORRECTLY_ROUNDED DOT/GEMV */
-    if (st == OZBLAS_STATUS_NOT_SUPPORTED) st = ozb_resident_crcr_run(h, pr, &pl);   /* ... GEMM */
-    if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
-    if (pl.engine == OZBLAS_ENGINE_CRT_INT8) st = ozb_resident_crt_run(h, pr, &pl);   /* FIXED (DOUBLE: staged) */
-    if (st == OZBLAS_STATUS_NOT_SUPPORTED && pl.engine != OZBLAS_ENGINE_CRT_INT8) st = ozb_resident_run(h, pr, &pl);
-    return st == OZBLAS_STATUS_NOT_SUPPORTED ? ozb_stage_run(h, pr, &pl, host_run) : st;
+    (void)nt; (void)fail; (void)nfail;
+    return ozb_resident_eft_run(h, pr, pl);
 }
+static ozblas_status_t crcr_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
+                                int64_t *nfail)
+{
+    (void)nt; (void)fail; (void)nfail;
+    return ozb_resident_crcr_run(h, pr, pl);
+}
+static int crt_format(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    (void)h; (void)pr;
+    return pl->engine == OZBLAS_ENGINE_CRT_INT8;
+}
+static int slice_format(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl) { return !crt_format(h, pr, pl); }
+static ozblas_status_t crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
+                               int64_t *nfail)
+{
+    (void)nt; (void)fail; (void)nfail;
+    return ozb_resident_crt_run(h, pr, pl);
+}
+static ozblas_status_t slices_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
+                                  int64_t *nfail)
+{
+    (void)nt; (void)fail; (void)nfail;
+    return ozb_resident_run(h, pr, pl);
+}
+static const ozb_stage cuda_stages[] = {
+    { .name = "resident error-free DOT/GEMV", .run = eft_run, .skip = OZB_ST_NEXT },   /* CORRECTLY_ROUNDED, n == 1 */
+    { .name = "resident exact CRT GEMM", .run = crcr_run, .skip = OZB_ST_NEXT },       /* CORRECTLY_ROUNDED, n > 8 */
+    { .name = "resident CRT", .eligible = crt_format, .run = crt_run, .skip = OZB_ST_NEXT },   /* FIXED */
+    { .name = "resident slices", .eligible = slice_format, .run = slices_run, .skip = OZB_ST_NEXT },
+};
 
 static void close_dev(ozblas_handle_t h) { ozb_dev_close(h->dev); h->dev = NULL; }
 
@@ -86,7 +112,10 @@ static const ozb_backend cuda_backend = {
     .crt_acc = crt_acc,
     .crt_recon = crt_recon,
     .scale = scale,
-    .execute = execute,
+    .stages = cuda_stages,
+    .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),
+    .host_begin = ozb_stage_begin,
+    .host_end = ozb_stage_end,
     .close = close_dev,
 };
 

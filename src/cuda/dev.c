@@ -4,7 +4,6 @@
 #include "cuda/dev_ops.h"
 #include "core/tiles.h"
 #include <stdlib.h>
-#include <string.h>
 
 ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, const char **why)
 {
@@ -45,8 +44,6 @@ void ozb_dev_close(ozb_dev *d)
     free(d);
 }
 
-int   ozb_dev_emulated(const ozb_dev *d) { return d->ops == ozb_dev_emu_ops(); }
-void *ozb_dev_get_stream(const ozb_dev *d) { return d->stream; }
 void  ozb_dev_set_stream(ozb_dev *d, void *stream) { d->stream = stream; d->ops->set_stream(d, stream); }
 int   ozb_dev_enter(ozb_dev *d) { return d->ops->enter(d); }
 void  ozb_dev_leave(ozb_dev *d, int token) { d->ops->leave(d, token); }
@@ -99,11 +96,6 @@ int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t sp
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
 {
     return copy(d, 0, dst, dpitch, src, spitch, width, height);
-}
-
-int ozb_dev_move(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
-{
-    return copy(d, 2, dst, dpitch, src, spitch, width, height);
 }
 
 int ozb_dev_sync(ozb_dev *d) { return d->ops->sync(d); }
@@ -237,34 +229,6 @@ int ozb_dev_fused_dot(ozb_dev *d, const ozb_view *a, const ozb_view *b, int64_t 
     return KL(fused_dot, &sd, &sy, beta, eA, nsA, sa, eB, nsB, sb, P);
 }
 
-int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w)
-{
-    const ozb_op_side sd = side_of(b, 0, n, n, k, k);
-    return KL(colsums, &sd, g, sc, sc2, w);
-}
-
-int ozb_dev_local_weights(ozb_dev *d, const ozb_view *b, int64_t k, int64_t kb, const double *sg, double *v, double *u)
-{
-    const ozb_op_side sd = side_of(b, 0, 1, 1, k, kb);
-    return KL(local_weights, &sd, sg, v, u);
-}
-
-int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max)
-{
-    uint64_t b = 0;
-    int rc = KL(vmax, w, k, slot);
-    if (!rc) rc = copy(d, 0, &b, 8, slot, 8, 8, 1);
-    memcpy(host_max, &b, 8);                     /* non-negative doubles order as their bits */
-    return rc;
-}
-
-int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb, const double *v, const double *u,
-                 const int32_t *e, int32_t *ns, int32_t *dA, int beta, double sfac, int dhyp)
-{
-    const ozb_op_side sd = side_of(a, 0, m, m, k, kb);
-    return KL(crit, &sd, v, u, e, ns, dA, beta, sfac, dhyp, sd.nkb * m);
-}
-
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g)
 {
     void *la = NULL;
@@ -280,12 +244,6 @@ int ozb_dev_crt_rows(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, ozb
 {
     const ozb_op_side sd = side_of(v, 0, rows, rows, k, k);
     return KL(crt_rows, &sd, out);
-}
-
-int ozb_dev_crt_dots(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, const int32_t *e, const double *v, double *dot)
-{
-    const ozb_op_side sd = side_of(a, 0, m, m, k, k);
-    return KL(crt_dots, &sd, e, v, dot);
 }
 
 /* rows r0..r0+rows-1 over l0..l0+kbb-1: a side of its own */

@@ -36,9 +36,7 @@ ozblas_status_t ozb_dev_open(int device, const ozb_knobs *kn, ozb_dev **out, con
  * buffers (ozblas_cuda_unavailable_reason). */
 ozblas_status_t ozb_dev_probe(int device, const ozb_knobs *kn, const char **why);
 void            ozb_dev_close(ozb_dev *d);
-int             ozb_dev_emulated(const ozb_dev *d);
 void            ozb_dev_set_stream(ozb_dev *d, void *stream);
-void           *ozb_dev_get_stream(const ozb_dev *d);
 
 /* The device layer is called from the pipeline's OpenMP threads: one caller at a time.
  * Every operation makes the handle's GPU current on the calling thread; enter/leave (and
@@ -56,7 +54,6 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes);
  * Return 0 on success. */
 int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
-int ozb_dev_move(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);   /* device to device */
 
 /* C (m x n, column-major, ldc; double / float / int32 by type) = op(A) op(B), device
  * pointers, ta/tb 0 = N, 1 = T.  Only exact products are ever asked for (bit budgets in
@@ -123,20 +120,9 @@ int ozb_dev_fused(ozb_dev *d, const ozb_view *a, int64_t r0, int64_t rows, int64
  * so that no slices are stored. */
 int ozb_dev_fused_dot(ozb_dev *d, const ozb_view *a, const ozb_view *b, int64_t k, int64_t kb, int beta, const int32_t *eA,
                       const int32_t *nsA, int sa, const int32_t *eB, const int32_t *nsB, int sb, double *P);
-/* DOUBLE mode: w[l] = ozb_op_colsum_item(b, g, sc, l) for l < k (b: op(B)^T's n rows). */
-int ozb_dev_colsums(ozb_dev *d, const ozb_view *b, int64_t n, int64_t k, const double *g, double sc, double sc2, double *w);
-/* DOUBLE-mode DOT: ozb_op_local_weights_item for l < k (b: the one row of op(B)^T) */
-int ozb_dev_local_weights(ozb_dev *d, const ozb_view *b, int64_t k, int64_t kb, const double *sg, double *v, double *u);
-/* The largest of w[0..k) (non-negative) into *host_max; slot: one device uint64. */
-int ozb_dev_vmax(ozb_dev *d, const double *w, int64_t k, uint64_t *slot, double *host_max);
-/* DOUBLE mode: ozb_op_crit_item for every row and k-block of op(A) (ns in/out, dA out). */
-int ozb_dev_crit(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, int64_t kb, const double *v, const double *u,
-                 const int32_t *e, int32_t *ns, int32_t *dA, int beta, double sfac, int dhyp);
 /* ---- the CRT format on the device (cuda/resident_crt.c; kernels/ozb_crt_ops.h) ---- */
 /* out[r] = ozb_op_crt_rowscale of row r of v over k, r < rows (device array) */
 int ozb_dev_crt_rows(ozb_dev *d, const ozb_view *v, int64_t rows, int64_t k, ozb_op_crt_row *out);
-/* dot[i] = ozb_op_crt_dot_item(a, e, v, i), i < m */
-int ozb_dev_crt_dots(ozb_dev *d, const ozb_view *a, int64_t m, int64_t k, const int32_t *e, const double *v, double *dot);
 /* residues of rows r0..r0+rows-1 over l0..l0+kbb-1, scaled by f1 f2 (per global row):
  * out[(t*rows + r)*kbp + l] (ozb_op_crt_res_item) */
 int ozb_dev_crt_residues(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb,

@@ -167,7 +167,7 @@ int ozb_products_cuda_int8(ozb_dev *dev, const ozb_slices *A, const ozb_slices *
  *
  * cuBLAS's INT8 GEMM (CUBLAS_COMPUTE_32I) is called only in the one layout an H100 with
  * cuBLAS 13.1 ran for every shape probed: transa = T, transb = N, with k, lda and ldb
- * multiples of 4 and A, B on 256-byte boundaries (2026-11-25: of 27,436 shapes per ldc
+ * multiples of 4 and A, B on 256-byte boundaries (of 27,436 shapes probed per ldc
  * choice -- m, n, k in {1..9, 12, 13, 16, 17, 32, 33, 40, 65, 77, 301}, the four transposes
  * -- NN, NT and TT were refused for 30-97 % of them, some with every size a multiple of 4,
  * and TN for k = 1 or 301 whenever n >= 17; TN with k a multiple of 4 never was).  So both

@@ -13,20 +13,19 @@
  *
  * The slices are the CPU's (same grid, same count, same digits), every product is exact, and
  * the sum runs the CPU's code on the same terms, so each element has the CPU handle's bits.
- * What this engine does not take (DOUBLE mode's Algorithm 3 split counts, the CRT format,
- * Inf/NaN anywhere, rows needing more slices than OZB_RES_MAXS, a workspace limit too small
- * for one output element) goes, before anything is written, to the staged path (stage.c),
- * which computes on the host with the CPU's code. */
+ * It computes the modes Scheme I computes, CORRECTLY_ROUNDED and FIXED (DOUBLE mode reaches
+ * it as CORRECTLY_ROUNDED: the call's plan, src/dispatch).  What it does not take (another
+ * mode, the CRT format, Inf/NaN anywhere, rows needing more slices than OZB_RES_MAXS, a
+ * workspace limit too small for one output element) goes, before anything is written, to the
+ * staged path (stage.c), which computes on the host with the CPU's code. */
 #include "core/info.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "cuda/stage.h"
 #include "../../kernels/ozb_kernels.h"
 #include "core/format.h"
-#include "split/split.h"
 #include "core/tiles.h"
 #include "../../kernels/ozb_kernel_ops.h"
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -57,93 +56,13 @@ static int max_ns(const int32_t *ns, int64_t n, int *bad)
     return s;
 }
 
-/* DOUBLE mode, given the weights v and u: op(A)'s counts by the criterion and the rows' d,
- * then their maxima (hb: host scratch of 2 nA int32). */
-static ozblas_status_t crit_counts(ozblas_handle_t h, const ozb_problem *pr, meta_t *M, int64_t kb, int64_t nkb, int beta,
-                                   int dhyp, const int32_t *hnsB, int32_t *hb, const double *v, const double *u, int32_t *dA,
-                                   int *sa, int *dmax)
-{
-    ozb_dev *dev = h->dev;
-    const size_t nA = (size_t)(nkb * pr->m), nB = (size_t)(nkb * pr->n);
-    if (ozb_dev_crit(dev, &pr->a, pr->m, pr->k, kb, v, u, M->eA, M->nsA, dA, beta, 2.0 * sqrt((double)kb) * 0x1p-53, dhyp) ||
-        ozb_dev_get(dev, hb, 4 * nA, M->nsA, 4 * nA, 4 * nA, 1) || ozb_dev_get(dev, hb + nA, 4 * nA, dA, 4 * nA, 4 * nA, 1))
-        return OZBLAS_STATUS_EXECUTION_FAILED;
-    int bad = 0, d = 1;
-    *sa = max_ns(hb, (int64_t)nA, &bad);
-    for (size_t q = 0; q < nA; q++) d = hb[nA + q] > d ? hb[nA + q] : d;
-    for (size_t q = 0; q < nB; q++)
-        if (hnsB[q] > 0) { const int db = hnsB[q] > dhyp ? hnsB[q] : dhyp; d = db > d ? db : d; }
-    *dmax = d;
-    return OZBLAS_STATUS_SUCCESS;
-}
-
-/* DOUBLE mode (scheme1/pipeline.c's ozb_scheme1_run): op(B) is split until exact (its metadata as
- * ozb_dev_meta left it), op(A)'s rows by Algorithm 3 with the weights v = |op(B)| e and
- * fast mode's u, both over all of k in the CPU's order; then each row's d.  On return nsA (on
- * the device) holds the criterion's counts, *dA the rows' d, *sa their largest count and
- * *dmax the largest d of any element.  hnsB: op(B)'s counts on the host. */
-static ozblas_status_t double_counts(ozblas_handle_t h, const ozb_problem *pr, meta_t *M, int64_t kb, int64_t nkb, int beta,
-                                     int dhyp, const int32_t *hnsB, int32_t **dA, int *sa, int *dmax)
-{
-    ozb_dev *dev = h->dev;
-    const int64_t m = pr->m, n = pr->n, k = pr->k;
-    const size_t nA = (size_t)(nkb * m), nB = (size_t)(nkb * n);
-    const int local = m == 1 && n == 1 && nkb > 1;  /* DOT: weights per k-block (pipeline.c's local_weights) */
-    const size_t ng = local ? 2 * (size_t)nkb : (size_t)n;
-    char *b = ozb_dev_buf(dev, OZB_DBUF_B2, 2 * al256(8 * (size_t)k) + al256(8 * ng) + 256 + al256(4 * nA));
-    int32_t *hb = ozb_buf_get(h, OZB_BUF_HB, 4 * (2 * nA + nB) + 64);
-    double *hg = ozb_buf_get(h, OZB_BUF_HC, 8 * ng + 64);
-    if (!b || !hb || !hg) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *v = (double *)b, *u = (double *)(b + al256(8 * (size_t)k)), *g = (double *)(b + 2 * al256(8 * (size_t)k));
-    uint64_t *slot = (uint64_t *)((char *)g + al256(8 * ng));
-    *dA = (int32_t *)((char *)slot + 256);
-    int32_t *heB = hb + 2 * nA;
-    if (ozb_dev_get(dev, heB, 4 * nB, M->eB, 4 * nB, 4 * nB, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
-    if (local) {
-        /* per block: v = |y| 2^-Ev with 2^(Ev-1) <= max|y| < 2^Ev where that max is >= 1
-         * (abs_col_sums, rows == 1), u = 2^(E - Ev) where y != 0 (exp_col_sums), E the
-         * block's exponent */
-        for (int64_t kk = 0; kk < nkb; kk++) {
-            const int zero = hnsB[kk] == 0, e = heB[kk];
-            const int Ev = !zero && e >= 1 ? e : 0, p = e - Ev;
-            hg[2 * kk] = ldexp(1.0, -Ev);
-            hg[2 * kk + 1] = zero ? 0.0 : p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
-        }
-        if (ozb_dev_put(dev, g, 8 * ng, hg, 8 * ng, 8 * ng, 1) || ozb_dev_local_weights(dev, &pr->b, k, kb, g, v, u))
-            return OZBLAS_STATUS_EXECUTION_FAILED;
-        return crit_counts(h, pr, M, kb, nkb, beta, dhyp, hnsB, hb, v, u, *dA, sa, dmax);
-    }
-    /* v: column sums of |op(B)|, scaled by 2^-Ev below 1 (abs_col_sums) */
-    double mx;
-    if (ozb_dev_colsums(dev, &pr->b, n, k, NULL, 1.0, 1.0, v) || ozb_dev_vmax(dev, v, k, slot, &mx))
-        return OZBLAS_STATUS_EXECUTION_FAILED;
-    if (!(mx <= DBL_MAX)) return OZBLAS_STATUS_NOT_SUPPORTED;     /* sums overflow: the host pre-scales */
-    int Ev = 0;
-    if (mx >= 1.0) {
-        Ev = ozb_ilogb(mx) + 1;
-        if (ozb_dev_scale(dev, v, 1, 0, k, 1, ldexp(1.0, -Ev))) return OZBLAS_STATUS_EXECUTION_FAILED;
-    }
-    /* u: sum over rows j of op(B)^T of 2^(E_j - Ev) where the entry is nonzero (exp_col_sums);
-     * E_j from the row's block exponents */
-    for (int64_t j = 0; j < n; j++) {
-        int E = INT32_MIN;
-        for (int64_t kk = 0; kk < nkb; kk++)
-            if (hnsB[kk * n + j] > 0 && heB[kk * n + j] > E) E = heB[kk * n + j];
-        const int p = E == INT32_MIN ? 0 : E - Ev;
-        hg[j] = E == INT32_MIN ? 0.0 : p < -1074 ? 0x1p-1074 : ldexp(1.0, p);
-    }
-    if (ozb_dev_put(dev, g, 8 * (size_t)n, hg, 8 * (size_t)n, 8 * (size_t)n, 1) ||
-        ozb_dev_colsums(dev, &pr->b, n, k, g, 0.0, 1.0, u))
-        return OZBLAS_STATUS_EXECUTION_FAILED;
-    return crit_counts(h, pr, M, kb, nkb, beta, dhyp, hnsB, hb, v, u, *dA, sa, dmax);
-}
-
 ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     if (h->knobs.cuda_staged) return OZBLAS_STATUS_NOT_SUPPORTED;   /* a test knob: both paths, same bits */
     const ozblas_mode_t mode = plan->mode;
     const ozblas_engine_t eng = plan->engine;
-    const int fixed = mode == OZBLAS_MODE_FIXED, dbl = mode == OZBLAS_MODE_DOUBLE;
+    const int fixed = mode == OZBLAS_MODE_FIXED;
+    if (!fixed && mode != OZBLAS_MODE_CORRECTLY_ROUNDED) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (eng != OZBLAS_ENGINE_FP64 && eng != OZBLAS_ENGINE_FP16 && eng != OZBLAS_ENGINE_INT8) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
     ozb_format fmt_row;
@@ -191,17 +110,10 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     DEV(ozb_dev_get(dev, hns + nA, 4 * nB, M.nsB, 4 * nB, 4 * nB, 1));
     if (use_c) DEV(ozb_dev_get(dev, hns + nA + nB, 4 * nC, M.nsC, 4 * nC, 4 * nC, 1));
     int bad = 0;
-    int sa = max_ns(hns, (int64_t)nA, &bad);
+    const int sa = max_ns(hns, (int64_t)nA, &bad);
     const int sb = max_ns(hns + nA, (int64_t)nB, &bad);
     (void)max_ns(hns + nA + nB, (int64_t)nC, &bad);
     if (bad) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
-    int32_t *dA = NULL;                  /* DOUBLE: per row and k-block, the fast-mode d */
-    int ddbl = 0;                        /* DOUBLE: the largest d of any element */
-    const int dhyp = ozb_hypothetical_d(beta, kb);
-    if (dbl) {
-        ozblas_status_t ds = double_counts(h, pr, &M, kb, nkb, beta, dhyp, hns + nA, &dA, &sa, &ddbl);
-        if (ds != OZBLAS_STATUS_SUCCESS) { st = ds; goto out; }
-    }
     const int fused = n == 1 && sa <= OZB_OP_FUSED_MAXS && sb <= OZB_OP_FUSED_MAXS && !h->knobs.cuda_no_fused;
     if (sa > OZB_RES_MAXS || sb > OZB_RES_MAXS) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
 
@@ -221,7 +133,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     const double pe = (double)nkb * sa * sb * ob;
     /* the exact sum's long accumulators are ozb_dev_sum's own scratch (at most 2^17 of 1.9 KB,
      * kernels/ozb_launch.h), outside the workspace limit like cuBLAS's workspace */
-    const int exact = !dbl && (!fixed || h->summation == OZBLAS_SUM_NEARSUM);
+    const int exact = !fixed || h->summation == OZBLAS_SUM_NEARSUM;
     ozb_dev_tilebuf tbuf[3] = {
         { OZB_DBUF_B, 0.0, sB, 0.0, 8.0 },                 /* op(B)'s slices of a column tile */
         { OZB_DBUF_C, 0.0, 0.0, pe, 8.0 },                 /* the products */
@@ -246,7 +158,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     }
 
     ozb_prod_stats ps = {0, 0, 0.0};
-    const int dfast = dbl ? ddbl : fixed && h->fast_mode ? h->split_count : 0;
+    const int dfast = fixed && h->fast_mode ? h->split_count : 0;
     const int all_pairs = dfast <= 0 || dfast >= sa + sb - 1;
     double tsplit = 0.0, tmul = 0.0, tsum = 0.0;
     int64_t tiles = 0;
@@ -296,7 +208,7 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
                 P, fused || type == OZB_DT_F64 ? 0 : type == OZB_DT_F16 ? 1 : 2,
                 Mt > 0 ? Mt : 1, Nt > 0 ? Nt : 1, mbb, nbb, i0, j0, m, n, (int)nkb, beta,
                 M.eA, M.nsA, M.eB, M.nsB,
-                exact, fmt->exact_level_sums, dbl ? 0 : dfast, dA, dhyp,
+                exact, fmt->exact_level_sums, dfast,
                 pr->alpha, pr->beta, pr->c_host ? dres : pr->c, pr->c_host ? 0 : pr->crs, pr->c_host ? 0 : pr->ccs, use_c,
             };
             if (!sa || !sb) g.nkb = 0;                   /* no slices: every element is beta C (or 0) */
@@ -309,11 +221,11 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     else DEV(ozb_dev_sync(dev));
     st = OZBLAS_STATUS_SUCCESS;
 
-    ozblas_info_t *info = ozb_info_begin(h, fixed ? h->summation : dbl ? OZBLAS_SUM_DOUBLE : OZBLAS_SUM_NEARSUM, beta);
+    ozblas_info_t *info = ozb_info_begin(h, fixed ? h->summation : OZBLAS_SUM_NEARSUM, beta);
     info->slices_a = sa;
     info->slices_b = sb;
     info->fast_mode = dfast > 0;
-    info->split_count = fixed ? h->split_count : dbl ? (sa > sb ? sa : sb) : 0;
+    info->split_count = fixed ? h->split_count : 0;
     info->gemm_calls = ps.calls;
     info->slice_products = ps.pairs;
     info->gemm_flops = ps.flops;

@@ -48,7 +48,6 @@ static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, in
     return OZBLAS_STATUS_SUCCESS;
 }
 
-static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run);
 
 ozblas_status_t ozb_stage_save_c(ozblas_handle_t h, const ozb_problem *pr)
 {
@@ -64,37 +63,39 @@ void ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr)
     ozb_dev_put(h->dev, (void *)g.dev_base, g.pitch, h->buf[OZB_BUF_DSAVE].p, g.width, g.width, g.height);
 }
 
-ozblas_status_t ozb_stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
+ozblas_status_t ozb_stage_begin(ozblas_handle_t h, const ozb_problem *pr, ozb_problem *hp)
 {
-    const int tok = ozb_dev_enter(h->dev);
-    ozblas_status_t st = stage_run(h, pr, plan, host_run);
-    ozb_dev_leave(h->dev, tok);
-    return st;
-}
-
-static ozblas_status_t stage_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_host_run_fn host_run)
-{
-    const double t0 = ozb_now();
-    ozb_problem hp = *pr;
-    geom_t ga, gb, gc = { NULL, 0, 0, 0, 0, 0, 0 };
+    h->stage_token = ozb_dev_enter(h->dev);
+    h->stage_t0 = ozb_now();
+    *hp = *pr;
+    geom_t ga, gb, gc;
     ozb_view cv;
     ozblas_status_t st;
-    if ((st = stage_in(h, OZB_BUF_HA, pr->a.p, pr->m, pr->k, pr->a.rs, pr->a.cs, 1, &ga, &hp.a))) return st;
-    if ((st = stage_in(h, OZB_BUF_HB, pr->b.p, pr->n, pr->k, pr->b.rs, pr->b.cs, 1, &gb, &hp.b))) return st;
+    if ((st = stage_in(h, OZB_BUF_HA, pr->a.p, pr->m, pr->k, pr->a.rs, pr->a.cs, 1, &ga, &hp->a))) return st;
+    if ((st = stage_in(h, OZB_BUF_HB, pr->b.p, pr->n, pr->k, pr->b.rs, pr->b.cs, 1, &gb, &hp->b))) return st;
     if (!pr->c_host) {
         /* beta == 0: C is not read (BLAS), so it is not fetched either */
         if ((st = stage_in(h, OZB_BUF_HC, pr->c, pr->m, pr->n, pr->crs, pr->ccs, pr->beta != 0.0, &gc, &cv))) return st;
-        hp.c = (double *)cv.p; hp.crs = cv.rs; hp.ccs = cv.cs;
+        hp->c = (double *)cv.p; hp->crs = cv.rs; hp->ccs = cv.cs;
     }
-    const double t1 = ozb_now();
-    st = host_run(h, &hp, plan);
-    if (st != OZBLAS_STATUS_SUCCESS) return st;       /* the device's C is untouched */
-    const double t2 = ozb_now();
-    if (!pr->c_host && ozb_dev_put(h->dev, (void *)gc.dev_base, gc.pitch, h->buf[OZB_BUF_HC].p, gc.width, gc.width, gc.height))
-        return OZBLAS_STATUS_EXECUTION_FAILED;
-    /* transfers count as split (in) and sum (out) time */
-    h->info.seconds_split += t1 - t0;
-    h->info.seconds_sum += ozb_now() - t2;
-    h->info.seconds_total = ozb_now() - t0;
+    h->stage_t1 = ozb_now();
     return OZBLAS_STATUS_SUCCESS;
 }
+
+ozblas_status_t ozb_stage_end(ozblas_handle_t h, const ozb_problem *pr, ozblas_status_t st)
+{
+    geom_t gc;
+    if (st == OZBLAS_STATUS_SUCCESS) {            /* else the device's C is untouched */
+        const double t2 = ozb_now();
+        if (!pr->c_host && (geometry(pr->c, pr->m, pr->n, pr->crs, pr->ccs, &gc) ||
+                            ozb_dev_put(h->dev, (void *)gc.dev_base, gc.pitch, h->buf[OZB_BUF_HC].p, gc.width, gc.width, gc.height)))
+            st = OZBLAS_STATUS_EXECUTION_FAILED;
+        /* transfers count as split (in) and sum (out) time */
+        h->info.seconds_split += h->stage_t1 - h->stage_t0;
+        h->info.seconds_sum += ozb_now() - t2;
+        h->info.seconds_total = ozb_now() - h->stage_t0;
+    }
+    ozb_dev_leave(h->dev, h->stage_token);
+    return st;
+}
+

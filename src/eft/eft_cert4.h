@@ -8,7 +8,7 @@
 
 /* ozb_eft_finish (eft_dot.c) where alpha = 1 and beta c is not used, inline: S + C = y + z
  * exactly (TwoSum; |S| <= 2^1000: no overflow), the row's sum y + z + D within |z| + B of y,
- * certified by ozb_round_certified_z (its common case inline).  The short DOT's path (issue 14) */
+ * certified by ozb_round_certified_z (its common case inline).  The short DOT's path */
 static inline int ozb_eft_finish_unit(double S, double C, double B, double *out)
 {
     if (!isfinite(S) || !isfinite(C) || !isfinite(B) || !(fabs(S) <= 0x1p1000)) return 0;

@@ -55,18 +55,27 @@ static size_t bytes_needed(const ozb_problem *pr, int nt)
     return b + (size_t)nt * thread_bytes(pr);
 }
 
-int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+int ozb_eft_applies(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
 #ifdef EFT_AVX2
     if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64) return 0;
     if (h->knobs.no_dot2 || !isfinite(pr->alpha) || !isfinite(pr->beta)) return 0;
     if (pr->k > ((int64_t)1 << 32)) return 0;                     /* blocks <= 2^32: the (1 + 2^-20) on G */
-    if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
-    return bytes_needed(pr, ozb_threads(h)) <= ozb_workspace_limit(h);
+    return pr->m == 1 || pr->a.rs == 1 || pr->a.cs == 1;
 #else
     (void)h; (void)pr; (void)plan;
     return 0;                     /* the kernels are written for AVX2 and FMA */
 #endif
+}
+
+size_t ozb_eft_bytes(ozblas_handle_t h, const ozb_problem *pr)
+{
+    return bytes_needed(pr, ozb_threads(h));
+}
+
+int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+{
+    return ozb_eft_applies(h, pr, plan) && ozb_eft_bytes(h, pr) <= ozb_workspace_limit(h);
 }
 
 typedef struct {
@@ -117,7 +126,7 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
  * LAPACK's inverses) do not count either: they are resolved here as the dispatch would resolve
  * them after this stage (ozb_exact_zero_products).  The probed elements are the call's own: rounded
  * into C where certified (the main pass skips them: s->skip_*), flagged where not, so the probe
- * costs nothing where it passes (it was a sixteenth of a 16^3 GEMM, computed twice).  Only
+ * costs nothing where it passes (else a sixteenth of a 16^3 GEMM would be computed twice).  Only
  * where the probe is a small part of the call; the bits are RN(exact) whichever stage
  * certifies them.  *left: the elements flagged. */
 static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)

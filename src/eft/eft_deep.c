@@ -133,9 +133,10 @@ static size_t bytes_needed(const ozb_problem *pr)
            + (pr->b.cs != 1 ? up64(k * n * sizeof(double)) : 0) + up64(3 * (rows / 8 + n) * sizeof(int64_t));
 }
 
-int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr)
+size_t ozb_eft_deep_bytes(ozblas_handle_t h, const ozb_problem *pr)
 {
-    return bytes_needed(pr) <= ozb_workspace_limit(h);
+    (void)h;
+    return bytes_needed(pr);
 }
 
 ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)

@@ -5,8 +5,8 @@
 #define OZB_EFT_DEEP_H
 #include "core/problem.h"
 
-/* 1 when its buffers fit the workspace limit (the caller has checked ozb_eft_eligible) */
-int ozb_eft_deep_eligible(ozblas_handle_t h, const ozb_problem *pr);
+/* The workspace of ozb_eft_deep_cr on pr (which applies where ozb_eft_eligible holds) */
+size_t ozb_eft_deep_bytes(ozblas_handle_t h, const ozb_problem *pr);
 
 /* As ozb_eft_cr (eft_dot.h), with a bound near 2^-120 of the largest product instead of 2^-80:
  * RN(exact) written where certified, *fail the m n flags (owned by the handle until its next

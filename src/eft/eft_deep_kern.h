@@ -3,7 +3,7 @@
  * undecided because the result cancels (a residual b - A x, an orthogonality check) gets a
  * second extraction level, which brings the bound from about 2^-80 to about 2^-120 of the
  * largest product, so that results down to ~2^-60 of their terms are still certified; the rest
- * go on to the fused kernels and Scheme I as before (dispatch.c).  The bits are RN(exact), as
+ * go on to the fused kernels and Scheme I (dispatch.c).  The bits are RN(exact), as
  * on every CORRECTLY_ROUNDED path.
  *
  * Lanes: 8 at a time (two vectors), each the products of one output row (op(A) packed into

@@ -8,8 +8,10 @@
  * stride along rows or columns, finite alpha and beta, k <= 2^32, its buffers within the
  * workspace limit, OZBLAS_NO_DOT2 not set.  Every size: on the AVX2 EPYC the error-free GEMM
  * is faster than the lazily rounded slices from 16^3 to 2048^3 (2048^3, 2 threads: 1.9 s
- * against 4.5 s). */
+ * against 4.5 s).  ozb_eft_applies is all of it but the workspace, ozb_eft_bytes that. */
 int ozb_eft_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
+int ozb_eft_applies(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
+size_t ozb_eft_bytes(ozblas_handle_t h, const ozb_problem *pr);
 
 /* Writes RN(exact) for every element of C it can certify; *fail points to m n flags
  * (column-major, owned by the handle until its next call), 1 where the element was left
@@ -22,7 +24,7 @@ ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uin
  * 512-bit lane loop runs, ozb_eft_wide, asked only beyond OZB_DOT_ONE_SIGMA): up to
  * OZB_DOT_ONE_SIGMA products by one split with a single sigma (eft_dot_small.c), beyond by the
  * sums of ozb_eft_cr on the stack; 1 where certified (RN(exact) written to C), 0 where the
- * general path must run (it then finds the same).  For the fixed cost of small calls (issue 14). */
+ * general path must run (it then finds the same).  For the fixed cost of small calls. */
 int ozb_eft_dot_small(ozblas_handle_t h, const ozb_problem *pr);
 
 /* 1 where a handle's DOT lanes run the 512-bit loop (the CPU has AVX-512 and OZBLAS_FUSED_AVX2

@@ -1,6 +1,6 @@
 /* Short correctly rounded DOTs and GEMV-T rows (n <= OZB_DOT_ONE_SIGMA): the split of
  * eft_kern.h with a single sigma for every product, and none of the streaming machinery
- * (blocks, lane totals, folds).  Issue 14: the fixed cost of the short DOTs LAPACK
+ * (blocks, lane totals, folds).  Why: the fixed cost of the short DOTs LAPACK
  * and iterative solvers make by the million.
  *
  * Bit budget (u = 2^-53).  sigma a power of two, every |q| <= sigma / 2^9 (checked after the
@@ -91,7 +91,7 @@ static int scale_down(const double *v, int64_t n, int s, double *out)
 }
 
 /* The split refused (a product beyond 2^990: LAPACK's SVD tests scale matrices near overflow,
- * DOTs of 16-47 products up to 2^1013 took the exact short sum, 0.35 us): the same split on
+ * DOTs of 16-47 products up to 2^1013 would take the exact short sum, 0.35 us): the same split on
  * the DOT with its larger vector and c scaled by 2^-s, s bringing every product below 2^980.
  * Exact where no scaled element falls below 2^-1022 (scale_down), so the scaled exact value
  * is 2^-s times the DOT's, and its certified RN, r, times 2^s is RN(exact) wherever |r| >

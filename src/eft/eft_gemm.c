@@ -63,7 +63,8 @@ static inline int zero_pair_applies(const ozb_eft_gemm_t *g, int64_t b, int64_t 
 /* The zero-products shortcut of strip b and column j: every product exactly zero (one side all
  * zero, the other finite: LAPACK's block reflectors of a zero panel), so each element's value
  * is RN(beta c), written as the zero-products stage writes it (the certificates would flag every
- * such element: a zero sum within a nonzero bound); 27x27x3 of them 12 -> 1.5 us.  Returns 1
+ * such element: a zero sum within a nonzero bound); 27x27x3 of them: 1.5 us, 12 us without
+ * the shortcut.  Returns 1
  * where it applies (*left: the elements it left), 0 where the sums must run. */
 static int zero_pair(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *left)
 {
@@ -97,7 +98,8 @@ static inline void block_one(const double *ab, const double *xb, int64_t nb, __m
 
 /* The same block times two columns x0, x1 at once by the running split (CHAIN4, eft_kern.h):
  * four independent chains of four vector operations per four products, against five
- * operations on two chains (16^3: 230 -> 190 ns per strip, 32^3: 900 -> 770, AVX512 EPYC) */
+ * operations on two chains (16^3: 190 ns per strip against 230, 32^3: 770 against 900,
+ * AVX512 EPYC) */
 static inline void block_two(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4],
                              row4_t st0[2], row4_t st1[2], int first)
 {
@@ -164,7 +166,7 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
  * flagged; returns the elements left.  The common case inline: alpha = +-1, C's columns
  * contiguous, a whole strip, its eight rows certified (else the general put, which reads the
  * same C).  It is eft_gemv_n.c's put_groups for that case, written here because through
- * ozb_eft_strip_put (a call and a problem copy per column) the GEMM took 28 % longer at 16^3
+ * ozb_eft_strip_put (a call and a problem copy per column) the GEMM takes 28 % longer at 16^3
  * and 20 % at 64^3 (interleaved A/B, AVX512 EPYC). */
 static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[2], int bad, int bounded)
 {
@@ -198,8 +200,8 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
 /* Columns j, j + 1 of strip b at once in the commonest case (both columns' single block under
  * its bound, alpha = 1, beta = 0, C's columns contiguous, a whole strip): ozb_eft_cert4's
  * arithmetic on the four vectors of totals, its symmetric test only, and one branch for the
- * sixteen elements instead of eight (16^3 1.16 -> 1.05 us, 32^3 -8 %, 64^3 -5 %, AVX512 EPYC,
- * interleaved A/B).  Returns 1 where all sixteen are certified
+ * sixteen elements instead of eight (16^3 1.05 us against 1.16, 32^3 8 % and 64^3 5 % less
+ * time, AVX512 EPYC, interleaved A/B).  Returns 1 where all sixteen are certified
  * (their RN(exact) written, flags cleared); 0 leaves everything to strip_put, which finds the
  * same values where it certifies them. */
 static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[4])

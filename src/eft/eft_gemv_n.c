@@ -79,7 +79,7 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
     uint8_t *bad = e->fail;                                  /* per strip first, per row at the end */
     double pad[8 * BLN];
     /* Strips in pairs (strip_block2), except where the columns lie a multiple of 2048 doubles
-     * (16 KiB) apart: there the single strips were faster, the pairs slower (1 thread, AVX512
+     * (16 KiB) apart: there the single strips are faster, the pairs slower (1 thread, AVX512
      * EPYC, interleaved A/B: lda 2048, 4096, 6144, 8192 +13, +15, +9, +20 %; lda 64..1024,
      * 2000, 2056, 3000, 4104 -13 to -39 %).  A choice by the shape: the bits are the same. */
     const int pairs = lda % 2048 != 0;

@@ -134,8 +134,9 @@ static inline __m256d sigma_for(__m256d m)
 
 /* The next block's sigma: the one this block's max|q| asks for, times 16, so that products
  * may grow 2^6 before a block is summed again (sigma_for alone allows 4: on the sweep's data,
- * phi = 1, most GEMV-N blocks of 32 products then ran twice; AVX2 EPYC, CR, 1 thread, GEMV-N
- * 256: 67 -> 44 us).  A larger sigma only widens the block's share of the bound (G). */
+ * phi = 1, most GEMV-N blocks of 32 products would then run twice; AVX2 EPYC, CR, 1 thread,
+ * GEMV-N 256: 44 us against 67 us).  A larger sigma only widens the block's share of the
+ * bound (G). */
 static inline __m256d next_sigma(__m256d m)
 {
     return _mm256_mul_pd(sigma_for(m), _mm256_set1_pd(16.0));

@@ -1,4 +1,4 @@
-/* FIXED-mode DOT and GEMV without stored slices (issue 16): the fused kernels (fused_kern_d.inc)
+/* FIXED-mode DOT and GEMV without stored slices: the fused kernels (fused_kern_d.inc)
  * compute, in registers, the same digits and the same exact pair sums that the GEMM-ized
  * pipeline (src/scheme1) stores as slices and multiplies by DGEMM, and the terms go to the
  * same summation in the same order.  So the result is the configuration's defined one, bit

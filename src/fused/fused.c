@@ -12,7 +12,7 @@
  * ozb_sum_nearest_bounded returns RN(alpha (sum + rest) + beta c) when that value is the same
  * for every rest within the bound.  The first pass takes D = 4 (84 bits: at phi = 1 and
  * k = 8192 about 0.1 % of the rows land too close to a rounding boundary; with 80 bits it
- * was 1.5 %); those rows are done again with D = 6 (126 bits) from the same grids; what is still undecided (massive
+ * is 1.5 %); those rows are done again with D = 6 (126 bits) from the same grids; what is still undecided (massive
  * cancellation) and what the fused path does not handle (Inf/NaN, extreme exponents,
  * non-finite alpha, beta or C) is left to the GEMM-ized pipeline.  Every path gives
  * RN(exact): the same bits.
@@ -111,16 +111,20 @@ static size_t thread_bytes(int64_t nkb)
     return ((THR_BLOCK + 3 * nt + 8) * sizeof(double) + nt * sizeof(int32_t) + 127) & ~(size_t)63;
 }
 
-int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
+int ozb_fused_applies(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
     if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED || plan->engine != OZBLAS_ENGINE_FP64 || pr->n != 1) return 0;
     if (h->knobs.no_fused || !ozb_fused_kernels_for(h)) return 0;
-    if (pr->m > 1 && pr->a.rs != 1 && pr->a.cs != 1) return 0;
+    return pr->m == 1 || pr->a.rs == 1 || pr->a.cs == 1;
+}
+
+size_t ozb_fused_bytes(ozblas_handle_t h, const ozb_problem *pr)
+{
     const int64_t nkb = nblocks(pr->k), mpad = pr->m + 32;
     const double bytes = (double)psums_bytes(mpad, 1, nkb, NP1) + (double)psums_bytes(mpad, 1, nkb, NP2)
                        + (double)meta_bytes(pr->m, nkb) + (double)thread_bytes(nkb) * ozb_threads(h)
                        + (pr->m > 1 ? (double)OZB_FZ_D2 * (double)pr->k * sizeof(double) : 0.0);
-    return bytes <= (double)ozb_workspace_limit(h);
+    return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
 }
 
 static int32_t block_exp(int64_t mxbits) { return ozb_fused_block_exp(mxbits, BETA); }

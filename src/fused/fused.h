@@ -7,8 +7,9 @@
 #include "core/problem.h"
 
 /* 1 when ozb_fused_cr may run pr on this handle (CORRECTLY_ROUNDED, FP64 format, one
- * output column, a kernel set for this CPU, workspace within the limit). */
-int ozb_fused_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
+ * output column, a kernel set for this CPU); ozb_fused_bytes: its workspace. */
+int ozb_fused_applies(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan);
+size_t ozb_fused_bytes(ozblas_handle_t h, const ozb_problem *pr);
 
 /* Writes RN(exact) for every row of C it can certify.  *fail points to m flags (owned by
  * the handle, valid until its next call): fail[i] = 1 where row i was left untouched

@@ -24,9 +24,7 @@
  * blocking of the whole vector: the pieces are gathered on rank 0, which computes the
  * single-node call, and the result is broadcast. */
 #include "mpi/pgrid.h"
-#include "core/fpenv.h"
-#include "eft/eft_dot.h"
-#include "../../kernels/ozb_sum_ops.h"
+#include "eft/ozblas_parts.h"   /* the library's internal interface (fpenv, TwoProduct, the long accumulator) */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -107,7 +105,7 @@ static int pddot_certified(MPI_Comm comm, int64_t n, const double *x, int64_t in
     ozb_fpenv_t saved;
     const int changed = ozb_fpenv_enter(&saved);   /* the kernels' environment; subnormals compare as they are */
     double mine[4] = { 0.0, 0.0, 0.0, 1.0 };      /* S, C, B, usable */
-    mine[3] = ozb_eft_dot_parts(n, x, incx, y, incy, &mine[0], &mine[1], &mine[2]);
+    mine[3] = ozblas_internal_dot_parts(n, x, incx, y, incy, &mine[0], &mine[1], &mine[2]);
     int size = 0;
     MPI_Comm_size(comm, &size);
     double *all = malloc(sizeof(double) * 4 * (size_t)size);

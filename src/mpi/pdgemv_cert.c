@@ -10,11 +10,7 @@
  * and the call is computed by moving rows of op(A) (pdgemv.c): ties across processes, Inf or
  * NaN, results below about 2^-990. */
 #include "mpi/pdgemv_cert.h"
-#include "core/fpenv.h"
-#include "eft/eft_dot.h"
-#include "sum/eft.h"
-#include "sum/sum.h"
-#include "../../kernels/ozb_sum_ops.h"
+#include "eft/ozblas_parts.h"   /* the library's internal interface (fpenv, TwoProduct, the long accumulator) */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,10 +84,10 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
             for (int64_t q = 0; q < 3 * nmine; q++) parts[q] = 0.0;
         else if (t)     /* T: op(A)'s rows are A's local columns, contiguous: one DOT each */
             for (int64_t q = 0; q < nmine; q++)
-                ok &= ozb_eft_dot_parts(len, aw->p + lr0 + (lc0 + q) * aw->lld, 1, xv, 1, &parts[3 * q], &parts[3 * q + 1],
-                                        &parts[3 * q + 2]);
+                ok &= ozblas_internal_dot_parts(len, aw->p + lr0 + (lc0 + q) * aw->lld, 1, xv, 1, &parts[3 * q],
+                                                &parts[3 * q + 1], &parts[3 * q + 2]);
         else            /* N: the GEMV-N kernels stream the block's columns */
-            ok = ozb_eft_gemv_n_parts(nmine, len, aw->p + lr0 + lc0 * aw->lld, aw->lld, xv, parts);
+            ok = ozblas_internal_gemv_n_parts(nmine, len, aw->p + lr0 + lc0 * aw->lld, aw->lld, xv, parts);
         /* to the holders: counts, then the sums in increasing index order */
         const int myq = t ? g->mycol : g->myrow;
         for (int64_t q = 0; q < nmine; q++)
@@ -141,7 +137,7 @@ int ozb_pdgemv_certified(const ozb_pgrid *g, int t, double alpha, const ozb_win 
             /* a nonzero bound that underflows would certify a tiny exact value as +0: never
              * below 2^-1000 (as the single-node certificate, ozb_eft_finish) */
             if (ext > 0.0 && extra < 0x1p-1000) extra = 0x1p-1000;
-            if (exact && ozb_sum2_certify(terms, m2, extra, &quick)) {
+            if (exact && ozblas_internal_sum2_certify(terms, m2, extra, &quick)) {
                 for (int q = 0; q < nsrc; q++) cur[t ? q * g->npcol + p : p * g->npcol + q] += 3;
                 res[e] = quick;
                 continue;

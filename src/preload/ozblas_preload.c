@@ -12,7 +12,7 @@
  * (tests/preload/check_no_recursion.sh checks the relocations, and test_preload counts the
  * calls).  A thread-local flag still sends an unexpected re-entry to the real BLAS.
  *
- * The interposer changes nothing about the process's BLAS (issue 14): this library does not
+ * The interposer changes nothing about the process's BLAS: this library does not
  * link a BLAS (no DT_NEEDED), so preloading it loads no second OpenBLAS whose symbols
  * (xerbla_, openblas_*) would come first in the global scope; ozblas's exact slice products
  * run on the BLAS the process already has (found below: the next definition in the global
@@ -301,8 +301,8 @@ static int from_libozblas_lookup(const void *ret)
     return strncmp(base, "libozblas.so", 12) == 0;
 }
 
-/* The answer per call site, cached: dladdr walks the loaded objects and cost about as much as
- * a small BLAS call, on every call (issue 14).  A program has few call sites; an entry holds
+/* The answer per call site, cached: dladdr walks the loaded objects and costs about as much
+ * as a small BLAS call, too much for every call.  A program has few call sites; an entry holds
  * (return address << 1) | answer in one atomic word (x86-64 addresses fit in 48 bits), so
  * threads share the cache without a lock and a lost race only repeats a lookup. */
 static _Atomic uintptr_t site_cache[256];

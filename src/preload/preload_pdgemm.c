@@ -1,4 +1,4 @@
-/* ScaLAPACK's pdgemm_ and pdgemv_ through ozblas_pdgemm / ozblas_pdgemv (issue 18): an
+/* ScaLAPACK's pdgemm_ and pdgemv_ through ozblas_pdgemm / ozblas_pdgemv: an
  * unchanged ScaLAPACK program run with LD_PRELOAD=libozblas_preload.so gets the single-node
  * bits of its distributed GEMMs and GEMVs.
  *

@@ -2,17 +2,14 @@
 #include "core/info.h"
 #include "scheme1/s1_internal.h"
 
+/* The configuration of a CORRECTLY_ROUNDED or FIXED call (the modes Scheme I computes:
+ * ozb_scheme1_run declines any other). */
 run_cfg ozb_s1_config_of(ozblas_handle_t h, ozblas_mode_t mode)
 {
-    run_cfg c = {0, 0, 0, 0, OZBLAS_SUM_NEARSUM};
-    switch (mode) {
-    case OZBLAS_MODE_CORRECTLY_ROUNDED: break;              /* split until exact, all pairs, NearSum */
-    case OZBLAS_MODE_FIXED:
+    run_cfg c = {0, 0, 0, OZBLAS_SUM_NEARSUM};              /* CORRECTLY_ROUNDED: split until exact, all pairs, NearSum */
+    if (mode == OZBLAS_MODE_FIXED) {
         c.limit = h->split_count; c.fast = h->fast_mode; c.dfixed = h->split_count;
-        c.summation = h->summation; break;
-    case OZBLAS_MODE_DOUBLE:
-    default:
-        c.criterion = 1; c.fast = 1; c.summation = OZBLAS_SUM_DOUBLE; break;
+        c.summation = h->summation;
     }
     return c;
 }
@@ -47,12 +44,12 @@ ozblas_status_t ozb_s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 return OZBLAS_STATUS_ALLOC_FAILED;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                ozb_split_params pa = ozb_s1_params_of(c, c->vA, c->uA, l0), pb = ozb_s1_params_of(c, c->vB, NULL, l0);
+                const ozb_split_params prm = ozb_s1_params_of(c);
                 double t0 = ozb_now_if(c->timed);
                 ozb_s1_bind(&SB, bufB, &MB, kk, 0);
                 SB.rows = nbb; SB.kb = kbb;
                 if (!(nkb == 1 && b_ready_j0 == j0 && b_ready_cap == c->capB)) {
-                    ozb_split(&pr->b, j0, nbb, l0, kbb, &pb, &SB, c->nt);
+                    ozb_split(&pr->b, j0, nbb, l0, kbb, &prm, &SB, c->nt);
                     if (SB.need > c->capB) { c->capB = ozb_s1_grow(c->capB, SB.need); b_ready_j0 = -1; goto retry_tile; }
                     if (nkb == 1) { b_ready_j0 = j0; b_ready_cap = c->capB; }
                 } else {
@@ -61,7 +58,7 @@ ozblas_status_t ozb_s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                     SB.s = s;
                 }
                 ozb_s1_bind(&SA, bufA, &MA, kk, 0);
-                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, c->nt);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &prm, &SA, c->nt);
                 info->seconds_split += ozb_now_if(c->timed) - t0;
                 if (SA.need > c->capA) { c->capA = ozb_s1_grow(c->capA, SA.need); goto retry_tile; }
                 c->smaxA = SA.s > c->smaxA ? SA.s : c->smaxA;
@@ -77,7 +74,7 @@ ozblas_status_t ozb_s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
                 size_t sb_bytes = c->fmt->scratch_bytes(mbb, nbb, kbb, SA.s, SB.s);
                 if (sb_bytes && !(scr = ozb_buf_get(h, OZB_BUF_SCRATCH, sb_bytes))) return OZBLAS_STATUS_ALLOC_FAILED;
                 lazy_D = (c->lazy && nkb == 1 && c->dcr < SA.s + SB.s - 1) ? c->dcr : 0;
-                if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : ozb_s1_block_dmax(c, &SA, &SB), P + (size_t)kk * pblock, ldp,
+                if (c->fmt->products(h->dev, &SA, &SB, lazy_D ? lazy_D : ozb_s1_block_dmax(c), P + (size_t)kk * pblock, ldp,
                                      scr, c->nt, &c->pst))
                     return OZBLAS_STATUS_EXECUTION_FAILED;
                 info->seconds_multiply += ozb_now_if(c->timed) - t0;
@@ -117,20 +114,19 @@ ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb)
         const int64_t ldp = mb * capA;
         const size_t pblock = (size_t)ldp * (size_t)(n * capB);
         double *P = ozb_buf_get(h, OZB_BUF_P, sizeof(double) * pblock * (size_t)nunits);
-        double *vloc = c->local_weights ? ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)kb * (size_t)nt) : NULL;
         const size_t scr_bytes = (c->fmt->scratch_bytes(mb, n, kb, capA, capB) + 63) & ~(size_t)63;
         char *scratch = scr_bytes ? ozb_buf_get(h, OZB_BUF_SCRATCH, scr_bytes * (size_t)nt) : NULL;
         if (scr_bytes && !scratch) return OZBLAS_STATUS_ALLOC_FAILED;
-        if (!bufA || !bufB || !P || (c->local_weights && !vloc) ||
+        if (!bufA || !bufB || !P ||
             !ozb_s1_meta_alloc(h, &MB, OZB_BUF_WB, OZB_BUF_NB, n, bshared ? 1 : nunits, capB) ||
             !ozb_s1_meta_alloc(h, &MA, OZB_BUF_WA, OZB_BUF_NA, m, nkb, capA))
             return OZBLAS_STATUS_ALLOC_FAILED;
         ozb_slices SBsh;
+        const ozb_split_params prm = ozb_s1_params_of(c);
         double t0 = ozb_now_if(c->timed);
         if (bshared) {
-            ozb_split_params pb = ozb_s1_params_of(c, c->vB, NULL, 0);
             ozb_s1_bind(&SBsh, bufB, &MB, 0, 0);
-            ozb_split(&pr->b, 0, n, 0, k, &pb, &SBsh, nt);
+            ozb_split(&pr->b, 0, n, 0, k, &prm, &SBsh, nt);
             if (SBsh.need > capB) { c->capB = ozb_s1_grow(capB, SBsh.need); continue; }
         }
         info->seconds_split += ozb_now_if(c->timed) - t0;
@@ -148,36 +144,22 @@ ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb)
                 const int64_t i0 = mblk * mb, mbb = mb < m - i0 ? mb : m - i0;
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 double ts = ozb_now_if(c->timed);
-                const double *vA = c->vA, *vB = c->vB, *uA = c->uA;
-                if (c->local_weights) {
-                    /* x^T y: weights |y| and |x| on this block, scaled by the block's own
-                     * power of two (Algorithm 3 compares sums with the same weights, so the
-                     * scale cancels); offset by -l0 so ozb_s1_params_of can add l0 back. */
-                    double *vl = vloc + 2 * kb * (size_t)tid;
-                    ozb_view bv = {pr->b.p + l0 * pr->b.cs, pr->b.rs, pr->b.cs};
-                    const int Ev = ozb_s1_abs_col_sums(&bv, n, kbb, vl, 1);
-                    int32_t Ey;                  /* exact_b: vl + kb holds fast mode's weights */
-                    ozb_s1_exp_col_sums(&bv, n, kbb, Ev, vl + kb, &Ey);
-                    vA = vl - l0; vB = NULL; uA = vl + kb - l0;
-                }
                 ozb_slices SB;
                 if (bshared) SB = SBsh;
                 else {
-                    ozb_split_params pb = ozb_s1_params_of(c, vB, NULL, l0);
                     ozb_s1_bind(&SB, bufB + bbuf * (size_t)tid, &MB, un, 0);
-                    ozb_split(&pr->b, 0, n, l0, kbb, &pb, &SB, 1);
+                    ozb_split(&pr->b, 0, n, l0, kbb, &prm, &SB, 1);
                     if (SB.need > capB) { needB = SB.need > needB ? SB.need : needB; continue; }
                 }
                 ozb_slices SA;
-                ozb_split_params pa = ozb_s1_params_of(c, vA, uA, l0);
                 ozb_s1_bind(&SA, bufA + abuf * (size_t)tid, &MA, kk, i0);
-                ozb_split(&pr->a, i0, mbb, l0, kbb, &pa, &SA, 1);
+                ozb_split(&pr->a, i0, mbb, l0, kbb, &prm, &SA, 1);
                 double tm = ozb_now_if(c->timed);
                 tsplit += tm - ts;
                 if (SA.need > capA) { needA = SA.need > needA ? SA.need : needA; continue; }
                 sa_max = SA.s > sa_max ? SA.s : sa_max;
                 sb_max = SB.s > sb_max ? SB.s : sb_max;
-                if (c->fmt->products(h->dev, &SA, &SB, ozb_s1_block_dmax(c, &SA, &SB), P + (size_t)un * pblock, ldp,
+                if (c->fmt->products(h->dev, &SA, &SB, ozb_s1_block_dmax(c), P + (size_t)un * pblock, ldp,
                                      scratch ? scratch + scr_bytes * (size_t)tid : NULL, par_units ? 1 : nt, &st)) {
                     OZB_PRAGMA(omp atomic write)
                     c->dev_err = 1;
@@ -215,7 +197,7 @@ ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb)
  * beside the per-thread buffers (all of m for ordinary GEMV and DOT; a 10^7 x 2 x 2 GEMM
  * used to keep 10^7 rows of products, and shrank its units to one row trying).  Each wave
  * is the same computation on the rows it holds: every element depends only on its row and
- * column and on the weights of op(B) (computed once, before), so the waves change no bit. */
+ * column, so the waves change no bit. */
 ozblas_status_t ozb_s1_run_waves(ctx_t *c, int64_t mb, size_t limit)
 {
     const ozb_problem *pr = c->pr;
@@ -249,6 +231,7 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     memset(&c, 0, sizeof c);
     c.timed = ozb_timed((double)pr->m * (double)pr->n * (double)pr->k);
     const double t_start = ozb_now_if(c.timed);
+    if (plan->mode != OZBLAS_MODE_CORRECTLY_ROUNDED && plan->mode != OZBLAS_MODE_FIXED) return OZBLAS_STATUS_NOT_SUPPORTED;
     c.h = h;
     c.pr = pr;
     c.cfg = ozb_s1_config_of(h, plan->mode);
@@ -261,35 +244,13 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     c.kb = kblock < k ? kblock : k;
     c.nkb = (k + c.kb - 1) / c.kb;
     c.beta_bits = c.fmt->bits(c.kb);
-    c.dhyp = ozb_hypothetical_d(c.beta_bits, c.kb);
     c.lazy = plan->mode == OZBLAS_MODE_CORRECTLY_ROUNDED && c.fmt->id == OZBLAS_ENGINE_FP64 &&
              !h->knobs.no_lazy;
     c.dcr = ozb_s1_lazy_levels(c.beta_bits, c.kb);
     if (h->knobs.lazy_levels >= 0) c.dcr = h->knobs.lazy_levels;
     c.level_sum = c.fmt->exact_level_sums;
-    c.sfac = 2.0 * sqrt((double)c.kb) * 0x1p-53;
     ozblas_info_t *info = ozb_info_begin(h, c.cfg.summation, c.beta_bits);
 
-    /* Algorithm 3 weights (DOUBLE mode): vA = |op(B)| e, vB = e^T |op(A)|, over all of k. */
-    c.local_weights = c.cfg.criterion && m == 1 && n == 1 && c.nkb > 1;
-    /* Algorithm 3 bounds the columns of op(B) with weights e^T|op(A)| summed over all rows,
-     * which does not bound the error of one row whose entries are small next to the others'
-     * (found by the tests: phi = 8 with 7-bit slices, 24x the row-wise DGEMM bound; FP64 with
-     * few columns, e.g. 257x2x33; phi = 12 with any shape).  So op(B) is split until exact and
-     * only op(A)'s rows are truncated, by the row criterion, which does bound each row (its
-     * weights are |op(B)|e); the paper's own d likewise comes from A's rows alone.  For GEMV
-     * and DOT this is also cheaper: the weights e^T|A| and the second criterion cost extra
-     * passes over the data (DOT 2^24: 52 -> 45 ms). */
-    c.exact_b = c.cfg.criterion;
-    if (c.cfg.criterion && !c.local_weights) {
-        double *v = ozb_buf_get(h, OZB_BUF_CRIT, sizeof(double) * 2 * (size_t)k + sizeof(int32_t) * (size_t)n);
-        if (!v) return OZBLAS_STATUS_ALLOC_FAILED;
-        double t0 = ozb_now_if(c.timed);
-        const int Ev = ozb_s1_abs_col_sums(&pr->b, n, k, v, c.nt);
-        ozb_s1_exp_col_sums(&pr->b, n, k, Ev, v + k, (int32_t *)(v + 2 * k));   /* exact_b: v + k is free */
-        c.vA = v; c.vB = NULL; c.uA = v + k;
-        info->seconds_split += ozb_now_if(c.timed) - t0;
-    }
     c.capA = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_a;
     c.capB = c.cfg.limit > 0 ? c.cfg.limit : h->slice_hint_b;
 
@@ -325,7 +286,7 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     info->slices_a = c.smaxA;
     info->slices_b = c.smaxB;
     info->fast_mode = c.cfg.fast;
-    info->split_count = c.cfg.criterion ? (c.smaxA > c.smaxB ? c.smaxA : c.smaxB) : (c.cfg.fast ? c.cfg.dfixed : 0);
+    info->split_count = c.cfg.fast ? c.cfg.dfixed : 0;
     info->gemm_calls = c.pst.calls;
     info->slice_products = c.pst.pairs;
     info->gemm_flops = c.pst.flops;

@@ -1,9 +1,12 @@
 /* Shared pieces of Ozaki scheme I (src/scheme1): the per-call context, the slice metadata of
  * one side, where an element's partial products live, and the functions the files share:
- *   weights.c   Algorithm 3's column sums and fast mode's exponent weights (DOUBLE mode)
  *   terms.c     slice metadata, the term walk of one element and the per-element sums
  *   lazy.c      CORRECTLY_ROUNDED GEMM on FP64 slices: leading pairs first, the rest lazily
- *   pipeline.c  the call: tiles (GEMM shapes) or units (DOT/GEMV shapes), ozb_scheme1_run */
+ *   pipeline.c  the call: tiles (GEMM shapes) or units (DOT/GEMV shapes), ozb_scheme1_run
+ * Scheme I computes two modes: CORRECTLY_ROUNDED (both sides split until exact, all pairs,
+ * RN(exact)) and FIXED (at most the split count of slices, fast mode's pairs t + u < split
+ * count, the handle's summation).  DOUBLE mode never reaches it: the call's plan (src/dispatch)
+ * computes it correctly rounded, or through the CRT, whose fallbacks are correctly rounded. */
 #ifndef OZB_S1_INTERNAL_H
 #define OZB_S1_INTERNAL_H
 #include "core/problem.h"
@@ -20,13 +23,13 @@
 #include <stdlib.h>
 
 typedef struct {
-    int limit, criterion, fast, dfixed;
+    int limit, fast, dfixed;
     ozblas_summation_t summation;
 } run_cfg;
 
 /* Exponents, slice counts and flags of one side, for every k-block:
  * w[(kk*(cap+1) + t)*R + i], ns[kk*R + i], flag[kk*R + i]. */
-typedef struct { int32_t *w, *ns, *dsafe; uint8_t *flag; int64_t R; int cap; } meta_t;
+typedef struct { int32_t *w, *ns; uint8_t *flag; int64_t R; int cap; } meta_t;
 
 typedef struct {
     ozblas_handle_t h;
@@ -36,15 +39,10 @@ typedef struct {
     int timed;                 /* phase times read the clock (ozb_timed: not for tiny calls) */
     int64_t kb, nkb;
     int beta_bits;
-    const double *vA, *vB, *uA;   /* uA: fast mode's weights (exp_col_sums), DOUBLE mode */
-    double sfac;
     int capA, capB;
     ozb_format fmt_row;       /* the plan's format on the handle's backend */
     const ozb_format *fmt;    /* &fmt_row */
-    int dhyp;              /* DOUBLE: d for rows that became exact (row_d)                  */
     int level_sum;         /* pairs on one grid level may be pre-summed exactly (format)     */
-    int local_weights;     /* DOT: Algorithm 3 weights per k-block, from data already in cache */
-    int exact_b;           /* DOUBLE mode: op(B) is split until exact, not by Algorithm 3 (see ozb_run) */
     int lazy;              /* CORRECTLY_ROUNDED through lazy_tile (FP64 products, one k-block)  */
     int dcr;               /* lazy_tile multiplies pairs t + u < dcr first                     */
     int64_t lazy_fixups;   /* elements that needed their remaining pairs                       */
@@ -62,15 +60,10 @@ typedef struct { const double *P; size_t kkstride; int64_t ldp, mrows, ncols; } 
  * P[maxterms], scratch[2*maxterms+4] (NearSum input), E[maxterms]; 64-byte aligned. */
 typedef struct { double *P, *scratch; int32_t *E; } terms_t;
 
-void ozb_s1_col_sums_pass(const double *p, int64_t rs, int64_t cs, int64_t rows, int64_t k, double sc, double *w, int nt, int par);
-double ozb_s1_max_of(const double *w, int64_t k);
-int ozb_s1_abs_col_sums(const ozb_view *v, int64_t rows, int64_t k, double *w, int nt);
-void ozb_s1_exp_col_sums(const ozb_view *v, int64_t rows, int64_t k, int Ev, double *u, int32_t *E);
 int ozb_s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int64_t R, int64_t nkk, int cap);
 void ozb_s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64_t roff);
-ozb_split_params ozb_s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0);
-int ozb_s1_row_d(int ns, uint8_t flag, int dhyp);
-int ozb_s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B);
+ozb_split_params ozb_s1_params_of(const ctx_t *c);
+int ozb_s1_block_dmax(const ctx_t *c);
 double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t *MB, int64_t jb, int64_t bkk_base, int bshared, const ploc_t *pl, int64_t il, int64_t jl, int64_t gi, int64_t gj, double *TP, int32_t *TE, double *scratch, int64_t *fb);
 size_t ozb_s1_terms_bytes(int64_t maxterms);
 char *ozb_s1_terms_alloc(ozblas_handle_t h, int64_t maxterms, int nt);

@@ -7,11 +7,10 @@ int ozb_s1_meta_alloc(ozblas_handle_t h, meta_t *M, int slot_w, int slot_n, int6
     M->R = R;
     M->cap = cap;
     M->w = ozb_buf_get(h, slot_w, sizeof(int32_t) * (size_t)nkk * (size_t)(cap + 1) * (size_t)R);
-    void *nf = ozb_buf_get(h, slot_n, (2 * sizeof(int32_t) + 1) * (size_t)nkk * (size_t)R + 64);
+    void *nf = ozb_buf_get(h, slot_n, (sizeof(int32_t) + 1) * (size_t)nkk * (size_t)R + 64);
     if (!M->w || !nf) return 0;
     M->ns = nf;
-    M->dsafe = M->ns + nkk * R;
-    M->flag = (uint8_t *)(M->dsafe + nkk * R);
+    M->flag = (uint8_t *)(M->ns + nkk * R);
     return 1;
 }
 
@@ -22,44 +21,21 @@ void ozb_s1_bind(ozb_slices *sl, double *buf, const meta_t *M, int64_t kk, int64
     sl->w = M->w + kk * (int64_t)(M->cap + 1) * M->R + roff;
     sl->wstride = M->R;
     sl->ns = M->ns + kk * M->R + roff;
-    sl->dsafe = M->dsafe + kk * M->R + roff;
     sl->flag = M->flag + kk * M->R + roff;
 }
 
-ozb_split_params ozb_s1_params_of(const ctx_t *c, const double *v, const double *u, int64_t l0)
+/* The split of either side: the format's bits, at most the FIXED split count (0: until exact) */
+ozb_split_params ozb_s1_params_of(const ctx_t *c)
 {
-    /* v == NULL in DOUBLE mode: this side is split until exact (see exact_b) */
-    ozb_split_params p = {c->beta_bits, c->cfg.limit, c->cfg.criterion && v, v ? v + l0 : NULL, c->sfac,
-                          c->cfg.criterion && v && u ? u + l0 : NULL};
+    ozb_split_params p = {c->beta_bits, c->cfg.limit};
     return p;
 }
 
-/* DOUBLE mode: the d of Algorithm 3 for one row.  A row that met the criterion uses its
- * d = ns.  A row that became exact first has no slice d to measure, so it takes the d at
- * which a fully populated row would meet the criterion, (d+1) 2^(-(d-1) beta) < 2 sqrt(kb) u,
- * or its ns if larger: every pair fast mode then skips has t + u >= d and is below
- * 2^(-d beta) of the product of the row and column maxima, under DGEMM's error whatever
- * the other side holds (with 7-bit slices, two rows exact at 3 slices would otherwise lose
- * the 2^-28-sized pair (3,3)). */
-int ozb_s1_row_d(int ns, uint8_t flag, int dhyp)
+/* Pairs t + u <= dmax - 1 the GEMMs must cover (0: all): FIXED's fast mode takes d = the
+ * split count for every element. */
+int ozb_s1_block_dmax(const ctx_t *c)
 {
-    if (!(flag & OZB_ROW_EXACT) || ns == 0) return ns;
-    return ns > dhyp ? ns : dhyp;
-}
-
-
-/* Pairs t + u <= dmax - 1 the GEMMs must cover for this block (0: all). */
-int ozb_s1_block_dmax(const ctx_t *c, const ozb_slices *A, const ozb_slices *B)
-{
-    if (!c->cfg.fast) return 0;
-    if (!c->cfg.criterion) return c->cfg.dfixed;
-    int dmax = 1;
-    for (int64_t i = 0; i < A->rows; i++) {
-        int d = ozb_s1_row_d(A->ns[i], A->flag[i], c->dhyp); dmax = d > dmax ? d : dmax;
-        d = A->dsafe[i]; dmax = d > dmax ? d : dmax;        /* fast mode's own bound (split.c) */
-    }
-    for (int64_t j = 0; j < B->rows; j++) { int d = ozb_s1_row_d(B->ns[j], B->flag[j], c->dhyp); dmax = d > dmax ? d : dmax; }
-    return dmax;
+    return c->cfg.fast ? c->cfg.dfixed : 0;
 }
 
 
@@ -82,12 +58,7 @@ double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
         const int nsa = MA->ns[kk * MA->R + ia], nsb = MB->ns[kB * MB->R + jb];
         const uint8_t fa = MA->flag[kk * MA->R + ia], fb2 = MB->flag[kB * MB->R + jb];
         nonfinite |= (fa | fb2) & OZB_ROW_NONFINITE;
-        int d = 0;                                   /* pairs t + u <= d - 1; 0: all */
-        if (c->cfg.criterion) {             /* fast mode with d = max(d_i, d_j), and safe (split.c) */
-            const int da = ozb_s1_row_d(nsa, fa, c->dhyp), db = ozb_s1_row_d(nsb, fb2, c->dhyp), ds = MA->dsafe[kk * MA->R + ia];
-            d = da > db ? da : db;
-            d = ds > d ? ds : d;
-        } else if (c->cfg.fast) d = c->cfg.dfixed;
+        const int d = c->cfg.fast ? c->cfg.dfixed : 0;   /* pairs t + u <= d - 1; 0: all */
         const double *Pk = pl->P + (size_t)kk * pl->kkstride + il + jl * pl->ldp;
         if (c->level_sum && nsa > 0 && nsb > 0) {
             /* Fixed grid: pair (t,u) has exponent w_0(i) + w_0(j) - (t+u) beta, so the pairs of

@@ -8,9 +8,9 @@
  * multiple of 2^w_t, so |d| <= 2^beta - 1 in every slice (int8 digits for beta = 7,
  * binary16 integers for beta <= 11) and the remainder keeps the sign of the input.
  * Splitting stops when the remainder is zero (exact: slice count ceil((e - L)/beta),
- * L the lowest set bit of the row), at the split limit (FIXED), or when Algorithm 3
- * of seed 000 says the rest is below DGEMM's error (DOUBLE).  A fixed grid lets a
- * fused kernel compute any slice of an element in registers, without the others.
+ * L the lowest set bit of the row; CORRECTLY_ROUNDED) or at the split limit (FIXED).
+ * A fixed grid lets a fused kernel compute any slice of an element in registers,
+ * without the others.
  *
  * Compiled with -ffp-contract=off. */
 #include "split/split.h"
@@ -28,41 +28,6 @@ int ozb_ilogb(double x)
     if (ef) return ef - 1023;
     /* subnormal: value = m * 2^-1074 */
     return 63 - __builtin_clzll(b) - 1074;
-}
-
-/* Algorithm 3 sums in one canonical order (8 interleaved lanes, then a fixed tree, then
- * the tail): every backend must evaluate them identically, so that the split counts,
- * and with them the DOUBLE-mode results, are the same everywhere.
- *   ozb_crit_sum(x, 0, 0, xs, ...)      = sum_l |x_l * xs| * v_l
- *   ozb_crit_sum(d, r, ds, rs, ...)     = sum_l (|d_l| * ds + |r_l * rs|) * v_l
- * with ds, rs powers of two (a scaled row never overflows; what underflows is below
- * any bound that matters). */
-OZB_CLONES double ozb_crit_sum(const double *d, const double *r, double ds, double rs, int64_t stride,
-                    const double *v, int64_t n)
-{
-    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t l = 0;
-    if (r) {
-        for (; l + 8 <= n; l += 8)
-            for (int j = 0; j < 8; j++)
-                acc[j] += (fabs(d[(l + j) * stride]) * ds + fabs(r[(l + j) * stride] * rs)) * v[l + j];
-    } else {
-        for (; l + 8 <= n; l += 8)
-            for (int j = 0; j < 8; j++) acc[j] += fabs(d[(l + j) * stride] * rs) * v[l + j];
-    }
-    double s = ozb_op_lanes8(acc);                 /* the canonical tree (kernels/ozb_kernel_ops.h) */
-    for (; l < n; l++)
-        s += r ? (fabs(d[l * stride]) * ds + fabs(r[l * stride] * rs)) * v[l] : fabs(d[l * stride] * rs) * v[l];
-    return s;
-}
-
-/* Row scale for the criterion: 2^-e for a row whose maximum is below 2^e, e > 0 only
- * (large rows would overflow |A||B|e; small ones cannot). */
-static int crit_escale(int64_t mxbits)
-{
-    double m; memcpy(&m, &mxbits, sizeof m);
-    int e = ozb_ilogb(m) + 1;
-    return e > 0 ? e : 0;
 }
 
 #define ABS_MASK 0x7fffffffffffffffull
@@ -108,23 +73,6 @@ static int64_t pass_generic(const double *r, double *dig, double *rem, int64_t n
 
 static double bits_to_double(int64_t b) { double d; memcpy(&d, &b, sizeof d); return d; }
 
-/* DOUBLE mode: the smallest D from which fast mode may skip the pairs t + u >= D of this row
- * (row i of op(A); op(B) is split until exact).  Digits satisfy |a_t,l| < 2^(e_a - t beta) and
- * |b_u,jl| < 2^(E_j - u beta), and the pairs of level s number s + 1, so for each l and
- * column j where both entries are nonzero (elsewhere every slice is zero)
- *   sum_{t+u>=D} |a_t,l b_u,jl| <= 2 (D+1) 2^(e_a + E_j - D beta),
- * summed over the row: 2 (D+1) 2^(e_a - D beta) 2^Ev U with U = sum_l [a_l != 0] u_l
- * (ozb_split_params.u).  D is taken so that this stays below a quarter of the row's
- * Algorithm 3 bound sfac 2^Ev sum_l |a_l| v_l = 2^(Ev + esc) s_bound (a margin covers the
- * roundings of the two sums).  Algorithm 3's d alone does not ensure it: x = (-1, -2^80, 10),
- * y = (-10, 10, -1.7 2^80) lost 2^-12 of the result with INT8 slices and 2^-27 with FP64
- * ones (found by tests/fuzz).  e_rel = e_a - esc. */
-static int fast_safe_d(const double *a, const ozb_split_params *prm, int64_t kb, int e_rel, double s_bound)
-{
-    const double U = ozb_op_u_sum(a, 1, kb, prm->u);       /* 8 lanes, tree, tail: as the device's k_crit */
-    return ozb_op_fast_safe_d(U, s_bound, prm->beta, e_rel);   /* kernels/ozb_kernel_ops.h, shared with the device */
-}
-
 /* Splits one row; returns the slices it would need if cap were unlimited is unknown,
  * so it returns cap + 1 when it ran out of room, else the slices produced. */
 OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int64_t kb, int64_t i, int64_t rows,
@@ -147,22 +95,14 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
             int64_t b = (int64_t)(ozb_bits(x) & ABS_MASK); mx = b > mx ? b : mx;
         }
     }
-    out->dsafe[i] = 0;
     out->flag[i] = 0;
     if ((uint64_t)mx >= 0x7ff0000000000000ull) {  /* Inf or NaN: handled by the special-value path */
         out->flag[i] = OZB_ROW_NONFINITE;
         out->ns[i] = 0;
         return 0;
     }
-    double s_bound = 0.0;
-    int esc = 0;
-    if (prm->criterion && mx != 0) {
-        esc = crit_escale(mx);
-        s_bound = prm->sfac * ozb_crit_sum(first, NULL, 0.0, ldexp(1.0, -esc), 1, prm->v, kb);
-    }
     int t = 0, ran_out = 0;
     const int e = mx ? ozb_ilogb(bits_to_double(mx)) + 1 : 0;   /* row maximum < 2^e */
-    if (prm->criterion && prm->u && mx != 0) out->dsafe[i] = fast_safe_d(first, prm, kb, e - esc, s_bound);
     while (mx != 0) {
         if (prm->limit > 0 && t == prm->limit) break;
         if (t == out->cap) { ran_out = 1; break; }
@@ -173,16 +113,8 @@ OZB_CLONES static int split_row(const ozb_view *src, int64_t gi, int64_t l0, int
         mx = (w >= -1022 && w <= 1022) ? pass_fast(rin, rt, rn, kb, w) : pass_generic(rin, rt, rn, kb, w);
         out->w[(int64_t)t * out->wstride + i] = w;
         t++;
-        if (prm->criterion && t >= 2) {
-            /* Algorithm 3: stop at d = t when 2 sqrt(k) u (|A||B|e)_i > (d+1) (|A^(d)||B|e)_i */
-            /* Algorithm 3, with the whole tail: the d-th slice plus the remainder after it
-             * (a small element far below the row maximum lives in the remainder). */
-            double td = (double)(t + 1) * ozb_crit_sum(rt, rn, ldexp(1.0, w - esc), ldexp(1.0, -esc), 1, prm->v, kb);
-            if (s_bound > td) { out->flag[i] |= OZB_ROW_CRIT_MET; break; }
-        }
     }
     out->ns[i] = t;
-    if (mx == 0 && !(out->flag[i] & OZB_ROW_CRIT_MET)) out->flag[i] |= OZB_ROW_EXACT;
     return ran_out ? out->cap + 1 : t;
 }
 
@@ -238,13 +170,4 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
     for (int64_t i = 0; i < rows; i++)
         for (int t = out->ns[i]; t < s; t++)
             memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb););
-}
-
-
-int ozb_hypothetical_d(int beta, int64_t kb)
-{
-    const double s = 2.0 * sqrt((double)kb) * 0x1p-53;
-    int d = 2;
-    while (d < 200 && (double)(d + 1) * ldexp(1.0, -(d - 1) * beta) >= s) d++;
-    return d;
 }

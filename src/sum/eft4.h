@@ -53,7 +53,7 @@ static inline __m256d ozb_cert_z4(__m256d y, __m256d z, __m256d b)
  * half-gap, ozb_half_gap4): what ozb_cert_z4 certifies less the values beyond the smaller
  * half-gap on the wider side of a power of two, at a third of its operations; ozb_cert_z4
  * then runs only where this leaves an in-range lane (the certificates sit on the latency chain
- * of every small call: 16^3 GEMM 1.48 -> 1.68 us with ozb_cert_z4 alone) */
+ * of every small call: 16^3 GEMM 1.48 us, 1.68 us with ozb_cert_z4 alone) */
 static inline __m256d ozb_cert_sym4(__m256d z, __m256d b, __m256d hz)
 {
     const __m256d err = _mm256_mul_pd(_mm256_add_pd(_mm256_and_pd(z, ABSMASK), b), _mm256_set1_pd(1.0 + 0x1p-50));

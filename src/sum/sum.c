@@ -27,17 +27,6 @@ double ozb_sum_exact(const double *P, const int32_t *E, int64_t n, double alpha,
     return ozb_la_round(&acc, &sign);
 }
 
-int ozb_sum_sign(const double *P, const int32_t *E, int64_t n)
-{
-    ozb_longacc acc;
-    ozb_la_init(&acc);
-    for (int64_t t = 0; t < n; t++)
-        if (P[t] != 0.0) ozb_la_add(&acc, P[t] < 0.0, (ozb_u128)(uint64_t)fabs(P[t]), E[t]);
-    int sign;
-    (void)ozb_la_round(&acc, &sign);
-    return sign;
-}
-
 /* Terms of alpha * sum_t P_t 2^E_t + beta*c in the frame 2^Fa, written to scratch.
  * Returns the term count, or -1 when the frame would leave the normal range (then only
  * the long accumulator is exact).  *F = INT_MIN when every P_t is zero.

@@ -29,9 +29,6 @@ int ozb_sum_nearest_bounded(const double *P, const int32_t *E, int64_t n, double
 double ozb_sum_exact(const double *P, const int32_t *E, int64_t n, double alpha,
                      double beta, double c, int use_c);
 
-/* Sign (-1, 0, 1) of the exact sum_t P_t 2^E_t. */
-int ozb_sum_sign(const double *P, const int32_t *E, int64_t n);
-
 /* RN(sum of the doubles p[0..m)) when Sum2's error bound certifies it (returns 1), else 0.
  * Preconditions: every |p_i| <= 2^1000, m < 2^40.  Certifies only results that are normal and
  * at least 2^-1000 in magnitude, or an exact zero (+0). */
@@ -48,8 +45,8 @@ int ozb_round_certified_z(double y, double z, double b, double *out);
 /* The same, its common case inline: where y is finite with |y| >= 2^-960, hz (half the gap
  * toward zero next to y: 2^(e - 53), 2^(e - 54) above a power of two, from y's bits) and the
  * symmetric test (|z| + b)(1 + 2^-50) < hz are ozb_round_certified_z's own, so where the test
- * passes it would certify y too; anything else goes to it (a DOT's call path: ~5 ns of a
- * 100-product DOT went to the call and the out-of-line exponent of half_gap, issue 14) */
+ * passes it would certify y too; anything else goes to it (a DOT's call path: out of line,
+ * the call and half_gap's exponent take ~5 ns of a 100-product DOT) */
 static inline int ozb_round_certified_z_inline(double y, double z, double b, double *out)
 {
     uint64_t yb;

@@ -383,12 +383,12 @@ static void error_cases(const grid_t *g)
     free(GA); free(GB); free(GC); free(LA); free(LB); free(LC); free(L0);
 }
 
-/* ---- what a review found (each failed before its fix) ---- */
+/* ---- regression cases: each guards one fault named in its comment ---- */
 static void regression_cases(void)
 {
     const cfg_t *cr = &cfgs[1];
-    /* grids made and freed in turn with BLACS's own calls, a PDGEMM on each: a grid's
-     * communicator was cached by the system communicator's handle, which MPI recycles
+    /* grids made and freed in turn with BLACS's own calls, a PDGEMM on each: guards a grid's
+     * communicator cached by the system communicator's handle, which MPI recycles
      * differently on each process (a hang) */
     for (int it = 0; it < 9; it++) {
         const int rows = it % 3 == 0 ? nproc : it % 3 == 1 ? (nproc > 1 ? nproc - 1 : 1) : 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # No code inside libozblas_preload.so can call the interposer's own exports: the library has
 # no relocation (PLT slot or GOT entry) for cblas_ddot/dgemv/dgemm or ddot_/dgemv_/dgemm_ —
-# ozblas's BLAS calls were renamed to ozb_preload_inner_* and bound inside the library — and
+# ozblas's BLAS calls are renamed to ozb_preload_inner_* and bound inside the library — and
 # it exports those six names and ScaLAPACK's pdgemm_ and pdgemv_ (preload_pdgemm.c) and nothing else, and
 # it links no BLAS, MPI or ScaLAPACK of its own.
 set -euo pipefail
@@ -17,7 +17,7 @@ inner=$(nm "$so" 2>/dev/null | grep -c 'ozb_preload_inner_cblas_dgemm' || true)
 if [ "$inner" -lt 1 ] && nm "$so" >/dev/null 2>&1 && [ -n "$(nm "$so" 2>/dev/null)" ]; then
   echo "FAIL: ozb_preload_inner_cblas_dgemm not in the library (objcopy rename missing?)"; fail=1
 fi
-# It links no BLAS (issue 14): preloading it must not bring a second BLAS into the process.
+# It links no BLAS: preloading it must not bring a second BLAS into the process.
 blas_needed=$(readelf -dW "$so" | grep NEEDED | grep -Ei 'blas|lapack|mkl|mpi|scalapack' || true)
 if [ -n "$blas_needed" ]; then echo "FAIL: the interposer links a BLAS: $blas_needed"; fail=1; fi
 [ $fail = 0 ] && echo "ok: no relocation against the interposed names; exports: $exports"

@@ -104,7 +104,7 @@ def mixed(rng, shape, cls, side):
 
 
 def threads():
-    """the same calls alone, then from 8 threads at once: the same bits (issue 12)"""
+    """the same calls alone, then from 8 threads at once: the same bits"""
     import os
     import threading
     import time

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# preload_census: the interposer changes nothing about the process's BLAS (issue 14).
+# preload_census: the interposer changes nothing about the process's BLAS.
 #   run_census.sh TEST_PROGRAM CLIENT_SO PRELOAD
 # Without and with LD_PRELOAD: the loaded objects that define dgemm_/xerbla_/openblas_* and
 # the global binding of xerbla_ must be the same; with it the client's DGEMM must have been

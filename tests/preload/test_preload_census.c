@@ -1,5 +1,5 @@
-/* preload_census: preloading libozblas_preload.so changes nothing about the process's BLAS
- * (issue 14).  The program links no BLAS; it opens census_client.so (linked to the system
+/* preload_census: preloading libozblas_preload.so changes nothing about the process's BLAS.
+ * The program links no BLAS; it opens census_client.so (linked to the system
  * BLAS) with RTLD_LOCAL, as Python opens NumPy, calls its DGEMM, and prints
  *   result <the 1x1x3 product>
  *   defines <path>: <symbols>   for every loaded object defining dgemm_, xerbla_ or

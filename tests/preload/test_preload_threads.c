@@ -1,5 +1,5 @@
 /* test_preload_threads: several threads of one process calling cblas_ddot, cblas_dgemv and
- * cblas_dgemm through libozblas_preload.so at once (issue 12), with mixed data classes
+ * cblas_dgemm through libozblas_preload.so at once, with mixed data classes
  * (ordinary, subnormal range, +-900 exponents, Inf/NaN, massive cancellation) and sizes from
  * 1 to a few hundred.  Every call is made alone first; then 8 threads repeat them in random
  * orders for OZBLAS_TORTURE_SECONDS (default 6) and every result must be the same bits.

@@ -1,0 +1,166 @@
+/* The executor: walks a call's list of stages (core/stage.h) and applies the one set of rules
+ * for what a stage leaves.  A backend whose operands are not host memory has its own stages
+ * walked first; what they all decline runs the host list on host copies of the operands. */
+#include "dispatch/executor.h"
+#include "dispatch/stages.h"
+#include "dispatch/plan.h"
+#include "core/backend.h"
+#include "core/info.h"
+#include "exact/zero_products.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Adds a later part's counts and phase times to an info. */
+static void info_add(ozblas_info_t *fi, const ozblas_info_t *p)
+{
+    fi->gemm_calls += p->gemm_calls;
+    fi->slice_products += p->slice_products;
+    fi->gemm_flops += p->gemm_flops;
+    fi->exact_fallbacks += p->exact_fallbacks;
+    fi->slices_a = fi->slices_a > p->slices_a ? fi->slices_a : p->slices_a;
+    fi->slices_b = fi->slices_b > p->slices_b ? fi->slices_b : p->slices_b;
+    fi->seconds_split += p->seconds_split;
+    fi->seconds_multiply += p->seconds_multiply;
+    fi->seconds_sum += p->seconds_sum;
+    fi->fused = fi->fused > p->fused ? fi->fused : p->fused;    /* 3: the deep sums ran too */
+}
+
+/* The position of stage id in list L at or after position from (L->n where it is absent). */
+static int find(const ozb_stage_list *L, int from, int id)
+{
+    while (from < L->n && L->id[from] != id) from++;
+    return from;
+}
+
+static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_stage_list L, int pos);
+
+/* The elements a stage left (fail[i + j m], nfail of them, C untouched there) computed by the
+ * rest of the walk: plan pl's list L from position pos.  In runs of consecutive rows of a
+ * column; where more than 1/frac of C is left, the whole call at once into a copy of C, the
+ * flagged elements copied back (the others keep their bits: a stage's elements are never
+ * recomputed), which costs less than many small calls.  The copy and its flags are the
+ * executor's own memory: the stages of the nested walk use the handle's buffers, the flags'
+ * included.  Each part's info is added to the stage's. */
+static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_stage_list L, int pos,
+                               const uint8_t *fail, int64_t nfail, int frac)
+{
+    const int64_t m = pr->m, n = pr->n;
+    const size_t mn = (size_t)(m * n);
+    ozblas_info_t fi = h->info;
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    double *w = m * n > 1 && nfail * frac > m * n ? malloc(mn * (sizeof(double) + 1)) : NULL;
+    if (w) {
+        uint8_t *flag = (uint8_t *)(w + mn);
+        memcpy(flag, fail, mn);
+        ozb_problem whole = *pr;
+        whole.c = w; whole.crs = 1; whole.ccs = m;
+        if (pr->beta != 0.0)      /* C as it came in wherever an element is flagged */
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < m; i++) w[i + j * m] = pr->c[i * pr->crs + j * pr->ccs];
+        if ((st = walk(h, &whole, pl, L, pos)) == OZBLAS_STATUS_SUCCESS) {
+            info_add(&fi, &h->info);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < m; i++)
+                    if (flag[i + j * m]) pr->c[i * pr->crs + j * pr->ccs] = w[i + j * m];
+        }
+        free(w);
+        h->info = fi;
+        return st;
+    }
+    for (int64_t j = 0; j < n && nfail > 0 && st == OZBLAS_STATUS_SUCCESS; j++)
+        for (int64_t i = 0; i < m; i++) {
+            if (!fail[i + j * m]) continue;
+            int64_t e = i;
+            while (e < m && fail[e + j * m]) e++;
+            ozb_problem sub = *pr;
+            sub.m = e - i;
+            sub.n = 1;
+            sub.a.p += i * pr->a.rs;
+            sub.b.p += j * pr->b.rs;
+            sub.c += i * pr->crs + j * pr->ccs;
+            if ((st = walk(h, &sub, pl, L, pos)) != OZBLAS_STATUS_SUCCESS) break;
+            info_add(&fi, &h->info);
+            nfail -= e - i;
+            i = e;
+        }
+    h->info = fi;
+    return st;
+}
+
+static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_stage_list L, int pos)
+{
+    ozb_plan pl = *plan;
+    ozb_problem t;
+    while (pos < L.n) {
+        const ozb_stage *s = &ozb_host_stages[L.id[pos]];
+        if ((s->eligible && !s->eligible(h, pr, &pl)) ||
+            (s->workspace_bytes && s->workspace_bytes(h, pr) > ozb_workspace_limit(h))) {
+            pos = s->skip == OZB_ST_NEXT ? pos + 1 : find(&L, pos, s->skip);
+            continue;
+        }
+        if (s->orient && s->orient(h, pr, &pl, &t)) pr = &t;     /* this stage and the rest on C^T */
+        const int timed = ozb_timed((double)pr->m * (double)pr->n * (double)pr->k);
+        const double t0 = ozb_now_if(timed);
+        uint8_t *fail = NULL;
+        int64_t nfail = 0;
+        ozblas_status_t st = s->run(h, pr, &pl, ozb_call_threads(h, pr->m, pr->n, pr->k), &fail, &nfail);
+        if (st == OZBLAS_STATUS_NOT_SUPPORTED) {                  /* declined: C as it was */
+            if (s->replan) {
+                const int id = s->replan(&pl, &pl);
+                L = ozb_stage_list_for(h, &pl);
+                pos = find(&L, 0, id);
+            } else {
+                pos++;
+            }
+            continue;
+        }
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        if (nfail > 0 && s->zeros) {     /* exact zero sums (LAPACK's structured zeros): RN(beta c) */
+            const int64_t z = ozb_exact_zero_products(pr, fail);
+            nfail -= z;
+            if (h->info.exact_fallbacks >= z) h->info.exact_fallbacks -= z;   /* the stage counted them */
+        }
+        if (nfail > 0) {
+            int at = pos + 1;
+            ozb_stage_list R = L;
+            ozb_plan rp = pl;
+            if (s->replan) {
+                const int id = s->replan(&pl, &rp);
+                R = ozb_stage_list_for(h, &rp);
+                at = find(&R, 0, id);
+            } else if (s->rest_at) {
+                at = find(&L, pos, s->rest_at(pr));
+            }
+            st = rest_of(h, pr, &rp, R, at, fail, nfail, s->whole_frac);
+        }
+        if (timed) h->info.seconds_total = ozb_now() - t0;
+        return st;
+    }
+    return OZBLAS_STATUS_NOT_SUPPORTED;        /* no stage took it (a format the handle lacks) */
+}
+
+ozblas_status_t ozb_walk_from(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int first)
+{
+    const ozb_stage_list L = ozb_stage_list_for(h, pl);
+    return walk(h, pr, pl, L, find(&L, 0, first));
+}
+
+ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    const ozb_backend *be = h->be;
+    if (!be->host_begin) return walk(h, pr, pl, ozb_stage_list_for(h, pl), 0);
+    /* the backend's own stages on its memory: each decides the whole call or declines */
+    for (int q = 0; q < be->nstages; q++) {
+        const ozb_stage *s = &be->stages[q];
+        if (s->eligible && !s->eligible(h, pr, pl)) continue;
+        uint8_t *fail = NULL;
+        int64_t nfail = 0;
+        const ozblas_status_t st = s->run(h, pr, pl, ozb_call_threads(h, pr->m, pr->n, pr->k), &fail, &nfail);
+        if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
+    }
+    /* the host stages on host copies (the products still on the backend's device) */
+    ozb_problem hp;
+    ozblas_status_t st = be->host_begin(h, pr, &hp);
+    if (st == OZBLAS_STATUS_SUCCESS) st = walk(h, &hp, pl, ozb_stage_list_for(h, pl), 0);
+    return be->host_end(h, pr, st);
+}
