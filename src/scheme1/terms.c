@@ -51,6 +51,7 @@ double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
     const double cval = use_c ? *cij : 0.0;
     int nonfinite = 0;
     int64_t nterm = 0;
+    const int d = c->cfg.fast ? c->cfg.dfixed : 0;       /* pairs t + u <= d - 1; 0: all */
     for (int64_t kk = 0; kk < c->nkb; kk++) {
         const int64_t kB = bshared ? 0 : bkk_base + kk;
         const int32_t *wa = MA->w + kk * (int64_t)(MA->cap + 1) * MA->R + ia;
@@ -58,7 +59,6 @@ double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
         const int nsa = MA->ns[kk * MA->R + ia], nsb = MB->ns[kB * MB->R + jb];
         const uint8_t fa = MA->flag[kk * MA->R + ia], fb2 = MB->flag[kB * MB->R + jb];
         nonfinite |= (fa | fb2) & OZB_ROW_NONFINITE;
-        const int d = c->cfg.fast ? c->cfg.dfixed : 0;   /* pairs t + u <= d - 1; 0: all */
         const double *Pk = pl->P + (size_t)kk * pl->kkstride + il + jl * pl->ldp;
         if (c->level_sum && nsa > 0 && nsb > 0) {
             /* Fixed grid: pair (t,u) has exponent w_0(i) + w_0(j) - (t+u) beta, so the pairs of
