@@ -75,13 +75,12 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
 }
 
 /* DOUBLE mode's moduli count: a function of k alone, so that every element of C depends on
- * its own row of op(A) and column of op(B) alone (issue 15: the count used to be the fewest
- * that met Algorithm 3's row bound over the whole of op(B), so a GEMM computed by column blocks
- * gave other bits).  Each element's own certificate (crt.c, certify_tile) decides whether the
+ * its own row of op(A) and column of op(B) alone (a count chosen to meet Algorithm 3's row bound
+ * over the whole of op(B) would give a GEMM computed by column blocks other bits).  Each element's own certificate (crt.c, certify_tile) decides whether the
  * count was enough for it; where not, the element is computed correctly rounded.  15 moduli
  * (alpha = 58: each row and column kept to 2^-58 of its 2-norm) certify every element of the
  * phi = 0.5 generator at 2048^3 and all but 6 of 4.2M at phi = 1; 14 (alpha = 54) certify none
- * there (measured, bench/results/issue15-*); k < 32: 16 (alpha = 61), where a row of a few
+ * there (measured on the AVX-512 EPYC); k < 32: 16 (alpha = 61), where a row of a few
  * entries keeps its small ones only to 2^(c - alpha). */
 int ozb_crt_double_moduli(int64_t k) { return k < 32 ? 16 : 15; }
 
@@ -89,7 +88,7 @@ int ozb_crt_double_moduli(int64_t k) { return k < 32 ? 16 : 15; }
  * min(floor(|x| 2^(hs - e)), 127), so that 2^-(hs - e) times it is at most |x| and the exact
  * GEMM of both sides' gives L_ij <= (|A||B|)_ij.  7 bits a side: products below 2^14, 2^16 of
  * them per k-block below 2^30, exact in int32 on every route of the CRT's product (oneDNN
- * without VNNI is exact for u8 <= 127 with any s8: issue 15).  hs = 7 keeps every entry
+ * without VNNI is exact for u8 <= 127 with any s8).  hs = 7 keeps every entry
  * (|x| < 2^e); a row whose 2-norm is far below sqrt(k) times its maximum (wide spans, phi >= 1)
  * would keep most entries to a bit or two, so hs puts its root mean square near 2^6 instead
  * and lets the largest entries (above about twice it) clamp at 127.  Measured at 2048^3,

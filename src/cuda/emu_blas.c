@@ -55,7 +55,7 @@ static const struct { int (*broken)(const ozb_gemm_call *); const char *rule; } 
     { bad_types, "cublasGemmEx: CUBLAS_STATUS_NOT_SUPPORTED for a combination of Atype, Btype, Ctype and computeType outside the table of supported types" },
     { bad_i8_align, "cublasGemmEx: CUBLAS_COMPUTE_32I compute types are only supported with A, B being 4-byte aligned (cublasGemmStridedBatchedEx: all pointers A[i], B[i])" },
     { bad_i8_ld, "cublasGemmEx: CUBLAS_COMPUTE_32I compute types are only supported with lda, ldb being multiples of 4" },
-    { bad_i8_layout, "cublasGemmEx (cuBLAS 13.1 on an H100, probed 2026-11-24/25): CUBLAS_STATUS_NOT_SUPPORTED for CUBLAS_COMPUTE_32I outside transa = T, transb = N, or with k not a multiple of 4, for many shapes" },
+    { bad_i8_layout, "cublasGemmEx (cuBLAS 13.1 on an H100, as probed): CUBLAS_STATUS_NOT_SUPPORTED for CUBLAS_COMPUTE_32I outside transa = T, transb = N, or with k not a multiple of 4, for many shapes" },
     { bad_overlap, "cublasGemmStridedBatchedEx: C[i] matrices must not overlap; otherwise, the behavior is undefined" },
 };
 

@@ -68,7 +68,7 @@ int ozb_s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
                 int64_t nterm = 0;
                 double bnd = 0.0;
                 /* a zero row or column (ns = 0) never wrote its w: e0 only where both have slices
-                 * (UBSan, official CI 2026-11-24: garbage w overflowed the int sum) */
+                 * (the garbage w of another would overflow the int sum: undefined behaviour) */
                 const int32_t e0 = nsa > 0 && nsb > 0 ? MA->w[i] + MB->w[j] : 0;
                 for (int t = 0; t < nsa; t++)
                     for (int u = 0; u < nsb; u++) {

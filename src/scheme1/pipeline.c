@@ -195,7 +195,7 @@ ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb)
 /* DOT/GEMV shapes in waves of rows: the units of one wave keep the products of every
  * k-block until its rows are summed, so a wave's rows are as many as fit the workspace
  * beside the per-thread buffers (all of m for ordinary GEMV and DOT; a 10^7 x 2 x 2 GEMM
- * used to keep 10^7 rows of products, and shrank its units to one row trying).  Each wave
+ * would otherwise keep 10^7 rows of products, and shrink its units to one row trying).  Each wave
  * is the same computation on the rows it holds: every element depends only on its row and
  * column, so the waves change no bit. */
 ozblas_status_t ozb_s1_run_waves(ctx_t *c, int64_t mb, size_t limit)

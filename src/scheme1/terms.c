@@ -87,7 +87,7 @@ double ozb_s1_element(const ctx_t *c, const meta_t *MA, int64_t ia, const meta_t
     if (nonfinite || !isfinite(pr->alpha) || (use_c && (!isfinite(pr->beta) || !isfinite(cval)))) {
         int sclass = nonfinite ? ozb_dot_class(&pr->a, gi, &pr->b, gj, pr->k) : OZB_CLASS_FINITE;
         /* alpha = +-Inf: the exact sign of S (the slices' sum is exact only in
-         * CORRECTLY_ROUNDED; FIXED gave NaN for S != 0, found by tests/fuzz) */
+         * CORRECTLY_ROUNDED: FIXED's inexact S times Inf would give NaN for S != 0) */
         int ssign = (sclass == OZB_CLASS_FINITE && isinf(pr->alpha)) ? ozb_dot_sign(&pr->a, gi, &pr->b, gj, pr->k) : 0;
         int fin;
         double r = ozb_special_combine(pr->alpha, sclass, ssign, pr->beta, cval, use_c, &fin);
