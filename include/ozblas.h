@@ -88,6 +88,13 @@ typedef struct {
                                  * 2: by error-free dot products (TwoSum/TwoProduct, certified);
                                  * 3: the last certifying stage was the deep (two-level) error-free
                                  *    sums, for results that cancel far below their terms         */
+    /* CUDA handles: the bytes the call copied from the host to the device and back (scalars,
+     * row scales, flags: O(m + n) where it ran on the device), and 1 in host_staged where its
+     * operands went through the host instead (O(m k + k n + m n) bytes: a configuration without
+     * a device-resident path, or one the resident engines declined).  0 on CPU handles. */
+    int64_t  bytes_to_device;
+    int64_t  bytes_to_host;
+    int      host_staged;
 } ozblas_info_t;
 
 /* Handle management.  ozblas_create: CPU backend. */

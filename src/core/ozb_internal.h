@@ -32,7 +32,6 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_SMALL,   /* the exact short inner dimensions (exact/exact_small.c): fail flags */
        OZB_BUF_TINY,    /* the exact tiny inner dimensions (exact/exact_tiny.c): fail flags */
        OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
-       OZB_BUF_DSAVE,   /* a device handle's C window, put back when a call that writes it tile by tile fails */
        OZB_BUF_CRTFAIL, /* DOUBLE-mode CRT (crt/crt.c): the elements it did not certify, for the fallback */
        OZB_BUF_CRTLOW,  /* DOUBLE-mode CRT: a tile's lower bounds of |A||B| */
        OZB_NBUF };

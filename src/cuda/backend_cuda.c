@@ -93,6 +93,8 @@ static ozblas_status_t slices_run(ozblas_handle_t h, const ozb_problem *pr, cons
     (void)nt; (void)fail; (void)nfail;
     return ozb_resident_run(h, pr, pl);
 }
+static void moved(ozblas_handle_t h, uint64_t *to_dev, uint64_t *to_host) { ozb_dev_moved(h->dev, to_dev, to_host); }
+
 static const ozb_stage cuda_stages[] = {
     { .name = "resident error-free DOT/GEMV", .run = eft_run, .skip = OZB_ST_NEXT },   /* CORRECTLY_ROUNDED, n == 1 */
     { .name = "resident exact CRT GEMM", .run = crcr_run, .skip = OZB_ST_NEXT },       /* CORRECTLY_ROUNDED, n > 8 */
@@ -116,6 +118,7 @@ static const ozb_backend cuda_backend = {
     .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),
     .host_begin = ozb_stage_begin,
     .host_end = ozb_stage_end,
+    .moved = moved,
     .close = close_dev,
 };
 

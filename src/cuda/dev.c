@@ -79,6 +79,7 @@ static int copy(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *sr
 {
     if (width == 0 || height == 0) return 0;
     if (injected(d, OZB_FAULT_COPY)) return 1;                  /* cudaErrorInvalidValue */
+    if (to_dev < 2) d->moved[to_dev] += (uint64_t)width * height;   /* host <-> device only */
     if (height > 1 || width <= OZB_COPY_ROW) return d->ops->copy2d(d, to_dev, dst, dpitch, src, spitch, width, height);
     const size_t rows = width / OZB_COPY_ROW, rest = width - rows * OZB_COPY_ROW;
     int rc = d->ops->copy2d(d, to_dev, dst, OZB_COPY_ROW, src, OZB_COPY_ROW, OZB_COPY_ROW, rows);
@@ -98,7 +99,18 @@ int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t sp
     return copy(d, 0, dst, dpitch, src, spitch, width, height);
 }
 
+int ozb_dev_copy(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height)
+{
+    return copy(d, 2, dst, dpitch, src, spitch, width, height);
+}
+
 int ozb_dev_sync(ozb_dev *d) { return d->ops->sync(d); }
+
+void ozb_dev_moved(const ozb_dev *d, uint64_t *to_dev, uint64_t *to_host)
+{
+    *to_dev = d->moved[1];
+    *to_host = d->moved[0];
+}
 
 size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit, unsigned slots)
 {

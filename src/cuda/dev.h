@@ -26,6 +26,7 @@ typedef enum { OZB_DT_F64 = 0, OZB_DT_F16 = 1, OZB_DT_S8 = 2 } ozb_dt;
 /* Device buffer slots (grown on demand, kept by the handle). */
 enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE,
        OZB_DBUF_LA,   /* the exact sum's long accumulators (ozb_dev_sum) */
+       OZB_DBUF_CSAVE, /* C's window, put back when a call that writes it tile by tile fails */
        OZB_NDBUF };
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
@@ -54,6 +55,10 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes);
  * Return 0 on success. */
 int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
+/* The same from device memory to device memory. */
+int ozb_dev_copy(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
+/* The bytes ozb_dev_put (to_dev) and ozb_dev_get (to_host) have copied since the device opened. */
+void ozb_dev_moved(const ozb_dev *d, uint64_t *to_dev, uint64_t *to_host);
 
 /* C (m x n, column-major, ldc; double / float / int32 by type) = op(A) op(B), device
  * pointers, ta/tb 0 = N, 1 = T.  Only exact products are ever asked for (bit budgets in

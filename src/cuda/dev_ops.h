@@ -71,6 +71,7 @@ struct ozb_dev {
     int                fail_at[OZB_FAULTS];   /* fault injection (OZBLAS_CUDA_FAIL_*): the n-th call fails */
     int64_t            calls[OZB_FAULTS];
     void              *kstream;          /* the launchers' stream argument */
+    uint64_t           moved[2];         /* bytes copied to the host [0] and to the device [1] */
 };
 
 /* The emulated device's table (dev_emu.c).  A function, not exported data: a program that

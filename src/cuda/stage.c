@@ -52,15 +52,19 @@ static ozblas_status_t stage_in(ozblas_handle_t h, int slot, const double *p, in
 ozblas_status_t ozb_stage_save_c(ozblas_handle_t h, const ozb_problem *pr)
 {
     geom_t g;
-    ozb_view hv;
-    return stage_in(h, OZB_BUF_DSAVE, pr->c, pr->m, pr->n, pr->crs, pr->ccs, 1, &g, &hv);
+    if (geometry(pr->c, pr->m, pr->n, pr->crs, pr->ccs, &g)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    void *save = ozb_dev_buf(h->dev, OZB_DBUF_CSAVE, g.width * g.height);
+    if (!save) return OZBLAS_STATUS_NOT_SUPPORTED;      /* no room on the device: the staged path */
+    return ozb_dev_copy(h->dev, save, g.width, g.dev_base, g.pitch, g.width, g.height) ? OZBLAS_STATUS_EXECUTION_FAILED
+                                                                                        : OZBLAS_STATUS_SUCCESS;
 }
 
 void ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr)
 {
     geom_t g;
     if (geometry(pr->c, pr->m, pr->n, pr->crs, pr->ccs, &g)) return;
-    ozb_dev_put(h->dev, (void *)g.dev_base, g.pitch, h->buf[OZB_BUF_DSAVE].p, g.width, g.width, g.height);
+    const void *save = ozb_dev_buf(h->dev, OZB_DBUF_CSAVE, g.width * g.height);   /* the saved copy, kept */
+    if (save) ozb_dev_copy(h->dev, (void *)g.dev_base, g.pitch, save, g.width, g.width, g.height);
 }
 
 ozblas_status_t ozb_stage_begin(ozblas_handle_t h, const ozb_problem *pr, ozb_problem *hp)

@@ -11,9 +11,11 @@
 ozblas_status_t ozb_stage_begin(ozblas_handle_t h, const ozb_problem *pr, ozb_problem *hp);
 ozblas_status_t ozb_stage_end(ozblas_handle_t h, const ozb_problem *pr, ozblas_status_t st);
 
-/* A device-resident call that writes C tile by tile saves C's window on the host first
- * (ozb_stage_save_c, before its first write) and, when a later step fails, puts it back
- * (ozb_stage_restore_c): a failed call leaves its output untouched. */
+/* A device-resident call that writes C tile by tile saves C's window in device memory first
+ * (ozb_stage_save_c, before its first write; NOT_SUPPORTED where the device has no room for
+ * it: the call is then staged) and, when a later step fails, puts it back
+ * (ozb_stage_restore_c): a failed call leaves its output untouched, and nothing goes through
+ * the host. */
 ozblas_status_t ozb_stage_save_c(ozblas_handle_t h, const ozb_problem *pr);
 void            ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr);
 #endif

@@ -149,18 +149,28 @@ ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_
 {
     const ozb_backend *be = h->be;
     if (!be->host_begin) return walk(h, pr, pl, ozb_stage_list_for(h, pl), 0);
+    uint64_t d0, h0, d1, h1;
+    be->moved(h, &d0, &h0);
     /* the backend's own stages on its memory: each decides the whole call or declines */
-    for (int q = 0; q < be->nstages; q++) {
+    ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
+    for (int q = 0; q < be->nstages && st == OZBLAS_STATUS_NOT_SUPPORTED; q++) {
         const ozb_stage *s = &be->stages[q];
         if (s->eligible && !s->eligible(h, pr, pl)) continue;
         uint8_t *fail = NULL;
         int64_t nfail = 0;
-        const ozblas_status_t st = s->run(h, pr, pl, ozb_call_threads(h, pr->m, pr->n, pr->k), &fail, &nfail);
-        if (st != OZBLAS_STATUS_NOT_SUPPORTED) return st;
+        st = s->run(h, pr, pl, ozb_call_threads(h, pr->m, pr->n, pr->k), &fail, &nfail);
     }
-    /* the host stages on host copies (the products still on the backend's device) */
-    ozb_problem hp;
-    ozblas_status_t st = be->host_begin(h, pr, &hp);
-    if (st == OZBLAS_STATUS_SUCCESS) st = walk(h, &hp, pl, ozb_stage_list_for(h, pl), 0);
-    return be->host_end(h, pr, st);
+    const int staged = st == OZBLAS_STATUS_NOT_SUPPORTED;
+    if (staged) {        /* the host stages on host copies (the products still on the device) */
+        ozb_problem hp;
+        st = be->host_begin(h, pr, &hp);
+        if (st == OZBLAS_STATUS_SUCCESS) st = walk(h, &hp, pl, ozb_stage_list_for(h, pl), 0);
+        st = be->host_end(h, pr, st);
+    }
+    /* what the call moved between host and device: never through the host silently */
+    be->moved(h, &d1, &h1);
+    h->info.bytes_to_device = (int64_t)(d1 - d0);
+    h->info.bytes_to_host = (int64_t)(h1 - h0);
+    h->info.host_staged = staged;
+    return st;
 }
