@@ -107,8 +107,13 @@ static inline void ozb_pow2_pair(int p, double g[2])
 #endif
 
 static inline uint64_t ozb_bits(double x) { uint64_t b; memcpy(&b, &x, sizeof b); return b; }
-/* floor(log2|x|) for finite nonzero x, subnormals included. */
-int ozb_ilogb(double x);
+/* floor(log2|x|) for finite nonzero x, subnormals included (a subnormal is m 2^-1074). */
+static inline int ozb_ilogb(double x)
+{
+    const uint64_t b = ozb_bits(x) & 0x7fffffffffffffffull;
+    const int ef = (int)(b >> 52);
+    return ef ? ef - 1023 : 63 - __builtin_clzll(b) - 1074;
+}
 
 /* Argument checks shared by the drivers. */
 static inline int ozb_valid_op(ozblas_operation_t op) { return op == OZBLAS_OP_N || op == OZBLAS_OP_T; }

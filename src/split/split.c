@@ -21,15 +21,6 @@
 #include <math.h>
 #include <omp.h>
 
-int ozb_ilogb(double x)
-{
-    uint64_t b = ozb_bits(x) & 0x7fffffffffffffffull;
-    int ef = (int)(b >> 52);
-    if (ef) return ef - 1023;
-    /* subnormal: value = m * 2^-1074 */
-    return 63 - __builtin_clzll(b) - 1074;
-}
-
 #define ABS_MASK 0x7fffffffffffffffull
 
 /* One slice, common case: -1022 <= w <= 1022 so that 2^w and 2^-w are normal doubles.
