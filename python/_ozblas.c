@@ -26,7 +26,9 @@
 
 /* calls with at least this many multiply-adds release the GIL (below it, the release and
  * re-acquisition cost more than any other thread could win in the call's time) */
+#ifndef OZB_PY_GIL_WORK
 #define OZB_PY_GIL_WORK 4096
+#endif
 
 static PyObject *OzblasError, *InvalidValueError, *AllocFailedError, *NotSupportedError,
                 *ExecutionFailedError;
@@ -304,7 +306,7 @@ static int view_host(view_t *v, PyObject *o, const char *name)
         return -1;
     }
     if (PyArray_NDIM(a) > 2) {
-        PyErr_Format(PyExc_ValueError, "%s: %d-dimensional arrays are not supported (1-D vectors and 2-D matrices only)",
+        PyErr_Format(InvalidValueError, "%s: %d-dimensional arrays are not supported (1-D vectors and 2-D matrices only)",
                      name, PyArray_NDIM(a));
         Py_DECREF(a);
         return -1;
@@ -317,7 +319,7 @@ static int view_host(view_t *v, PyObject *o, const char *name)
 static int get_intp_tuple(PyObject *t, npy_intp *out, int n, const char *what)
 {
     if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != n) {
-        PyErr_Format(PyExc_ValueError, "__cuda_array_interface__: bad %s", what);
+        PyErr_Format(InvalidValueError, "__cuda_array_interface__: bad %s", what);
         return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -350,12 +352,12 @@ static int view_device(view_t *v, PyObject *o, const char *name)
         return -1;
     }
     PyObject *mask = PyDict_GetItemString(d, "mask");
-    if (mask && mask != Py_None) { PyErr_Format(PyExc_ValueError, "%s: masked device arrays are not supported", name); return -1; }
+    if (mask && mask != Py_None) { PyErr_Format(InvalidValueError, "%s: masked device arrays are not supported", name); return -1; }
     PyObject *shape = PyDict_GetItemString(d, "shape");
     if (!shape || !PyTuple_Check(shape)) { PyErr_SetString(PyExc_TypeError, "__cuda_array_interface__ without shape"); return -1; }
     int nd = (int)PyTuple_GET_SIZE(shape);
     if (nd < 1 || nd > 2) {
-        PyErr_Format(PyExc_ValueError, "%s: %d-dimensional arrays are not supported (1-D vectors and 2-D matrices only)", name, nd);
+        PyErr_Format(InvalidValueError, "%s: %d-dimensional arrays are not supported (1-D vectors and 2-D matrices only)", name, nd);
         return -1;
     }
     v->ndim = nd;
@@ -532,19 +534,19 @@ static PyObject *dot_impl(HandleObject *self, PyObject *xo, PyObject *yo)
     PyObject *res = NULL;
     vec_t px, py;
     if (x.ndim != 1 || y.ndim != 1) {
-        PyErr_Format(PyExc_ValueError, "dot: x and y must be 1-D vectors, got %d-D and %d-D", x.ndim, y.ndim);
+        PyErr_Format(InvalidValueError, "dot: x and y must be 1-D vectors, got %d-D and %d-D", x.ndim, y.ndim);
         goto out;
     }
     if (x.shape[0] != y.shape[0]) {
-        PyErr_Format(PyExc_ValueError, "dot: x and y differ in length (%zd and %zd)", (Py_ssize_t)x.shape[0], (Py_ssize_t)y.shape[0]);
+        PyErr_Format(InvalidValueError, "dot: x and y differ in length (%zd and %zd)", (Py_ssize_t)x.shape[0], (Py_ssize_t)y.shape[0]);
         goto out;
     }
     if (vec_plan(&x, 1, &px) < 0) {
-        if (!self->host_arrays) { PyErr_SetString(PyExc_ValueError, "dot: x's strides are not a multiple of 8 bytes"); goto out; }
+        if (!self->host_arrays) { PyErr_SetString(InvalidValueError, "dot: x's strides are not a multiple of 8 bytes"); goto out; }
         if (view_copy(&x, NPY_CORDER) < 0 || vec_plan(&x, 1, &px) < 0) goto out;
     }
     if (vec_plan(&y, 1, &py) < 0) {
-        if (!self->host_arrays) { PyErr_SetString(PyExc_ValueError, "dot: y's strides are not a multiple of 8 bytes"); goto out; }
+        if (!self->host_arrays) { PyErr_SetString(InvalidValueError, "dot: y's strides are not a multiple of 8 bytes"); goto out; }
         if (view_copy(&y, NPY_CORDER) < 0 || vec_plan(&y, 1, &py) < 0) goto out;
     }
     {
@@ -582,7 +584,7 @@ static int out_get(HandleObject *self, view_t *v, PyObject *o, int nd, npy_intp 
     if (!o || o == Py_None) {
         memset(v, 0, sizeof *v);
         if (!self->host_arrays) {
-            PyErr_Format(PyExc_ValueError, "%s: out= is required here (device arrays)", fname);
+            PyErr_Format(InvalidValueError, "%s: out= is required here (device arrays)", fname);
             return -1;
         }
         npy_intp dims[2] = {d0, d1};
@@ -615,12 +617,12 @@ static int out_get(HandleObject *self, view_t *v, PyObject *o, int nd, npy_intp 
     }
     if (v->ndim != nd || v->shape[0] != d0 || (nd == 2 && v->shape[1] != d1)) {
         if (nd == 1)
-            PyErr_Format(PyExc_ValueError, "%s: out must have shape (%zd,)", fname, (Py_ssize_t)d0);
+            PyErr_Format(InvalidValueError, "%s: out must have shape (%zd,)", fname, (Py_ssize_t)d0);
         else
-            PyErr_Format(PyExc_ValueError, "%s: out must have shape (%zd, %zd)", fname, (Py_ssize_t)d0, (Py_ssize_t)d1);
+            PyErr_Format(InvalidValueError, "%s: out must have shape (%zd, %zd)", fname, (Py_ssize_t)d0, (Py_ssize_t)d1);
         return -1;
     }
-    if (!v->writable) { PyErr_Format(PyExc_ValueError, "%s: out is read-only", fname); return -1; }
+    if (!v->writable) { PyErr_Format(InvalidValueError, "%s: out is read-only", fname); return -1; }
     return 0;
 }
 
@@ -638,21 +640,21 @@ static PyObject *gemv_impl(HandleObject *self, PyObject *const *args, Py_ssize_t
     view_t A = {0}, x = {0}, y = {0};
     PyObject *res = NULL;
     if (view_get(self, &A, s[0], "A") < 0 || view_get(self, &x, s[1], "x") < 0) goto out;
-    if (A.ndim != 2) { PyErr_Format(PyExc_ValueError, "gemv: A must be a 2-D matrix, got %d-D", A.ndim); goto out; }
-    if (x.ndim != 1) { PyErr_Format(PyExc_ValueError, "gemv: x must be a 1-D vector, got %d-D", x.ndim); goto out; }
+    if (A.ndim != 2) { PyErr_Format(InvalidValueError, "gemv: A must be a 2-D matrix, got %d-D", A.ndim); goto out; }
+    if (x.ndim != 1) { PyErr_Format(InvalidValueError, "gemv: x must be a 1-D vector, got %d-D", x.ndim); goto out; }
     npy_intp m = A.shape[0], n = A.shape[1];
     if (x.shape[0] != n) {
-        PyErr_Format(PyExc_ValueError, "gemv: A is %zd x %zd but x has length %zd", (Py_ssize_t)m, (Py_ssize_t)n, (Py_ssize_t)x.shape[0]);
+        PyErr_Format(InvalidValueError, "gemv: A is %zd x %zd but x has length %zd", (Py_ssize_t)m, (Py_ssize_t)n, (Py_ssize_t)x.shape[0]);
         goto out;
     }
     if ((!s[4] || s[4] == Py_None) && beta != 0.0) {
-        PyErr_SetString(PyExc_ValueError, "gemv: beta != 0 needs out= (the vector y that beta scales and the result replaces)");
+        PyErr_SetString(InvalidValueError, "gemv: beta != 0 needs out= (the vector y that beta scales and the result replaces)");
         goto out;
     }
     if (out_get(self, &y, s[4], 1, m, 0, "gemv") < 0) goto out;
     vec_t py;
     if (vec_plan(&y, 0, &py) < 0) {
-        PyErr_SetString(PyExc_ValueError, "gemv: out must be aligned with a nonzero stride that is a multiple of 8 bytes");
+        PyErr_SetString(InvalidValueError, "gemv: out must be aligned with a nonzero stride that is a multiple of 8 bytes");
         goto out;
     }
     mat_t pa;
@@ -660,12 +662,22 @@ static PyObject *gemv_impl(HandleObject *self, PyObject *const *args, Py_ssize_t
     if (self->host_arrays && views_overlap(&A, &y) && view_copy(&A, NPY_FORTRANORDER) < 0) goto out;
     if (self->host_arrays && views_overlap(&x, &y) && view_copy(&x, NPY_CORDER) < 0) goto out;
     if (mat_plan(&A, &pa) < 0) {
-        if (!self->host_arrays) { PyErr_SetString(PyExc_ValueError, "gemv: A has no BLAS layout (one unit stride, the other a multiple of 8 bytes)"); goto out; }
+        if (!self->host_arrays) { PyErr_SetString(InvalidValueError, "gemv: A has no BLAS layout (one unit stride, the other a multiple of 8 bytes)"); goto out; }
         if (view_copy(&A, NPY_FORTRANORDER) < 0 || mat_plan(&A, &pa) < 0) goto out;
     }
     if (vec_plan(&x, 0, &px) < 0) {
-        if (!self->host_arrays) { PyErr_SetString(PyExc_ValueError, "gemv: x needs a nonzero stride that is a multiple of 8 bytes"); goto out; }
+        if (!self->host_arrays) { PyErr_SetString(InvalidValueError, "gemv: x needs a nonzero stride that is a multiple of 8 bytes"); goto out; }
         if (view_copy(&x, NPY_CORDER) < 0 || vec_plan(&x, 0, &px) < 0) goto out;
+    }
+    if (n == 0) {
+        /* no inner products: y = beta y (BLAS's DGEMV returns at once there and leaves y as it
+         * was, NumPy's A @ x gives zeros): a GEMM with k = 0 over y as a 1 x m matrix */
+        ozblas_status_t st = ozblas_dgemm(self->h, OZBLAS_OP_N, OZBLAS_OP_N, 1, m, 0, alpha, (const double *)py.ptr, 1,
+                                          (const double *)py.ptr, 1, beta, (double *)py.ptr, py.inc < 0 ? -py.inc : py.inc);
+        if (st != OZBLAS_STATUS_SUCCESS) { raise_status(st, "ozblas_dgemm"); goto out; }
+        res = y.obj;
+        Py_INCREF(res);
+        goto out;
     }
     {
         ozblas_status_t st;
@@ -711,34 +723,34 @@ static PyObject *gemm_impl(HandleObject *self, PyObject *const *args, Py_ssize_t
     PyObject *res = NULL;
     if (view_get(self, &A, s[0], "A") < 0 || view_get(self, &B, s[1], "B") < 0) goto out;
     if (A.ndim != 2 || B.ndim != 2) {
-        PyErr_Format(PyExc_ValueError, "gemm: A and B must be 2-D matrices, got %d-D and %d-D", A.ndim, B.ndim);
+        PyErr_Format(InvalidValueError, "gemm: A and B must be 2-D matrices, got %d-D and %d-D", A.ndim, B.ndim);
         goto out;
     }
     npy_intp m = A.shape[0], k = A.shape[1], n = B.shape[1];
     if (B.shape[0] != k) {
-        PyErr_Format(PyExc_ValueError, "gemm: A is %zd x %zd but B is %zd x %zd (inner dimensions differ)",
+        PyErr_Format(InvalidValueError, "gemm: A is %zd x %zd but B is %zd x %zd (inner dimensions differ)",
                      (Py_ssize_t)m, (Py_ssize_t)k, (Py_ssize_t)B.shape[0], (Py_ssize_t)n);
         goto out;
     }
     if ((!s[4] || s[4] == Py_None) && beta != 0.0) {
-        PyErr_SetString(PyExc_ValueError, "gemm: beta != 0 needs out= (the matrix C that beta scales and the result replaces)");
+        PyErr_SetString(InvalidValueError, "gemm: beta != 0 needs out= (the matrix C that beta scales and the result replaces)");
         goto out;
     }
     if (out_get(self, &C, s[4], 2, m, n, "gemm") < 0) goto out;
     mat_t pc, pa, pb;
     if (mat_plan(&C, &pc) < 0) {
-        PyErr_SetString(PyExc_ValueError, "gemm: out has no BLAS layout (aligned, C- or Fortran-ordered rows or columns: "
+        PyErr_SetString(InvalidValueError, "gemm: out has no BLAS layout (aligned, C- or Fortran-ordered rows or columns: "
                         "one unit stride, the other a multiple of 8 bytes at least the row or column length)");
         goto out;
     }
     if (self->host_arrays && views_overlap(&A, &C) && view_copy(&A, NPY_FORTRANORDER) < 0) goto out;
     if (self->host_arrays && views_overlap(&B, &C) && view_copy(&B, NPY_FORTRANORDER) < 0) goto out;
     if (mat_plan(&A, &pa) < 0) {
-        if (!self->host_arrays) { PyErr_SetString(PyExc_ValueError, "gemm: A has no BLAS layout"); goto out; }
+        if (!self->host_arrays) { PyErr_SetString(InvalidValueError, "gemm: A has no BLAS layout"); goto out; }
         if (view_copy(&A, NPY_FORTRANORDER) < 0 || mat_plan(&A, &pa) < 0) goto out;
     }
     if (mat_plan(&B, &pb) < 0) {
-        if (!self->host_arrays) { PyErr_SetString(PyExc_ValueError, "gemm: B has no BLAS layout"); goto out; }
+        if (!self->host_arrays) { PyErr_SetString(InvalidValueError, "gemm: B has no BLAS layout"); goto out; }
         if (view_copy(&B, NPY_FORTRANORDER) < 0 || mat_plan(&B, &pb) < 0) goto out;
     }
     {

@@ -150,6 +150,14 @@ def matmul(A, B, out=None, *, mode=None, splits=None, fast=None, summation=None,
                     workspace_limit, parallel_threshold)).matmul(A, B, out)
 
 
+def _clear_default_handles():
+    """Drop the current thread's default handles (they are created again at the next call)."""
+    st = _state()
+    for cache in st.caches.values():
+        cache.clear()
+    st.last = None
+
+
 def last_report():
     """The report (``Report``) of the current thread's last module-level call, or None."""
     h = _state().last

@@ -119,9 +119,9 @@ class Handle(_Handle):
         Stacks of matrices (3-D and more) are not supported."""
         na, nb = _ndim(A), _ndim(B)
         if na == 0 or nb == 0:
-            raise ValueError("matmul: scalar operands are not allowed, use *")
+            raise InvalidValueError("matmul: scalar operands are not allowed, use *")
         if na > 2 or nb > 2:
-            raise ValueError("matmul: stacks of matrices (3-D and more) are not supported")
+            raise InvalidValueError("matmul: stacks of matrices (3-D and more) are not supported")
         if na == 2 and nb == 2:
             return self.gemm(A, B, out=out)
         if na == 2:
@@ -129,7 +129,7 @@ class Handle(_Handle):
         if nb == 2:
             return self.gemv(_transpose(B), A, out=out)
         if out is not None:
-            raise ValueError("matmul: out= is not allowed for vector @ vector (the result is a float)")
+            raise InvalidValueError("matmul: out= is not allowed for vector @ vector (the result is a float)")
         return self.dot(A, B)
 
     def report(self) -> C.Report:
@@ -194,7 +194,7 @@ class Handle(_Handle):
         cp = _cupy()
         if out is None:
             if beta != 0:
-                raise ValueError("beta != 0 needs out= (the array that beta scales and the result replaces)")
+                raise InvalidValueError("beta != 0 needs out= (the array that beta scales and the result replaces)")
             dev = cp.empty(shape, dtype=np.float64)
             routine(*args, alpha=alpha, beta=beta, out=dev)
             return dev.get() if host else dev
@@ -203,7 +203,7 @@ class Handle(_Handle):
         if not isinstance(out, np.ndarray):
             raise TypeError(f"out must be an array, got {type(out).__name__}")
         if not out.flags.writeable:
-            raise ValueError("out is read-only")
+            raise InvalidValueError("out is read-only")
         dev = cp.asarray(out)
         routine(*args, alpha=alpha, beta=beta, out=dev)
         out[...] = dev.get()
@@ -242,4 +242,3 @@ def _cupy():
     return cupy
 
 
-__all__ = ["Handle", "InvalidValueError"]
