@@ -217,12 +217,13 @@ static PyObject *handle_info(HandleObject *self, PyObject *Py_UNUSED(ignored))
     ozblas_info_t i;
     ozblas_status_t st = ozblas_get_info(self->h, &i);
     if (st != OZBLAS_STATUS_SUCCESS) return raise_status(st, "ozblas_get_info");
-    return Py_BuildValue("(iiiiiiiiLLdLLLLLLddddi)", i.slices_a, i.slices_b, i.split_count, i.fast_mode,
+    return Py_BuildValue("(iiiiiiiiLLdLLLLLLddddiLLi)", i.slices_a, i.slices_b, i.split_count, i.fast_mode,
                          (int)i.mode, (int)i.summation, (int)i.engine, i.bits_per_slice,
                          (long long)i.gemm_calls, (long long)i.slice_products, i.gemm_flops,
                          (long long)i.blocks, (long long)i.block_m, (long long)i.block_n, (long long)i.block_k,
                          (long long)i.exact_fallbacks, (long long)i.lazy_fixups,
-                         i.seconds_split, i.seconds_multiply, i.seconds_sum, i.seconds_total, i.fused);
+                         i.seconds_split, i.seconds_multiply, i.seconds_sum, i.seconds_total, i.fused,
+                         (long long)i.bytes_to_device, (long long)i.bytes_to_host, i.host_staged);
 }
 
 /* _set_stream(ptr): a CUDA handle's stream (0 = default) */

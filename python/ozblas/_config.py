@@ -57,7 +57,9 @@ class Report:
     small slice pairs too; seconds_split, seconds_multiply, seconds_sum, seconds_total: the time
     split (0 for calls too small to pay for the clock reads); route: what computed a DOT/GEMV
     ("slices": the GEMM pipeline, "fused": the fused split-and-accumulate kernel,
-    "error-free": certified error-free dot products, "deep error-free": their two-level form).
+    "error-free": certified error-free dot products, "deep error-free": their two-level form);
+    bytes_to_device, bytes_to_host, host_staged: on CUDA handles, the bytes the call copied
+    between host and device and whether its operands went through the host (0 on the CPU).
     """
 
     slices_a: int
@@ -80,14 +82,17 @@ class Report:
     seconds_sum: float
     seconds_total: float
     route: str
+    bytes_to_device: int = 0
+    bytes_to_host: int = 0
+    host_staged: bool = False
 
     @classmethod
     def from_info(cls, t: tuple) -> "Report":
         (sa, sb, d, fast, mode, summ, fmt, bits, gc, sp, gf, blocks, bm, bn, bk, ef, lf,
-         ts, tm, tsum, tt, fused) = t
+         ts, tm, tsum, tt, fused, b2d, b2h, staged) = t
         return cls(sa, sb, d, bool(fast), MODE_NAMES.get(mode, str(mode)), SUMMATION_NAMES.get(summ, str(summ)),
                    FORMAT_NAMES.get(fmt, str(fmt)), bits, gc, sp, gf, blocks, (bm, bn, bk), ef, lf,
-                   ts, tm, tsum, tt, ROUTE_NAMES.get(fused, str(fused)))
+                   ts, tm, tsum, tt, ROUTE_NAMES.get(fused, str(fused)), b2d, b2h, bool(staged))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -51,6 +51,7 @@ def test_emulated_device_matches_cpu(emulated, cfg, rng):
         assert same_bits(g.gemm(A, B), c.gemm(A, B))
         assert same_bits(g.gemm(np.asfortranarray(A), B, out=np.empty((33, 9), order="F")), c.gemm(A, B))
         assert g.report().mode == c.report().mode
+        assert c.report().bytes_to_device == 0 and not c.report().host_staged
 
 
 def test_emulated_check_reproducible(emulated, rng):
