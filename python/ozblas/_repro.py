@@ -61,7 +61,10 @@ class ReproducibilityReport:
             lines = [f"NOT reproducible: {len(self.differences)} of {len(self.settings) - 1} settings differ "
                      f"from the reference ({fmt(self.settings[0])})"]
             lines += ["  " + d.message for d in self.differences]
-        lines += [f"  skipped {fmt(s)}: {why}" for s, why in self.skipped]
+        why_settings = {}
+        for s, why in self.skipped:
+            why_settings.setdefault(why, []).append(fmt(s))
+        lines += [f"  skipped {'; '.join(ss)}: {why}" for why, ss in why_settings.items()]
         return "\n".join(lines)
 
 
