@@ -511,9 +511,15 @@ static PyObject *delegate(HandleObject *self, const char *meth, PyObject *const 
     return r;
 }
 
+/* The library call.  The handle is checked again here, after the arguments' conversions
+ * (which may run Python code, and so let another thread in): closed, or in a call of another
+ * thread that released the GIL, gives OZB_NOT_READY and handle_ready's exception. */
+#define OZB_NOT_READY ((ozblas_status_t)-1)
 #define OZB_CALL(self, work, expr)                                       \
     do {                                                                 \
-        if ((work) >= OZB_PY_GIL_WORK) {                                 \
+        if (!(self)->h || (self)->busy) {                                \
+            st = OZB_NOT_READY;                                          \
+        } else if ((work) >= OZB_PY_GIL_WORK) {                          \
             (self)->busy = 1;                                            \
             Py_BEGIN_ALLOW_THREADS                                       \
             st = (expr);                                                 \
@@ -523,6 +529,12 @@ static PyObject *delegate(HandleObject *self, const char *meth, PyObject *const 
             st = (expr);                                                 \
         }                                                                \
     } while (0)
+
+static void call_failed(HandleObject *self, ozblas_status_t st, const char *what)
+{
+    if (st == OZB_NOT_READY) handle_ready(self);
+    else raise_status(st, what);
+}
 
 /* ------------------------------------------------------------------ DOT */
 
@@ -555,7 +567,7 @@ static PyObject *dot_impl(HandleObject *self, PyObject *xo, PyObject *yo)
         ozblas_status_t st;
         int64_t n = x.shape[0];
         OZB_CALL(self, n, ozblas_ddot(self->h, n, (const double *)px.ptr, px.inc, (const double *)py.ptr, py.inc, &r));
-        if (st != OZBLAS_STATUS_SUCCESS) { raise_status(st, "ozblas_ddot"); goto out; }
+        if (st != OZBLAS_STATUS_SUCCESS) { call_failed(self, st, "ozblas_ddot"); goto out; }
         res = PyFloat_FromDouble(r);
     }
 out:
@@ -673,9 +685,10 @@ static PyObject *gemv_impl(HandleObject *self, PyObject *const *args, Py_ssize_t
     if (n == 0) {
         /* no inner products: y = beta y (BLAS's DGEMV returns at once there and leaves y as it
          * was, NumPy's A @ x gives zeros): a GEMM with k = 0 over y as a 1 x m matrix */
-        ozblas_status_t st = ozblas_dgemm(self->h, OZBLAS_OP_N, OZBLAS_OP_N, 1, m, 0, alpha, (const double *)py.ptr, 1,
-                                          (const double *)py.ptr, 1, beta, (double *)py.ptr, py.inc < 0 ? -py.inc : py.inc);
-        if (st != OZBLAS_STATUS_SUCCESS) { raise_status(st, "ozblas_dgemm"); goto out; }
+        ozblas_status_t st;
+        OZB_CALL(self, 0, ozblas_dgemm(self->h, OZBLAS_OP_N, OZBLAS_OP_N, 1, m, 0, alpha, (const double *)py.ptr, 1,
+                                       (const double *)py.ptr, 1, beta, (double *)py.ptr, py.inc < 0 ? -py.inc : py.inc));
+        if (st != OZBLAS_STATUS_SUCCESS) { call_failed(self, st, "ozblas_dgemm"); goto out; }
         res = y.obj;
         Py_INCREF(res);
         goto out;
@@ -689,7 +702,7 @@ static PyObject *gemv_impl(HandleObject *self, PyObject *const *args, Py_ssize_t
         else
             OZB_CALL(self, work, ozblas_dgemv(self->h, OZBLAS_OP_T, n, m, alpha, (const double *)pa.ptr, pa.ld,
                                               (const double *)px.ptr, px.inc, beta, (double *)py.ptr, py.inc));
-        if (st != OZBLAS_STATUS_SUCCESS) { raise_status(st, "ozblas_dgemv"); goto out; }
+        if (st != OZBLAS_STATUS_SUCCESS) { call_failed(self, st, "ozblas_dgemv"); goto out; }
         res = y.obj;
         Py_INCREF(res);
     }
@@ -765,7 +778,7 @@ static PyObject *gemm_impl(HandleObject *self, PyObject *const *args, Py_ssize_t
             OZB_CALL(self, work, ozblas_dgemm(self->h, pb.trans ? OZBLAS_OP_N : OZBLAS_OP_T, pa.trans ? OZBLAS_OP_N : OZBLAS_OP_T,
                                               n, m, k, alpha, (const double *)pb.ptr, pb.ld, (const double *)pa.ptr, pa.ld,
                                               beta, (double *)pc.ptr, pc.ld));
-        if (st != OZBLAS_STATUS_SUCCESS) { raise_status(st, "ozblas_dgemm"); goto out; }
+        if (st != OZBLAS_STATUS_SUCCESS) { call_failed(self, st, "ozblas_dgemm"); goto out; }
         res = C.obj;
         Py_INCREF(res);
     }

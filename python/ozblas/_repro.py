@@ -128,7 +128,9 @@ def _first_difference(a, b, path=()):
 
 
 def _copy_arg(a):
-    return a.copy() if isinstance(a, np.ndarray) else a
+    if isinstance(a, np.ndarray) or (hasattr(a, "__cuda_array_interface__") and hasattr(a, "copy")):
+        return a.copy()
+    return a
 
 
 def check_reproducible(fn, *args, threads=(1, 2, 4), backends=("cpu", "cuda"), formats=None,
@@ -139,7 +141,7 @@ def check_reproducible(fn, *args, threads=(1, 2, 4), backends=("cpu", "cuda"), f
     ``fn`` should call the module-level routines (``ozblas.dot``, ``gemv``, ``gemm``,
     ``matmul``): each run sets their defaults with ``ozblas.config(threads=..., backend=...)``
     (keywords ``fn`` passes itself take precedence).  NumPy array arguments are copied for every
-    run, so ``fn`` may write into them.  Results may be numbers, NumPy (or CuPy) arrays, or
+    run (CuPy arrays too), so ``fn`` may write into them.  Results may be numbers, NumPy (or CuPy) arrays, or
     tuples, lists and dicts of them; they are compared bit for bit (NaN payloads and the sign
     of zero included).  A setting that cannot run here (a CUDA backend without a GPU or without
     CuPy, a format this build lacks) is listed in ``skipped`` with the reason, not failed.

@@ -316,3 +316,29 @@ def test_products_name_and_info():
     with ozblas.Handle() as h:
         assert isinstance(h.products_name(), str)
     assert ozblas.cuda_unavailable_reason(0) is None or isinstance(ozblas.cuda_unavailable_reason(0), str)
+
+
+def test_handle_in_use_by_another_thread_raises():
+    """A Handle serves one thread at a time: while one thread is in a call (the GIL released),
+    another thread's call on the same handle raises RuntimeError instead of racing."""
+    A = np.random.default_rng(3).standard_normal((700, 700))
+    with ozblas.Handle(mode="cr") as h:
+        done, seen = threading.Event(), []
+
+        def big():
+            try:
+                seen.append(h.gemm(A, A))
+            finally:
+                done.set()
+        t = threading.Thread(target=big)
+        t.start()
+        raised = False
+        while not done.is_set() and not raised:
+            try:
+                h.dot([1.0], [1.0])
+            except RuntimeError as e:
+                raised = "another thread" in str(e)
+        t.join()
+        if not raised:
+            pytest.skip("the other thread's call ended before this thread could try")
+        assert len(seen) == 1 and seen[0].shape == (700, 700)
