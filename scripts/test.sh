@@ -42,7 +42,7 @@ if [ "$python" = 1 ]; then
   [ "$got" = 3.220446049250313 ] || { echo "FAIL: import ozblas in the venv: ozblas.dot gave '$got'" >&2; exit 1; }
   echo "import ozblas in a fresh venv: ozblas.dot(...) = $got"
   rc=0
-  "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider python/tests || rc=$?
+  HYPOTHESIS_STORAGE_DIRECTORY=$PWD/$dir/hypothesis "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider python/tests || rc=$?
   if [ "$rc" = 5 ]; then echo "FAIL: pytest collected no tests" >&2; exit 1; fi
   exit "$rc"
 fi
