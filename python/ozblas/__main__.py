@@ -19,6 +19,8 @@ The interposer sees only BLAS calls made through the standard symbol names.  Num
 from PyPI call a bundled OpenBLAS under renamed symbols (scipy_openblas64_...), which it
 cannot see; a NumPy built against the system BLAS (Debian's python3-numpy, e.g.
 `--python /usr/bin/python3`) is intercepted.  `run` warns when it detects the former.
+A program run this way that also calls ozblas's own functions gets their slice products
+(cblas_dgemm inside the extension) through the interposer too: the same bits, more time.
 """
 from __future__ import annotations
 

@@ -53,7 +53,8 @@ class Report:
     mode, summation, format: the configuration used; bits_per_slice: digit bits of the slice
     format; gemm_calls, slice_products, gemm_flops: the BLAS GEMMs that multiplied slices;
     blocks and block: tiles processed and their (m, n, k) sizes; exact_fallbacks: elements
-    rounded by the long accumulator; lazy_fixups: CORRECTLY_ROUNDED elements that needed the
+    a method left to a slower exact one (the long accumulator, the correctly rounded
+    completion); lazy_fixups: CORRECTLY_ROUNDED elements that needed the
     small slice pairs too; seconds_split, seconds_multiply, seconds_sum, seconds_total: the time
     split (0 for calls too small to pay for the clock reads); route: what computed a DOT/GEMV
     ("slices": the GEMM pipeline, "fused": the fused split-and-accumulate kernel,
