@@ -76,7 +76,9 @@ typedef struct {
     double   gemm_flops;        /* 2*m*n*k summed over every GEMM call                          */
     int64_t  blocks;            /* number of (m-block, n-block, k-block) tiles processed       */
     int64_t  block_m, block_n, block_k; /* tile sizes used                                       */
-    int64_t  exact_fallbacks;   /* elements rounded by the long accumulator instead of NearSum */
+    int64_t  exact_fallbacks;   /* elements a method left to a slower exact one: rounded by the long
+                                 * accumulator instead of NearSum, or (DOUBLE with CRT_INT8) left by
+                                 * the per-element certificate to the correctly rounded completion */
     int64_t  lazy_fixups;       /* CORRECTLY_ROUNDED: elements that needed the small pairs too  */
     /* phase times: 0 for calls too small to pay for the clock reads (below 2^14 multiply-adds
      * in the error-free and fused DOT/GEMV and their fallbacks; seconds_total too there) */

@@ -261,7 +261,62 @@ OZB_HD uint64_t ozb_op_crt_z_item(const double *Ud, int64_t mbb, int64_t j0, con
     return ozb_op_bits(Ud[e] * ozb_op_pow2(eB[gj] - cB[gj]));   /* exact: e_j - c_j in [-6, 0] */
 }
 
-/* Output item e of a tile (rows fastest): C(i0 + i, j0 + j) from C' (val, mbb x nbb) */
+/* ---- DOUBLE mode's per-element certificate (crt.c's certify_tile) on the device ---- */
+
+/* The lower bound's operand of x in a row with grid exponent e and resolution hs:
+ * min(floor(|x| 2^(hs - e)), 127), g1 g2 = 2^(hs - e) (crt_select.c's ozb_crt_low_hats): the
+ * scaling is exact (a power of two) unless below 2^-1022, where the floor is 0 either way */
+OZB_HD uint8_t ozb_op_crt_hat(double x, double g1, double g2)
+{
+    const double q = floor(fabs(x) * g1 * g2);
+    return (uint8_t)(int32_t)(q < 127.0 ? q : 127.0);
+}
+
+/* Item w = (r, l < kbp) of rows r0.. over one k-block (ozb_op_item_elem): out[r kbp + l] the
+ * operand of element (r, l), 0 beyond the block and for a zero or Inf/NaN row; 7 bits, so an
+ * int8 of the GEMM's exact products (127 x 127 x 2^16 < 2^31) */
+OZB_HD void ozb_op_crt_hat_item(const ozb_op_side *v, const int32_t *e, const int32_t *hs, int64_t kbp, int8_t *out,
+                                int64_t w)
+{
+    int64_t r, l, kk;
+    ozb_op_item_elem(v, kbp, w, &r, &l, &kk);
+    const int64_t gr = v->r0 + r;
+    uint8_t q = 0;
+    if (l < v->kb && l < v->k && ozb_op_usable(e[gr])) {
+        double g[2];
+        ozb_op_pow2_pair(hs[gr] - e[gr], g);
+        q = ozb_op_crt_hat(v->p[gr * v->rs + l * v->cs], g[0], g[1]);
+    }
+    out[r * kbp + l] = (int8_t)q;
+}
+
+/* Element e of a tile (rows fastest): certified where the truncation bound
+ * (l1_i P_j + l1_j P_i + k P_i P_j)(1 + 2^-40) stays within tau L_ij, L_ij = low H_i H_j (crt.c's
+ * certify_tile, the same expression in the same order); flags[gi + gj m] = 1 where it does not.
+ * Per row, whole problem: l1 (||x||_1 2^-e rounded up), P = 2^-(ka + e), H = 2^-hs, all 0 for a
+ * zero or Inf/NaN row.  Returns the flag. */
+typedef struct {
+    const double *low;                  /* the tile's bounds, mbb x nbb */
+    int64_t       mbb, nbb, i0, j0, m;
+    const double *l1A, *PA, *HA, *l1B, *PB, *HB;
+    double        k, tau;
+    uint8_t      *flags;
+} ozb_op_crt_cert_args;
+
+OZB_HD int ozb_op_crt_cert_item(const ozb_op_crt_cert_args *g, int64_t e)
+{
+    int64_t il;
+    const int64_t jl = ozb_op_divmod(e, g->mbb, &il), gi = g->i0 + il, gj = g->j0 + jl;
+    const double Pa = g->PA[gi], Pb = g->PB[gj];
+    const double err = (g->l1A[gi] * Pb + g->l1B[gj] * Pa + g->k * Pa * Pb) * (1.0 + 0x1p-40);
+    const int bad = err > g->tau * (g->low[e] * g->HA[gi] * g->HB[gj]);
+    g->flags[gi + gj * g->m] = (uint8_t)bad;
+    return bad;
+}
+
+/* Output item e of a tile (rows fastest): C(i0 + i, j0 + j) from C' (val, mbb x nbb); where
+ * flags (whole problem, flags[gi + gj fm]) marks the element, the value alt[gi ars + gj acs]
+ * instead (DOUBLE mode: the correctly rounded value of an element the certificate left) */
 typedef struct {
     const double  *val;
     int64_t        mbb, nbb, i0, j0;
@@ -270,6 +325,10 @@ typedef struct {
     double        *c;
     int64_t        crs, ccs;
     int            use_c;
+    const uint8_t *flags;                 /* NULL: none */
+    int64_t        fm;
+    const double  *alt;                   /* alt[gi ars + gj acs] */
+    int64_t        ars, acs;
 } ozb_op_crt_out_args;
 
 OZB_HD void ozb_op_crt_out_item(const ozb_op_crt_out_args *g, int64_t e)
@@ -277,6 +336,7 @@ OZB_HD void ozb_op_crt_out_item(const ozb_op_crt_out_args *g, int64_t e)
     int64_t il;
     const int64_t jl = ozb_op_divmod(e, g->mbb, &il), gi = g->i0 + il, gj = g->j0 + jl;
     double *cij = g->c + gi * g->crs + gj * g->ccs;
+    if (g->flags && g->flags[gi + gj * g->fm]) { *cij = g->alt[gi * g->ars + gj * g->acs]; return; }
     const double cval = g->use_c ? *cij : 0.0;
     double xv = 0.0;
     int p = 0;

@@ -363,6 +363,22 @@ __global__ void k_crt_zmax(const double *Ud, int64_t mbb, int64_t ne, int64_t i0
     }
 }
 
+__global__ void k_crt_hats(const ozb_op_side sd, const int32_t *e, const int32_t *hs, int64_t kbp, int8_t *out,
+                           int64_t items)
+{
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < items; w += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crt_hat_item(&sd, e, hs, kbp, out, w);
+}
+
+/* the flagged elements counted in a double (exact below 2^53; the order of the additions of
+ * ones does not matter) */
+__global__ void k_crt_cert(const ozb_op_crt_cert_args g, double *count)
+{
+    const int64_t ne = g.mbb * g.nbb;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        if (ozb_op_crt_cert_item(&g, e)) atomicAdd(count, 1.0);
+}
+
 __global__ void k_crt_out(const ozb_op_crt_out_args g)
 {
     const int64_t ne = g.mbb * g.nbb;
@@ -699,6 +715,24 @@ static int kl_eft_dot(const void *args, void *part, double *res, int *bad, void 
     return launched();
 }
 
+static int kl_crt_hats(const void *side, const int32_t *e, const int32_t *hs, int64_t kbp, int8_t *out, int64_t items,
+                       void *stream)
+{
+    if (items <= 0) return 0;
+    OZB_LAUNCH(k_crt_hats, blocks_for(items), kThreads, (cudaStream_t)stream)(*(const ozb_op_side *)side, e, hs, kbp, out,
+                                                                              items);
+    return launched();
+}
+
+static int kl_crt_cert(const void *g, double *count, void *stream)
+{
+    const ozb_op_crt_cert_args a = *(const ozb_op_crt_cert_args *)g;
+    const int64_t ne = a.mbb * a.nbb;
+    if (ne <= 0) return 0;
+    OZB_LAUNCH(k_crt_cert, blocks_for(ne), kThreads, (cudaStream_t)stream)(a, count);
+    return launched();
+}
+
 static int kl_crcr_recon(const void *args, void *stream)
 {
     const ozb_op_crcr_args g = *(const ozb_op_crcr_args *)args;
@@ -740,6 +774,8 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_eft_dot,
         kl_eft_put,
         kl_crcr_recon,
+        kl_crt_hats,
+        kl_crt_cert,
     };
     return &t;
 }

@@ -64,6 +64,12 @@ typedef struct ozb_kl_table {
     int (*eft_put)(const double *res, int64_t m, double *c, int64_t crs, void *stream);
     /* the correctly rounded CRT's output: ozb_op_crcr_elem for every element (g: an ozb_op_crcr_args) */
     int (*crcr_recon)(const void *g, void *stream);
+    /* DOUBLE mode's certificate: the lower bound's operands (ozb_op_crt_hat_item) and each
+     * element's certificate (ozb_op_crt_cert_item; g: an ozb_op_crt_cert_args), the flagged
+     * elements counted into *count */
+    int (*crt_hats)(const void *side, const int32_t *e, const int32_t *hs, int64_t kbp, int8_t *out, int64_t items,
+                    void *stream);
+    int (*crt_cert)(const void *g, double *count, void *stream);
 } ozb_kl_table;
 
 /* The launchers of the GPU build (ozb_kernels.cu by nvcc) and of the host build of the same

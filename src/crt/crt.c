@@ -282,5 +282,6 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_DOUBLE, cs.alpha);
     ozb_info_crt(info, s, m, n, k, calls, calls, (t1 - t0) + tres, tmul, tsum);
     ozb_info_tiles(info, m, n, mb, nb, kb);
+    info->exact_fallbacks = *nfail;          /* DOUBLE: left to the correctly rounded completion */
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -37,6 +37,10 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
 /* Pieces of ozb_crt_run that the CUDA device engine (cuda/resident_crt.c) shares: the rows'
  * scaling factors for s moduli; the reconstruction constants. */
 void ozb_crt_set_factors(rowscale_t *rs, int64_t rows, const ozb_crt_consts *cs);
+/* DOUBLE mode: the moduli count, from k alone, and each row's resolution hs of the lower bound's
+ * operands (crt_select.c) */
+int ozb_crt_double_moduli(int64_t k);
+void ozb_crt_set_hats(rowscale_t *rs, int64_t rows, int64_t k);
 void ozb_crt_recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k);
 /* the residues' constants of moduli t0 .. t0 + s - 1 (s <= OZB_CRT_MAXMOD), truncating scaling
  * (ka, pw NULL; crt_residues.c) */

@@ -30,8 +30,6 @@ int  ozb_crt_make_residues(const ozb_view *v, const rowscale_t *rs, int64_t r0, 
 /* crt_select.c: the ACCURATE bound (sets ra[i].cz; 1, 0 on allocation failure, -1 when the
  * backend failed); DOUBLE mode's moduli count and the operands of its lower bound of |A||B| */
 int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb, int nt);
-int ozb_crt_double_moduli(int64_t k);
-void ozb_crt_set_hats(rowscale_t *rs, int64_t rows, int64_t k);
 int ozb_crt_low_hats(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
                      uint8_t *out, double *g, int nt);
 #endif

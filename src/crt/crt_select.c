@@ -111,13 +111,9 @@ void ozb_crt_set_hats(rowscale_t *rs, int64_t rows, int64_t k)
 
 /* The operands of rows r0 .. r0 + rows - 1 over l0 .. l0 + kb - 1, in the residues' layout
  * (column layout where v->rs == 1 and rows > 1: out[l * rows + i], read column by column in
- * memory order, returns 1; else out[i * kb + l]); g: 2 rows doubles of scratch.  |x| 2^(hs - e)
- * is exact (a power of two) unless below 2^-1022, where the floor is 0 either way. */
-static inline uint8_t low_hat(double x, double g1, double g2)
-{
-    const double q = floor(fabs(x) * g1 * g2);
-    return (uint8_t)(int32_t)(q < 127.0 ? q : 127.0);
-}
+ * memory order, returns 1; else out[i * kb + l]); g: 2 rows doubles of scratch.  Each is
+ * ozb_op_crt_hat (kernels/ozb_crt_ops.h), the device's too. */
+static inline uint8_t low_hat(double x, double g1, double g2) { return ozb_op_crt_hat(x, g1, g2); }
 
 int ozb_crt_low_hats(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_t rows, int64_t l0, int64_t kb,
                      uint8_t *out, double *g, int nt)

@@ -274,6 +274,15 @@ int ozb_dev_crt_residues(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows
 
 int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g) { return KL(crt_out, g); }
 
+int ozb_dev_crt_hats(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
+                     const int32_t *hs, int64_t kbp, int8_t *out)
+{
+    const ozb_op_side sd = block_of(v, r0, rows, l0, kbb);
+    return KL(crt_hats, &sd, e, hs, kbp, out, rows * kbp);
+}
+
+int ozb_dev_crt_cert(ozb_dev *d, const ozb_op_crt_cert_args *g, double *count) { return KL(crt_cert, g, count); }
+
 int ozb_dev_crt_quant(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
                       int bits, int64_t kbp, int8_t *lo, int8_t *hi)
 {

@@ -27,6 +27,8 @@ typedef enum { OZB_DT_F64 = 0, OZB_DT_F16 = 1, OZB_DT_S8 = 2 } ozb_dt;
 enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE,
        OZB_DBUF_LA,   /* the exact sum's long accumulators (ozb_dev_sum) */
        OZB_DBUF_CSAVE, /* C's window, put back when a call that writes it tile by tile fails */
+       OZB_DBUF_FLAGS, /* DOUBLE CRT: the elements its certificate leaves, one byte each */
+       OZB_DBUF_ALT,   /* DOUBLE CRT: those elements' correctly rounded values, m x n */
        OZB_NDBUF };
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
@@ -141,6 +143,12 @@ int ozb_dev_crt_zmax(ozb_dev *d, const double *Ud, int64_t mbb, int64_t nbb, int
                      const int32_t *cB, uint64_t *Z);
 /* the output of a tile: ozb_op_crt_out_item for every element */
 int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g);
+/* DOUBLE mode's certificate: the lower bound's operands of rows r0.. over l0..l0+kbb-1
+ * (ozb_op_crt_hat_item, out[r kbp + l]), and the certificate of a tile's elements
+ * (ozb_op_crt_cert_item), the flagged ones added to the device double *count */
+int ozb_dev_crt_hats(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
+                     const int32_t *hs, int64_t kbp, int8_t *out);
+int ozb_dev_crt_cert(ozb_dev *d, const ozb_op_crt_cert_args *g, double *count);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 /* ---- the certified DOT (cuda/resident_eft.c; kernels/ozb_eft_ops.h) ---- */

@@ -1,5 +1,5 @@
-/* The CRT format (Ozaki scheme II, src/crt/crt.c) on the device, FIXED mode with the FAST
- * scaling, operands left on the GPU (DOUBLE mode is staged: crt.c's certificate per element):
+/* The CRT format (Ozaki scheme II, src/crt/crt.c) on the device, FIXED mode (FAST and ACCURATE
+ * scaling) and DOUBLE mode, operands left on the GPU:
  *   row scales   e, ||x||_2 and ||x||_1 of every row of op(A) and op(B)^T (one thread per row,
  *                crt.c's sums in its order), brought to the host (12 bytes a row);
  *   moduli       the split count;
@@ -8,16 +8,24 @@
  *                cores, int32 accumulation: |products| <= 128 * 128, 2^16 terms < 2^30);
  *                later k-blocks folded modulo each modulus;
  *   C'           the reconstruction kernel (ozb_op_crt_recon), then alpha 2^p C' + beta C per
- *                element (ozb_op_crt_out), written into the device's C.
+ *                element (ozb_op_crt_out), written into the device's C;
+ *   DOUBLE       crt.c's per-element certificate first (the lower bound of |A||B| by one more
+ *                exact INT8 GEMM of the rows' 7-bit operands, ozb_op_crt_cert_item), the
+ *                flagged elements counted on the device; where some are flagged, the whole
+ *                call correctly rounded into a device copy of C by the resident CR engines
+ *                (error-free GEMV columns, the exact CRT GEMM), whose values the output step
+ *                takes for exactly those elements.  Where that engine declines, the call
+ *                declines before writing C (staged, and reported in the info).
  * The residues are congruent to the CPU's (which keeps op(B)'s in [0, m) for oneDNN's u8 x s8),
  * and every other step is crt.c's own element operation, so the bits are the CPU's.  The
- * ACCURATE scaling (one more exact GEMM for the bound), Inf/NaN and non-finite alpha/beta go to
- * the staged path. */
+ * ACCURATE scaling has one more exact GEMM for the bound; Inf/NaN and non-finite alpha/beta go
+ * to the staged path. */
 #include "core/info.h"
 #include "core/tiles.h"
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "cuda/stage.h"
+#include "cuda/crt_bounds.h"
 #include "crt/crt.h"
 #include "crt/crt_gemm.h"
 #include "core/format.h"
@@ -41,76 +49,44 @@ static int any_bad(const rowscale_t *r, int64_t n)
     return 0;
 }
 
-/* ACCURATE scaling (crt.c's crt_accurate): the exact INT8 GEMM of 6- and 7-bit magnitudes on
- * the device, tiled (the row maxima do not depend on the tiling), op(B)'s magnitudes (up to
- * 128) as two int8 parts; sets ra[i].cz as the CPU does.  Called with the device locked. */
-static ozblas_status_t accurate_bound(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb,
-                                      int32_t *hi32)
+/* DOUBLE mode's elements the certificate left, correctly rounded on the device by the resident
+ * CR engines (the error-free GEMV, a column at a time where n <= 8; the exact CRT GEMM beyond):
+ * all of them (and n == 1 or n > 8), the call itself, written into C (*direct = 1); else the
+ * whole call into a copy of C in device memory, *wp that problem (its C the values).  NOT_SUPPORTED where an engine
+ * declines (C and every output as they were).  Called with the device unlocked. */
+static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_t nflag, ozb_problem *wp, int *direct)
 {
-    ozb_dev *dev = h->dev;
-    const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
-    const int64_t kbp = (kb + 15) & ~(int64_t)15, mn = m > n ? m : n;
-    char *w = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)mn));
-    uint64_t *hZ = ozb_buf_get(h, OZB_BUF_HC, 8 * (size_t)m + 64);
-    if (!w || !hZ) return OZBLAS_STATUS_ALLOC_FAILED;
-    /* per tile: 6-bit magnitudes of op(A), two 7-bit parts of op(B), their two products, the bound */
-    const ozb_dev_tilebuf tbuf[4] = {
-        { OZB_DBUF_A, (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, 2.0 * (double)kbp, 0.0, 0.0 },
-        { OZB_DBUF_C, 0.0, 0.0, 8.0, 0.0 }, { OZB_DBUF_C2, 0.0, 0.0, 8.0, 0.0 },
-    };
-    void *tp[4];
-    int64_t mb, nb;
-    const ozblas_status_t ts = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 4, &mb, &nb, tp);
-    if (ts != OZBLAS_STATUS_SUCCESS) return ts;
-    int8_t *Aq = tp[0], *Bq = tp[1];
-    int32_t *U = tp[2];
-    double *Ud = tp[3];
-    uint64_t *Z = (uint64_t *)w;
-    int32_t *eA = (int32_t *)(w + al256(8 * (size_t)m)), *eB = (int32_t *)((char *)eA + al256(4 * (size_t)mn));
-    int32_t *cB = (int32_t *)((char *)eB + al256(4 * (size_t)mn));
-    for (int64_t i = 0; i < m; i++) hZ[i] = 0;
-    if (ozb_dev_put(dev, Z, 8 * (size_t)m, hZ, 8 * (size_t)m, 8 * (size_t)m, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
-    for (int side = 0; side < 3; side++) {
-        const int64_t R = side ? n : m;
-        for (int64_t i = 0; i < R; i++) hi32[i] = side == 0 ? ra[i].e : side == 1 ? rb[i].e : rb[i].c;
-        if (ozb_dev_put(dev, side == 0 ? eA : side == 1 ? eB : cB, 4 * (size_t)R, hi32, 4 * (size_t)R, 4 * (size_t)R, 1))
-            return OZBLAS_STATUS_EXECUTION_FAILED;
+    const ozb_plan cr = { OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 };
+    ozb_problem w = *pr;
+    *direct = 1;
+    if (nflag < pr->m * pr->n || (pr->n > 1 && pr->n <= 8)) {
+        *direct = 0;
+        double *W = ozb_dev_buf(h->dev, OZB_DBUF_ALT, sizeof(double) * (size_t)(pr->m * pr->n));
+        if (!W) return OZBLAS_STATUS_NOT_SUPPORTED;
+        const int tok = ozb_dev_enter(h->dev);
+        const ozblas_status_t cs = ozb_stage_c_copy(h, pr, W, &w);
+        ozb_dev_leave(h->dev, tok);
+        if (cs != OZBLAS_STATUS_SUCCESS) return cs;
+        *wp = w;
     }
-    for (int64_t j0 = 0; j0 < n; j0 += nb) {
-        const int64_t nbb = nb < n - j0 ? nb : n - j0;
-        for (int64_t i0 = 0; i0 < m; i0 += mb) {
-            const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
-            for (int64_t kk = 0; kk < nkb; kk++) {
-                const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                int8_t *Blo = Bq, *Bhi = Bq + (size_t)nbb * (size_t)kbp;
-                if (ozb_dev_crt_quant(dev, &pr->a, i0, mbb, l0, kbb, eA, 6, kbp, Aq, NULL) ||
-                    ozb_dev_crt_quant(dev, &pr->b, j0, nbb, l0, kbb, eB, 7, kbp, Blo, Bhi) ||
-                    ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, Aq, kbp, Blo, kbp, U, mbb) ||
-                    ozb_dev_gemm(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, Aq, kbp, Bhi, kbp, U + ne, mbb) ||
-                    ozb_dev_crt_bound_acc(dev, U, U + ne, Ud, kk == 0, ne))
-                    return OZBLAS_STATUS_EXECUTION_FAILED;
-            }
-            if (ozb_dev_crt_zmax(dev, Ud, mbb, nbb, i0, j0, eB, cB, Z)) return OZBLAS_STATUS_EXECUTION_FAILED;
-        }
-    }
-    if (ozb_dev_get(dev, hZ, 8 * (size_t)m, Z, 8 * (size_t)m, 8 * (size_t)m, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
-    for (int64_t i = 0; i < m; i++) {
-        ra[i].cz = INT32_MIN;
-        double z;
-        memcpy(&z, &hZ[i], sizeof z);
-        if (ra[i].e == E_ZERO || ra[i].e == E_BAD || z == 0.0) continue;
-        int c = ozb_ilogb(z);
-        if (z != ozb_pow2(c)) c++;
-        ra[i].cz = c;
+    if (w.n == 1) return ozb_resident_eft_run(h, &w, &cr);
+    if (w.n > 8) return ozb_resident_crcr_run(h, &w, &cr);
+    /* 2 to 8 columns: a GEMV each (an element's value is its own row's and column's) */
+    for (int64_t j = 0; j < w.n; j++) {
+        ozb_problem col = w;
+        col.n = 1;
+        col.b.p += j * w.b.rs;
+        col.c += j * w.ccs;
+        const ozblas_status_t st = ozb_resident_eft_run(h, &col, &cr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
     }
     return OZBLAS_STATUS_SUCCESS;
 }
 
 ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan)
 {
-    /* DOUBLE mode certifies each element with one more exact GEMM and computes the others
-     * correctly rounded (crt.c): staged, the host's steps with the products on the device */
-    if (h->knobs.cuda_staged || plan->mode != OZBLAS_MODE_FIXED) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const int dbl = plan->mode == OZBLAS_MODE_DOUBLE;
+    if (h->knobs.cuda_staged || (plan->mode != OZBLAS_MODE_FIXED && !dbl)) return OZBLAS_STATUS_NOT_SUPPORTED;
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
     const double t0 = ozb_now();
     ozb_dev *dev = h->dev;
@@ -118,30 +94,24 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     const int use_c = pr->beta != 0.0 && !pr->c_host;
     /* device: the rows' scales, e and ka, f1 and f2 */
     const size_t rowb = sizeof(ozb_op_crt_row);
-    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, al256(rowb * (size_t)(m + n)) + 4 * al256(4 * (size_t)mn) +
-                                             4 * al256(8 * (size_t)mn));
+    const size_t b0_bytes = al256(rowb * (size_t)(m + n)) + 4 * al256(4 * (size_t)mn) + 4 * al256(8 * (size_t)mn);
+    /* host: the rows' scales, then 4 mn int32 (e, ka; C's check) and 2 mn doubles (f1, f2) */
+    const size_t hb_bytes = rowb * (size_t)(m + n) + 16 * (size_t)mn + 16 * (size_t)mn + 64;
+    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, b0_bytes);
     rowscale_t *ra = ozb_buf_get(h, OZB_BUF_WA, sizeof(rowscale_t) * (size_t)m + 64);
     rowscale_t *rb = ozb_buf_get(h, OZB_BUF_WB, sizeof(rowscale_t) * (size_t)n + 64);
-    /* host: the rows' scales, then 4 mn int32 (e, ka; C's check) and 2 mn doubles (f1, f2) */
-    char *hb = ozb_buf_get(h, OZB_BUF_HA, rowb * (size_t)(m + n) + 16 * (size_t)mn + 16 * (size_t)mn + 64);
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, hb_bytes);
     if (!b0 || !ra || !rb || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
-    char *q = b0;
-    ozb_op_crt_row *dRow = (ozb_op_crt_row *)q; q += al256(rowb * (size_t)(m + n));
-    int32_t *deA = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *dkA = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *deB = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *dkB = (int32_t *)q; q += al256(4 * (size_t)mn);
-    double *df1A = (double *)q; q += al256(8 * (size_t)mn);
-    double *df2A = (double *)q; q += al256(8 * (size_t)mn);
-    double *df1B = (double *)q; q += al256(8 * (size_t)mn);
-    double *df2B = (double *)q;
+    ozb_op_crt_row *dRow = (ozb_op_crt_row *)b0;
     ozb_op_crt_row *hRow = (ozb_op_crt_row *)hb;
     int32_t *hi32 = (int32_t *)(hb + rowb * (size_t)(m + n));
-    double *hd = (double *)(hi32 + 4 * (size_t)mn);
 
-    const int tok = ozb_dev_lock(dev);
+    int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
     int saved = 0;                       /* C's window saved (several tiles) */
+    int64_t nflag = 0;                   /* DOUBLE: the elements the certificate left */
+    ozb_problem wp = *pr;                /* DOUBLE: their correctly rounded values (wp.c) */
+    ozblas_info_t ci = h->info;          /* DOUBLE: the report of their computation */
 #define DEV(call) do { if ((call) != 0) goto out; } while (0)
     DEV(ozb_dev_crt_rows(dev, &pr->a, m, k, dRow));
     DEV(ozb_dev_crt_rows(dev, &pr->b, n, k, dRow + m));
@@ -162,16 +132,56 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
         for (int64_t i = 0; i < m; i++) if (hi32[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
     }
 
-    if (h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE) {
-        const ozblas_status_t as = accurate_bound(h, pr, ra, rb, hi32);
+    if (!dbl && h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE) {   /* DOUBLE ignores ACCURATE, as crt.c */
+        const ozblas_status_t as = ozb_crt_dev_accurate(h, pr, ra, rb, hi32);
         if (as != OZBLAS_STATUS_SUCCESS) { st = as; goto out; }
     }
-    /* the moduli count, as ozb_crt_run (FIXED mode: the split count) */
-    const int s = h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
+    /* the moduli count, as ozb_crt_run (FIXED mode: the split count; DOUBLE: from k alone) */
+    const int s = dbl ? ozb_crt_double_moduli(k)
+                      : h->split_count < 2 ? 2 : h->split_count > OZB_CRT_MAXMOD ? OZB_CRT_MAXMOD : h->split_count;
     ozb_crt_consts cs;
     ozb_crt_consts_init(s, &cs);
     ozb_crt_set_factors(ra, m, &cs);
     ozb_crt_set_factors(rb, n, &cs);
+    uint8_t *flags = NULL;
+    if (dbl) {
+        ozb_crt_set_hats(ra, m, k);
+        ozb_crt_set_hats(rb, n, k);
+        if (!(flags = ozb_dev_buf(dev, OZB_DBUF_FLAGS, (size_t)(m * n)))) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+        if ((st = ozb_crt_dev_certify(h, pr, ra, rb, flags, &nflag)) != OZBLAS_STATUS_SUCCESS) goto out;
+        st = OZBLAS_STATUS_EXECUTION_FAILED;
+        if (nflag > 0) {                 /* the CR engines take the device themselves */
+            int direct;
+            ozb_dev_unlock(dev, tok);
+            const ozblas_status_t cst = complete(h, pr, nflag, &wp, &direct);
+            tok = ozb_dev_lock(dev);
+            if (cst != OZBLAS_STATUS_SUCCESS || direct) {
+                if (cst == OZBLAS_STATUS_SUCCESS) {     /* the CRT's moduli and its fallbacks, as the host reports */
+                    h->info.split_count = s;
+                    h->info.exact_fallbacks += nflag;
+                }
+                st = cst;
+                goto out;
+            }
+            ci = h->info;
+            /* their buffers may have moved the device's and the host's: taken again */
+            b0 = ozb_dev_buf(dev, OZB_DBUF_A2, b0_bytes);
+            hb = ozb_buf_get(h, OZB_BUF_HA, hb_bytes);
+            flags = ozb_dev_buf(dev, OZB_DBUF_FLAGS, (size_t)(m * n));
+            if (!b0 || !hb || !flags) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
+            hi32 = (int32_t *)(hb + rowb * (size_t)(m + n));
+        }
+    }
+    char *q = b0 + al256(rowb * (size_t)(m + n));
+    int32_t *deA = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *dkA = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *deB = (int32_t *)q; q += al256(4 * (size_t)mn);
+    int32_t *dkB = (int32_t *)q; q += al256(4 * (size_t)mn);
+    double *df1A = (double *)q; q += al256(8 * (size_t)mn);
+    double *df2A = (double *)q; q += al256(8 * (size_t)mn);
+    double *df1B = (double *)q; q += al256(8 * (size_t)mn);
+    double *df2B = (double *)q;
+    double *hd = (double *)(hi32 + 4 * (size_t)mn);
     {   /* rows' e, ka and factors to the device */
         int32_t *he = hi32, *hk = hi32 + mn;
         double *h1 = hd, *h2 = hd + mn;
@@ -238,7 +248,8 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
             DEV(ozb_dev_crt_recon(dev, acc, ne, &kc, val));
             const ozb_op_crt_out_args g = { val, mbb, nbb, i0, j0, deA, dkA, deB, dkB, pr->alpha, pr->beta,
                                             pr->c_host ? val : pr->c, pr->c_host ? 0 : pr->crs, pr->c_host ? 0 : pr->ccs,
-                                            use_c };
+                                            use_c, nflag ? flags : NULL, m, nflag ? wp.c : NULL, nflag ? wp.crs : 0,
+                                            nflag ? wp.ccs : 0 };
             DEV(ozb_dev_crt_out(dev, &g));               /* DOT: in place, one element */
             if (pr->c_host) DEV(ozb_dev_get(dev, pr->c, 8, val, 8, 8, 1));
             tsum += ozb_now() - te;
@@ -249,6 +260,14 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_DOUBLE, cs.alpha);
     ozb_info_crt(info, s, m, n, k, calls, calls * s, (t1 - t0) + tres, tmul, tsum);
     ozb_info_tiles(info, m, n, mb, nb, kb);
+    if (nflag) {     /* the completion's counts added, as the host's executor adds a later part's */
+        info->gemm_calls += ci.gemm_calls;
+        info->slice_products += ci.slice_products;
+        info->gemm_flops += ci.gemm_flops;
+        info->slices_a = info->slices_a > ci.slices_a ? info->slices_a : ci.slices_a;
+        info->slices_b = info->slices_b > ci.slices_b ? info->slices_b : ci.slices_b;
+        info->exact_fallbacks = nflag + ci.exact_fallbacks;
+    }
     info->seconds_total = ozb_now() - t0;
 out:
 #undef DEV

@@ -67,6 +67,17 @@ void ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr)
     if (save) ozb_dev_copy(h->dev, (void *)g.dev_base, g.pitch, save, g.width, g.width, g.height);
 }
 
+ozblas_status_t ozb_stage_c_copy(ozblas_handle_t h, const ozb_problem *pr, double *w, ozb_problem *wp)
+{
+    geom_t g;
+    if (geometry(pr->c, pr->m, pr->n, pr->crs, pr->ccs, &g)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    *wp = *pr;
+    wp->c = w + g.off; wp->crs = g.rs; wp->ccs = g.cs;
+    if (pr->beta == 0.0) return OZBLAS_STATUS_SUCCESS;          /* C is not read */
+    return ozb_dev_copy(h->dev, w, g.width, g.dev_base, g.pitch, g.width, g.height) ? OZBLAS_STATUS_EXECUTION_FAILED
+                                                                                    : OZBLAS_STATUS_SUCCESS;
+}
+
 ozblas_status_t ozb_stage_begin(ozblas_handle_t h, const ozb_problem *pr, ozb_problem *hp)
 {
     h->stage_token = ozb_dev_enter(h->dev);

@@ -17,5 +17,8 @@ ozblas_status_t ozb_stage_end(ozblas_handle_t h, const ozb_problem *pr, ozblas_s
  * (ozb_stage_restore_c): a failed call leaves its output untouched, and nothing goes through
  * the host. */
 ozblas_status_t ozb_stage_save_c(ozblas_handle_t h, const ozb_problem *pr);
+/* C's window copied into device memory w (m n doubles, packed as the staged copy packs it) and
+ * *wp: pr with C there (C's window only read where beta != 0) */
+ozblas_status_t ozb_stage_c_copy(ozblas_handle_t h, const ozb_problem *pr, double *w, ozb_problem *wp);
 void            ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr);
 #endif
