@@ -379,6 +379,15 @@ __global__ void k_crt_cert(const ozb_op_crt_cert_args g, double *count)
         if (ozb_op_crt_cert_item(&g, e)) atomicAdd(count, 1.0);
 }
 
+__global__ void k_crt_flagged(const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        if (flags[e]) {
+            const int64_t q = (int64_t)atomicAdd(count, 1.0);
+            if (q < cap) pos[q] = e;
+        }
+}
+
 __global__ void k_crt_out(const ozb_op_crt_out_args g)
 {
     const int64_t ne = g.mbb * g.nbb;
@@ -733,6 +742,13 @@ static int kl_crt_cert(const void *g, double *count, void *stream)
     return launched();
 }
 
+static int kl_crt_flagged(const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos, void *stream)
+{
+    if (ne <= 0) return 0;
+    OZB_LAUNCH(k_crt_flagged, blocks_for(ne), kThreads, (cudaStream_t)stream)(flags, ne, cap, count, pos);
+    return launched();
+}
+
 static int kl_crcr_recon(const void *args, void *stream)
 {
     const ozb_op_crcr_args g = *(const ozb_op_crcr_args *)args;
@@ -776,6 +792,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_crcr_recon,
         kl_crt_hats,
         kl_crt_cert,
+        kl_crt_flagged,
     };
     return &t;
 }

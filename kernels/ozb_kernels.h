@@ -70,6 +70,9 @@ typedef struct ozb_kl_table {
     int (*crt_hats)(const void *side, const int32_t *e, const int32_t *hs, int64_t kbp, int8_t *out, int64_t items,
                     void *stream);
     int (*crt_cert)(const void *g, double *count, void *stream);
+    /* the positions e < ne of the flagged elements (flags[e] != 0), the first cap of them in
+     * pos[] in any order, their number counted into *count */
+    int (*crt_flagged)(const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos, void *stream);
 } ozb_kl_table;
 
 /* The launchers of the GPU build (ozb_kernels.cu by nvcc) and of the host build of the same

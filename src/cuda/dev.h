@@ -149,6 +149,9 @@ int ozb_dev_crt_out(ozb_dev *d, const ozb_op_crt_out_args *g);
 int ozb_dev_crt_hats(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
                      const int32_t *hs, int64_t kbp, int8_t *out);
 int ozb_dev_crt_cert(ozb_dev *d, const ozb_op_crt_cert_args *g, double *count);
+/* the positions e < ne of the flagged elements, the first cap in pos[] (any order), their
+ * number added to the device double *count */
+int ozb_dev_crt_flagged(ozb_dev *d, const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 /* ---- the certified DOT (cuda/resident_eft.c; kernels/ozb_eft_ops.h) ---- */

@@ -50,24 +50,66 @@ static int any_bad(const rowscale_t *r, int64_t n)
 }
 
 /* DOUBLE mode's elements the certificate left, correctly rounded on the device by the resident
- * CR engines (the error-free GEMV, a column at a time where n <= 8; the exact CRT GEMM beyond):
+ * CR engines (a few: each alone; else the error-free GEMV, a column at a time where n <= 8, or
+ * the exact CRT GEMM beyond):
  * all of them (and n == 1 or n > 8), the call itself, written into C (*direct = 1); else the
  * whole call into a copy of C in device memory, *wp that problem (its C the values).  NOT_SUPPORTED where an engine
  * declines (C and every output as they were).  Called with the device unlocked. */
-static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_t nflag, ozb_problem *wp, int *direct)
+/* Few elements left (at most OZB_CRT_FEW): each alone, a DOT of its row and column by the
+ * error-free sums into its place in the copy w of C (a whole call would cost a CR GEMM for a
+ * handful of elements).  Their positions come to the host: 8 bytes each.  NOT_SUPPORTED where
+ * one of them declines (the copy then holds some values already: the caller copies C again). */
+#define OZB_CRT_FEW 64
+static ozblas_status_t complete_few(ozblas_handle_t h, const ozb_problem *pr, const ozb_problem *w, const uint8_t *flags,
+                                    int64_t nflag, double *scratch)
+{
+    const ozb_plan cr = { OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 };
+    ozb_dev *dev = h->dev;
+    int64_t pos[OZB_CRT_FEW];
+    double zero = 0.0;
+    int64_t *dpos = (int64_t *)(scratch + 1);
+    const int tok = ozb_dev_lock(dev);
+    const int rc = ozb_dev_put(dev, scratch, 8, &zero, 8, 8, 1) ||
+                   ozb_dev_crt_flagged(dev, flags, pr->m * pr->n, OZB_CRT_FEW, scratch, dpos) ||
+                   ozb_dev_get(dev, pos, 8 * (size_t)nflag, dpos, 8 * (size_t)nflag, 8 * (size_t)nflag, 1);
+    ozb_dev_unlock(dev, tok);
+    if (rc) return OZBLAS_STATUS_EXECUTION_FAILED;
+    for (int64_t q = 0; q < nflag; q++) {
+        const int64_t gi = pos[q] % pr->m, gj = pos[q] / pr->m;
+        ozb_problem e = *w;
+        e.m = 1; e.n = 1;
+        e.a.p += gi * w->a.rs;
+        e.b.p += gj * w->b.rs;
+        e.c += gi * w->crs + gj * w->ccs;
+        const ozblas_status_t st = ozb_resident_eft_run(h, &e, &cr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_t nflag, const uint8_t *flags,
+                                ozb_problem *wp, int *direct)
 {
     const ozb_plan cr = { OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 };
     ozb_problem w = *pr;
     *direct = 1;
     if (nflag < pr->m * pr->n || (pr->n > 1 && pr->n <= 8)) {
         *direct = 0;
-        double *W = ozb_dev_buf(h->dev, OZB_DBUF_ALT, sizeof(double) * (size_t)(pr->m * pr->n));
+        const size_t mn = (size_t)(pr->m * pr->n);
+        double *W = ozb_dev_buf(h->dev, OZB_DBUF_ALT, sizeof(double) * (mn + 1 + OZB_CRT_FEW));
         if (!W) return OZBLAS_STATUS_NOT_SUPPORTED;
-        const int tok = ozb_dev_enter(h->dev);
-        const ozblas_status_t cs = ozb_stage_c_copy(h, pr, W, &w);
+        int tok = ozb_dev_enter(h->dev);
+        ozblas_status_t cs = ozb_stage_c_copy(h, pr, W, &w);
         ozb_dev_leave(h->dev, tok);
         if (cs != OZBLAS_STATUS_SUCCESS) return cs;
         *wp = w;
+        if (nflag <= OZB_CRT_FEW) {
+            if ((cs = complete_few(h, pr, &w, flags, nflag, W + mn)) != OZBLAS_STATUS_NOT_SUPPORTED) return cs;
+            tok = ozb_dev_enter(h->dev);                  /* C again: the copy holds some values */
+            cs = ozb_stage_c_copy(h, pr, W, &w);
+            ozb_dev_leave(h->dev, tok);
+            if (cs != OZBLAS_STATUS_SUCCESS) return cs;
+        }
     }
     if (w.n == 1) return ozb_resident_eft_run(h, &w, &cr);
     if (w.n > 8) return ozb_resident_crcr_run(h, &w, &cr);
@@ -153,7 +195,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
         if (nflag > 0) {                 /* the CR engines take the device themselves */
             int direct;
             ozb_dev_unlock(dev, tok);
-            const ozblas_status_t cst = complete(h, pr, nflag, &wp, &direct);
+            const ozblas_status_t cst = complete(h, pr, nflag, flags, &wp, &direct);
             tok = ozb_dev_lock(dev);
             if (cst != OZBLAS_STATUS_SUCCESS || direct) {
                 if (cst == OZBLAS_STATUS_SUCCESS) {     /* the CRT's moduli and its fallbacks, as the host reports */
