@@ -10,6 +10,23 @@
 
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
 
+/* The tiles of both bounds' exact GEMMs: op(A)'s int8 operands (kbp a row), op(B)'s (bparts
+ * parts of kbp a row), two int32 products an element (the second a part's or a zero block:
+ * ozb_op_crt_bound_acc adds two) and their double sums over the k-blocks (ozb_dev_tiles). */
+static ozblas_status_t bound_tiles(ozblas_handle_t h, int64_t kbp, int bparts, int8_t **Aq, int8_t **Bq, int32_t **U,
+                                   double **Ud, int64_t *mb, int64_t *nb, int64_t m, int64_t n)
+{
+    const ozb_dev_tilebuf tbuf[4] = {
+        { OZB_DBUF_A, (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, (double)bparts * (double)kbp, 0.0, 0.0 },
+        { OZB_DBUF_C, 0.0, 0.0, 8.0, 0.0 }, { OZB_DBUF_C2, 0.0, 0.0, 8.0, 0.0 },
+    };
+    void *tp[4];
+    const ozblas_status_t ts = ozb_dev_tiles(h->dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 4, mb, nb, tp);
+    if (ts != OZBLAS_STATUS_SUCCESS) return ts;
+    *Aq = tp[0]; *Bq = tp[1]; *U = tp[2]; *Ud = tp[3];
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 /* ACCURATE scaling (crt.c's crt_accurate): the exact INT8 GEMM of 6- and 7-bit magnitudes on
  * the device, tiled (the row maxima do not depend on the tiling), op(B)'s magnitudes (up to
  * 128) as two int8 parts; sets ra[i].cz as the CPU does.  Called with the device locked. */
@@ -23,17 +40,12 @@ ozblas_status_t ozb_crt_dev_accurate(ozblas_handle_t h, const ozb_problem *pr, r
     uint64_t *hZ = ozb_buf_get(h, OZB_BUF_HC, 8 * (size_t)m + 64);
     if (!w || !hZ) return OZBLAS_STATUS_ALLOC_FAILED;
     /* per tile: 6-bit magnitudes of op(A), two 7-bit parts of op(B), their two products, the bound */
-    const ozb_dev_tilebuf tbuf[4] = {
-        { OZB_DBUF_A, (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, 2.0 * (double)kbp, 0.0, 0.0 },
-        { OZB_DBUF_C, 0.0, 0.0, 8.0, 0.0 }, { OZB_DBUF_C2, 0.0, 0.0, 8.0, 0.0 },
-    };
-    void *tp[4];
+    int8_t *Aq, *Bq;
+    int32_t *U;
+    double *Ud;
     int64_t mb, nb;
-    const ozblas_status_t ts = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 4, &mb, &nb, tp);
+    const ozblas_status_t ts = bound_tiles(h, kbp, 2, &Aq, &Bq, &U, &Ud, &mb, &nb, m, n);
     if (ts != OZBLAS_STATUS_SUCCESS) return ts;
-    int8_t *Aq = tp[0], *Bq = tp[1];
-    int32_t *U = tp[2];
-    double *Ud = tp[3];
     uint64_t *Z = (uint64_t *)w;
     int32_t *eA = (int32_t *)(w + al256(8 * (size_t)m)), *eB = (int32_t *)((char *)eA + al256(4 * (size_t)mn));
     int32_t *cB = (int32_t *)((char *)eB + al256(4 * (size_t)mn));
@@ -109,18 +121,13 @@ ozblas_status_t ozb_crt_dev_certify(ozblas_handle_t h, const ozb_problem *pr, co
         ozb_dev_put(dev, dcount, 8, &count, 8, 8, 1))
         return OZBLAS_STATUS_EXECUTION_FAILED;
     /* per tile: the operands of op(A)'s and op(B)'s rows, the int32 product and a zero block
-     * beside it (ozb_op_crt_bound_acc adds two), the sums over the k-blocks */
-    const ozb_dev_tilebuf tbuf[4] = {
-        { OZB_DBUF_A, (double)kbp, 0.0, 0.0, 0.0 }, { OZB_DBUF_B, 0.0, (double)kbp, 0.0, 0.0 },
-        { OZB_DBUF_C, 0.0, 0.0, 8.0, 0.0 }, { OZB_DBUF_C2, 0.0, 0.0, 8.0, 0.0 },
-    };
-    void *tp[4];
+     * beside it, the sums over the k-blocks */
+    int8_t *Aq, *Bq;
+    int32_t *U;
+    double *low;
     int64_t mb, nb;
-    const ozblas_status_t ts = ozb_dev_tiles(dev, ozb_workspace_limit(h), m, n, INT32_MAX, INT32_MAX, tbuf, 4, &mb, &nb, tp);
+    const ozblas_status_t ts = bound_tiles(h, kbp, 1, &Aq, &Bq, &U, &low, &mb, &nb, m, n);
     if (ts != OZBLAS_STATUS_SUCCESS) return ts;
-    int8_t *Aq = tp[0], *Bq = tp[1];
-    int32_t *U = tp[2];
-    double *low = tp[3];
     const double tau = 0.5 * sqrt((double)k) * 0x1p-53 * (1.0 - 0x1p-40);
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
