@@ -165,6 +165,61 @@ ozblas_status_t ozblas_dgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbla
                              int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
                              const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
 
+
+/* ---- the rest of the double-precision BLAS (docs/CONTRACT.md §6) ----
+ * BLAS argument conventions; results per mode as the contract's table says.  On a CUDA
+ * handle they return OZBLAS_STATUS_NOT_SUPPORTED for now. */
+typedef enum { OZBLAS_UPPER = 0, OZBLAS_LOWER = 1 } ozblas_uplo_t;
+typedef enum { OZBLAS_NON_UNIT = 0, OZBLAS_UNIT = 1 } ozblas_diag_t;
+typedef enum { OZBLAS_LEFT = 0, OZBLAS_RIGHT = 1 } ozblas_side_t;
+#define OZBLAS_TRSM_BLOCK 16   /* rows per block of the triangular-solve rule (CONTRACT §6) */
+
+/* level 1 */
+ozblas_status_t ozblas_dcopy(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *y, int64_t incy);
+ozblas_status_t ozblas_dswap(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy);
+ozblas_status_t ozblas_dscal(ozblas_handle_t h, int64_t n, double alpha, double *x, int64_t incx);
+ozblas_status_t ozblas_daxpy(ozblas_handle_t h, int64_t n, double alpha, const double *x, int64_t incx,
+                             double *y, int64_t incy);
+ozblas_status_t ozblas_drot(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                            double c, double s);
+/* param: flag, h11, h21, h12, h22 (reference BLAS layout) */
+ozblas_status_t ozblas_drotm(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                             const double *param);
+ozblas_status_t ozblas_dasum(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result);
+ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result);
+/* *result: 1-based index, 0 for n < 1 or incx < 1 */
+ozblas_status_t ozblas_idamax(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, int64_t *result);
+
+/* level 2 */
+ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *A,
+                             int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy);
+ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *A, int64_t lda, double *x, int64_t incx);
+ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *A, int64_t lda, double *x, int64_t incx);
+ozblas_status_t ozblas_dger(ozblas_handle_t h, int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
+                            const double *y, int64_t incy, double *A, int64_t lda);
+ozblas_status_t ozblas_dsyr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
+                            int64_t incx, double *A, int64_t lda);
+ozblas_status_t ozblas_dsyr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
+                             int64_t incx, const double *y, int64_t incy, double *A, int64_t lda);
+
+/* level 3 */
+ozblas_status_t ozblas_dsymm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, int64_t m, int64_t n,
+                             double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                             double beta, double *C, int64_t ldc);
+ozblas_status_t ozblas_dsyrk(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, int64_t n, int64_t k,
+                             double alpha, const double *A, int64_t lda, double beta, double *C, int64_t ldc);
+ozblas_status_t ozblas_dsyr2k(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, int64_t n, int64_t k,
+                              double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                              double beta, double *C, int64_t ldc);
+ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                             double *B, int64_t ldb);
+ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                             double *B, int64_t ldb);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,7 +28,8 @@ import os, re, shutil, sys, tempfile
 
 ORDER = [                                   # top to bottom; one rank per line
     ("preload", "mpi"),                     # drivers above the library (the interposer, libozblas_mpi)
-    ("dot", "gemv", "gemm"),                # drivers: arguments, trivial cases, ozb_run
+    ("dot", "gemv", "gemm", "blas1", "blas2", "blas3"),   # drivers: arguments, trivial cases, ozb_run
+    ("shapes",),                            # symmetric/triangular operands, triangles of C, the solve rule
     ("dispatch",),                          # the plan and the choice of method
     ("fixed",), ("fused",), ("eft",), ("exact",), ("scheme1",),   # methods
     ("cpu", "cuda"),                        # backends (their tables: core/backend.h)

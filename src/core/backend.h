@@ -53,4 +53,8 @@ typedef struct ozb_backend {
 /* A new handle on backend `be` with the default configuration and the knobs read (the
  * public create functions of the backends call this). */
 ozblas_status_t ozb_handle_new(const ozb_backend *be, ozblas_handle_t *out);
+
+/* 1 where the handle's operands are host memory (a backend that stages nothing: the CPU's);
+ * the routines computed on the host alone (CONTRACT §6) decline the others */
+static inline int ozb_host_operands(ozblas_handle_t h) { return h->be->host_begin == NULL; }
 #endif

@@ -34,6 +34,8 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
        OZB_BUF_CRTFAIL, /* DOUBLE-mode CRT (crt/crt.c): the elements it did not certify, for the fallback */
        OZB_BUF_CRTLOW,  /* DOUBLE-mode CRT: a tile's lower bounds of |A||B| */
+       OZB_BUF_SHAPE_A, OZB_BUF_SHAPE_B, OZB_BUF_SHAPE_T, /* the level-2/3 shapes (shapes/shapes.h): operands
+                                                       * made whole, a diagonal block, a copy of B */
        OZB_NBUF };
 struct ozblas_context {
     const struct ozb_backend *be;     /* the backend's table (core/backend.h) */

@@ -9,9 +9,8 @@
 #include "core/info.h"
 #include "eft/eft_dot_small.h"
 
-ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
+static ozblas_status_t run_plan(ozblas_handle_t h, const ozb_problem *pr, ozb_plan pl)
 {
-    const ozb_plan pl = ozb_plan_of(h);
     /* the standard floating-point environment for the call (core/fpenv.h); under another
      * one, the call runs on this thread alone (the pool's threads may carry the caller's) */
     ozb_fpenv_t env;
@@ -22,6 +21,13 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr)
     h->threads = threads;
     ozb_fpenv_leave(env, changed);
     return st;
+}
+
+ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr) { return run_plan(h, pr, ozb_plan_of(h)); }
+
+ozblas_status_t ozb_run_rn(ozblas_handle_t h, const ozb_problem *pr)
+{
+    return run_plan(h, pr, (ozb_plan){ OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 });
 }
 
 /* A DDOT of contiguous operands short enough for one sigma, straight from the driver: the

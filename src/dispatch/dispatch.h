@@ -5,6 +5,9 @@
 
 /* Computes C = alpha op(A) op(B) + beta C as the handle's mode says. */
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
+/* The same, correctly rounded whatever the handle's mode (the FP64 slices' methods): the
+ * element-wise updates and reductions of CONTRACT §6, exact in every mode. */
+ozblas_status_t ozb_run_rn(ozblas_handle_t h, const ozb_problem *pr);
 
 /* x^T y for contiguous x, y (0 < n) where the short error-free DOT takes it in the standard
  * floating-point environment: 1 and the call's status in *st (RN(x^T y) in *out where it is

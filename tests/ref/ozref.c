@@ -180,6 +180,31 @@ double ozref_ddot(int64_t n, const double *x, int64_t incx, const double *y, int
     return ref_elem(n, vec_start(x, n, incx), incx, vec_start(y, n, incy), incy, 1.0, 0.0, 0.0);
 }
 
+double ozref_dnrm2(int64_t n, const double *x, int64_t incx)
+{
+    if (n <= 0) return 0.0;
+    const double *x0 = vec_start(x, n, incx);
+    int nan = 0, inf = 0;
+    for (int64_t i = 0; i < n; i++) { nan |= isnan(x0[i * incx]); inf |= isinf(x0[i * incx]); }
+    if (nan) return NAN;
+    if (inf) return INFINITY;
+    /* squares of doubles span 2^-2148 .. 2^2048: 4400 bits hold their sum exactly */
+    mpfr_t s, t;
+    mpfr_init2(s, 4400);
+    mpfr_init2(t, 4400);
+    mpfr_set_zero(s, 1);
+    for (int64_t i = 0; i < n; i++) {
+        mpfr_set_d(t, x0[i * incx], MPFR_RNDN);
+        mpfr_sqr(t, t, MPFR_RNDN);
+        mpfr_add(s, s, t, MPFR_RNDN);
+    }
+    mpfr_sqrt(s, s, MPFR_RNDN);      /* exact or far from any midpoint at 4400 bits */
+    const double r = mpfr_get_d(s, MPFR_RNDN);
+    mpfr_clear(s);
+    mpfr_clear(t);
+    return r;
+}
+
 void ozref_dgemv(int trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                  const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {

@@ -21,6 +21,9 @@ extern "C" {
 /* RN of the exact x^T y, BLAS increments (negative: traverse backwards; zero allowed). n<=0 -> +0. */
 double ozref_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy);
 
+/* RN(sqrt(sum x_i^2)), the sum exact (BLAS increment, n <= 0 -> +0; NaN/Inf as IEEE). */
+double ozref_dnrm2(int64_t n, const double *x, int64_t incx);
+
 /* y := RN(alpha*op(A)x + beta*y) per element, BLAS conventions. trans: 0=N, 1=T.
  * m == 0 || n == 0 with an empty output: no-op; inner dimension 0: y := beta*y. */
 void ozref_dgemv(int trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,

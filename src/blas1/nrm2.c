@@ -1,0 +1,143 @@
+/* ozblas_dnrm2: RN(sqrt(sum x_i^2)) with the sum exact, in every mode.
+ *
+ * Frame: e = floor(log2 max|x_i|); the candidate r for sqrt(S 2^-2e) (S' in [1, 4n)) comes from
+ * a double-double sum of the squares of x_i 2^-e in four lanes (fixed lanes, fixed order).
+ * Certificate: r is RN(sqrt(S')) iff S' lies strictly between the squares of the midpoints next
+ * to r, i.e. -r g_dn + g_dn^2/4 < S' - r^2 < r g_up + g_up^2/4 (g: the gaps below and above
+ * r).  S' - r^2 is estimated as (sh - rh) - rl + sl (r^2 = rh + rl exactly by TwoProduct;
+ * sh - rh exact by Sterbenz), known to within B: the lanes' error (all terms positive: at most
+ * 2 (n + 4)^2 u^2 S'), the squares of elements below 2^-480 in the frame (TwoProduct or the
+ * scaling inexact: 2^-958 each) and the estimate's own two roundings.  Certified when both
+ * inequalities hold with B and a margin of 2^-38 of the gap (which also covers g^2/4).  Only
+ * frames whose result is normal (-1000 <= e <= 1000) are certified this way.
+ * Otherwise the exact path: the long accumulator holds S exactly, and the signs of
+ * S - (mid 2^e)^2 for the midpoints around the candidate (on the final grid: subnormal
+ * results round to multiples of 2^-1074) move it until it brackets sqrt(S); an exact tie goes
+ * to the even neighbour. */
+#include "shapes/shapes.h"
+#include "dispatch/dispatch.h"
+#include "sum/longacc.h"
+#include "core/backend.h"
+#include <math.h>
+
+#define LANES 4
+
+typedef struct { double r; double est, bound; } cand;
+
+static void two_sum(double a, double b, double *s, double *e)
+{
+    *s = a + b;
+    const double bb = *s - a;
+    *e = (a - (*s - bb)) + (b - bb);
+}
+
+/* candidate r, estimate of S' - r^2 and its bound, in the frame 2^-e */
+static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
+{
+    /* x 2^-e as two exact power-of-two products (2^-e alone leaves the range below e = -1023) */
+    const double s1 = e < -1000 ? 0x1p600 : 1.0, s2 = ldexp(1.0, e < -1000 ? -e - 600 : -e);
+    double sh[LANES] = { 0 }, sl[LANES] = { 0 };
+    int64_t tiny = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double y = xv[i * inc] * s1 * s2, p = y * y;
+        double s, err;
+        two_sum(sh[i % LANES], p, &s, &err);
+        sh[i % LANES] = s;
+        sl[i % LANES] += err + fma(y, y, -p);
+        tiny += fabs(y) < 0x1p-480;
+    }
+    double h = sh[0], l = sl[0];
+    for (int q = 1; q < LANES; q++) {
+        double s, err;
+        two_sum(h, sh[q], &s, &err);
+        h = s;
+        l += err + sl[q];
+    }
+    two_sum(h, l, &h, &l);
+    const double r = sqrt(h);
+    const double rh = r * r, rl = fma(r, r, -rh), d = h - rh;
+    const double est = (d - rl) + l;
+    const double nn = (double)n + 4.0;
+    const double bound = 2.0 * nn * nn * 0x1p-106 * h * 2.0 + (double)tiny * 0x1p-958 +
+                         0x1p-51 * (fabs(d) + fabs(rl) + fabs(l));
+    return (cand){ r, est, bound };
+}
+
+/* sign of S - ((c + s g/2) 2^e)^2, S in acc (kept) */
+static int mid_sign(const ozb_longacc *acc, double c, double g, int s, int e)
+{
+    ozb_longacc t = *acc;
+    int q;
+    const double f = frexp(c, &q);
+    const uint64_t C = (uint64_t)ldexp(f, 53);
+    const int qc = q - 53, lg = ilogb(g);
+    ozb_la_add(&t, 1, (ozb_u128)C * C, 2 * qc + 2 * e);
+    ozb_la_add(&t, s > 0, (ozb_u128)C, qc + lg + 2 * e);
+    ozb_la_add(&t, 1, (ozb_u128)1, 2 * lg - 2 + 2 * e);
+    int sign;
+    (void)ozb_la_round(&t, &sign);
+    return sign;
+}
+
+/* of two neighbours on the final grid, the one whose double has an even last bit */
+static double even_of(double a, double b, int e)
+{
+    const double fa = ldexp(a, e);
+    uint64_t bits;
+    memcpy(&bits, &fa, sizeof bits);
+    return (bits & 1) ? b : a;
+}
+
+static double exact_path(const double *xv, int64_t n, int64_t inc, int e, double c)
+{
+    ozb_longacc acc;
+    ozb_la_init(&acc);
+    for (int64_t i = 0; i < n; i++) ozb_la_add_product(&acc, xv[i * inc], xv[i * inc]);
+    const double tg = e < -1000 ? ldexp(1.0, -1074 - e) : 0.0;   /* the subnormal grid, in the frame */
+    if (tg > 0.0) c = nearbyint(c / tg) * tg;
+    for (int it = 0; it < 16; it++) {
+        const double gu = fmax(nextafter(c, INFINITY) - c, tg);
+        const int su = mid_sign(&acc, c, gu, 1, e);
+        if (su > 0) { c += gu; continue; }
+        if (su == 0) return ldexp(even_of(c, c + gu, e), e);
+        const double gd = fmax(c - nextafter(c, 0.0), tg);
+        if (c - gd < 0.0) break;
+        const int sd = mid_sign(&acc, c, gd, -1, e);
+        if (sd < 0) { c -= gd; continue; }
+        if (sd == 0) return ldexp(even_of(c - gd, c, e), e);
+        break;
+    }
+    return ldexp(c, e);
+}
+
+ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result)
+{
+    if (!h || !result || (n > 0 && !x)) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_info_reset(h);
+    *result = 0.0;
+    if (n <= 0) return OZBLAS_STATUS_SUCCESS;
+    const double *xv = ozb_vec0(x, n, incx);
+    double mx = 0.0;
+    int nan = 0, inf = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double v = fabs(xv[i * incx]);
+        nan |= isnan(v);
+        inf |= isinf(v);
+        mx = v > mx ? v : mx;
+    }
+    if (nan || inf) { *result = nan ? NAN : INFINITY; return OZBLAS_STATUS_SUCCESS; }
+    if (mx == 0.0) return OZBLAS_STATUS_SUCCESS;
+    const int e = ilogb(mx);
+    const cand cd = candidate(xv, n, incx, e);
+    if (e >= -1000 && e <= 1000) {
+        const double r = cd.r;
+        const double gu = nextafter(r, INFINITY) - r, gd = r - nextafter(r, 0.0);
+        if (cd.est + cd.bound < r * gu * (1.0 - 0x1p-38) && cd.est - cd.bound > -(r * gd) * (1.0 - 0x1p-38)) {
+            *result = ldexp(r, e);
+            return OZBLAS_STATUS_SUCCESS;
+        }
+    }
+    *result = exact_path(xv, n, incx, e, cd.r);
+    return OZBLAS_STATUS_SUCCESS;
+}

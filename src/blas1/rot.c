@@ -1,0 +1,87 @@
+/* ozblas_drot, drotm: every new element RN of its exact two-term sum a x + b y.
+ * Bit budget: where a x and b y are each 0 or within [2^-960, 2^1000] in magnitude, TwoProduct
+ * splits each exactly into two doubles (the low part's last bit >= 2^-1066 > 2^-1074) and Sum2
+ * rounds the four correctly where it certifies (results normal, >= 2^-1000); anything else
+ * (tiny, huge, uncertified) goes to the exact short sums of the pipeline, any finite range. */
+#include "shapes/shapes.h"
+#include "dispatch/dispatch.h"
+#include "exact/exact_small.h"
+#include "sum/sum.h"
+#include "core/backend.h"
+#include <math.h>
+
+static int in_range(double a, double x, double p)
+{
+    const double q = fabs(p);
+    return a == 0.0 || x == 0.0 || (q >= 0x1p-960 && q <= 0x1p1000);
+}
+
+/* RN(a x + b y) into *out */
+static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, double y, double *out)
+{
+    const double p = a * x, q = b * y;
+    if (!(isfinite(a) && isfinite(x) && isfinite(b) && isfinite(y))) {
+        /* IEEE's value of the exact sum: a finite pair adds nothing next to an infinite or NaN one */
+        const int fa = isfinite(a) && isfinite(x), fb = isfinite(b) && isfinite(y);
+        *out = (fa ? 0.0 : p) + (fb ? 0.0 : q);
+        return OZBLAS_STATUS_SUCCESS;
+    }
+    if (in_range(a, x, p) && in_range(b, y, q)) {
+        double t[4] = { p, fma(a, x, -p), q, fma(b, y, -q) };
+        if (ozb_sum2_rn(t, 4, out)) return OZBLAS_STATUS_SUCCESS;
+    }
+    const double coef[2] = { a, b }, val[2] = { x, y };
+    ozb_problem pr = { .m = 1, .n = 1, .k = 2, .a = { coef, 0, 1 }, .b = { val, 0, 1 }, .alpha = 1.0,
+                       .beta = 0.0, .c = out, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
+    if (ozb_exact_small_value(&pr, out)) return OZBLAS_STATUS_SUCCESS;
+    return ozb_run_rn(h, &pr);
+}
+
+/* x, y := (h11 x + h12 y, h21 x + h22 y) element by element, in order */
+static ozblas_status_t apply(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                             double h11, double h12, double h21, double h22)
+{
+    double *xv = ozb_vec0_mut(x, n, incx), *yv = ozb_vec0_mut(y, n, incy);
+    for (int64_t i = 0; i < n; i++) {
+        const double xi = xv[i * incx], yi = yv[i * incy];
+        double nx, ny;
+        ozblas_status_t st = rn2(h, h11, xi, h12, yi, &nx);
+        if (st == OZBLAS_STATUS_SUCCESS) st = rn2(h, h21, xi, h22, yi, &ny);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        xv[i * incx] = nx;
+        yv[i * incy] = ny;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+static ozblas_status_t rot_args(ozblas_handle_t h, int64_t n, const double *x, const double *y)
+{
+    if (!h) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (n > 0 && (!x || !y)) return OZBLAS_STATUS_INVALID_VALUE;
+    ozb_info_reset(h);
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_drot(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                            double c, double s)
+{
+    const ozblas_status_t st = rot_args(h, n, x, y);
+    if (st != OZBLAS_STATUS_SUCCESS || n <= 0) return st;
+    return apply(h, n, x, incx, y, incy, c, s, -s, c);
+}
+
+/* param[0] = flag, as the reference BLAS reads it: -2 identity (nothing); below 0 the full H;
+ * 0 a unit diagonal; anything else (1, NaN) h12 = 1, h21 = -1 */
+ozblas_status_t ozblas_drotm(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                             const double *param)
+{
+    ozblas_status_t st = rot_args(h, n, x, y);
+    if (st == OZBLAS_STATUS_SUCCESS && n > 0 && !param) st = OZBLAS_STATUS_INVALID_VALUE;
+    if (st != OZBLAS_STATUS_SUCCESS || n <= 0) return st;
+    const double flag = param[0];
+    if (flag == -2.0) return OZBLAS_STATUS_SUCCESS;
+    if (flag < 0.0) return apply(h, n, x, incx, y, incy, param[1], param[3], param[2], param[4]);
+    if (flag == 0.0) return apply(h, n, x, incx, y, incy, 1.0, param[3], param[2], 1.0);
+    return apply(h, n, x, incx, y, incy, param[1], 1.0, -1.0, param[4]);
+}

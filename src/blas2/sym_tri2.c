@@ -1,0 +1,64 @@
+/* ozblas_dsymv, dtrmv, dtrsv.  DSYMV and DTRMV are DGEMV problems on the matrix made whole
+ * (shapes/shapes.h: the symmetric matrix from its stored triangle, op(T) with its zeros), so
+ * every element is dgemv's in the handle's mode; DTRSV is DTRSM's rule on one column. */
+#include "shapes/shapes.h"
+#include "dispatch/dispatch.h"
+#include "core/backend.h"
+
+static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
+static int valid_diag(ozblas_diag_t d) { return d == OZBLAS_NON_UNIT || d == OZBLAS_UNIT; }
+
+ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *A,
+                             int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy)
+{
+    if (!h || !valid_uplo(uplo) || n < 0 || lda < (n > 1 ? n : 1) || incx == 0 || incy == 0)
+        return OZBLAS_STATUS_INVALID_VALUE;
+    if (n == 0) return OZBLAS_STATUS_SUCCESS;
+    if (!y || (alpha != 0.0 && (!A || !x))) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    double *y0 = ozb_vec0_mut(y, n, incy);
+    if (alpha == 0.0) return ozb_scale_c(h, y0, incy, 0, n, 1, beta);
+    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n * (size_t)n);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    ozb_sym_full(A, lda, n, uplo == OZBLAS_LOWER, full);
+    const ozb_problem pr = {
+        .m = n, .n = 1, .k = n, .a = { full, 1, n }, .b = { ozb_vec0(x, n, incx), 0, incx },
+        .alpha = alpha, .beta = beta, .c = y0, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+    };
+    return ozb_run(h, &pr);
+}
+
+ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    if (!h || !valid_uplo(uplo) || !ozb_valid_op(trans) || !valid_diag(diag) || n < 0 || lda < (n > 1 ? n : 1) ||
+        incx == 0)
+        return OZBLAS_STATUS_INVALID_VALUE;
+    if (n == 0) return OZBLAS_STATUS_SUCCESS;
+    if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n * (size_t)n);
+    double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);
+    if (!full || !xc) return OZBLAS_STATUS_ALLOC_FAILED;
+    ozb_tri_full(A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT, full);
+    double *x0 = ozb_vec0_mut(x, n, incx);
+    for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
+    const ozb_problem pr = {
+        .m = n, .n = 1, .k = n, .a = { full, 1, n }, .b = { xc, 0, 1 },
+        .alpha = 1.0, .beta = 0.0, .c = x0, .crs = incx, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+    };
+    return ozb_run(h, &pr);
+}
+
+ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    if (!h || !valid_uplo(uplo) || !ozb_valid_op(trans) || !valid_diag(diag) || n < 0 || lda < (n > 1 ? n : 1) ||
+        incx == 0)
+        return OZBLAS_STATUS_INVALID_VALUE;
+    if (n == 0) return OZBLAS_STATUS_SUCCESS;
+    if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    return ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT, 1,
+                            ozb_vec0_mut(x, n, incx), incx, 0);
+}

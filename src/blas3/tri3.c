@@ -1,0 +1,64 @@
+/* ozblas_dtrmm (a DGEMM problem on op(T) made whole and a copy of B, in the handle's mode) and
+ * ozblas_dtrsm (the fixed-block rule of CONTRACT §6, shapes/trsolve.c). */
+#include "shapes/shapes.h"
+#include "dispatch/dispatch.h"
+#include "core/backend.h"
+
+static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
+
+static ozblas_status_t tri3_args(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t ta,
+                                 ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A,
+                                 int64_t lda, const double *B, int64_t ldb)
+{
+    if (!h || (side != OZBLAS_LEFT && side != OZBLAS_RIGHT) || (uplo != OZBLAS_UPPER && uplo != OZBLAS_LOWER) ||
+        !ozb_valid_op(ta) || (diag != OZBLAS_NON_UNIT && diag != OZBLAS_UNIT) || m < 0 || n < 0 ||
+        lda < max1(side == OZBLAS_LEFT ? m : n) || ldb < max1(m))
+        return OZBLAS_STATUS_INVALID_VALUE;
+    if (m > 0 && n > 0 && (!B || (alpha != 0.0 && !A))) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                             double *B, int64_t ldb)
+{
+    const ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
+    if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    const int left = side == OZBLAS_LEFT;
+    const int64_t ka = left ? m : n;
+    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
+    double *bc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)m * (size_t)n);
+    if (!full || !bc) return OZBLAS_STATUS_ALLOC_FAILED;
+    ozb_tri_full(A, lda, ka, uplo == OZBLAS_LOWER, transa == OZBLAS_OP_T, diag == OZBLAS_UNIT, full);
+    for (int64_t j = 0; j < n; j++) memcpy(bc + j * m, B + j * ldb, sizeof(double) * (size_t)m);
+    ozb_problem pr = { .m = m, .n = n, .k = ka, .alpha = alpha, .beta = 0.0, .c = B, .crs = 1, .ccs = ldb,
+                       .kblock = OZB_KBLOCK_MAX };
+    if (left) {   /* op(T) B */
+        pr.a = (ozb_view){ full, 1, ka };
+        pr.b = (ozb_view){ bc, m, 1 };
+    } else {      /* B op(T): op(B)^T (j, l) = op(T)(l, j) */
+        pr.a = (ozb_view){ bc, 1, m };
+        pr.b = (ozb_view){ full, ka, 1 };
+    }
+    return ozb_run(h, &pr);
+}
+
+ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                             double *B, int64_t ldb)
+{
+    const ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
+    ozb_info_reset(h);
+    if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    if (alpha != 1.0)
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) B[i + j * ldb] *= alpha;
+    const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
+    if (side == OZBLAS_LEFT)   /* op(T) X = B, X's columns solved alike */
+        return ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb);
+    /* X op(T) = B  <=>  op(T)^T X^T = B^T: op(T)^T is T with the other transpose */
+    return ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
+}

@@ -1,0 +1,47 @@
+/* The shapes of the BLAS beyond GEMM, brought to the problems ozb_run computes: symmetric and
+ * triangular operands made whole, a GEMM problem on one triangle of C, and the fixed-block
+ * triangular solve of CONTRACT §6.  Every element computed here is an element of a GEMM
+ * problem, so it keeps the pipeline's element-locality (README, tests/test_element_local.c):
+ * how the work is cut into blocks below changes no bit. */
+#ifndef OZB_SHAPES_H
+#define OZB_SHAPES_H
+#include "core/problem.h"
+
+/* Workspace: the handle's slots OZB_BUF_SHAPE_A (operands made whole), OZB_BUF_SHAPE_B
+ * (copies of B and panels), OZB_BUF_SHAPE_T (ozb_run_triangle's diagonal blocks). */
+
+/* BLAS vector element 0 in memory: the last one for a negative increment */
+static inline const double *ozb_vec0(const double *x, int64_t n, int64_t inc)
+{
+    return inc < 0 ? x + (n - 1) * -inc : x;
+}
+static inline double *ozb_vec0_mut(double *x, int64_t n, int64_t inc)
+{
+    return inc < 0 ? x + (n - 1) * -inc : x;
+}
+
+/* C's `lower` (else upper) n x n triangle := beta C (beta == 0: +0, not read) */
+void ozb_scale_triangle(double *c, int64_t ldc, int64_t n, int lower, double beta);
+
+/* dst (n x n, leading dimension n) = the symmetric matrix whose `lower` (else upper) triangle
+ * A holds; the other triangle of A is not read. */
+void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *dst);
+/* dst (n x n, ld n) = op(T) made whole: zeros outside the triangle, ones on a unit diagonal;
+ * only T's `lower` (else upper) triangle is read (not its diagonal where unit). */
+void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst);
+
+/* The problem pr (m == n) on the `lower` (else upper) triangle of C alone, diagonal included:
+ * the other triangle is neither read nor written.  rn: correctly rounded whatever the mode. */
+ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn);
+
+/* op(T) X = B for a lower op(T) (after the caller's reversal and transposition), by the
+ * rule of CONTRACT §6: t (m x m) element (i, j) = t.p[i*t.rs + j*t.cs]; X overwrites B,
+ * element (i, j) = x[i*xrs + j*xcs], nrhs columns.  B is alpha B already. */
+ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m, int64_t nrhs,
+                              double *x, int64_t xrs, int64_t xcs);
+/* op(T) X = B for T (m x m, leading dimension lda) with its `lower` (else upper) triangle
+ * stored: an upper op(T) solved in reverse order (both views reversed), then ozb_tri_solve.
+ * X (element (i, j) = x[i*xrs + j*xcs]) overwrites B, already alpha B. */
+ozblas_status_t ozb_tri_solve_op(ozblas_handle_t h, const double *A, int64_t lda, int64_t m, int lower, int trans,
+                                 int unit, int64_t nrhs, double *x, int64_t xrs, int64_t xcs);
+#endif

@@ -1,0 +1,531 @@
+/* The rest of the double BLAS (CONTRACT §6) against MPFR-exact references: every routine,
+ * uplo/trans/diag/side, odd sizes, padding, increments, phi in {0, 1, 4, 8}.  CORRECTLY_ROUNDED
+ * and DOUBLE (FP64 slices: correctly rounded) bit for bit; FIXED bit for bit where the contract
+ * says every mode is correctly rounded, and for the rest the same bits on 1 and 2 threads and
+ * for a solve cut into single columns.  The other triangle and the padding stay untouched. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tu.h"
+
+static const ozblas_mode_t MODES[3] = TU_MODES;
+
+/* RN(sum a_l b_l), exact */
+static double rn_dot(int64_t k, const double *a, const double *b) { return ozref_ddot(k, a, 1, b, 1); }
+
+static double *mat(ozref_rng *r, int64_t rows, int64_t cols, int64_t ld, double phi)
+{
+    double *A = tu_alloc((size_t)ld * (size_t)(cols > 0 ? cols : 1));
+    tu_fill_mat(r, A, rows, cols, ld, phi);
+    return A;
+}
+
+/* op(T) whole (n x n, ld n) from the stored triangle: zeros, unit diagonal */
+static double *tri_whole(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit)
+{
+    double *F = calloc((size_t)(n * n), sizeof(double));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t r = trans ? j : i, c = trans ? i : j;
+            const int in = lower ? r >= c : r <= c;
+            F[i + j * n] = r == c && unit ? 1.0 : in ? A[r + c * lda] : 0.0;
+        }
+    return F;
+}
+
+static double *sym_whole(const double *A, int64_t lda, int64_t n, int lower)
+{
+    double *F = malloc(sizeof(double) * (size_t)(n * n));
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            const int in = lower ? i >= j : i <= j;
+            F[i + j * n] = in ? A[i + j * lda] : A[j + i * lda];
+        }
+    return F;
+}
+
+/* exact checks only in the modes whose bits the contract fixes: CR, DOUBLE with FP64 */
+static int exact_mode(ozblas_mode_t m) { return m != OZBLAS_MODE_FIXED; }
+
+static void check_bits(const double *got, const double *exp, size_t n, const char *ctx)
+{
+    tu_check_bits(got, exp, n, 1, ctx);
+}
+
+/* ---- level 1 ---- */
+START_TEST(level1)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "level1");
+    const int64_t ns[] = { 1, 2, 7, 100, 1001 };
+    const int64_t incs[][2] = { { 1, 1 }, { -2, 3 }, { 2, -1 } };
+    const double phis[] = { 0, 1, 4, 8 };
+    char ctx[160];
+    for (size_t a = 0; a < 5; a++)
+        for (size_t b = 0; b < 3; b++)
+            for (size_t f = 0; f < 4; f++) {
+                const int64_t n = ns[a], ix = incs[b][0], iy = incs[b][1];
+                const size_t lx = tu_vec_len(n, ix), ly = tu_vec_len(n, iy);
+                double *x = tu_alloc(lx), *y = tu_alloc(ly), *y2 = tu_alloc(ly), *x2 = tu_alloc(lx);
+                tu_fill_vec(&r, x, n, ix, phis[f]);
+                tu_fill_vec(&r, y, n, iy, phis[f]);
+                const double alpha = f == 0 ? 1.0 : -0.3 * (double)f, c = 0.6, s = -0.8;
+                snprintf(ctx, sizeof ctx, "%s n=%lld inc=%lld,%lld phi=%g", tu_mode_name(mode), (long long)n,
+                         (long long)ix, (long long)iy, phis[f]);
+                /* daxpy: RN(alpha x + y) */
+                memcpy(y2, y, ly * sizeof *y);
+                ck_assert_int_eq(ozblas_daxpy(h, n, alpha, x, ix, y2, iy), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) {
+                    const double u[2] = { alpha, 1.0 }, v[2] = { *tu_vec_elem(x, n, ix, i), *tu_vec_elem(y, n, iy, i) };
+                    const double e = rn_dot(2, u, v), g = *tu_vec_elem(y2, n, iy, i);
+                    check_bits(&g, &e, 1, ctx);
+                }
+                /* drot */
+                memcpy(y2, y, ly * sizeof *y);
+                memcpy(x2, x, lx * sizeof *x);
+                ck_assert_int_eq(ozblas_drot(h, n, x2, ix, y2, iy, c, s), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) {
+                    const double xi = *tu_vec_elem(x, n, ix, i), yi = *tu_vec_elem(y, n, iy, i);
+                    const double u1[2] = { c, s }, u2[2] = { c, -s }, v1[2] = { xi, yi }, v2[2] = { yi, xi };
+                    const double ex = rn_dot(2, u1, v1), ey = rn_dot(2, u2, v2);
+                    check_bits(tu_vec_elem(x2, n, ix, i), &ex, 1, ctx);
+                    check_bits(tu_vec_elem(y2, n, iy, i), &ey, 1, ctx);
+                }
+                /* drotm, full H */
+                const double param[5] = { -1.0, 0.7, -0.2, 1.3, 0.9 };
+                memcpy(y2, y, ly * sizeof *y);
+                memcpy(x2, x, lx * sizeof *x);
+                ck_assert_int_eq(ozblas_drotm(h, n, x2, ix, y2, iy, param), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) {
+                    const double xi = *tu_vec_elem(x, n, ix, i), yi = *tu_vec_elem(y, n, iy, i);
+                    const double u1[2] = { param[1], param[3] }, u2[2] = { param[2], param[4] }, v[2] = { xi, yi };
+                    const double ex = rn_dot(2, u1, v), ey = rn_dot(2, u2, v);
+                    check_bits(tu_vec_elem(x2, n, ix, i), &ex, 1, ctx);
+                    check_bits(tu_vec_elem(y2, n, iy, i), &ey, 1, ctx);
+                }
+                /* dasum, dnrm2, idamax on a positive increment */
+                const int64_t ip = ix > 0 ? ix : -ix;
+                double *ax = malloc(sizeof(double) * (size_t)n), *ones = malloc(sizeof(double) * (size_t)n);
+                int64_t best = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    ax[i] = fabs(x[i * ip]);
+                    ones[i] = 1.0;
+                    if (ax[i] > ax[best]) best = i;
+                }
+                double got, exp = rn_dot(n, ax, ones);
+                ck_assert_int_eq(ozblas_dasum(h, n, x, ip, &got), OZBLAS_STATUS_SUCCESS);
+                check_bits(&got, &exp, 1, ctx);
+                exp = ozref_dnrm2(n, x, ip);
+                ck_assert_int_eq(ozblas_dnrm2(h, n, x, ip, &got), OZBLAS_STATUS_SUCCESS);
+                check_bits(&got, &exp, 1, ctx);
+                int64_t im;
+                ck_assert_int_eq(ozblas_idamax(h, n, x, ip, &im), OZBLAS_STATUS_SUCCESS);
+                ck_assert_int_eq(im, best + 1);
+                /* dscal, dcopy, dswap */
+                memcpy(x2, x, lx * sizeof *x);
+                ck_assert_int_eq(ozblas_dscal(h, n, alpha, x2, ip), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) {
+                    const double e = alpha * x[i * ip];
+                    check_bits(&x2[i * ip], &e, 1, ctx);
+                }
+                memcpy(y2, y, ly * sizeof *y);
+                ck_assert_int_eq(ozblas_dcopy(h, n, x, ix, y2, iy), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) check_bits(tu_vec_elem(y2, n, iy, i), tu_vec_elem(x, n, ix, i), 1, ctx);
+                memcpy(x2, x, lx * sizeof *x);
+                ck_assert_int_eq(ozblas_dswap(h, n, x2, ix, y2, iy), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) check_bits(tu_vec_elem(y2, n, iy, i), tu_vec_elem(x, n, ix, i), 1, ctx);
+                free(ax); free(ones); free(x); free(y); free(x2); free(y2);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* dnrm2 at the ends of the range: no spurious overflow or underflow, subnormal results */
+START_TEST(nrm2_range)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "nrm2_range");
+    const double scales[] = { 0x1p1020, 0x1p-1070, 0x1p-1030, 0x1p600, 0x1p-600, 1.0 };
+    for (size_t s = 0; s < 6; s++)
+        for (int64_t n = 1; n <= 40; n += 13) {
+            double *x = tu_alloc((size_t)n);
+            tu_fill_vec(&r, x, n, 1, 2.0);
+            for (int64_t i = 0; i < n; i++) x[i] *= scales[s];
+            double got, exp = ozref_dnrm2(n, x, 1);
+            ck_assert_int_eq(ozblas_dnrm2(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+            check_bits(&got, &exp, 1, "dnrm2 range");
+            free(x);
+        }
+    /* exact squares and a tie-free exact root: 3, 4 -> 5; every element equal */
+    double v[2] = { 3.0 * 0x1p-1060, 4.0 * 0x1p-1060 }, got;
+    ck_assert_int_eq(ozblas_dnrm2(h, 2, v, 1, &got), OZBLAS_STATUS_SUCCESS);
+    ck_assert(got == 5.0 * 0x1p-1060);
+    double big[3] = { 0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, 1.0 };
+    const double eb = ozref_dnrm2(3, big, 1);
+    ck_assert_int_eq(ozblas_dnrm2(h, 3, big, 1, &got), OZBLAS_STATUS_SUCCESS);
+    check_bits(&got, &eb, 1, "dnrm2 overflow");
+    double sp[3] = { 1.0, NAN, INFINITY };
+    ck_assert_int_eq(ozblas_dnrm2(h, 3, sp, 1, &got), OZBLAS_STATUS_SUCCESS);
+    ck_assert(isnan(got));
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* ---- level 2 ---- */
+START_TEST(level2)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "level2");
+    const int64_t ns[] = { 1, 5, 33, 70 };
+    char ctx[160];
+    int c = 0;
+    for (size_t a = 0; a < 4; a++)
+        for (int lower = 0; lower < 2; lower++)
+            for (int tr = 0; tr < 2; tr++, c++) {
+                const int64_t n = ns[a], lda = n + 1 + c % 3, ix = c % 3 == 1 ? -2 : 1, iy = c % 2 ? 3 : 1;
+                const double phi = (double)(c % 4) * 2.0, alpha = c % 3 ? -1.5 : 1.0, beta = c % 4 == 0 ? 0.0 : 0.75;
+                snprintf(ctx, sizeof ctx, "%s n=%lld lower=%d trans=%d", tu_mode_name(mode), (long long)n, lower, tr);
+                double *A = mat(&r, n, n, lda, phi), *x = tu_alloc(tu_vec_len(n, ix)), *y = tu_alloc(tu_vec_len(n, iy));
+                tu_fill_vec(&r, x, n, ix, phi);
+                tu_fill_vec(&r, y, n, iy, phi);
+                /* dsymv */
+                double *S = sym_whole(A, lda, n, lower), *y2 = tu_alloc(tu_vec_len(n, iy));
+                memcpy(y2, y, tu_vec_len(n, iy) * sizeof *y);
+                double *ye = tu_alloc(tu_vec_len(n, iy));
+                memcpy(ye, y, tu_vec_len(n, iy) * sizeof *y);
+                ozref_dgemv(0, n, n, alpha, S, n, x, ix, beta, ye, iy);
+                ck_assert_int_eq(ozblas_dsymv(h, lower ? OZBLAS_LOWER : OZBLAS_UPPER, n, alpha, A, lda, x, ix, beta, y2, iy),
+                                 OZBLAS_STATUS_SUCCESS);
+                if (exact_mode(mode)) check_bits(y2, ye, tu_vec_len(n, iy), ctx);
+                for (int unit = 0; unit < 2; unit++) {
+                    /* dtrmv */
+                    double *T = tri_whole(A, lda, n, lower, tr, unit), *x2 = tu_alloc(tu_vec_len(n, ix));
+                    double *xe = tu_alloc(tu_vec_len(n, ix));
+                    memcpy(x2, x, tu_vec_len(n, ix) * sizeof *x);
+                    ozref_dgemv(0, n, n, 1.0, T, n, x, ix, 0.0, xe, ix);
+                    ck_assert_int_eq(ozblas_dtrmv(h, lower ? OZBLAS_LOWER : OZBLAS_UPPER, tr ? OZBLAS_OP_T : OZBLAS_OP_N,
+                                                  unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT, n, A, lda, x2, ix),
+                                     OZBLAS_STATUS_SUCCESS);
+                    if (exact_mode(mode)) check_bits(x2, xe, tu_vec_len(n, ix), ctx);
+                    free(T); free(x2); free(xe);
+                }
+                /* dger, dsyr, dsyr2: every mode correctly rounded */
+                double *A2 = tu_alloc((size_t)(lda * n)), *Ae = tu_alloc((size_t)(lda * n));
+                memcpy(A2, A, sizeof(double) * (size_t)(lda * n));
+                memcpy(Ae, A, sizeof(double) * (size_t)(lda * n));
+                ck_assert_int_eq(ozblas_dger(h, n, n, alpha, x, ix, y, iy, A2, lda), OZBLAS_STATUS_SUCCESS);
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = 0; i < n; i++) {
+                        const double e = ozref_dgemm_elem(0, 1, 0, 0, 1, alpha, tu_vec_elem(x, n, ix, i), 1,
+                                                          tu_vec_elem(y, n, iy, j), 1, 1.0, A[i + j * lda]);
+                        Ae[i + j * lda] = e;
+                    }
+                check_bits(A2, Ae, (size_t)(lda * n), ctx);
+                memcpy(A2, A, sizeof(double) * (size_t)(lda * n));
+                memcpy(Ae, A, sizeof(double) * (size_t)(lda * n));
+                ck_assert_int_eq(ozblas_dsyr2(h, lower ? OZBLAS_LOWER : OZBLAS_UPPER, n, alpha, x, ix, y, iy, A2, lda),
+                                 OZBLAS_STATUS_SUCCESS);
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++) {
+                        const double p[2] = { *tu_vec_elem(x, n, ix, i), *tu_vec_elem(y, n, iy, i) };
+                        const double q[2] = { *tu_vec_elem(y, n, iy, j), *tu_vec_elem(x, n, ix, j) };
+                        Ae[i + j * lda] = ozref_dgemm_elem(0, 1, 0, 0, 2, alpha, p, 1, q, 1, 1.0, A[i + j * lda]);
+                    }
+                check_bits(A2, Ae, (size_t)(lda * n), ctx);
+                memcpy(A2, A, sizeof(double) * (size_t)(lda * n));
+                memcpy(Ae, A, sizeof(double) * (size_t)(lda * n));
+                ck_assert_int_eq(ozblas_dsyr(h, lower ? OZBLAS_LOWER : OZBLAS_UPPER, n, alpha, x, ix, A2, lda),
+                                 OZBLAS_STATUS_SUCCESS);
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++)
+                        Ae[i + j * lda] = ozref_dgemm_elem(0, 1, 0, 0, 1, alpha, tu_vec_elem(x, n, ix, i), 1,
+                                                           tu_vec_elem(x, n, ix, j), 1, 1.0, A[i + j * lda]);
+                check_bits(A2, Ae, (size_t)(lda * n), ctx);
+                free(A); free(x); free(y); free(S); free(y2); free(ye); free(A2); free(Ae);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* the solve rule of CONTRACT §6 on one column, from exact sums: a lower op(T) given whole */
+static void ref_solve_col(const double *L, int64_t n, int unit, double *x)
+{
+    const int64_t nb = OZBLAS_TRSM_BLOCK;
+    double *u = malloc(sizeof(double) * (size_t)(n + 1)), *v = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int64_t s = 0; s < n; s += nb) {
+        const int64_t e = s + nb < n ? s + nb : n;
+        for (int64_t i = s; i < e && s > 0; i++) {
+            u[0] = 1.0; v[0] = x[i];
+            for (int64_t j = 0; j < s; j++) { u[j + 1] = -L[i + j * n]; v[j + 1] = x[j]; }
+            x[i] = rn_dot(s + 1, u, v);
+        }
+        for (int64_t i = s; i < e; i++) {
+            u[0] = 1.0; v[0] = x[i];
+            for (int64_t j = s; j < i; j++) { u[j - s + 1] = -L[i + j * n]; v[j - s + 1] = x[j]; }
+            x[i] = rn_dot(i - s + 1, u, v);
+            if (!unit) x[i] /= L[i + i * n];
+        }
+    }
+    free(u); free(v);
+}
+
+/* reference for dtrsm/dtrsv: B (m x n, ldb) := solution, by columns (left) or rows (right) */
+static void ref_trsm(int left, int lower, int tr, int unit, int64_t m, int64_t n, double alpha, const double *A,
+                     int64_t lda, double *B, int64_t ldb)
+{
+    const int64_t ka = left ? m : n;
+    /* the system's matrix: left op(T), right op(T)^T; reversed when upper */
+    double *F = tri_whole(A, lda, ka, lower, left ? tr : !tr, unit);
+    const int up = left ? (lower == tr) : (lower != tr);
+    double *L = malloc(sizeof(double) * (size_t)(ka * ka)), *col = malloc(sizeof(double) * (size_t)ka);
+    for (int64_t j = 0; j < ka; j++)
+        for (int64_t i = 0; i < ka; i++) L[i + j * ka] = up ? F[(ka - 1 - i) + (ka - 1 - j) * ka] : F[i + j * ka];
+    const int64_t ncol = left ? n : m;
+    for (int64_t c = 0; c < ncol; c++) {
+        for (int64_t i = 0; i < ka; i++) {
+            const int64_t ii = up ? ka - 1 - i : i;
+            const double b = left ? B[ii + c * ldb] : B[c + ii * ldb];
+            col[i] = alpha == 1.0 ? b : alpha * b;
+        }
+        ref_solve_col(L, ka, unit, col);
+        for (int64_t i = 0; i < ka; i++) {
+            const int64_t ii = up ? ka - 1 - i : i;
+            if (left) B[ii + c * ldb] = col[i];
+            else B[c + ii * ldb] = col[i];
+        }
+    }
+    free(F); free(L); free(col);
+}
+
+/* a well-conditioned triangle: a dominant diagonal */
+static double *tri_operand(ozref_rng *r, int64_t n, int64_t lda, double phi)
+{
+    double *A = mat(r, n, n, lda, phi);
+    for (int64_t i = 0; i < n; i++) A[i + i * lda] = (A[i + i * lda] < 0 ? -1.0 : 1.0) * (4.0 + fabs(A[i + i * lda]));
+    return A;
+}
+
+START_TEST(level3_tri)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "level3_tri");
+    const int64_t sizes[][2] = { { 1, 1 }, { 7, 3 }, { 3, 7 }, { 40, 17 }, { 17, 40 } };
+    char ctx[200];
+    int c = 0;
+    for (size_t s = 0; s < 5; s++)
+        for (int left = 0; left < 2; left++)
+            for (int lower = 0; lower < 2; lower++)
+                for (int tr = 0; tr < 2; tr++)
+                    for (int unit = 0; unit < 2; unit++, c++) {
+                        const int64_t m = sizes[s][0], n = sizes[s][1], ka = left ? m : n;
+                        const int64_t lda = ka + c % 3, ldb = m + (c / 3) % 2;
+                        const double alpha = c % 3 == 0 ? 1.0 : c % 3 == 1 ? -0.5 : 3.0, phi = (double)(c % 3) * 2.0;
+                        snprintf(ctx, sizeof ctx, "%s %dx%d left=%d lower=%d trans=%d unit=%d", tu_mode_name(mode),
+                                 (int)m, (int)n, left, lower, tr, unit);
+                        double *A = tri_operand(&r, ka, lda, phi), *B = mat(&r, m, n, ldb, phi);
+                        const size_t nb = (size_t)(ldb * n);
+                        double *B2 = tu_alloc(nb), *Be = tu_alloc(nb);
+                        const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;
+                        const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+                        const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+                        const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+                        /* dtrsm */
+                        memcpy(B2, B, nb * sizeof *B);
+                        memcpy(Be, B, nb * sizeof *B);
+                        ck_assert_int_eq(ozblas_dtrsm(h, sd, ul, op, dg, m, n, alpha, A, lda, B2, ldb), OZBLAS_STATUS_SUCCESS);
+                        if (exact_mode(mode)) {
+                            ref_trsm(left, lower, tr, unit, m, n, alpha, A, lda, Be, ldb);
+                            check_bits(B2, Be, nb, ctx);
+                        }
+                        /* the same bits column by column (left) / row by row as DTRSV (right: rows of B) */
+                        memcpy(Be, B, nb * sizeof *B);
+                        for (int64_t q = 0; q < (left ? n : m); q++) {
+                            if (left) ck_assert_int_eq(ozblas_dtrsm(h, sd, ul, op, dg, m, 1, alpha, A, lda, Be + q * ldb, ldb), 0);
+                            else {
+                                if (alpha != 1.0) for (int64_t j = 0; j < n; j++) Be[q + j * ldb] *= alpha;
+                                ck_assert_int_eq(ozblas_dtrsv(h, ul, tr ? OZBLAS_OP_N : OZBLAS_OP_T, dg, n, A, lda, Be + q, ldb), 0);
+                            }
+                        }
+                        check_bits(B2, Be, nb, ctx);
+                        /* dtrmm */
+                        memcpy(B2, B, nb * sizeof *B);
+                        memcpy(Be, B, nb * sizeof *B);
+                        ck_assert_int_eq(ozblas_dtrmm(h, sd, ul, op, dg, m, n, alpha, A, lda, B2, ldb), OZBLAS_STATUS_SUCCESS);
+                        if (exact_mode(mode)) {
+                            double *F = tri_whole(A, lda, ka, lower, tr, unit);
+                            if (left) ozref_dgemm(0, 0, m, n, m, alpha, F, m, B, ldb, 0.0, Be, ldb);
+                            else ozref_dgemm(0, 0, m, n, n, alpha, B, ldb, F, n, 0.0, Be, ldb);
+                            check_bits(B2, Be, nb, ctx);
+                            free(F);
+                        }
+                        free(A); free(B); free(B2); free(Be);
+                    }
+    ozblas_destroy(h);
+}
+END_TEST
+
+START_TEST(level3_sym)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "level3_sym");
+    const int64_t sizes[][2] = { { 1, 1 }, { 5, 9 }, { 70, 3 }, { 130, 20 } };
+    char ctx[200];
+    int c = 0;
+    for (size_t s = 0; s < 4; s++)
+        for (int lower = 0; lower < 2; lower++)
+            for (int tr = 0; tr < 2; tr++, c++) {
+                const int64_t n = sizes[s][0], k = sizes[s][1];
+                const int64_t lda = (tr ? k : n) + c % 2, ldc = n + 1;
+                const double alpha = c % 2 ? -2.0 : 1.0, beta = c % 3 == 0 ? 0.0 : 0.5, phi = (double)(c % 4) * 2.0;
+                snprintf(ctx, sizeof ctx, "%s n=%d k=%d lower=%d trans=%d", tu_mode_name(mode), (int)n, (int)k, lower, tr);
+                double *A = mat(&r, tr ? k : n, tr ? n : k, lda, phi), *B = mat(&r, tr ? k : n, tr ? n : k, lda, phi);
+                double *C = mat(&r, n, n, ldc, phi);
+                const size_t nc = (size_t)(ldc * n);
+                double *C2 = tu_alloc(nc), *Ce = tu_alloc(nc);
+                const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+                const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+                /* dsyrk: the triangle RN(exact), the rest untouched */
+                memcpy(C2, C, nc * sizeof *C);
+                memcpy(Ce, C, nc * sizeof *C);
+                ck_assert_int_eq(ozblas_dsyrk(h, ul, op, n, k, alpha, A, lda, beta, C2, ldc), OZBLAS_STATUS_SUCCESS);
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++)
+                        Ce[i + j * ldc] = ozref_dgemm_elem(tr, !tr, i, j, k, alpha, A, lda, A, lda, beta, C[i + j * ldc]);
+                if (exact_mode(mode)) check_bits(C2, Ce, nc, ctx);
+                /* dsyr2k: one exact sum of both products */
+                memcpy(C2, C, nc * sizeof *C);
+                memcpy(Ce, C, nc * sizeof *C);
+                ck_assert_int_eq(ozblas_dsyr2k(h, ul, op, n, k, alpha, A, lda, B, lda, beta, C2, ldc), OZBLAS_STATUS_SUCCESS);
+                double *P = malloc(sizeof(double) * (size_t)(n * 2 * k)), *Q = malloc(sizeof(double) * (size_t)(n * 2 * k));
+                for (int64_t l = 0; l < k; l++)
+                    for (int64_t i = 0; i < n; i++) {
+                        const double av = tr ? A[l + i * lda] : A[i + l * lda], bv = tr ? B[l + i * lda] : B[i + l * lda];
+                        P[i + l * n] = Q[i + (l + k) * n] = av;
+                        P[i + (l + k) * n] = Q[i + l * n] = bv;
+                    }
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++)
+                        Ce[i + j * ldc] = ozref_dgemm_elem(0, 1, i, j, 2 * k, alpha, P, n, Q, n, beta, C[i + j * ldc]);
+                if (exact_mode(mode)) check_bits(C2, Ce, nc, ctx);
+                free(P); free(Q);
+                /* dsymm: A (n x n symmetric from its triangle), B n x k: left C(n x k) */
+                double *S = mat(&r, n, n, n + 2, phi), *Bm = mat(&r, n, k, n, phi), *Cm = mat(&r, n, k, n, phi);
+                double *F = sym_whole(S, n + 2, n, lower), *Cm2 = tu_alloc((size_t)(n * k)), *Cme = tu_alloc((size_t)(n * k));
+                memcpy(Cm2, Cm, sizeof(double) * (size_t)(n * k));
+                memcpy(Cme, Cm, sizeof(double) * (size_t)(n * k));
+                ck_assert_int_eq(ozblas_dsymm(h, OZBLAS_LEFT, ul, n, k, alpha, S, n + 2, Bm, n, beta, Cm2, n), 0);
+                ozref_dgemm(0, 0, n, k, n, alpha, F, n, Bm, n, beta, Cme, n);
+                if (exact_mode(mode)) check_bits(Cm2, Cme, (size_t)(n * k), ctx);
+                /* right: C (k x n) = B^T-shaped (k x n) A */
+                double *Br = mat(&r, k, n, k, phi), *Cr = mat(&r, k, n, k, phi);
+                double *Cr2 = tu_alloc((size_t)(n * k)), *Cre = tu_alloc((size_t)(n * k));
+                memcpy(Cr2, Cr, sizeof(double) * (size_t)(n * k));
+                memcpy(Cre, Cr, sizeof(double) * (size_t)(n * k));
+                ck_assert_int_eq(ozblas_dsymm(h, OZBLAS_RIGHT, ul, k, n, alpha, S, n + 2, Br, k, beta, Cr2, k), 0);
+                ozref_dgemm(0, 0, k, n, n, alpha, Br, k, F, n, beta, Cre, k);
+                if (exact_mode(mode)) check_bits(Cr2, Cre, (size_t)(n * k), ctx);
+                free(S); free(Bm); free(Cm); free(F); free(Cm2); free(Cme); free(Br); free(Cr); free(Cr2); free(Cre);
+                free(A); free(B); free(C); free(C2); free(Ce);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
+/* the same bits on 1 and 2 threads, every mode (FIXED included) */
+START_TEST(threads)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h1 = tu_handle(mode), h2 = tu_handle(mode);
+    ozblas_set_num_threads(h1, 1);
+    ozblas_set_num_threads(h2, 2);
+    ozref_rng r;
+    tu_rng(&r, "threads");
+    const int64_t n = 150, k = 90;
+    double *A = tri_operand(&r, n, n, 4.0), *B = mat(&r, n, k, n, 4.0), *C = mat(&r, n, n, n, 4.0);
+    double *X1 = tu_alloc((size_t)(n * k)), *X2 = tu_alloc((size_t)(n * k));
+    double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n));
+    for (int rt = 0; rt < 4; rt++) {
+        memcpy(X1, B, sizeof(double) * (size_t)(n * k));
+        memcpy(X2, B, sizeof(double) * (size_t)(n * k));
+        memcpy(C1, C, sizeof(double) * (size_t)(n * n));
+        memcpy(C2, C, sizeof(double) * (size_t)(n * n));
+        ozblas_handle_t hs[2] = { h1, h2 };
+        double *Xs[2] = { X1, X2 }, *Cs[2] = { C1, C2 };
+        for (int t = 0; t < 2; t++) {
+            ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+            if (rt == 0) st = ozblas_dtrsm(hs[t], OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, n, k, 1.0, A, n, Xs[t], n);
+            if (rt == 1) st = ozblas_dtrmm(hs[t], OZBLAS_LEFT, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_NON_UNIT, n, k, 0.5, A, n, Xs[t], n);
+            if (rt == 2) st = ozblas_dsyrk(hs[t], OZBLAS_LOWER, OZBLAS_OP_N, n, k, -1.0, B, n, 1.0, Cs[t], n);
+            if (rt == 3) st = ozblas_dsymv(hs[t], OZBLAS_UPPER, n, 1.0, C, n, B, 1, 0.5, Xs[t], 1);
+            ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+        }
+        check_bits(X1, X2, (size_t)(n * k), "threads X");
+        check_bits(C1, C2, (size_t)(n * n), "threads C");
+    }
+    free(A); free(B); free(C); free(X1); free(X2); free(C1); free(C2);
+    ozblas_destroy(h1);
+    ozblas_destroy(h2);
+}
+END_TEST
+
+/* special values (CONTRACT §4) and invalid arguments */
+START_TEST(specials_and_args)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    double x[3] = { 1.0, NAN, 2.0 }, y[3] = { 1.0, 1.0, INFINITY };
+    ck_assert_int_eq(ozblas_daxpy(h, 3, 2.0, x, 1, y, 1), 0);
+    ck_assert(y[0] == 3.0 && isnan(y[1]) && y[2] == INFINITY);
+    double xs[2] = { 0x1p990, 1.0 }, ys[2] = { 0x1p990, 1.0 };
+    ck_assert_int_eq(ozblas_drot(h, 2, xs, 1, ys, 1, 0x1p30, -0x1p30), 0);   /* c x + s y = 0 exactly */
+    ck_assert(xs[0] == 0.0 && ys[0] == 0x1p1021);
+    int64_t im;
+    double xn[3] = { NAN, 5.0, 1.0 };
+    ck_assert_int_eq(ozblas_idamax(h, 3, xn, 1, &im), 0);
+    ck_assert_int_eq(im, 1);
+    double A[4] = { 1, 2, 3, 4 }, b[2] = { 1, 1 };
+    ck_assert_int_eq(ozblas_dtrsv(h, (ozblas_uplo_t)7, OZBLAS_OP_N, OZBLAS_UNIT, 2, A, 2, b, 1), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_dtrsv(h, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, 2, A, 1, b, 1), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_dtrsv(h, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, 2, A, 2, b, 0), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, -1, 2, 1.0, A, 2, b, 2),
+                     OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_dsyrk(h, OZBLAS_LOWER, OZBLAS_OP_N, 2, 1, 1.0, A, 1, 0.0, A, 2), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert_int_eq(ozblas_dger(h, 2, 2, 1.0, x, 0, y, 1, A, 2), OZBLAS_STATUS_INVALID_VALUE);
+    ck_assert(b[0] == 1.0 && b[1] == 1.0 && A[0] == 1.0);
+    /* beta == 0: NaN in C not read; alpha == 0 in dtrsm: B := 0 without reading T */
+    double C[4] = { NAN, NAN, NAN, NAN }, B[4] = { 1, 2, 3, 4 };
+    ck_assert_int_eq(ozblas_dsyrk(h, OZBLAS_UPPER, OZBLAS_OP_N, 2, 2, 1.0, B, 2, 0.0, C, 2), 0);
+    ck_assert(C[0] == 10.0 && C[2] == 14.0 && C[3] == 20.0 && isnan(C[1]));
+    double T[4] = { NAN, NAN, NAN, NAN };
+    ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, 2, 2, 0.0, T, 2, B, 2), 0);
+    ck_assert(B[0] == 0.0 && B[3] == 0.0);
+    ozblas_destroy(h);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("blas_rest");
+    TCase *t = tcase_create("routines");
+    tcase_set_timeout(t, tu_timeout(600));
+    tcase_add_loop_test(t, level1, 0, 3);
+    tcase_add_test(t, nrm2_range);
+    tcase_add_loop_test(t, level2, 0, 3);
+    tcase_add_loop_test(t, level3_tri, 0, 3);
+    tcase_add_loop_test(t, level3_sym, 0, 3);
+    tcase_add_loop_test(t, threads, 0, 3);
+    tcase_add_test(t, specials_and_args);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+TU_MAIN("test_blas_rest", suite)
