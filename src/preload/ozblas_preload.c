@@ -55,6 +55,7 @@ _Static_assert(sizeof(blasint) == sizeof(int), "the interposer assumes 32-bit BL
 /* ---- the functions this library exports (prototypes for the C and Fortran ABIs) ---- */
 #include "fortran_blas.h"
 #include "preload_settings.h"
+#include "preload_core.h"
 
 typedef double (*cddot_fn)(blasint, const double *, blasint, const double *, blasint);
 typedef void (*cdgemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *,
@@ -219,6 +220,8 @@ static void *loaded_blas(void)
 
 /* Each entry: the next definition in the global scope (what the caller would have reached
  * without this library), else the process's loaded BLAS, else the private one. */
+static void *fallback_lib;
+
 static void resolve_process_blas(void)
 {
     void **t = (void **)&process_blas;
@@ -236,6 +239,7 @@ static void resolve_process_blas(void)
     if (lib)
         for (size_t i = 0; i < count; i++)
             if (!t[i]) t[i] = dlsym(lib, blas_names[i]);
+    fallback_lib = lib;
 }
 
 static void init(void)
@@ -424,8 +428,8 @@ void ozb_preload_inner_openblas_set_num_threads(int threads) { (void)threads; }
 
 /* ---- OZBLAS_PRELOAD_PROFILE=1: calls and time inside ozblas per routine and size, printed at
  * exit (where an interposed program's time goes; one clock read before and after a call) ---- */
-enum { PROF_ROUTINES = 3, PROF_CLASSES = 12 };
-static const char *const prof_names[PROF_ROUTINES] = { "ddot", "dgemv", "dgemm" };
+enum { PROF_ROUTINES = 3 + OZB_PRELOAD_MORE, PROF_CLASSES = 12 };
+static const char *const prof_names[PROF_ROUTINES] = { "ddot", "dgemv", "dgemm", OZB_PRELOAD_MORE_NAMES };
 static _Atomic long long prof_calls[PROF_ROUTINES][PROF_CLASSES], prof_ns[PROF_ROUTINES][PROF_CLASSES];
 
 static long long now_ns(void)
@@ -461,18 +465,12 @@ static void prof_print(void)
             char cls[32];
             if (c == 0) snprintf(cls, sizeof cls, "0");
             else snprintf(cls, sizeof cls, "1e%d..1e%d", c - 1, c);
-            fprintf(stderr, "ozblas_preload profile: %-5s %-10s %12lld calls %10.3f s %10.0f ns\n", prof_names[r], cls, n,
+            fprintf(stderr, "ozblas_preload profile: %-6s %-10s %12lld calls %10.3f s %10.0f ns\n", prof_names[r], cls, n,
                     1e-9 * (double)ns, (double)ns / (double)n);
         }
 }
 
-/* ---- the shared path: decide, run ozblas, say what happened ---- */
-typedef struct {
-    const char *name;     /* routine as called */
-    const char *layout;   /* "" for Fortran and DOT */
-    char ta, tb;          /* 0: not applicable */
-    long long m, n, k;    /* as the caller passed them (-1: not applicable) */
-} call_desc;
+/* ---- the shared path: decide, run ozblas, say what happened (call_desc: preload_core.h) ---- */
 
 static const char *status_name(ozblas_status_t st)
 {
@@ -511,9 +509,7 @@ static int below_threshold(long long a, long long b, long long c)
 }
 
 /* Outputs saved before ozblas runs when they are read (beta != 0), restored on failure:
- * the rows x cols elements v[i*rs + j*cs]. */
-typedef struct { double *buf, *v; int64_t rows, cols, rs, cs; } saved_out;
-
+ * the rows x cols elements v[i*rs + j*cs] (saved_out: preload_core.h). */
 static int save_strided(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
 {
     *s = (saved_out){ NULL, v, rows, cols, rs, cs };
@@ -722,4 +718,35 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
     call_desc c = { "dgemm_", "", trans_char(ta), trans_char(tb), *m, *n, *k };
     if (!oz_dgemm(&c, ta, tb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc) && next_blas.fdgemm)
         next_blas.fdgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 1, 1);
+}
+
+/* ---- the shared path for the other routines (preload_blas.c, preload_cblas.c) ---- */
+void ozb_preload_init(void) { ensure_init(); }
+ozblas_handle_t ozb_preload_enter(const call_desc *c, int64_t a, int64_t b, int64_t d) { return enter_call(c, a, b, d); }
+int ozb_preload_finish(const call_desc *c, ozblas_status_t st, saved_out *sv) { return finish_call(c, st, sv); }
+int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    return save_strided(s, v, rows, cols, rs, cs);
+}
+void ozb_preload_say(const call_desc *c, const char *where, const char *why) { say(c, where, why); }
+void ozb_preload_inside(int on) { in_ozblas = on; }
+int ozb_preload_test_fail(void) { return cfg.test_fail; }
+long long ozb_preload_clock(void) { return cfg.profile ? now_ns() : 0; }
+void ozb_preload_profile(int routine, double work, long long t0)
+{
+    if (cfg.profile) prof_add(3 + routine, work, t0);
+}
+
+/* The process's definition of `name` (what the caller would have reached without this
+ * library), as for the six above: the next in the global scope, else the loaded or private BLAS */
+void *ozb_preload_real(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        void *lib = fallback_lib;
+        if (!lib) lib = fallback_lib = loaded_blas();
+        if (!lib) lib = fallback_lib = dlopen(OZBLAS_PRELOAD_PRIVATE_BLAS, RTLD_LAZY | RTLD_LOCAL);
+        if (lib) f = dlsym(lib, name);
+    }
+    return f;
 }
