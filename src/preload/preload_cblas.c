@@ -1,12 +1,23 @@
 /* The interposer's CBLAS entry points for the rest of the double BLAS: each is the column-major
  * Fortran routine of preload_blas.c on the same storage (a row-major matrix is the
  * column-major transpose: uplo and side flip, transposes flip for the triangular and rank-k
- * routines, m and n swap), so it is served, declined and reported as that routine is.  An
- * invalid layout or enum reaches the Fortran routine as '?', which ozblas declines and the
- * process's BLAS reports through its xerbla. */
+ * routines, m and n swap), so it is served and reported as that routine is.  Invalid
+ * arguments (the Fortran routine's rules on the translated ones) go to the process's own
+ * cblas_ routine with the caller's arguments, whose cblas_xerbla reports them as CBLAS does. */
 #define _GNU_SOURCE
 #include <cblas.h>
 #include "fortran_blas.h"
+#include "preload_core.h"
+
+/* the process's cblas_ routine, looked up once; called where the arguments are invalid */
+#define REAL_CBLAS(name, ...)                                                                   \
+    do {                                                                                        \
+        static void *_Atomic f_;                                                                \
+        void *f = f_;                                                                           \
+        if (!f) f_ = f = ozb_preload_real(#name);                                               \
+        if (f) ((__typeof__(&name))f)(__VA_ARGS__);                                             \
+    } while (0)
+static int ld_ok(blasint ld, blasint rows) { return ld >= (rows > 1 ? rows : 1); }
 
 static char uplo_c(enum CBLAS_UPLO u, int row)
 {
@@ -79,7 +90,9 @@ void cblas_dsymv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UP
                  OPENBLAS_CONST blasint incy)
 {
     const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
-    dsymv_(&uc, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+    if (uc == '?' || n < 0 || !ld_ok(lda, n) || !incx || !incy)
+        REAL_CBLAS(cblas_dsymv, o, u, n, alpha, a, lda, x, incx, beta, y, incy);
+    else dsymv_(&uc, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy);
 }
 void cblas_dtrmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint n,
@@ -87,7 +100,9 @@ void cblas_dtrmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UP
 {
     const int row = row_of(o);
     const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row), dc = diag_c(d);
-    dtrmv_(&uc, &tc, &dc, &n, a, &lda, x, &incx);
+    if (uc == '?' || tc == '?' || dc == '?' || n < 0 || !ld_ok(lda, n) || !incx)
+        REAL_CBLAS(cblas_dtrmv, o, u, t, d, n, a, lda, x, incx);
+    else dtrmv_(&uc, &tc, &dc, &n, a, &lda, x, &incx);
 }
 void cblas_dtrsv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint n,
@@ -95,14 +110,16 @@ void cblas_dtrsv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UP
 {
     const int row = row_of(o);
     const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row), dc = diag_c(d);
-    dtrsv_(&uc, &tc, &dc, &n, a, &lda, x, &incx);
+    if (uc == '?' || tc == '?' || dc == '?' || n < 0 || !ld_ok(lda, n) || !incx)
+        REAL_CBLAS(cblas_dtrsv, o, u, t, d, n, a, lda, x, incx);
+    else dtrsv_(&uc, &tc, &dc, &n, a, &lda, x, &incx);
 }
 void cblas_dger(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST blasint m, OPENBLAS_CONST blasint n,
                 OPENBLAS_CONST double alpha, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
                 OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy, double *a, OPENBLAS_CONST blasint lda)
 {
-    const blasint bad = -1;
-    if (!order_ok(o)) dger_(&bad, &n, &alpha, x, &incx, y, &incy, a, &lda);
+    if (!order_ok(o) || m < 0 || n < 0 || !incx || !incy || !ld_ok(lda, row_of(o) ? n : m))
+        REAL_CBLAS(cblas_dger, o, m, n, alpha, x, incx, y, incy, a, lda);
     else if (row_of(o)) dger_(&n, &m, &alpha, y, &incy, x, &incx, a, &lda);   /* A^T += alpha y x^T */
     else dger_(&m, &n, &alpha, x, &incx, y, &incy, a, &lda);
 }
@@ -111,14 +128,17 @@ void cblas_dsyr(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPL
                 OPENBLAS_CONST blasint lda)
 {
     const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
-    dsyr_(&uc, &n, &alpha, x, &incx, a, &lda);
+    if (uc == '?' || n < 0 || !incx || !ld_ok(lda, n)) REAL_CBLAS(cblas_dsyr, o, u, n, alpha, x, incx, a, lda);
+    else dsyr_(&uc, &n, &alpha, x, &incx, a, &lda);
 }
 void cblas_dsyr2(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u, OPENBLAS_CONST blasint n,
                  OPENBLAS_CONST double alpha, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
                  OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy, double *a, OPENBLAS_CONST blasint lda)
 {
     const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
-    dsyr2_(&uc, &n, &alpha, x, &incx, y, &incy, a, &lda);
+    if (uc == '?' || n < 0 || !incx || !incy || !ld_ok(lda, n))
+        REAL_CBLAS(cblas_dsyr2, o, u, n, alpha, x, incx, y, incy, a, lda);
+    else dsyr2_(&uc, &n, &alpha, x, &incx, y, &incy, a, &lda);
 }
 
 /* ---- level 3 ---- */
@@ -129,8 +149,10 @@ void cblas_dsymm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SI
 {
     const int row = row_of(o);
     const char sc = order_ok(o) ? side_c(s, row) : '?', uc = uplo_c(u, row);
-    if (row) dsymm_(&sc, &uc, &n, &m, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
-    else dsymm_(&sc, &uc, &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
+    const blasint fm = row ? n : m, fn = row ? m : n;
+    if (sc == '?' || uc == '?' || fm < 0 || fn < 0 || !ld_ok(lda, sc == 'L' ? fm : fn) || !ld_ok(ldb, fm) || !ld_ok(ldc, fm))
+        REAL_CBLAS(cblas_dsymm, o, s, u, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
+    else dsymm_(&sc, &uc, &fm, &fn, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
 }
 void cblas_dsyrk(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST blasint n, OPENBLAS_CONST blasint k,
@@ -139,7 +161,9 @@ void cblas_dsyrk(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UP
 {
     const int row = row_of(o);
     const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row);
-    dsyrk_(&uc, &tc, &n, &k, &alpha, a, &lda, &beta, c, &ldc);
+    if (uc == '?' || tc == '?' || n < 0 || k < 0 || !ld_ok(lda, tc == 'N' ? n : k) || !ld_ok(ldc, n))
+        REAL_CBLAS(cblas_dsyrk, o, u, t, n, k, alpha, a, lda, beta, c, ldc);
+    else dsyrk_(&uc, &tc, &n, &k, &alpha, a, &lda, &beta, c, &ldc);
 }
 void cblas_dsyr2k(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
                   OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST blasint n, OPENBLAS_CONST blasint k,
@@ -149,7 +173,10 @@ void cblas_dsyr2k(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_U
 {
     const int row = row_of(o);
     const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row);
-    dsyr2k_(&uc, &tc, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
+    if (uc == '?' || tc == '?' || n < 0 || k < 0 || !ld_ok(lda, tc == 'N' ? n : k) || !ld_ok(ldb, tc == 'N' ? n : k) ||
+        !ld_ok(ldc, n))
+        REAL_CBLAS(cblas_dsyr2k, o, u, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    else dsyr2k_(&uc, &tc, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
 }
 void cblas_dtrmm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SIDE s, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint m,
@@ -158,8 +185,11 @@ void cblas_dtrmm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SI
 {
     const int row = row_of(o);
     const char sc = order_ok(o) ? side_c(s, row) : '?', uc = uplo_c(u, row), tc = trans_c(t, 0), dc = diag_c(d);
-    if (row) dtrmm_(&sc, &uc, &tc, &dc, &n, &m, &alpha, a, &lda, b, &ldb);
-    else dtrmm_(&sc, &uc, &tc, &dc, &m, &n, &alpha, a, &lda, b, &ldb);
+    const blasint fm = row ? n : m, fn = row ? m : n;
+    if (sc == '?' || uc == '?' || tc == '?' || dc == '?' || fm < 0 || fn < 0 || !ld_ok(lda, sc == 'L' ? fm : fn) ||
+        !ld_ok(ldb, fm))
+        REAL_CBLAS(cblas_dtrmm, o, s, u, t, d, m, n, alpha, a, lda, b, ldb);
+    else dtrmm_(&sc, &uc, &tc, &dc, &fm, &fn, &alpha, a, &lda, b, &ldb);
 }
 void cblas_dtrsm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SIDE s, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint m,
@@ -168,6 +198,9 @@ void cblas_dtrsm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SI
 {
     const int row = row_of(o);
     const char sc = order_ok(o) ? side_c(s, row) : '?', uc = uplo_c(u, row), tc = trans_c(t, 0), dc = diag_c(d);
-    if (row) dtrsm_(&sc, &uc, &tc, &dc, &n, &m, &alpha, a, &lda, b, &ldb);
-    else dtrsm_(&sc, &uc, &tc, &dc, &m, &n, &alpha, a, &lda, b, &ldb);
+    const blasint fm = row ? n : m, fn = row ? m : n;
+    if (sc == '?' || uc == '?' || tc == '?' || dc == '?' || fm < 0 || fn < 0 || !ld_ok(lda, sc == 'L' ? fm : fn) ||
+        !ld_ok(ldb, fm))
+        REAL_CBLAS(cblas_dtrsm, o, s, u, t, d, m, n, alpha, a, lda, b, ldb);
+    else dtrsm_(&sc, &uc, &tc, &dc, &fm, &fn, &alpha, a, &lda, b, &ldb);
 }
