@@ -10,6 +10,9 @@
  * 40-slice device limit), and CORRECTLY_ROUNDED GEMMs that finish many elements lazily
  * (near-cancelling rows).
  *
+ * The rest of the BLAS (blas/...: every level-1, 2, 3 routine of CONTRACT §6) in the same
+ * configurations and formats, on a CPU handle.
+ *
  * Inputs come from a generator in this file that uses integer and basic floating-point
  * operations only (no libm), so they are the same everywhere.  For each case the whole output
  * buffer (padding included) is compared with tests/golden/golden_bits.txt: a 64-bit hash per
@@ -300,6 +303,72 @@ static void record(const char *name, ozblas_status_t st, const double *out, size
     else printf("FAIL %s: hash %016" PRIx64 ", golden %016" PRIx64 " (same element digests)\n", name, h, g->h);
 }
 
+
+/* ---------------------------------------------------------------- the rest of the BLAS
+ * (CONTRACT §6; CPU handles: the other backends return NOT_SUPPORTED): each routine on
+ * generated operands (triangles with a dominant diagonal), its whole output pinned. */
+enum { BN = 37, BK = 19, BLD = 39 };
+
+static void gen_fill(gen_t *g, double *x, size_t n, double phi)
+{
+    for (size_t i = 0; i < n; i++) x[i] = phi_value(g, phi);
+}
+
+static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t seed)
+{
+    gen_t g = { seed };
+    const size_t nm = (size_t)BLD * BN;
+    double *A = malloc(sizeof(double) * nm), *B = malloc(sizeof(double) * nm), *C = malloc(sizeof(double) * nm);
+    double *x = malloc(sizeof(double) * 2 * BN), *y = malloc(sizeof(double) * 2 * BN), *o = malloc(sizeof(double) * nm);
+    gen_fill(&g, A, nm, phi);
+    gen_fill(&g, B, nm, phi);
+    gen_fill(&g, C, nm, phi);
+    gen_fill(&g, x, 2 * BN, phi);
+    gen_fill(&g, y, 2 * BN, phi);
+    for (int i = 0; i < BN; i++) A[i + i * BLD] = (A[i + i * BLD] < 0 ? -4.0 : 4.0) + A[i + i * BLD];
+    char name[200];
+    ozblas_status_t st;
+    /* pinned in blocks of 16 elements (a 64-bit hash each, stored as a double's bits): the
+     * golden file names the first differing block */
+    double sq[(BLD * BN + 15) / 16];
+#define PIN(what, n)                                                                               \
+    do {                                                                                           \
+        const size_t nb_ = ((size_t)(n) + 15) / 16;                                                \
+        for (size_t b_ = 0; b_ < nb_; b_++) {                                                      \
+            const size_t e_ = (b_ + 1) * 16 < (size_t)(n) ? (b_ + 1) * 16 : (size_t)(n);            \
+            const uint64_t hb_ = hash(o + b_ * 16, e_ - b_ * 16, OZBLAS_STATUS_SUCCESS);            \
+            memcpy(&sq[b_], &hb_, sizeof hb_);                                                     \
+        }                                                                                          \
+        snprintf(name, sizeof name, "blas/%s/phi%g/%s", what, phi, tag);                          \
+        record(name, st, sq, nb_);                                                                 \
+    } while (0)
+#define WITH(src, n) memcpy(o, src, sizeof(double) * (n))
+    WITH(B, nm); st = ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_UPPER, OZBLAS_OP_N, OZBLAS_NON_UNIT, BN, 5, -1.5, A, BLD, o, BLD); PIN("dtrsm-lunn", nm);
+    WITH(B, nm); st = ozblas_dtrsm(h, OZBLAS_RIGHT, OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_UNIT, 5, BN, 1.0, A, BLD, o, BLD); PIN("dtrsm-rltu", nm);
+    WITH(B, nm); st = ozblas_dtrmm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_NON_UNIT, BN, 5, 0.75, A, BLD, o, BLD); PIN("dtrmm-lltn", nm);
+    WITH(C, nm); st = ozblas_dsyrk(h, OZBLAS_UPPER, OZBLAS_OP_N, BN, BK, 1.0, B, BLD, 0.75, o, BLD); PIN("dsyrk-un", nm);
+    WITH(C, nm); st = ozblas_dsyr2k(h, OZBLAS_LOWER, OZBLAS_OP_T, BN, BK, -1.5, B, BLD, A, BLD, 1.0, o, BLD); PIN("dsyr2k-lt", nm);
+    WITH(C, nm); st = ozblas_dsymm(h, OZBLAS_RIGHT, OZBLAS_UPPER, 5, BN, 1.0, A, BLD, B, BLD, 0.5, o, BLD); PIN("dsymm-ru", nm);
+    WITH(y, 2 * BN); st = ozblas_dsymv(h, OZBLAS_LOWER, BN, -1.5, A, BLD, x, 1, 0.75, o, -2); PIN("dsymv-l", 2 * BN);
+    WITH(x, 2 * BN); st = ozblas_dtrmv(h, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_NON_UNIT, BN, A, BLD, o, 1); PIN("dtrmv-utn", 2 * BN);
+    WITH(x, 2 * BN); st = ozblas_dtrsv(h, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, BN, A, BLD, o, 2); PIN("dtrsv-lnu", 2 * BN);
+    WITH(C, nm); st = ozblas_dger(h, BN, BK, -0.3, x, 1, y, -1, o, BLD); PIN("dger", nm);
+    WITH(C, nm); st = ozblas_dsyr(h, OZBLAS_UPPER, BN, 0.7, x, 2, o, BLD); PIN("dsyr-u", nm);
+    WITH(C, nm); st = ozblas_dsyr2(h, OZBLAS_LOWER, BN, -1.25, x, 1, y, 1, o, BLD); PIN("dsyr2-l", nm);
+    WITH(y, 2 * BN); st = ozblas_daxpy(h, BN, -0.3, x, 2, o, -1); PIN("daxpy", 2 * BN);
+    WITH(y, 2 * BN); memcpy(o + 2 * BN, x, sizeof(double) * 2 * BN);
+    st = ozblas_drot(h, 2 * BN, o + 2 * BN, 1, o, 1, 0.6, -0.8); PIN("drot", 4 * BN);
+    int64_t im = 0;
+    st = ozblas_dasum(h, 2 * BN, x, 1, &o[0]);
+    if (st == OZBLAS_STATUS_SUCCESS) st = ozblas_dnrm2(h, 2 * BN, x, 1, &o[1]);
+    if (st == OZBLAS_STATUS_SUCCESS) st = ozblas_idamax(h, 2 * BN, x, 1, &im);
+    o[2] = (double)im;
+    PIN("dasum-dnrm2-idamax", 3);
+#undef PIN
+#undef WITH
+    free(A); free(B); free(C); free(x); free(y); free(o);
+}
+
 static int configure(ozblas_handle_t h, const config_t *c, const format_t *f)
 {
     if (ozblas_set_mode(h, c->mode) || ozblas_set_split_count(h, c->split) || ozblas_set_fast_mode(h, c->fast) ||
@@ -365,6 +434,14 @@ int main(int argc, char **argv)
             unmake(&b);
         }
     }
+    /* the rest of the BLAS: the FP64 slices (whose DOUBLE is correctly rounded) and CRT_INT8
+     * (whose DOUBLE is not), every mode */
+    for (int f = 0; f < NFORMAT && !strcmp(what, writing ? "write" : "cpu"); f += 3)
+        for (int c = 0; c < NCONFIG; c++) {
+            if (configure(h, &configs[c], &formats[f])) continue;
+            snprintf(name, sizeof name, "%s/%s", formats[f].name, configs[c].name);
+            for (int p = 0; p < 2; p++) blas_case(h, name, phis[p], 5000u + (uint64_t)p);
+        }
     ozblas_destroy(h);
     if (writing) { fclose(wf); printf("wrote %ld cases\n", ncases); return 0; }
     printf("test_golden %s: %ld cases, %ld differ from %s\n", what, ncases, nfail, OZBLAS_GOLDEN_FILE);
