@@ -18,6 +18,7 @@
 #include "dispatch/dispatch.h"
 #include "sum/longacc.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 #include <math.h>
 
 #define LANES 4
@@ -128,16 +129,17 @@ ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int6
     }
     if (nan || inf) { *result = nan ? NAN : INFINITY; return OZBLAS_STATUS_SUCCESS; }
     if (mx == 0.0) return OZBLAS_STATUS_SUCCESS;
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
     const int e = ilogb(mx);
     const cand cd = candidate(xv, n, incx, e);
-    if (e >= -1000 && e <= 1000) {
-        const double r = cd.r;
-        const double gu = nextafter(r, INFINITY) - r, gd = r - nextafter(r, 0.0);
-        if (cd.est + cd.bound < r * gu * (1.0 - 0x1p-38) && cd.est - cd.bound > -(r * gd) * (1.0 - 0x1p-38)) {
-            *result = ldexp(r, e);
-            return OZBLAS_STATUS_SUCCESS;
-        }
-    }
-    *result = exact_path(xv, n, incx, e, cd.r);
+    const double r = cd.r;
+    const double gu = nextafter(r, INFINITY) - r, gd = r - nextafter(r, 0.0);
+    if (e >= -1000 && e <= 1000 && cd.est + cd.bound < r * gu * (1.0 - 0x1p-38) &&
+        cd.est - cd.bound > -(r * gd) * (1.0 - 0x1p-38))
+        *result = ldexp(r, e);
+    else
+        *result = exact_path(xv, n, incx, e, cd.r);
+    ozb_fpenv_leave(env, changed);
     return OZBLAS_STATUS_SUCCESS;
 }

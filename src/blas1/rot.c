@@ -8,6 +8,7 @@
 #include "exact/exact_small.h"
 #include "sum/sum.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 #include <math.h>
 
 static int in_range(double a, double x, double p)
@@ -38,8 +39,8 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
 }
 
 /* x, y := (h11 x + h12 y, h21 x + h22 y) element by element, in order */
-static ozblas_status_t apply(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
-                             double h11, double h12, double h21, double h22)
+static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                                 double h11, double h12, double h21, double h22)
 {
     double *xv = ozb_vec0_mut(x, n, incx), *yv = ozb_vec0_mut(y, n, incy);
     for (int64_t i = 0; i < n; i++) {
@@ -52,6 +53,16 @@ static ozblas_status_t apply(ozblas_handle_t h, int64_t n, double *x, int64_t in
         yv[i * incy] = ny;
     }
     return OZBLAS_STATUS_SUCCESS;
+}
+
+static ozblas_status_t apply(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                             double h11, double h12, double h21, double h22)
+{
+    ozb_fpenv_t env;   /* the error-free steps need CONTRACT §1's rounding */
+    const int changed = ozb_fpenv_enter(&env);
+    const ozblas_status_t st = apply_std(h, n, x, incx, y, incy, h11, h12, h21, h22);
+    ozb_fpenv_leave(env, changed);
+    return st;
 }
 
 static ozblas_status_t rot_args(ozblas_handle_t h, int64_t n, const double *x, const double *y)

@@ -5,6 +5,7 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 #include <math.h>
 
 static ozblas_status_t vec_args(ozblas_handle_t h, int64_t n, const void *x, const void *y)
@@ -45,8 +46,11 @@ ozblas_status_t ozblas_dscal(ozblas_handle_t h, int64_t n, double alpha, double 
 {
     const ozblas_status_t st = vec_args(h, n, x, x);
     if (st != OZBLAS_STATUS_SUCCESS || n <= 0 || incx <= 0 || alpha == 1.0) return st;
+    ozb_fpenv_t env;   /* products rounded as CONTRACT §1 says, whatever the caller's MXCSR */
+    const int changed = ozb_fpenv_enter(&env);
     if (incx == 1) for (int64_t i = 0; i < n; i++) x[i] *= alpha;
     else for (int64_t i = 0; i < n; i++) x[i * incx] *= alpha;
+    ozb_fpenv_leave(env, changed);
     return OZBLAS_STATUS_SUCCESS;
 }
 
@@ -58,9 +62,12 @@ ozblas_status_t ozblas_daxpy(ozblas_handle_t h, int64_t n, double alpha, const d
     if (st != OZBLAS_STATUS_SUCCESS || n <= 0 || alpha == 0.0) return st;
     const double *xv = ozb_vec0(x, n, incx);
     double *yv = ozb_vec0_mut(y, n, incy);
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
     if (incx == 1 && incy == 1 && (x + n <= y || y + n <= x || x == y))
         for (int64_t i = 0; i < n; i++) y[i] = fma(alpha, x[i], y[i]);
     else
         for (int64_t i = 0; i < n; i++) yv[i * incy] = fma(alpha, xv[i * incx], yv[i * incy]);
+    ozb_fpenv_leave(env, changed);
     return OZBLAS_STATUS_SUCCESS;
 }

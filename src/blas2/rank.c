@@ -1,10 +1,102 @@
 /* ozblas_dger, dsyr, dsyr2: A := A + alpha x y^T (+ alpha y x^T), each updated element
- * RN(a_ij + alpha x_i y_j (+ alpha y_i x_j)) in every mode: GEMM problems with an inner
- * dimension of 1 (2 for DSYR2: one exact sum of both products), correctly rounded (ozb_run_rn),
- * on one triangle for the symmetric ones (ozb_run_triangle). */
+ * RN(a_ij + alpha x_i y_j (+ alpha y_i x_j)) in every mode.  Per column j, alpha y_j (and
+ * alpha x_j) = hi + lo exactly by TwoProduct, and the certified two-term updates
+ * (exact/two_term.h) round a_ij + x_i (hi + lo) (+ y_i (hi' + lo')) correctly, the columns in
+ * parallel; what they leave (a column whose alpha y_j is not split exactly, elements not
+ * certified, Inf/NaN) is computed by the exact short sums, or the pipeline correctly rounded. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "exact/exact_small.h"
+#include "exact/two_term.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
+#include <math.h>
+
+typedef struct {
+    int64_t m, n;            /* A is m x n (the symmetric ones: n x n, one triangle) */
+    int tri, lower;          /* tri: only the lower (else upper) triangle */
+    double alpha;
+    const double *x, *y;     /* element 0 of each vector in memory order (BLAS vec0) */
+    int64_t incx, incy;
+    int two;                 /* DSYR2: the second product alpha y_i x_j */
+    const double *v;         /* the column factor: y (DGER), x (DSYR, DSYR2) */
+    int64_t incv;
+    double *A;
+    int64_t lda;
+} rank_t;
+
+static void rows_of(const rank_t *r, int64_t j, int64_t *i0, int64_t *i1)
+{
+    *i0 = r->tri && r->lower ? j : 0;
+    *i1 = r->tri && !r->lower ? j + 1 : r->m;
+}
+
+/* a_ij + alpha x_i v_j (+ alpha y_i x_j), exactly rounded, one element */
+static ozblas_status_t exact_element(ozblas_handle_t h, const rank_t *r, int64_t i, int64_t j)
+{
+    const double av[2] = { r->x[i * r->incx], r->two ? r->y[i * r->incy] : 0.0 };
+    const double bv[2] = { r->v[j * r->incv], r->two ? r->x[j * r->incx] : 0.0 };
+    double *c = &r->A[i + j * r->lda];
+    const ozb_problem pr = { .m = 1, .n = 1, .k = r->two ? 2 : 1, .a = { av, 0, 1 }, .b = { bv, 0, 1 }, .alpha = r->alpha,
+                             .beta = 1.0, .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
+    double v;
+    if (ozb_exact_small_value(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
+    return ozb_run_rn(h, &pr);
+}
+
+/* every nonzero |v_i| at least 2^-480 (NaN and Inf fail too) */
+static int tiny_free(const double *v, int64_t n, int64_t inc)
+{
+    int ok = 1;
+    for (int64_t i = 0; i < n; i++) {
+        const double a = fabs(v[i * inc]);
+        ok &= (a == 0.0) | ((a >= 0x1p-480) & (a <= 0x1p480));
+    }
+    return ok;
+}
+
+static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
+{
+    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_B, (size_t)r->m * (size_t)r->n + 8);
+    if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
+    /* the standard floating-point environment (core/fpenv.h); the caller's other one: this
+     * thread alone (the pool's threads may carry it) */
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    const int nt = changed ? 1 : ozb_threads_for(h, (double)r->m * (double)r->n * 4.0);
+    /* products x_i u are safe from underflow (exact/two_term.h) where every nonzero |x_i|
+     * (|y_i|) and |u| are at least 2^-480 */
+    const int xs = tiny_free(r->x, r->m, r->incx) && (!r->two || tiny_free(r->y, r->m, r->incy));
+    /* pass 1, parallel over columns: the certified updates; a column whose factors do not
+     * split exactly is flagged whole (fail[m n] byte per element) */
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t j = 0; j < r->n; j++) {
+        int64_t i0, i1;
+        rows_of(r, j, &i0, &i1);
+        uint8_t *f = fail + j * r->m;
+        double uh, ul, vh = 0.0, vl = 0.0;
+        int ok = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &uh, &ul);
+        if (r->two) ok &= ozb_two_prod_exact(r->alpha, r->x[j * r->incx], &vh, &vl);
+        double *col = r->A + j * r->lda;
+        if (!ok) {
+            for (int64_t i = i0; i < i1; i++) f[i] = 1;
+            continue;
+        }
+        const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
+        (void)ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
+                           r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0);
+    }
+    /* pass 2, in order: what pass 1 left */
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    for (int64_t j = 0; j < r->n && st == OZBLAS_STATUS_SUCCESS; j++) {
+        int64_t i0, i1;
+        rows_of(r, j, &i0, &i1);
+        for (int64_t i = i0; i < i1 && st == OZBLAS_STATUS_SUCCESS; i++)
+            if (fail[i + j * r->m]) st = exact_element(h, r, i, j);
+    }
+    ozb_fpenv_leave(env, changed);
+    return st;
+}
 
 static ozblas_status_t rank_args(ozblas_handle_t h, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
 {
@@ -19,11 +111,9 @@ ozblas_status_t ozblas_dger(ozblas_handle_t h, int64_t m, int64_t n, double alph
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0 || alpha == 0.0) return st;
     if (!x || !y || !A) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    const ozb_problem pr = {
-        .m = m, .n = n, .k = 1, .a = { ozb_vec0(x, m, incx), incx, 0 }, .b = { ozb_vec0(y, n, incy), incy, 0 },
-        .alpha = alpha, .beta = 1.0, .c = A, .crs = 1, .ccs = lda, .kblock = OZB_KBLOCK_MAX,
-    };
-    return ozb_run_rn(h, &pr);
+    ozb_info_reset(h);
+    const rank_t r = { m, n, 0, 0, alpha, ozb_vec0(x, m, incx), NULL, incx, 0, 0, ozb_vec0(y, n, incy), incy, A, lda };
+    return rank_update(h, &r);
 }
 
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
@@ -35,10 +125,10 @@ ozblas_status_t ozblas_dsyr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, do
     if (st != OZBLAS_STATUS_SUCCESS || n == 0 || alpha == 0.0) return st;
     if (!x || !A) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    const ozb_view xv = { ozb_vec0(x, n, incx), incx, 0 };
-    const ozb_problem pr = { .m = n, .n = n, .k = 1, .a = xv, .b = xv, .alpha = alpha, .beta = 1.0, .c = A,
-                             .crs = 1, .ccs = lda, .kblock = OZB_KBLOCK_MAX };
-    return ozb_run_triangle(h, &pr, uplo == OZBLAS_LOWER, 1);
+    ozb_info_reset(h);
+    const double *x0 = ozb_vec0(x, n, incx);
+    const rank_t r = { n, n, 1, uplo == OZBLAS_LOWER, alpha, x0, NULL, incx, 0, 0, x0, incx, A, lda };
+    return rank_update(h, &r);
 }
 
 ozblas_status_t ozblas_dsyr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
@@ -48,16 +138,9 @@ ozblas_status_t ozblas_dsyr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (st != OZBLAS_STATUS_SUCCESS || n == 0 || alpha == 0.0) return st;
     if (!x || !y || !A) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    /* panels [x y] and [y x] (n x 2): row i of the first times row j of the second is
-     * x_i y_j + y_i x_j */
-    double *p = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * 4 * (size_t)n);
-    if (!p) return OZBLAS_STATUS_ALLOC_FAILED;
+    ozb_info_reset(h);
+    /* a_ij + x_i (alpha y_j) + y_i (alpha x_j) */
     const double *x0 = ozb_vec0(x, n, incx), *y0 = ozb_vec0(y, n, incy);
-    for (int64_t i = 0; i < n; i++) {
-        p[i] = p[3 * n + i] = x0[i * incx];
-        p[n + i] = p[2 * n + i] = y0[i * incy];
-    }
-    const ozb_problem pr = { .m = n, .n = n, .k = 2, .a = { p, 1, n }, .b = { p + 2 * n, 1, n }, .alpha = alpha,
-                             .beta = 1.0, .c = A, .crs = 1, .ccs = lda, .kblock = OZB_KBLOCK_MAX };
-    return ozb_run_triangle(h, &pr, uplo == OZBLAS_LOWER, 1);
+    const rank_t r = { n, n, 1, uplo == OZBLAS_LOWER, alpha, x0, y0, incx, incy, 1, y0, incy, A, lda };
+    return rank_update(h, &r);
 }

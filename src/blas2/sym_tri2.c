@@ -4,6 +4,7 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
 static int valid_diag(ozblas_diag_t d) { return d == OZBLAS_NON_UNIT || d == OZBLAS_UNIT; }
@@ -18,14 +19,23 @@ ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
     double *y0 = ozb_vec0_mut(y, n, incy);
     if (alpha == 0.0) return ozb_scale_c(h, y0, incy, 0, n, 1, beta);
-    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n * (size_t)n);
-    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
-    ozb_sym_full(A, lda, n, uplo == OZBLAS_LOWER, full);
-    const ozb_problem pr = {
-        .m = n, .n = 1, .k = n, .a = { full, 1, n }, .b = { ozb_vec0(x, n, incx), 0, incx },
-        .alpha = alpha, .beta = beta, .c = y0, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
-    };
-    return ozb_run(h, &pr);
+    /* row blocks of the symmetric matrix made whole, a panel of at most 256 KiB each (shape
+     * only; every element is dgemv's on its own row, so the blocks change no bit) */
+    int64_t rb = ((int64_t)1 << 15) / n;
+    rb = rb < 8 ? 8 : rb > n ? n : rb;
+    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n * (size_t)rb);
+    if (!panel) return OZBLAS_STATUS_ALLOC_FAILED;
+    for (int64_t r0 = 0; r0 < n; r0 += rb) {
+        const int64_t r1 = r0 + rb < n ? r0 + rb : n;
+        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel);
+        const ozb_problem pr = {
+            .m = r1 - r0, .n = 1, .k = n, .a = { panel, n, 1 }, .b = { ozb_vec0(x, n, incx), 0, incx },
+            .alpha = alpha, .beta = beta, .c = y0 + r0 * incy, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+        };
+        const ozblas_status_t st = ozb_run(h, &pr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
 }
 
 ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -59,6 +69,10 @@ ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    return ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT, 1,
-                            ozb_vec0_mut(x, n, incx), incx, 0);
+    ozb_fpenv_t env;   /* the divisions rounded as CONTRACT §1 says */
+    const int changed = ozb_fpenv_enter(&env);
+    const ozblas_status_t st = ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T,
+                                                diag == OZBLAS_UNIT, 1, ozb_vec0_mut(x, n, incx), incx, 0);
+    ozb_fpenv_leave(env, changed);
+    return st;
 }

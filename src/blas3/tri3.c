@@ -3,6 +3,7 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 
 static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
 
@@ -53,12 +54,16 @@ ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     ozb_info_reset(h);
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    ozb_fpenv_t env;   /* alpha b and the divisions rounded as CONTRACT §1 says */
+    const int changed = ozb_fpenv_enter(&env);
     if (alpha != 1.0)
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) B[i + j * ldb] *= alpha;
     const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
-    if (side == OZBLAS_LEFT)   /* op(T) X = B, X's columns solved alike */
-        return ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb);
-    /* X op(T) = B  <=>  op(T)^T X^T = B^T: op(T)^T is T with the other transpose */
-    return ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
+    /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
+     * op(T)^T being T with the other transpose */
+    const ozblas_status_t sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
+                                                    : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
+    ozb_fpenv_leave(env, changed);
+    return sst;
 }

@@ -11,6 +11,21 @@ void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *ds
         }
 }
 
+void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst)
+{
+    /* the part of row i stored in column i of A (lower: j >= i; upper: j <= i) */
+    for (int64_t i = r0; i < r1; i++) {
+        const int64_t j0 = lower ? i : 0, j1 = lower ? n : i + 1;
+        memcpy(dst + j0 + (i - r0) * n, A + j0 + i * lda, sizeof(double) * (size_t)(j1 - j0));
+    }
+    /* the rest, stored in row i: for each column j of A, the block's rows in one run */
+    for (int64_t j = 0; j < n; j++) {
+        /* lower: rows i > j (j < r1); upper: rows i < j */
+        const int64_t i0 = lower ? (j + 1 > r0 ? j + 1 : r0) : r0, i1 = lower ? r1 : (j < r1 ? j : r1);
+        for (int64_t i = i0; i < i1; i++) dst[j + (i - r0) * n] = A[i + j * lda];
+    }
+}
+
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst)
 {
     for (int64_t j = 0; j < n; j++)

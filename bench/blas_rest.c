@@ -1,0 +1,189 @@
+#define _POSIX_C_SOURCE 200809L
+/* ozblas-blas-rest: the rest of the double BLAS against OpenBLAS, and the level-3 routines
+ * against ozblas_dgemm at the same flops, in one process, interleaved (ozblas, reference,
+ * ozblas, ...), medians and ranges of the ratios over the repetitions.
+ *   ozblas-blas-rest [cr|double] [reps] [routine...]   prints a markdown table (all routines,
+ *                                                       or those named) */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ozblas.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static int cmpd(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static ozblas_handle_t H;
+static double *A, *B, *C, *X, *Y, *T, *W;
+static int64_t N, K;   /* the case's size */
+
+/* one routine call of each side; `which`: 0 ozblas, 1 the reference */
+typedef void (*call_fn)(int which);
+
+#define LOWER OZBLAS_LOWER
+static void c_daxpy(int w) { if (w) cblas_daxpy((int)N, 0.5, X, 1, Y, 1); else ozblas_daxpy(H, N, 0.5, X, 1, Y, 1); }
+static void c_dscal(int w) { if (w) cblas_dscal((int)N, 1.0000001, Y, 1); else ozblas_dscal(H, N, 1.0000001, Y, 1); }
+static void c_dcopy(int w) { if (w) cblas_dcopy((int)N, X, 1, Y, 1); else ozblas_dcopy(H, N, X, 1, Y, 1); }
+static void c_drot(int w) { if (w) cblas_drot((int)N, X, 1, Y, 1, 0.6, 0.8); else ozblas_drot(H, N, X, 1, Y, 1, 0.6, 0.8); }
+static void c_dasum(int w) { double r; if (w) r = cblas_dasum((int)N, X, 1); else ozblas_dasum(H, N, X, 1, &r); (void)r; }
+static void c_dnrm2(int w) { double r; if (w) r = cblas_dnrm2((int)N, X, 1); else ozblas_dnrm2(H, N, X, 1, &r); (void)r; }
+static void c_idamax(int w) { int64_t r; if (w) r = (int64_t)cblas_idamax((int)N, X, 1); else ozblas_idamax(H, N, X, 1, &r); (void)r; }
+static void c_dsymv(int w)
+{
+    if (w) cblas_dsymv(CblasColMajor, CblasLower, (int)N, 1.0, A, (int)N, X, 1, 0.5, Y, 1);
+    else ozblas_dsymv(H, LOWER, N, 1.0, A, N, X, 1, 0.5, Y, 1);
+}
+static void c_dtrmv(int w)
+{
+    memcpy(W, X, sizeof(double) * (size_t)N);
+    if (w) cblas_dtrmv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, T, (int)N, W, 1);
+    else ozblas_dtrmv(H, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, T, N, W, 1);
+}
+static void c_dtrsv(int w)
+{
+    memcpy(W, X, sizeof(double) * (size_t)N);
+    if (w) cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, T, (int)N, W, 1);
+    else ozblas_dtrsv(H, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, T, N, W, 1);
+}
+static void c_dger(int w)
+{
+    if (w) cblas_dger(CblasColMajor, (int)N, (int)N, -0.3, X, 1, Y, 1, C, (int)N);
+    else ozblas_dger(H, N, N, -0.3, X, 1, Y, 1, C, N);
+}
+static void c_dsyr2(int w)
+{
+    if (w) cblas_dsyr2(CblasColMajor, CblasLower, (int)N, -0.3, X, 1, Y, 1, C, (int)N);
+    else ozblas_dsyr2(H, LOWER, N, -0.3, X, 1, Y, 1, C, N);
+}
+static void c_dgemv(int w)   /* the level-2 yardstick */
+{
+    if (w) cblas_dgemv(CblasColMajor, CblasNoTrans, (int)N, (int)N, 1.0, A, (int)N, X, 1, 0.5, Y, 1);
+    else ozblas_dgemv(H, OZBLAS_OP_N, N, N, 1.0, A, N, X, 1, 0.5, Y, 1);
+}
+/* level 3, N x N outputs, inner K */
+static void c_dsyrk(int w)
+{
+    if (w) cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)N, (int)K, 1.0, B, (int)N, 0.5, C, (int)N);
+    else ozblas_dsyrk(H, LOWER, OZBLAS_OP_N, N, K, 1.0, B, N, 0.5, C, N);
+}
+static void c_dsyr2k(int w)
+{
+    if (w) cblas_dsyr2k(CblasColMajor, CblasLower, CblasNoTrans, (int)N, (int)K, 1.0, B, (int)N, A, (int)N, 0.5, C, (int)N);
+    else ozblas_dsyr2k(H, LOWER, OZBLAS_OP_N, N, K, 1.0, B, N, A, N, 0.5, C, N);
+}
+static void c_dsymm(int w)
+{
+    if (w) cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, (int)N, (int)N, 1.0, A, (int)N, B, (int)N, 0.5, C, (int)N);
+    else ozblas_dsymm(H, OZBLAS_LEFT, LOWER, N, N, 1.0, A, N, B, N, 0.5, C, N);
+}
+static void c_dtrmm(int w)
+{
+    memcpy(W, B, sizeof(double) * (size_t)(N * N));
+    if (w) cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, (int)N, 1.0, T, (int)N, W, (int)N);
+    else ozblas_dtrmm(H, OZBLAS_LEFT, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, N, 1.0, T, N, W, N);
+}
+static void c_dtrsm(int w)
+{
+    memcpy(W, B, sizeof(double) * (size_t)(N * N));
+    if (w) cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, (int)N, 1.0, T, (int)N, W, (int)N);
+    else ozblas_dtrsm(H, OZBLAS_LEFT, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, N, 1.0, T, N, W, N);
+}
+/* ozblas_dgemm with the flops of a level-3 routine: m = n = N, inner kk (w = 0 only) */
+static int64_t KK;
+static void c_gemm_eq(int w)
+{
+    (void)w;
+    ozblas_dgemm(H, OZBLAS_OP_N, OZBLAS_OP_T, N, N, KK, 1.0, B, N, A, N, 0.5, C, N);
+}
+
+/* median (and range) of t(ozblas call)/t(other) over reps interleaved pairs */
+static void ratio(call_fn oz, call_fn other, int other_which, int reps, double *med, double *lo, double *hi, double *t_oz)
+{
+    double *r = malloc(sizeof(double) * (size_t)reps), *to = malloc(sizeof(double) * (size_t)reps);
+    oz(0); other(other_which);
+    for (int i = 0; i < reps; i++) {
+        int inner = 1;
+        double t0 = now(), t1;
+        oz(0);
+        t1 = now() - t0;
+        while (t1 * inner < 2e-3 && inner < 1 << 16) inner *= 2;   /* batches of >= 2 ms */
+        t0 = now();
+        for (int j = 0; j < inner; j++) oz(0);
+        const double a = (now() - t0) / inner;
+        t0 = now();
+        for (int j = 0; j < inner; j++) other(other_which);
+        const double b = (now() - t0) / inner;
+        r[i] = a / b;
+        to[i] = a;
+    }
+    qsort(r, (size_t)reps, sizeof *r, cmpd);
+    qsort(to, (size_t)reps, sizeof *to, cmpd);
+    *med = r[reps / 2];
+    *lo = r[0];
+    *hi = r[reps - 1];
+    *t_oz = to[reps / 2];
+    free(r);
+    free(to);
+}
+
+int main(int argc, char **argv)
+{
+    const int cr = argc < 2 || strcmp(argv[1], "double") != 0;
+    const int reps = argc > 2 ? atoi(argv[2]) : 7;
+    ozblas_create(&H);
+    ozblas_set_mode(H, cr ? OZBLAS_MODE_CORRECTLY_ROUNDED : OZBLAS_MODE_DOUBLE);
+    const int64_t nmax = 1 << 20, mmax = 1024;
+    X = malloc(sizeof(double) * nmax); Y = malloc(sizeof(double) * nmax); W = malloc(sizeof(double) * mmax * mmax);
+    A = malloc(sizeof(double) * mmax * mmax); B = malloc(sizeof(double) * mmax * mmax);
+    C = malloc(sizeof(double) * mmax * mmax); T = malloc(sizeof(double) * mmax * mmax);
+    srand(7);
+    for (int64_t i = 0; i < nmax; i++) { X[i] = rand() / (double)RAND_MAX - 0.5; Y[i] = rand() / (double)RAND_MAX - 0.5; }
+    for (int64_t i = 0; i < mmax * mmax; i++) {
+        A[i] = rand() / (double)RAND_MAX - 0.5; B[i] = rand() / (double)RAND_MAX - 0.5;
+        C[i] = rand() / (double)RAND_MAX - 0.5; T[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
+    }
+    for (int64_t i = 0; i < mmax; i++) T[i + i * mmax] = 1.0;   /* leading dimension N: diagonal at i(N+1) below */
+    printf("mode %s, %d interleaved repetitions; ratio = ozblas time / the other's (median, range)\n\n", cr ? "CR" : "DOUBLE", reps);
+    printf("| routine | n | ozblas us | vs OpenBLAS | vs ozblas_dgemm, same flops |\n|---|---|---|---|---|\n");
+    struct { const char *name; call_fn f; int level; } rs[] = {
+        {"daxpy", c_daxpy, 1}, {"dscal", c_dscal, 1}, {"dcopy", c_dcopy, 1}, {"drot", c_drot, 1}, {"dasum", c_dasum, 1},
+        {"dnrm2", c_dnrm2, 1}, {"idamax", c_idamax, 1}, {"dgemv", c_dgemv, 2}, {"dsymv", c_dsymv, 2}, {"dtrmv", c_dtrmv, 2},
+        {"dtrsv", c_dtrsv, 2}, {"dger", c_dger, 2}, {"dsyr2", c_dsyr2, 2}, {"dsyrk", c_dsyrk, 3}, {"dsyr2k", c_dsyr2k, 3},
+        {"dsymm", c_dsymm, 3}, {"dtrmm", c_dtrmm, 3}, {"dtrsm", c_dtrsm, 3},
+    };
+    const int64_t n1[] = {100, 10000, 1 << 20}, n2[] = {64, 256, 1024}, n3[] = {64, 256, 1024};
+    for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++)
+        for (int s = 0; s < 3; s++) {
+            int want = argc <= 3;
+            for (int a = 3; a < argc; a++) want |= !strcmp(argv[a], rs[r].name);
+            if (!want) continue;
+            N = rs[r].level == 1 ? n1[s] : rs[r].level == 2 ? n2[s] : n3[s];
+            K = N;
+            for (int64_t i = 0; i < N && rs[r].level > 1; i++) T[i + i * N] = 1.0;
+            double med, lo, hi, t;
+            ratio(rs[r].f, rs[r].f, 1, reps, &med, &lo, &hi, &t);
+            printf("| %s | %lld | %.1f | %.2f (%.2f-%.2f) |", rs[r].name, (long long)N, 1e6 * t, med, lo, hi);
+            if (rs[r].level == 3) {
+                /* flops of the routine: syrk N^2 K, syr2k 2 N^2 K, symm 2 N^3, trmm/trsm N^3 */
+                const double fl = !strcmp(rs[r].name, "dsyrk") ? 1.0 : !strcmp(rs[r].name, "dsyr2k") ? 2.0
+                                : !strcmp(rs[r].name, "dsymm") ? 2.0 : 1.0;
+                KK = (int64_t)(fl * (double)K / 2.0 + 0.5);
+                ratio(rs[r].f, c_gemm_eq, 0, reps, &med, &lo, &hi, &t);
+                printf(" %.2f (%.2f-%.2f) |\n", med, lo, hi);
+            } else printf(" |\n");
+            fflush(stdout);
+        }
+    ozblas_destroy(H);
+    return 0;
+}

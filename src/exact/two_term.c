@@ -1,0 +1,84 @@
+/* The certified element-wise updates (exact/two_term.h). */
+#include "exact/two_term.h"
+#include <math.h>
+#include <string.h>
+
+int ozb_two_prod_exact(double alpha, double v, double *hi, double *lo)
+{
+    const double p = alpha * v, ap = fabs(p);
+    *hi = p;
+    *lo = fma(alpha, v, -p);
+    return (alpha == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(alpha) && isfinite(v);
+}
+
+/* one element: 1 and *r where certified.  safe: every product is 0 or at least 2^-960 in
+ * magnitude (the caller's test), so only overflow can spoil TwoProduct, and overflow leaves a
+ * NaN in e (Inf - Inf in the TwoSums or the low parts), which fails lo == hi */
+static inline int one(double a, double x, double uh, double ul, double y, double vh, double vl, int safe, double *r)
+{
+    const double p = x * uh, pe = fma(x, uh, -p), q = y * vh, qe = fma(y, vh, -q);
+    const double s1 = a + p, b1 = s1 - a, e1 = (a - (s1 - b1)) + (p - b1);
+    const double s = s1 + q, b2 = s - s1, e2 = (s1 - (s - b2)) + (q - b2);
+    const double w = x * ul + y * vl;
+    const double e = ((e1 + e2) + (pe + qe)) + w;
+    /* |e1| + |e2| + |pe| + |qe| + |x ul| + |y vl| <= u (2|a| + 4|p| + 4|q|) (1 + 2^-50):
+     * B = 2^-99 (|a| + 2|p| + 2|q|) is twice the rounding error of e (<= 4u that sum) */
+    const double ap = fabs(p), aq = fabs(q);
+    const double B = 0x1p-99 * (fabs(a) + 2.0 * (ap + aq)) + 0x1p-1069;
+    const double lo = s + (e - B), hi = s + (e + B);
+    *r = lo;
+    if (safe) return lo == hi;
+    /* bitwise, not short-circuit: the loops vectorize */
+    const int range = ((ap >= 0x1p-960) | (x == 0.0) | (uh == 0.0)) & ((aq >= 0x1p-960) | (y == 0.0) | (vh == 0.0));
+    return range & (lo == hi);
+}
+
+int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
+                     const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
+                     uint8_t *fail)
+{
+    int64_t nf = 0;
+    if (inca == 1 && incx == 1 && inco == 1 && (!y || incy == 1) && a) {
+        /* the common case in unit strides, one vectorized loop (no second term: y = x times
+         * 0, exactly 0 for finite x; an infinite x is flagged by the range test either way) */
+        const double *yy = y ? y : x;
+        if (!y) vh = vl = 0.0;
+        /* chunks with 64-bit flags (the lanes' width: the loop stays in vector registers),
+         * narrowed to bytes only where a chunk has one */
+        enum { CH = 256 };
+        int64_t fl[CH];
+        for (int64_t c0 = 0; c0 < m; c0 += CH) {
+            const int64_t len = m - c0 < CH ? m - c0 : CH;
+            int64_t bad = 0;
+            if (safe)
+                for (int64_t i = 0; i < len; i++) {
+                    double r;
+                    const int64_t ok = one(a[c0 + i], x[c0 + i], uh, ul, yy[c0 + i], vh, vl, 1, &r);
+                    out[c0 + i] = ok ? r : out[c0 + i];
+                    fl[i] = 1 - ok;
+                    bad += 1 - ok;
+                }
+            else
+                for (int64_t i = 0; i < len; i++) {
+                    double r;
+                    const int64_t ok = one(a[c0 + i], x[c0 + i], uh, ul, yy[c0 + i], vh, vl, 0, &r);
+                    out[c0 + i] = ok ? r : out[c0 + i];
+                    fl[i] = 1 - ok;
+                    bad += 1 - ok;
+                }
+            if (bad) for (int64_t i = 0; i < len; i++) fail[c0 + i] = (uint8_t)fl[i];
+            else memset(fail + c0, 0, (size_t)len);
+            nf += bad;
+        }
+        return nf;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        double r;
+        const int ok = one(a ? a[i * inca] : 0.0, x[i * incx], uh, ul, y ? y[i * incy] : 0.0, y ? vh : 0.0,
+                           y ? vl : 0.0, 0, &r);
+        if (ok) out[i * inco] = r;
+        fail[i] = (uint8_t)!ok;
+        nf += !ok;
+    }
+    return nf;
+}

@@ -1,0 +1,29 @@
+/* RN(a + x (uh + ul) + y (vh + vl)) element by element, certified: the element-wise updates of
+ * the BLAS (DGER, DSYR, DSYR2: a + alpha x_i y_j with alpha y_j = uh + ul exactly; DROT,
+ * DROTM: c x + s y) in a few vector operations per element.
+ *
+ * Bit budget: x uh = p + pe and y vh = q + qe exactly by TwoProduct where each product is 0
+ * or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074); a + p + q =
+ * s + e1 + e2 exactly by two TwoSums; the rest, e = ((e1 + e2) + (pe + qe)) + (x ul + y vl),
+ * is rounded four or five times: |err| <= 4u (|e1| + |e2| + |pe| + |qe| + |x ul| + |y vl|)
+ * + 2^-1070 (roundings of tiny values), and that sum is at most u (2|a| + 4|p| + 4|q|)
+ * (1 + 2^-50) (|ul| <= u|uh|).  With B twice the error, RN(s + RN(e - B)) and
+ * RN(s + RN(e + B)) bracket RN of the exact value (RN is monotone, and RN(e -+ B) moves e by
+ * at most u|e| < B/2); where they are equal that is the result, else the element is flagged
+ * for an exact method.  Terms beyond 2^1000 are flagged too. */
+#ifndef OZB_TWO_TERM_H
+#define OZB_TWO_TERM_H
+#include <stdint.h>
+
+/* out[i*inco] = RN(a[i*inca] + x[i*incx] (uh + ul) + y[i*incy] (vh + vl)) for i < m where
+ * certified (a == NULL: 0; y == NULL: no second term); fail[i] = 1 and out[i*inco] untouched
+ * elsewhere.  Returns the number flagged.  out may be a.  safe: the caller knows every x_i uh
+ * and y_i vh to be 0 or at least 2^-960 in magnitude (no per-element range test). */
+int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
+                     const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
+                     uint8_t *fail);
+
+/* alpha * v = *hi + *lo exactly (TwoProduct), 1 where that holds (the product 0 or within
+ * [2^-960, 2^1000]), else 0 */
+int ozb_two_prod_exact(double alpha, double v, double *hi, double *lo);
+#endif
