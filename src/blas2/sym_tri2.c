@@ -21,15 +21,16 @@ ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (alpha == 0.0) return ozb_scale_c(h, y0, incy, 0, n, 1, beta);
     /* row blocks of the symmetric matrix made whole, a panel of at most 256 KiB each (shape
      * only; every element is dgemv's on its own row, so the blocks change no bit) */
-    int64_t rb = ((int64_t)1 << 15) / n;
+    int64_t rb = ((int64_t)1 << 17) / n;
     rb = rb < 8 ? 8 : rb > n ? n : rb;
-    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n * (size_t)rb);
+    const int64_t ldp = n + 8;
+    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ldp * (size_t)rb);
     if (!panel) return OZBLAS_STATUS_ALLOC_FAILED;
     for (int64_t r0 = 0; r0 < n; r0 += rb) {
         const int64_t r1 = r0 + rb < n ? r0 + rb : n;
-        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel);
+        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel, ldp);
         const ozb_problem pr = {
-            .m = r1 - r0, .n = 1, .k = n, .a = { panel, n, 1 }, .b = { ozb_vec0(x, n, incx), 0, incx },
+            .m = r1 - r0, .n = 1, .k = n, .a = { panel, ldp, 1 }, .b = { ozb_vec0(x, n, incx), 0, incx },
             .alpha = alpha, .beta = beta, .c = y0 + r0 * incy, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
         };
         const ozblas_status_t st = ozb_run(h, &pr);

@@ -1,6 +1,7 @@
 /* Symmetric and triangular operands made whole, and GEMM problems on one triangle of C. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 
 void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *dst)
 {
@@ -11,19 +12,46 @@ void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *ds
         }
 }
 
-void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst)
+void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst,
+                  int64_t ldd)
 {
     /* the part of row i stored in column i of A (lower: j >= i; upper: j <= i) */
     for (int64_t i = r0; i < r1; i++) {
         const int64_t j0 = lower ? i : 0, j1 = lower ? n : i + 1;
-        memcpy(dst + j0 + (i - r0) * n, A + j0 + i * lda, sizeof(double) * (size_t)(j1 - j0));
+        memcpy(dst + j0 + (i - r0) * ldd, A + j0 + i * lda, sizeof(double) * (size_t)(j1 - j0));
     }
-    /* the rest, stored in row i: for each column j of A, the block's rows in one run */
-    for (int64_t j = 0; j < n; j++) {
-        /* lower: rows i > j (j < r1); upper: rows i < j */
-        const int64_t i0 = lower ? (j + 1 > r0 ? j + 1 : r0) : r0, i1 = lower ? r1 : (j < r1 ? j : r1);
-        for (int64_t i = i0; i < i1; i++) dst[j + (i - r0) * n] = A[i + j * lda];
+    /* the rest, stored in row i (lower: j < i; upper: j > i): the transpose of A's block of
+     * rows r0 .. r1-1 and those columns, in 8 x 8 tiles (reads along A's columns, writes
+     * along the panel's) */
+    const int64_t R = r1 - r0;
+    /* the columns every row of the block takes from its row of A: j < r0 (lower), j >= r1
+     * (upper), tile by tile without a test; then the block's own diagonal part */
+    const int64_t ja = lower ? 0 : r1, jz = lower ? r0 : n;
+    int64_t jb = ja;
+    for (; jb + 4 <= jz; jb += 4) {
+        int64_t r = 0;
+        for (; r + 4 <= R; r += 4) {   /* a 4 x 4 transpose in registers */
+            const double *a = A + r0 + r + jb * lda;
+            const __m256d c0 = _mm256_loadu_pd(a), c1 = _mm256_loadu_pd(a + lda);
+            const __m256d c2 = _mm256_loadu_pd(a + 2 * lda), c3 = _mm256_loadu_pd(a + 3 * lda);
+            const __m256d t0 = _mm256_unpacklo_pd(c0, c1), t1 = _mm256_unpackhi_pd(c0, c1);
+            const __m256d t2 = _mm256_unpacklo_pd(c2, c3), t3 = _mm256_unpackhi_pd(c2, c3);
+            double *d = dst + jb + r * ldd;
+            _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(d + ldd, _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(d + 2 * ldd, _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(d + 3 * ldd, _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+        for (; r < R; r++)
+            for (int64_t j = jb; j < jb + 4; j++) dst[j + r * ldd] = A[r0 + r + j * lda];
     }
+    for (; jb < jz; jb++)
+        for (int64_t r = 0; r < R; r++) dst[jb + r * ldd] = A[r0 + r + jb * lda];
+    for (int64_t j = r0; j < r1; j++)
+        for (int64_t r = 0; r < R; r++) {
+            const int64_t i = r0 + r;
+            if (lower ? j < i : j > i) dst[j + r * ldd] = A[i + j * lda];
+        }
 }
 
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst)
