@@ -488,7 +488,25 @@ START_TEST(specials_and_args)
     double xs[2] = { 0x1p990, 1.0 }, ys[2] = { 0x1p990, 1.0 };
     ck_assert_int_eq(ozblas_drot(h, 2, xs, 1, ys, 1, 0x1p30, -0x1p30), 0);   /* c x + s y = 0 exactly */
     ck_assert(xs[0] == 0.0 && ys[0] == 0x1p1021);
+    /* NaN and Inf inside the vector lanes of dnrm2 and dasum, and the idamax rule */
+    double v40[40];
+    for (int i = 0; i < 40; i++) v40[i] = 1.0 + i;
+    v40[17] = NAN;
+    double g;
+    ck_assert_int_eq(ozblas_dnrm2(h, 40, v40, 1, &g), 0);
+    ck_assert(isnan(g));
+    ck_assert_int_eq(ozblas_dasum(h, 40, v40, 1, &g), 0);
+    ck_assert(isnan(g));
     int64_t im;
+    ck_assert_int_eq(ozblas_idamax(h, 40, v40, 1, &im), 0);
+    ck_assert_int_eq(im, 40);   /* the NaN is never chosen after x_1 */
+    v40[17] = -INFINITY;
+    ck_assert_int_eq(ozblas_dnrm2(h, 40, v40, 1, &g), 0);
+    ck_assert(g == INFINITY);
+    ck_assert_int_eq(ozblas_dasum(h, 40, v40, 1, &g), 0);
+    ck_assert(g == INFINITY);
+    ck_assert_int_eq(ozblas_idamax(h, 40, v40, 1, &im), 0);
+    ck_assert_int_eq(im, 18);
     double xn[3] = { NAN, 5.0, 1.0 };
     ck_assert_int_eq(ozblas_idamax(h, 3, xn, 1, &im), 0);
     ck_assert_int_eq(im, 1);

@@ -1,30 +1,94 @@
-/* ozblas_dasum: RN(sum |x_i|) in every mode, as a correctly rounded DOT of |x| (a copy in the
- * handle's workspace) with a vector of ones (one element, increment 0); ozblas_idamax: the
- * reference BLAS's scan.  incx <= 0: 0 for both, as the reference BLAS. */
+/* ozblas_dasum: RN(sum |x_i|) in every mode; ozblas_idamax: the reference BLAS's scan.
+ * incx <= 0: 0 for both, as the reference BLAS. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
+#include "sum/sum.h"
+#include "sum/longacc.h"
+#include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
+
+/* Sum2 in 8 fixed lanes over |x_i| (every term >= 0: no cancellation), then the 16 partial
+ * values rounded once by ozb_sum2_certify, whose bound takes the lanes' error terms' own
+ * roundings (each c_l rounds at most n/8 times, |error| <= n u sum|c_l|); 0 where that does
+ * not certify or the range does not allow it (terms beyond 2^1000 / n, results below 2^-1000) */
+static int lanes_sum(const double *x, int64_t n, int64_t inc, double *out)
+{
+    enum { L = 8 };
+    double s[L] = { 0 }, c[L] = { 0 }, mx = 0.0;
+    double m8[L] = { 0 };
+    int64_t i = 0;
+    if (inc == 1) {   /* contiguous: the same lanes, two AVX2 registers of four */
+        const __m256d sign = _mm256_set1_pd(-0.0);
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, c0 = s0, c1 = s0, m0 = s0, m1 = s0;
+        for (; i + L <= n; i += L) {
+            const __m256d a0 = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i));
+            const __m256d a1 = _mm256_andnot_pd(sign, _mm256_loadu_pd(x + i + 4));
+            const __m256d t0 = _mm256_add_pd(s0, a0), t1 = _mm256_add_pd(s1, a1);
+            const __m256d b0 = _mm256_sub_pd(t0, s0), b1 = _mm256_sub_pd(t1, s1);
+            c0 = _mm256_add_pd(c0, _mm256_add_pd(_mm256_sub_pd(s0, _mm256_sub_pd(t0, b0)), _mm256_sub_pd(a0, b0)));
+            c1 = _mm256_add_pd(c1, _mm256_add_pd(_mm256_sub_pd(s1, _mm256_sub_pd(t1, b1)), _mm256_sub_pd(a1, b1)));
+            s0 = t0;
+            s1 = t1;
+            m0 = _mm256_max_pd(m0, a0);   /* a NaN a: m0 (the second operand) is kept ... */
+            m1 = _mm256_max_pd(m1, a1);
+        }
+        _mm256_storeu_pd(s, s0); _mm256_storeu_pd(s + 4, s1);
+        _mm256_storeu_pd(c, c0); _mm256_storeu_pd(c + 4, c1);
+        _mm256_storeu_pd(m8, m0); _mm256_storeu_pd(m8 + 4, m1);
+        /* ... but the sums carry it: s is NaN, and the range test below fails */
+        for (int l = 0; l < L; l++) m8[l] = isnan(s[l]) ? NAN : m8[l];
+    }
+    for (; i + L <= n; i += L)
+        for (int l = 0; l < L; l++) {
+            const double a = fabs(x[(i + l) * inc]), t = s[l] + a, bb = t - s[l];
+            c[l] += (s[l] - (t - bb)) + (a - bb);
+            s[l] = t;
+            m8[l] = a > m8[l] ? a : m8[l];
+        }
+    for (int l = 0; l < L; l++) mx = m8[l] > mx ? m8[l] : mx;
+    for (; i < n; i++) {
+        const double a = fabs(x[i * inc]), t = s[0] + a, bb = t - s[0];
+        c[0] += (s[0] - (t - bb)) + (a - bb);
+        s[0] = t;
+        mx = a > mx ? a : mx;
+    }
+    if (!(mx * (double)(n + 1) <= 0x1p1000)) return 0;   /* NaN, Inf, or a sum near overflow */
+    double p[2 * L], csum = 0.0;
+    for (int l = 0; l < L; l++) { p[l] = s[l]; p[L + l] = c[l]; csum += fabs(c[l]); }
+    return ozb_sum2_certify(p, 2 * L, 2.0 * (double)n * 0x1p-53 * csum, out);
+}
+
+/* the exact sum (any range), or IEEE's NaN / Inf where x holds them */
+static double exact_sum(const double *x, int64_t n, int64_t inc)
+{
+    int nan = 0, inf = 0;
+    for (int64_t i = 0; i < n; i++) { nan |= isnan(x[i * inc]); inf |= isinf(x[i * inc]); }
+    if (nan || inf) return nan ? NAN : INFINITY;
+    ozb_longacc acc;
+    ozb_la_init(&acc);
+    for (int64_t i = 0; i < n; i++) ozb_la_add_product(&acc, fabs(x[i * inc]), 1.0);
+    int sign;
+    return ozb_la_round(&acc, &sign);
+}
 
 ozblas_status_t ozblas_dasum(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result)
 {
     if (!h || !result || (n > 0 && !x)) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_info_reset(h);
     if (n <= 0 || incx <= 0) {
-        ozb_info_reset(h);
         *result = 0.0;
         return OZBLAS_STATUS_SUCCESS;
     }
-    double *ax = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n);
-    if (!ax) return OZBLAS_STATUS_ALLOC_FAILED;
-    for (int64_t i = 0; i < n; i++) ax[i] = fabs(x[i * incx]);
-    static const double one = 1.0;
-    double r = 0.0;
-    const ozb_problem pr = { .m = 1, .n = 1, .k = n, .a = { ax, 0, 1 }, .b = { &one, 0, 0 }, .alpha = 1.0,
-                             .beta = 0.0, .c = &r, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
-    const ozblas_status_t st = ozb_run_rn(h, &pr);
-    if (st == OZBLAS_STATUS_SUCCESS) *result = r;
-    return st;
+    ozb_fpenv_t env;   /* the error-free steps need CONTRACT §1's rounding */
+    const int changed = ozb_fpenv_enter(&env);
+    double r;
+    if (!lanes_sum(x, n, incx, &r)) r = exact_sum(x, n, incx);
+    ozb_fpenv_leave(env, changed);
+    *result = r;
+    return OZBLAS_STATUS_SUCCESS;
 }
 
 ozblas_status_t ozblas_idamax(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, int64_t *result)
@@ -36,11 +100,20 @@ ozblas_status_t ozblas_idamax(ozblas_handle_t h, int64_t n, const double *x, int
         *result = 0;
         return OZBLAS_STATUS_SUCCESS;
     }
-    int64_t best = 0;
+    /* the reference's scan (strictly greater, from x_1) finds the first element of the largest
+     * non-NaN magnitude, or x_1 itself where it is NaN: a max pass, then a search */
     double m = fabs(x[0]);
-    for (int64_t i = 1; i < n; i++) {
-        const double v = fabs(x[i * incx]);
-        if (v > m) { m = v; best = i; }
+    int64_t best = 0;
+    if (!isnan(m)) {
+        enum { L = 8 };
+        double m8[L] = { m, m, m, m, m, m, m, m };
+        int64_t i = 1;
+        if (incx == 1)   /* contiguous: the lanes in vector registers */
+            for (; i + L <= n; i += L)
+                for (int l = 0; l < L; l++) m8[l] = fabs(x[i + l]) > m8[l] ? fabs(x[i + l]) : m8[l];
+        for (; i < n; i++) m8[0] = fabs(x[i * incx]) > m8[0] ? fabs(x[i * incx]) : m8[0];
+        for (int l = 0; l < L; l++) m = m8[l] > m ? m8[l] : m;
+        while (fabs(x[best * incx]) != m) best++;
     }
     *result = best + 1;
     return OZBLAS_STATUS_SUCCESS;

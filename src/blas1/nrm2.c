@@ -1,7 +1,7 @@
 /* ozblas_dnrm2: RN(sqrt(sum x_i^2)) with the sum exact, in every mode.
  *
  * Frame: e = floor(log2 max|x_i|); the candidate r for sqrt(S 2^-2e) (S' in [1, 4n)) comes from
- * a double-double sum of the squares of x_i 2^-e in four lanes (fixed lanes, fixed order).
+ * a double-double sum of the squares of x_i 2^-e in eight lanes (fixed lanes, fixed order).
  * Certificate: r is RN(sqrt(S')) iff S' lies strictly between the squares of the midpoints next
  * to r, i.e. -r g_dn + g_dn^2/4 < S' - r^2 < r g_up + g_up^2/4 (g: the gaps below and above
  * r).  S' - r^2 is estimated as (sh - rh) - rl + sl (r^2 = rh + rl exactly by TwoProduct;
@@ -19,9 +19,10 @@
 #include "sum/longacc.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
 
-#define LANES 4
+#define LANES 8
 
 typedef struct { double r; double est, bound; } cand;
 
@@ -38,13 +39,47 @@ static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
     /* x 2^-e as two exact power-of-two products (2^-e alone leaves the range below e = -1023) */
     const double s1 = e < -1000 ? 0x1p600 : 1.0, s2 = ldexp(1.0, e < -1000 ? -e - 600 : -e);
     double sh[LANES] = { 0 }, sl[LANES] = { 0 };
-    int64_t tiny = 0;
-    for (int64_t i = 0; i < n; i++) {
+    int64_t tiny = 0, i = 0;
+    if (inc == 1) {   /* contiguous: the same lanes, two AVX2 registers of four */
+        const __m256d v1 = _mm256_set1_pd(s1), v2 = _mm256_set1_pd(s2), sign = _mm256_set1_pd(-0.0);
+        const __m256d lim = _mm256_set1_pd(0x1p-480);
+        __m256d h0 = _mm256_setzero_pd(), h1 = h0, l0 = h0, l1 = h0, k0 = h0, k1 = h0;
+        for (; i + LANES <= n; i += LANES) {
+            const __m256d y0 = _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(xv + i), v1), v2);
+            const __m256d y1 = _mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(xv + i + 4), v1), v2);
+            const __m256d p0 = _mm256_mul_pd(y0, y0), p1 = _mm256_mul_pd(y1, y1);
+            const __m256d t0 = _mm256_add_pd(h0, p0), t1 = _mm256_add_pd(h1, p1);
+            const __m256d b0 = _mm256_sub_pd(t0, h0), b1 = _mm256_sub_pd(t1, h1);
+            const __m256d e0 = _mm256_add_pd(_mm256_sub_pd(h0, _mm256_sub_pd(t0, b0)), _mm256_sub_pd(p0, b0));
+            const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(h1, _mm256_sub_pd(t1, b1)), _mm256_sub_pd(p1, b1));
+            l0 = _mm256_add_pd(l0, _mm256_add_pd(e0, _mm256_fmsub_pd(y0, y0, p0)));
+            l1 = _mm256_add_pd(l1, _mm256_add_pd(e1, _mm256_fmsub_pd(y1, y1, p1)));
+            h0 = t0;
+            h1 = t1;
+            /* count of |y| < 2^-480: 1.0 per lane where the compare holds */
+            k0 = _mm256_add_pd(k0, _mm256_and_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, y0), lim, _CMP_LT_OQ), _mm256_set1_pd(1.0)));
+            k1 = _mm256_add_pd(k1, _mm256_and_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, y1), lim, _CMP_LT_OQ), _mm256_set1_pd(1.0)));
+        }
+        double kk[LANES];
+        _mm256_storeu_pd(sh, h0); _mm256_storeu_pd(sh + 4, h1);
+        _mm256_storeu_pd(sl, l0); _mm256_storeu_pd(sl + 4, l1);
+        _mm256_storeu_pd(kk, k0); _mm256_storeu_pd(kk + 4, k1);
+        for (int q = 0; q < LANES; q++) tiny += (int64_t)kk[q];
+    }
+    for (; i + LANES <= n; i += LANES)
+        for (int q = 0; q < LANES; q++) {
+            const double y = xv[(i + q) * inc] * s1 * s2, p = y * y;
+            const double t = sh[q] + p, bb = t - sh[q];
+            sl[q] += ((sh[q] - (t - bb)) + (p - bb)) + fma(y, y, -p);
+            sh[q] = t;
+            tiny += fabs(y) < 0x1p-480;
+        }
+    for (; i < n; i++) {
         const double y = xv[i * inc] * s1 * s2, p = y * y;
         double s, err;
-        two_sum(sh[i % LANES], p, &s, &err);
-        sh[i % LANES] = s;
-        sl[i % LANES] += err + fma(y, y, -p);
+        two_sum(sh[0], p, &s, &err);
+        sh[0] = s;
+        sl[0] += err + fma(y, y, -p);
         tiny += fabs(y) < 0x1p-480;
     }
     double h = sh[0], l = sl[0];
@@ -121,7 +156,22 @@ ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int6
     const double *xv = ozb_vec0(x, n, incx);
     double mx = 0.0;
     int nan = 0, inf = 0;
-    for (int64_t i = 0; i < n; i++) {
+    int64_t i = 0;
+    if (incx == 1) {   /* contiguous: four lanes of max and of "unordered" */
+        const __m256d sign = _mm256_set1_pd(-0.0);
+        __m256d m = _mm256_setzero_pd(), u = m;
+        for (; i + 4 <= n; i += 4) {
+            const __m256d v = _mm256_andnot_pd(sign, _mm256_loadu_pd(xv + i));
+            m = _mm256_max_pd(v, m);
+            u = _mm256_or_pd(u, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+        }
+        double mm[4];
+        _mm256_storeu_pd(mm, m);
+        nan = _mm256_movemask_pd(u) != 0;
+        for (int q = 0; q < 4; q++) mx = mm[q] > mx ? mm[q] : mx;
+        inf = isinf(mx);
+    }
+    for (; i < n; i++) {
         const double v = fabs(xv[i * incx]);
         nan |= isnan(v);
         inf |= isinf(v);

@@ -6,6 +6,7 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
+#include "exact/two_term.h"
 #include "sum/sum.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
@@ -38,19 +39,29 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
     return ozb_run_rn(h, &pr);
 }
 
-/* x, y := (h11 x + h12 y, h21 x + h22 y) element by element, in order */
+/* x, y := (h11 x + h12 y, h21 x + h22 y) element by element: chunks gathered into
+ * contiguous buffers, both new vectors by the certified two-term updates (exact/two_term.h),
+ * the elements they flag by rn2, then written back */
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                                  double h11, double h12, double h21, double h22)
 {
+    enum { CH = 512 };
+    static const double zero[CH];
+    double xs[CH], ys[CH], nx[CH], ny[CH];
+    uint8_t fx[CH], fy[CH];
     double *xv = ozb_vec0_mut(x, n, incx), *yv = ozb_vec0_mut(y, n, incy);
-    for (int64_t i = 0; i < n; i++) {
-        const double xi = xv[i * incx], yi = yv[i * incy];
-        double nx, ny;
-        ozblas_status_t st = rn2(h, h11, xi, h12, yi, &nx);
-        if (st == OZBLAS_STATUS_SUCCESS) st = rn2(h, h21, xi, h22, yi, &ny);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-        xv[i * incx] = nx;
-        yv[i * incy] = ny;
+    for (int64_t c0 = 0; c0 < n; c0 += CH) {
+        const int64_t len = n - c0 < CH ? n - c0 : CH;
+        for (int64_t i = 0; i < len; i++) { xs[i] = xv[(c0 + i) * incx]; ys[i] = yv[(c0 + i) * incy]; }
+        const int64_t bx = ozb_two_term(len, zero, 1, xs, 1, h11, 0.0, ys, 1, h12, 0.0, nx, 1, 0, fx);
+        const int64_t by = ozb_two_term(len, zero, 1, xs, 1, h21, 0.0, ys, 1, h22, 0.0, ny, 1, 0, fy);
+        for (int64_t i = 0; i < len && (bx || by); i++) {
+            ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+            if (fx[i]) st = rn2(h, h11, xs[i], h12, ys[i], &nx[i]);
+            if (fy[i] && st == OZBLAS_STATUS_SUCCESS) st = rn2(h, h21, xs[i], h22, ys[i], &ny[i]);
+            if (st != OZBLAS_STATUS_SUCCESS) return st;
+        }
+        for (int64_t i = 0; i < len; i++) { xv[(c0 + i) * incx] = nx[i]; yv[(c0 + i) * incy] = ny[i]; }
     }
     return OZBLAS_STATUS_SUCCESS;
 }
