@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# LAPACK's own double-precision test programs (Debian liblapack-test 3.11) with and without the
-# interposer: total time and the tests passed/failed in each configuration, so a
-# slowdown and any change in what passes show side by side.  A benchmark, not a unit test.
+# LAPACK's own double-precision test programs (Debian liblapack-test 3.11) plain and under
+# ozblas-run (the interposer and Debian's reference LAPACK, so that every BLAS call LAPACK makes
+# reaches ozblas): total time and the tests passed/failed in each configuration, so a slowdown
+# and any change in what passes show side by side.  A benchmark, not a unit test.
 #   bash bench/lapack_tests.sh [build-dir] [modes] [timeout-s]   (modes: "double cr", default)
 # prints a markdown table; each program run is time-boxed (default 900 s).
 set -uo pipefail
@@ -9,8 +10,8 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 modes=${2:-double cr}
 tmo=${3:-900}
-pre="$PWD/$B/src/preload/libozblas_preload.so"
-[ -f "$pre" ] || { echo "no $pre: build first" >&2; exit 2; }
+run="$PWD/$B/ozblas-run"
+[ -x "$run" ] || { echo "no $run: build first" >&2; exit 2; }
 dpkg -s liblapack-test bc >/dev/null 2>&1 || bash scripts/deps.sh liblapack-test bc
 L=/usr/lib/x86_64-linux-gnu/lapack
 work=$(mktemp -d)
@@ -18,7 +19,7 @@ cp "$L"/*.in "$work"/
 cd "$work"
 runs=("xlintstd dtest.in" "xeigtstd svd.in" "xeigtstd nep.in" "xeigtstd sep.in" "xeigtstd dec.in" "xeigtstd ded.in" "xeigtstd dgd.in")
 feat=$(grep -o -w -E 'avx2|fma|avx512f|avx512bw|avx512_vnni|avx_vnni|amx_int8' /proc/cpuinfo | sort -u | tr '\n' ' ')
-echo "# LAPACK test programs under the ozblas interposer"
+echo "# LAPACK test programs under ozblas-run"
 echo
 echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
 echo "- CPU features (of avx2 fma avx512f avx512bw avx512_vnni avx_vnni amx_int8): ${feat:-none}"
@@ -32,7 +33,7 @@ one() {   # mode prog input -> "seconds pass fail"
   local mode=$1 prog=$2 in=$3 out="out.$1.$2.$3"
   local t0=$(date +%s.%N)
   if [ "$mode" = none ]; then timeout "$tmo" "$L/$prog" < "$in" > "$out" 2>&1
-  else LD_PRELOAD="$pre" OZBLAS_PRELOAD_MODE=$([ "$mode" = cr ] && echo correctly_rounded || echo "$mode") timeout "$tmo" "$L/$prog" < "$in" > "$out" 2>&1; fi
+  else "$run" --mode "$mode" timeout "$tmo" "$L/$prog" < "$in" > "$out" 2>&1; fi
   local rc=$? t1=$(date +%s.%N)
   local p=$(grep -c 'passed the threshold' "$out") f=$(grep -c -E 'failed to pass|failed the threshold' "$out")
   [ $rc = 124 ] && f="timeout"

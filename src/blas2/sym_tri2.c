@@ -28,7 +28,7 @@ ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (!panel) return OZBLAS_STATUS_ALLOC_FAILED;
     for (int64_t r0 = 0; r0 < n; r0 += rb) {
         const int64_t r1 = r0 + rb < n ? r0 + rb : n;
-        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel, ldp);
+        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel, ldp, ozb_threads_for(h, (double)n * (double)(r1 - r0)));
         const ozb_problem pr = {
             .m = r1 - r0, .n = 1, .k = n, .a = { panel, ldp, 1 }, .b = { ozb_vec0(x, n, incx), 0, incx },
             .alpha = alpha, .beta = beta, .c = y0 + r0 * incy, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,

@@ -12,25 +12,23 @@ void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *ds
         }
 }
 
-void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst,
-                  int64_t ldd)
+/* rows r0 + ra .. r0 + rz - 1 of the panel (ra, rz multiples of 4 but the last) */
+static void sym_strip(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, int64_t ra,
+                      int64_t rz, double *dst, int64_t ldd)
 {
     /* the part of row i stored in column i of A (lower: j >= i; upper: j <= i) */
-    for (int64_t i = r0; i < r1; i++) {
+    for (int64_t i = r0 + ra; i < r0 + rz; i++) {
         const int64_t j0 = lower ? i : 0, j1 = lower ? n : i + 1;
         memcpy(dst + j0 + (i - r0) * ldd, A + j0 + i * lda, sizeof(double) * (size_t)(j1 - j0));
     }
-    /* the rest, stored in row i (lower: j < i; upper: j > i): the transpose of A's block of
-     * rows r0 .. r1-1 and those columns, in 8 x 8 tiles (reads along A's columns, writes
-     * along the panel's) */
-    const int64_t R = r1 - r0;
-    /* the columns every row of the block takes from its row of A: j < r0 (lower), j >= r1
-     * (upper), tile by tile without a test; then the block's own diagonal part */
+    /* the rest, stored in row i (lower: j < i; upper: j > i), is a transpose of A's rows:
+     * first the columns every row of the block takes that way (j < r0 lower, j >= r1 upper)
+     * in 4 x 4 register transposes, then the block's own diagonal part */
     const int64_t ja = lower ? 0 : r1, jz = lower ? r0 : n;
     int64_t jb = ja;
     for (; jb + 4 <= jz; jb += 4) {
-        int64_t r = 0;
-        for (; r + 4 <= R; r += 4) {   /* a 4 x 4 transpose in registers */
+        int64_t r = ra;
+        for (; r + 4 <= rz; r += 4) {
             const double *a = A + r0 + r + jb * lda;
             const __m256d c0 = _mm256_loadu_pd(a), c1 = _mm256_loadu_pd(a + lda);
             const __m256d c2 = _mm256_loadu_pd(a + 2 * lda), c3 = _mm256_loadu_pd(a + 3 * lda);
@@ -42,16 +40,25 @@ void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0
             _mm256_storeu_pd(d + 2 * ldd, _mm256_permute2f128_pd(t0, t2, 0x31));
             _mm256_storeu_pd(d + 3 * ldd, _mm256_permute2f128_pd(t1, t3, 0x31));
         }
-        for (; r < R; r++)
+        for (; r < rz; r++)
             for (int64_t j = jb; j < jb + 4; j++) dst[j + r * ldd] = A[r0 + r + j * lda];
     }
     for (; jb < jz; jb++)
-        for (int64_t r = 0; r < R; r++) dst[jb + r * ldd] = A[r0 + r + jb * lda];
+        for (int64_t r = ra; r < rz; r++) dst[jb + r * ldd] = A[r0 + r + jb * lda];
     for (int64_t j = r0; j < r1; j++)
-        for (int64_t r = 0; r < R; r++) {
+        for (int64_t r = ra; r < rz; r++) {
             const int64_t i = r0 + r;
             if (lower ? j < i : j > i) dst[j + r * ldd] = A[i + j * lda];
         }
+}
+
+void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst,
+                  int64_t ldd, int nt)
+{
+    const int64_t R = r1 - r0, strips = (R + 15) / 16;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (int64_t s = 0; s < strips; s++)
+        sym_strip(A, lda, n, lower, r0, r1, 16 * s, 16 * s + 16 < R ? 16 * s + 16 : R, dst, ldd);
 }
 
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst)

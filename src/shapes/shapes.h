@@ -28,9 +28,10 @@ void ozb_scale_triangle(double *c, int64_t ldc, int64_t n, int lower, double bet
 void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *dst);
 /* Rows r0 .. r1-1 of that symmetric matrix as the columns of dst (n x (r1 - r0), leading
  * dimension ldd >= n): dst[j + r*ldd] = A_sym(r0 + r, j).  Every read runs along a column of
- * A.  (An ldd off a multiple of 512 keeps the panel's columns out of each other's cache sets.) */
+ * A.  (An ldd off a multiple of 512 keeps the panel's columns out of each other's cache sets.)
+ * nt threads, by strips of 16 rows (moves only: no bit depends on them). */
 void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst,
-                  int64_t ldd);
+                  int64_t ldd, int nt);
 /* dst (n x n, ld n) = op(T) made whole: zeros outside the triangle, ones on a unit diagonal;
  * only T's `lower` (else upper) triangle is read (not its diagonal where unit). */
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst);
