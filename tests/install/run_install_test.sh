@@ -19,6 +19,8 @@ for f in include/ozblas.h "$libdir/libozblas.so" "$libdir/libozblas.a" "$libdir/
 done
 if [ "$preload" = 1 ]; then
   [ -f "$lib/libozblas_preload.so" ] || { echo "FAIL: libozblas_preload.so not installed"; exit 1; }
+  [ -f "$lib/ozblas/libblas.so.3" ] || { echo "FAIL: the libblas.so.3 alternative (lib/ozblas/libblas.so.3) not installed"; exit 1; }
+  [ -x "$prefix/bin/ozblas-run" ] || { echo "FAIL: ozblas-run not installed"; exit 1; }
 fi
 echo "installed: $(cd "$prefix" && find . -type f -o -type l | sort | tr '\n' ' ')"
 
