@@ -1,6 +1,7 @@
 /* ozblas_dsymv, dtrmv, dtrsv.  DSYMV and DTRMV are DGEMV problems on the matrix made whole
- * (shapes/shapes.h: the symmetric matrix from its stored triangle, op(T) with its zeros), so
- * every element is dgemv's in the handle's mode; DTRSV is DTRSM's rule on one column. */
+ * by row panels (shapes/shapes.h: the symmetric matrix from its stored triangle, op(T) with its
+ * zeros), so every element is dgemv's in the handle's mode; DTRSV is DTRSM's rule on one
+ * column. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
@@ -48,17 +49,35 @@ ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n * (size_t)n);
+    /* row panels of op(T) made whole: the symmetric rows of the stored triangle, the other
+     * half zeroed (op(T) keeps j <= i where it is lower: uplo lower and no transpose, or upper
+     * transposed), the diagonal 1 where unit */
+    int64_t rb = ((int64_t)1 << 17) / n;
+    rb = rb < 8 ? 8 : rb > n ? n : rb;
+    const int64_t ldp = n + 8;
+    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ldp * (size_t)rb);
     double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);
-    if (!full || !xc) return OZBLAS_STATUS_ALLOC_FAILED;
-    ozb_tri_full(A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT, full);
+    if (!panel || !xc) return OZBLAS_STATUS_ALLOC_FAILED;
     double *x0 = ozb_vec0_mut(x, n, incx);
     for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
-    const ozb_problem pr = {
-        .m = n, .n = 1, .k = n, .a = { full, 1, n }, .b = { xc, 0, 1 },
-        .alpha = 1.0, .beta = 0.0, .c = x0, .crs = incx, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
-    };
-    return ozb_run(h, &pr);
+    const int low = (uplo == OZBLAS_LOWER) != (trans == OZBLAS_OP_T);
+    for (int64_t r0 = 0; r0 < n; r0 += rb) {
+        const int64_t r1 = r0 + rb < n ? r0 + rb : n;
+        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel, ldp, ozb_threads_for(h, (double)n * (double)(r1 - r0)));
+        for (int64_t i = r0; i < r1; i++) {
+            double *row = panel + (i - r0) * ldp;
+            if (low) memset(row + i + 1, 0, sizeof(double) * (size_t)(n - i - 1));
+            else memset(row, 0, sizeof(double) * (size_t)i);
+            if (diag == OZBLAS_UNIT) row[i] = 1.0;
+        }
+        const ozb_problem pr = {
+            .m = r1 - r0, .n = 1, .k = n, .a = { panel, ldp, 1 }, .b = { xc, 0, 1 },
+            .alpha = 1.0, .beta = 0.0, .c = x0 + r0 * incx, .crs = incx, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+        };
+        const ozblas_status_t st = ozb_run(h, &pr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
 }
 
 ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
