@@ -90,7 +90,10 @@ static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
         l += err + sl[q];
     }
     two_sum(h, l, &h, &l);
-    const double r = sqrt(h);
+    /* sqrt(h) alone misses sqrt(h + l) by up to an ulp: one Newton step on the double-double
+     * (r0 + (h + l - r0^2) / (2 r0)) leaves the candidate wrong only next to a midpoint */
+    const double r0 = sqrt(h), q0 = r0 * r0;
+    const double r = r0 + (((h - q0) - fma(r0, r0, -q0)) + l) / (2.0 * r0);
     const double rh = r * r, rl = fma(r, r, -rh), d = h - rh;
     const double est = (d - rl) + l;
     const double nn = (double)n + 4.0;
