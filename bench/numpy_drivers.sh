@@ -24,7 +24,7 @@ echo "| driver | n | plain s | cr s | cr / plain | double s | double / plain |"
 echo "|---|---|---|---|---|---|---|"
 echo "driver,n,plain,cr,double" > "$out.csv"
 med() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-for n in 300 1000 3000; do
+for n in ${SIZES:-300 1000 3000}; do
   reps=3; [ $n -ge 3000 ] && reps=1
   for d in solve cholesky eigh svd lstsq; do
     p=(); c=(); q=()

@@ -21,10 +21,13 @@ static inline int one(double a, double x, double uh, double ul, double y, double
     const double s = s1 + q, b2 = s - s1, e2 = (s1 - (s - b2)) + (q - b2);
     const double w = x * ul + y * vl;
     const double e = ((e1 + e2) + (pe + qe)) + w;
-    /* |e1| + |e2| + |pe| + |qe| + |x ul| + |y vl| <= u (2|a| + 4|p| + 4|q|) (1 + 2^-50):
-     * B = 2^-99 (|a| + 2|p| + 2|q|) is twice the rounding error of e (<= 4u that sum) */
+    /* B: twice the rounding error of e (<= 4u the sum of its terms' magnitudes, + 2^-1070 for
+     * roundings of tiny values where any term is nonzero; none where all are zero: then e = 0
+     * and s is the exact value).  The terms themselves, not a bound through |a| + |p| + |q|:
+     * results that cancel far below their terms (LU's updates) stay certifiable */
     const double ap = fabs(p), aq = fabs(q);
-    const double B = 0x1p-99 * (fabs(a) + 2.0 * (ap + aq)) + 0x1p-1069;
+    const double sum = fabs(e1) + fabs(e2) + fabs(pe) + fabs(qe) + fabs(x * ul) + fabs(y * vl);
+    const double B = 0x1p-50 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
     const double lo = s + (e - B), hi = s + (e + B);
     *r = lo;
     if (safe) return lo == hi;

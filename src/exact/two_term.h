@@ -6,8 +6,8 @@
  * or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074); a + p + q =
  * s + e1 + e2 exactly by two TwoSums; the rest, e = ((e1 + e2) + (pe + qe)) + (x ul + y vl),
  * is rounded four or five times: |err| <= 4u (|e1| + |e2| + |pe| + |qe| + |x ul| + |y vl|)
- * + 2^-1070 (roundings of tiny values), and that sum is at most u (2|a| + 4|p| + 4|q|)
- * (1 + 2^-50) (|ul| <= u|uh|).  With B twice the error, RN(s + RN(e - B)) and
+ * + 2^-1070 (roundings of tiny values; none where every term is 0, e = 0 exactly).  With B
+ * twice the error, RN(s + RN(e - B)) and
  * RN(s + RN(e + B)) bracket RN of the exact value (RN is monotone, and RN(e -+ B) moves e by
  * at most u|e| < B/2); where they are equal that is the result, else the element is flagged
  * for an exact method.  Terms beyond 2^1000 are flagged too. */

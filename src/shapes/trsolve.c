@@ -7,11 +7,34 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
+#include "dispatch/plan.h"
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
  * pipeline per row, which costs about a microsecond); at and above it, one correctly rounded
  * problem per row.  Both are RN(exact): the choice changes no bit. */
 #define ROW_PROBLEM_COLS 8
+
+/* row i of X := RN(row i - T[i, l0..l1) X[l0..l1)), column by column on the short exact sums
+ * (the pipeline correctly rounded where they do not apply: Inf/NaN) */
+static ozblas_status_t short_update(ozblas_handle_t h, ozb_view t, int64_t i, int64_t l0, int64_t l1, int64_t nrhs,
+                                   double *x, int64_t xrs, int64_t xcs)
+{
+    for (int64_t j = 0; j < nrhs; j++) {
+        double *c = x + i * xrs + j * xcs;
+        const ozb_problem e = {
+            .m = 1, .n = 1, .k = l1 - l0, .a = { t.p + i * t.rs + l0 * t.cs, t.rs, t.cs },
+            .b = { x + l0 * xrs + j * xcs, 0, xrs }, .alpha = -1.0, .beta = 1.0, .c = c, .crs = 0, .ccs = 0,
+            .kblock = OZB_KBLOCK_MAX,
+        };
+        double v;
+        if (ozb_exact_small_value(&e, &v)) *c = v;
+        else {
+            const ozblas_status_t st = ozb_run_rn(h, &e);
+            if (st != OZBLAS_STATUS_SUCCESS) return st;
+        }
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
 
 static ozblas_status_t in_block_row(ozblas_handle_t h, ozb_view t, int64_t i, int64_t s, int64_t nrhs,
                                     double *x, int64_t xrs, int64_t xcs)
@@ -24,28 +47,22 @@ static ozblas_status_t in_block_row(ozblas_handle_t h, ozb_view t, int64_t i, in
         .kblock = OZB_KBLOCK_MAX,
     };
     if (nrhs >= ROW_PROBLEM_COLS) return ozb_run_rn(h, &pr);
-    for (int64_t j = 0; j < nrhs; j++) {
-        ozb_problem e = pr;
-        e.n = 1;
-        e.b.p = pr.b.p + j * xcs;
-        e.c = pr.c + j * xcs;
-        double v;
-        if (ozb_exact_small_value(&e, &v)) *e.c = v;
-        else {
-            const ozblas_status_t st = ozb_run_rn(h, &e);
-            if (st != OZBLAS_STATUS_SUCCESS) return st;
-        }
-    }
-    return OZBLAS_STATUS_SUCCESS;
+    return short_update(h, t, i, s, i, nrhs, x, xrs, xcs);
 }
 
 ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m, int64_t nrhs,
                               double *x, int64_t xrs, int64_t xcs)
 {
+    const int cr = ozb_plan_of(h).mode == OZBLAS_MODE_CORRECTLY_ROUNDED;
     for (int64_t s = 0; s < m; s += OZBLAS_TRSM_BLOCK) {
         const int64_t bs = m - s < OZBLAS_TRSM_BLOCK ? m - s : OZBLAS_TRSM_BLOCK;
         ozblas_status_t st;
-        if (s > 0) {
+        if (s > 0 && cr && nrhs < ROW_PROBLEM_COLS && s <= OZB_EXACT_SMALL_K) {
+            /* the same update element by element on the short exact sums (RN(exact) as the
+             * correctly rounded pipeline gives it; the pipeline's fixed cost would dominate) */
+            for (int64_t i = s; i < s + bs; i++)
+                if ((st = short_update(h, t, i, 0, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
+        } else if (s > 0) {
             /* r = RN(b - T[s.., 0..s) X[0..s)): the block's rows against every solved row */
             const ozb_problem up = {
                 .m = bs, .n = nrhs, .k = s,
