@@ -7,7 +7,6 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
-#include "dispatch/plan.h"
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
  * pipeline per row, which costs about a microsecond); at and above it, one correctly rounded
@@ -53,16 +52,10 @@ static ozblas_status_t in_block_row(ozblas_handle_t h, ozb_view t, int64_t i, in
 ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m, int64_t nrhs,
                               double *x, int64_t xrs, int64_t xcs)
 {
-    const int cr = ozb_plan_of(h).mode == OZBLAS_MODE_CORRECTLY_ROUNDED;
     for (int64_t s = 0; s < m; s += OZBLAS_TRSM_BLOCK) {
         const int64_t bs = m - s < OZBLAS_TRSM_BLOCK ? m - s : OZBLAS_TRSM_BLOCK;
         ozblas_status_t st;
-        if (s > 0 && cr && nrhs < ROW_PROBLEM_COLS && s <= OZB_EXACT_SMALL_K) {
-            /* the same update element by element on the short exact sums (RN(exact) as the
-             * correctly rounded pipeline gives it; the pipeline's fixed cost would dominate) */
-            for (int64_t i = s; i < s + bs; i++)
-                if ((st = short_update(h, t, i, 0, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
-        } else if (s > 0) {
+        if (s > 0) {
             /* r = RN(b - T[s.., 0..s) X[0..s)): the block's rows against every solved row */
             const ozb_problem up = {
                 .m = bs, .n = nrhs, .k = s,
