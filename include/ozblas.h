@@ -204,6 +204,19 @@ ozblas_status_t ozblas_dsyr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, do
 ozblas_status_t ozblas_dsyr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
                              int64_t incx, const double *y, int64_t incy, double *A, int64_t lda);
 
+/* level 2, packed storage (column-major packed triangle, as the reference BLAS): the bits of
+ * dsymv, dtrmv, dtrsv, dsyr, dsyr2 on the same matrix in full storage */
+ozblas_status_t ozblas_dspmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *AP,
+                             const double *x, int64_t incx, double beta, double *y, int64_t incy);
+ozblas_status_t ozblas_dtpmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *AP, double *x, int64_t incx);
+ozblas_status_t ozblas_dtpsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *AP, double *x, int64_t incx);
+ozblas_status_t ozblas_dspr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
+                            int64_t incx, double *AP);
+ozblas_status_t ozblas_dspr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
+                             int64_t incx, const double *y, int64_t incy, double *AP);
+
 /* level 3 */
 ozblas_status_t ozblas_dsymm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, int64_t m, int64_t n,
                              double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,

@@ -441,6 +441,65 @@ START_TEST(level3_sym)
 }
 END_TEST
 
+/* the packed routines give the bits of their full-storage counterparts (CONTRACT §6) */
+START_TEST(packed)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "packed");
+    char ctx[120];
+    for (int64_t n = 1; n <= 70; n += 23)
+        for (int lower = 0; lower < 2; lower++) {
+            double *A = tri_operand(&r, n, n, 2.0), *AP = malloc(sizeof(double) * (size_t)(n * (n + 1) / 2 + 1));
+            for (int64_t j = 0, k = 0; j < n; j++)
+                for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++) AP[k++] = A[i + j * n];
+            double *x = tu_alloc((size_t)(2 * n)), *y = tu_alloc((size_t)(2 * n)), *a1 = tu_alloc((size_t)(2 * n)),
+                   *a2 = tu_alloc((size_t)(2 * n));
+            tu_fill_vec(&r, x, n, 2, 2.0);
+            tu_fill_vec(&r, y, n, 1, 2.0);
+            const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+            snprintf(ctx, sizeof ctx, "%s packed n=%d lower=%d", tu_mode_name(mode), (int)n, lower);
+            memcpy(a1, y, sizeof(double) * (size_t)(2 * n)); memcpy(a2, y, sizeof(double) * (size_t)(2 * n));
+            ck_assert_int_eq(ozblas_dspmv(h, ul, n, -1.5, AP, x, 2, 0.5, a1, 1), 0);
+            ck_assert_int_eq(ozblas_dsymv(h, ul, n, -1.5, A, n, x, 2, 0.5, a2, 1), 0);
+            check_bits(a1, a2, (size_t)(2 * n), ctx);
+            for (int tr = 0; tr < 2; tr++)
+                for (int unit = 0; unit < 2; unit++) {
+                    const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+                    const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+                    memcpy(a1, x, sizeof(double) * (size_t)(2 * n)); memcpy(a2, x, sizeof(double) * (size_t)(2 * n));
+                    ck_assert_int_eq(ozblas_dtpmv(h, ul, op, dg, n, AP, a1, 2), 0);
+                    ck_assert_int_eq(ozblas_dtrmv(h, ul, op, dg, n, A, n, a2, 2), 0);
+                    check_bits(a1, a2, (size_t)(2 * n), ctx);
+                    memcpy(a1, x, sizeof(double) * (size_t)(2 * n)); memcpy(a2, x, sizeof(double) * (size_t)(2 * n));
+                    ck_assert_int_eq(ozblas_dtpsv(h, ul, op, dg, n, AP, a1, 2), 0);
+                    ck_assert_int_eq(ozblas_dtrsv(h, ul, op, dg, n, A, n, a2, 2), 0);
+                    check_bits(a1, a2, (size_t)(2 * n), ctx);
+                }
+            /* the updates: packed back, equal to the full routine's triangle */
+            const size_t np = (size_t)(n * (n + 1) / 2);
+            double *P1 = malloc(sizeof(double) * np), *F = malloc(sizeof(double) * (size_t)(n * n)), *P2 = malloc(sizeof(double) * np);
+            for (int two = 0; two < 2; two++) {
+                memcpy(P1, AP, sizeof(double) * np);
+                memcpy(F, A, sizeof(double) * (size_t)(n * n));
+                if (two) {
+                    ck_assert_int_eq(ozblas_dspr2(h, ul, n, 0.7, x, 2, y, 1, P1), 0);
+                    ck_assert_int_eq(ozblas_dsyr2(h, ul, n, 0.7, x, 2, y, 1, F, n), 0);
+                } else {
+                    ck_assert_int_eq(ozblas_dspr(h, ul, n, 0.7, x, 2, P1), 0);
+                    ck_assert_int_eq(ozblas_dsyr(h, ul, n, 0.7, x, 2, F, n), 0);
+                }
+                for (int64_t j = 0, k = 0; j < n; j++)
+                    for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++) P2[k++] = F[i + j * n];
+                check_bits(P1, P2, np, ctx);
+            }
+            free(P1); free(P2); free(F); free(A); free(AP); free(x); free(y); free(a1); free(a2);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -541,6 +600,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, level3_tri, 0, 3);
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);
+    tcase_add_loop_test(t, packed, 0, 3);
     tcase_add_test(t, specials_and_args);
     suite_add_tcase(s, t);
     return s;

@@ -36,6 +36,7 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_CRTLOW,  /* DOUBLE-mode CRT: a tile's lower bounds of |A||B| */
        OZB_BUF_SHAPE_A, OZB_BUF_SHAPE_B, OZB_BUF_SHAPE_T, /* the level-2/3 shapes (shapes/shapes.h): operands
                                                        * made whole, a diagonal block, a copy of B */
+       OZB_BUF_SHAPE_P, /* a packed matrix unpacked (blas2/packed.c) */
        OZB_NBUF };
 struct ozblas_context {
     const struct ozb_backend *be;     /* the backend's table (core/backend.h) */

@@ -41,4 +41,13 @@ void dtrmm_(const char *side, const char *uplo, const char *transa, const char *
             const double *alpha, const double *A, const int *lda, double *B, const int *ldb);
 void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m, const int *n,
             const double *alpha, const double *A, const int *lda, double *B, const int *ldb);
+void dspmv_(const char *uplo, const int *n, const double *alpha, const double *AP, const double *x, const int *incx,
+            const double *beta, double *y, const int *incy);
+void dtpmv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *AP, double *x,
+            const int *incx);
+void dtpsv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *AP, double *x,
+            const int *incx);
+void dspr_(const char *uplo, const int *n, const double *alpha, const double *x, const int *incx, double *AP);
+void dspr2_(const char *uplo, const int *n, const double *alpha, const double *x, const int *incx, const double *y,
+            const int *incy, double *AP);
 #endif

@@ -243,6 +243,68 @@ void dsyr2_(const char *uplo, const int *n, const double *alpha, const double *x
     if (f_real) f_real(uplo, n, alpha, x, incx, y, incy, A, lda, 1);
 }
 
+/* ---- level 2, packed ---- */
+static int64_t packed_len(int n) { return n > 0 ? (int64_t)n * (n + 1) / 2 : 0; }
+
+void dspmv_(const char *uplo, const int *n, const double *alpha, const double *AP, const double *x, const int *incx,
+            const double *beta, double *y, const int *incy)
+{
+    ozb_preload_init();
+    call_desc c = { "dspmv_", "", *uplo, 0, -1, *n, -1 };
+    SERVE(c, PR_DSPMV, *n, *n, 1, ozb_preload_save(&sv, vec0(y, *n, *incy), len(*n), 1, *incy, 0),
+          ozblas_dspmv(h, uplo_of(uplo), *n, *alpha, AP, x, *incx, *beta, y, *incy));
+    REAL(dspmv_, void (*)(const char *, const int *, const double *, const double *, const double *, const int *,
+                          const double *, double *, const int *, size_t));
+    if (f_real) f_real(uplo, n, alpha, AP, x, incx, beta, y, incy, 1);
+}
+
+typedef void (*tp2_fn)(const char *, const char *, const char *, const int *, const double *, double *, const int *,
+                       size_t, size_t, size_t);
+
+void dtpmv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *AP, double *x,
+            const int *incx)
+{
+    ozb_preload_init();
+    call_desc c = { "dtpmv_", "", *uplo, *trans, -1, *n, -1 };
+    SERVE(c, PR_DTPMV, *n, *n, 1, ozb_preload_save(&sv, vec0(x, *n, *incx), len(*n), 1, *incx, 0),
+          ozblas_dtpmv(h, uplo_of(uplo), op_of(trans), diag_of(diag), *n, AP, x, *incx));
+    REAL(dtpmv_, tp2_fn);
+    if (f_real) f_real(uplo, trans, diag, n, AP, x, incx, 1, 1, 1);
+}
+
+void dtpsv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *AP, double *x,
+            const int *incx)
+{
+    ozb_preload_init();
+    call_desc c = { "dtpsv_", "", *uplo, *trans, -1, *n, -1 };
+    SERVE(c, PR_DTPSV, *n, *n, 1, ozb_preload_save(&sv, vec0(x, *n, *incx), len(*n), 1, *incx, 0),
+          ozblas_dtpsv(h, uplo_of(uplo), op_of(trans), diag_of(diag), *n, AP, x, *incx));
+    REAL(dtpsv_, tp2_fn);
+    if (f_real) f_real(uplo, trans, diag, n, AP, x, incx, 1, 1, 1);
+}
+
+void dspr_(const char *uplo, const int *n, const double *alpha, const double *x, const int *incx, double *AP)
+{
+    ozb_preload_init();
+    call_desc c = { "dspr_", "", *uplo, 0, -1, *n, -1 };
+    SERVE(c, PR_DSPR, *n, *n, 1, ozb_preload_save(&sv, AP, packed_len(*n), 1, 1, 0),
+          ozblas_dspr(h, uplo_of(uplo), *n, *alpha, x, *incx, AP));
+    REAL(dspr_, void (*)(const char *, const int *, const double *, const double *, const int *, double *, size_t));
+    if (f_real) f_real(uplo, n, alpha, x, incx, AP, 1);
+}
+
+void dspr2_(const char *uplo, const int *n, const double *alpha, const double *x, const int *incx, const double *y,
+            const int *incy, double *AP)
+{
+    ozb_preload_init();
+    call_desc c = { "dspr2_", "", *uplo, 0, -1, *n, -1 };
+    SERVE(c, PR_DSPR2, *n, *n, 1, ozb_preload_save(&sv, AP, packed_len(*n), 1, 1, 0),
+          ozblas_dspr2(h, uplo_of(uplo), *n, *alpha, x, *incx, y, *incy, AP));
+    REAL(dspr2_, void (*)(const char *, const int *, const double *, const double *, const int *, const double *,
+                          const int *, double *, size_t));
+    if (f_real) f_real(uplo, n, alpha, x, incx, y, incy, AP, 1);
+}
+
 /* ---- level 3 ---- */
 void dsymm_(const char *side, const char *uplo, const int *m, const int *n, const double *alpha, const double *A,
             const int *lda, const double *B, const int *ldb, const double *beta, double *C, const int *ldc)

@@ -141,6 +141,50 @@ void cblas_dsyr2(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UP
     else dsyr2_(&uc, &n, &alpha, x, &incx, y, &incy, a, &lda);
 }
 
+/* ---- level 2, packed: a row-major packed triangle is the column-major packed one of the
+ * transpose (uplo flips; the triangular ones' transposes flip) ---- */
+void cblas_dspmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST double alpha, OPENBLAS_CONST double *ap, OPENBLAS_CONST double *x,
+                 OPENBLAS_CONST blasint incx, OPENBLAS_CONST double beta, double *y, OPENBLAS_CONST blasint incy)
+{
+    const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
+    if (uc == '?' || n < 0 || !incx || !incy) REAL_CBLAS(cblas_dspmv, o, u, n, alpha, ap, x, incx, beta, y, incy);
+    else dspmv_(&uc, &n, &alpha, ap, x, &incx, &beta, y, &incy);
+}
+void cblas_dtpmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST double *ap, double *x, OPENBLAS_CONST blasint incx)
+{
+    const int row = row_of(o);
+    const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row), dc = diag_c(d);
+    if (uc == '?' || tc == '?' || dc == '?' || n < 0 || !incx) REAL_CBLAS(cblas_dtpmv, o, u, t, d, n, ap, x, incx);
+    else dtpmv_(&uc, &tc, &dc, &n, ap, x, &incx);
+}
+void cblas_dtpsv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST double *ap, double *x, OPENBLAS_CONST blasint incx)
+{
+    const int row = row_of(o);
+    const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row), dc = diag_c(d);
+    if (uc == '?' || tc == '?' || dc == '?' || n < 0 || !incx) REAL_CBLAS(cblas_dtpsv, o, u, t, d, n, ap, x, incx);
+    else dtpsv_(&uc, &tc, &dc, &n, ap, x, &incx);
+}
+void cblas_dspr(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u, OPENBLAS_CONST blasint n,
+                OPENBLAS_CONST double alpha, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx, double *ap)
+{
+    const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
+    if (uc == '?' || n < 0 || !incx) REAL_CBLAS(cblas_dspr, o, u, n, alpha, x, incx, ap);
+    else dspr_(&uc, &n, &alpha, x, &incx, ap);
+}
+void cblas_dspr2(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST double alpha, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
+                 OPENBLAS_CONST double *y, OPENBLAS_CONST blasint incy, double *ap)
+{
+    const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
+    if (uc == '?' || n < 0 || !incx || !incy) REAL_CBLAS(cblas_dspr2, o, u, n, alpha, x, incx, y, incy, ap);
+    else dspr2_(&uc, &n, &alpha, x, &incx, y, &incy, ap);
+}
+
 /* ---- level 3 ---- */
 void cblas_dsymm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SIDE s, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST blasint m, OPENBLAS_CONST blasint n, OPENBLAS_CONST double alpha,

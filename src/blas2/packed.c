@@ -1,0 +1,105 @@
+/* The packed level-2 routines: the packed triangle unpacked into the handle's workspace (a
+ * full-storage matrix whose other triangle is never read), the full-storage routine on it, and
+ * for the updates the triangle packed back; so each gives the bits of its full-storage
+ * counterpart (CONTRACT §6).  The copies cost O(n^2), the order of the routine itself. */
+#include "shapes/shapes.h"
+#include "core/backend.h"
+
+/* element (i, j) of the stored triangle in column-major packed storage */
+static inline int64_t packed_index(int64_t n, int lower, int64_t i, int64_t j)
+{
+    return lower ? j * n - j * (j - 1) / 2 + (i - j) : j * (j + 1) / 2 + i;
+}
+
+/* the stored triangle into full (ld n), or back (pack != 0) */
+static void move_triangle(double *AP, double *full, int64_t n, int lower, int pack)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t i0 = lower ? j : 0, i1 = lower ? n : j + 1;
+        double *p = AP + packed_index(n, lower, i0, j), *f = full + i0 + j * n;
+        if (pack) memcpy(p, f, sizeof(double) * (size_t)(i1 - i0));
+        else memcpy(f, p, sizeof(double) * (size_t)(i1 - i0));
+    }
+}
+
+static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
+
+/* the unpacked copy of AP, NULL on allocation failure */
+static double *unpacked(ozblas_handle_t h, const double *AP, int64_t n, int lower)
+{
+    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)n * (size_t)n);
+    if (full) move_triangle((double *)AP, full, n, lower, 0);
+    return full;
+}
+
+ozblas_status_t ozblas_dspmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *AP,
+                             const double *x, int64_t incx, double beta, double *y, int64_t incy)
+{
+    if (!h || !valid_uplo(uplo) || n < 0 || incx == 0 || incy == 0) return OZBLAS_STATUS_INVALID_VALUE;
+    if (n == 0) return OZBLAS_STATUS_SUCCESS;
+    if (!y || (alpha != 0.0 && (!AP || !x))) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (alpha == 0.0) return ozblas_dsymv(h, uplo, n, 0.0, NULL, n, x, incx, beta, y, incy);
+    const double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    return ozblas_dsymv(h, uplo, n, alpha, full, n, x, incx, beta, y, incy);
+}
+
+static ozblas_status_t tp_args(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                               int64_t n, const double *AP, const double *x, int64_t incx)
+{
+    if (!h || !valid_uplo(uplo) || !ozb_valid_op(trans) || (diag != OZBLAS_NON_UNIT && diag != OZBLAS_UNIT) || n < 0 ||
+        incx == 0)
+        return OZBLAS_STATUS_INVALID_VALUE;
+    if (n > 0 && (!AP || !x)) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_dtpmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *AP, double *x, int64_t incx)
+{
+    const ozblas_status_t st = tp_args(h, uplo, trans, diag, n, AP, x, incx);
+    if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
+    const double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    return ozblas_dtrmv(h, uplo, trans, diag, n, full, n, x, incx);
+}
+
+ozblas_status_t ozblas_dtpsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *AP, double *x, int64_t incx)
+{
+    const ozblas_status_t st = tp_args(h, uplo, trans, diag, n, AP, x, incx);
+    if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
+    const double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    return ozblas_dtrsv(h, uplo, trans, diag, n, full, n, x, incx);
+}
+
+ozblas_status_t ozblas_dspr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
+                            int64_t incx, double *AP)
+{
+    if (!h || !valid_uplo(uplo) || n < 0 || incx == 0) return OZBLAS_STATUS_INVALID_VALUE;
+    if (n == 0 || alpha == 0.0) return OZBLAS_STATUS_SUCCESS;
+    if (!x || !AP) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    const ozblas_status_t st = ozblas_dsyr(h, uplo, n, alpha, x, incx, full, n);
+    if (st == OZBLAS_STATUS_SUCCESS) move_triangle(AP, full, n, uplo == OZBLAS_LOWER, 1);
+    return st;
+}
+
+ozblas_status_t ozblas_dspr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
+                             int64_t incx, const double *y, int64_t incy, double *AP)
+{
+    if (!h || !valid_uplo(uplo) || n < 0 || incx == 0 || incy == 0) return OZBLAS_STATUS_INVALID_VALUE;
+    if (n == 0 || alpha == 0.0) return OZBLAS_STATUS_SUCCESS;
+    if (!x || !y || !AP) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    const ozblas_status_t st = ozblas_dsyr2(h, uplo, n, alpha, x, incx, y, incy, full, n);
+    if (st == OZBLAS_STATUS_SUCCESS) move_triangle(AP, full, n, uplo == OZBLAS_LOWER, 1);
+    return st;
+}
