@@ -217,6 +217,19 @@ ozblas_status_t ozblas_dspr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, do
 ozblas_status_t ozblas_dspr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *x,
                              int64_t incx, const double *y, int64_t incy, double *AP);
 
+/* level 2, band storage (the reference BLAS's): every element correctly rounded in every mode,
+ * the values dgemv / dsymv / dtrmv / dtrsv give correctly rounded on the full matrix */
+ozblas_status_t ozblas_dgbmv(ozblas_handle_t h, ozblas_operation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku,
+                             double alpha, const double *A, int64_t lda, const double *x, int64_t incx, double beta,
+                             double *y, int64_t incy);
+ozblas_status_t ozblas_dsbmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, int64_t k, double alpha,
+                             const double *A, int64_t lda, const double *x, int64_t incx, double beta, double *y,
+                             int64_t incy);
+ozblas_status_t ozblas_dtbmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx);
+ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx);
+
 /* level 3 */
 ozblas_status_t ozblas_dsymm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, int64_t m, int64_t n,
                              double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,

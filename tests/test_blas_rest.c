@@ -500,6 +500,75 @@ START_TEST(packed)
 }
 END_TEST
 
+/* the band routines: correctly rounded, so (CR, DOUBLE) the bits of their full-storage twins */
+START_TEST(banded)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "banded");
+    char ctx[160];
+    const int64_t ns[] = { 1, 9, 40 }, ks[][2] = { { 0, 0 }, { 1, 2 }, { 3, 0 }, { 5, 7 } };
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 4; b++) {
+            const int64_t n = ns[a], m = n + 3, kl = ks[b][0], ku = ks[b][1], ldab = kl + ku + 2;
+            double *F = tri_operand(&r, m, m, 2.0);   /* full m x m, ld m; the band taken from it */
+            double *AB = tu_alloc((size_t)(ldab * m));
+            double *G = calloc((size_t)(m * m), sizeof(double));   /* the band only, full storage */
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = (j - ku > 0 ? j - ku : 0); i < m && i <= j + kl; i++) {
+                    AB[ku + i - j + j * ldab] = F[i + j * m];
+                    G[i + j * m] = F[i + j * m];
+                }
+            double *x = tu_alloc((size_t)(2 * m)), *y = tu_alloc((size_t)(2 * m)), *y1 = tu_alloc((size_t)(2 * m)),
+                   *y2 = tu_alloc((size_t)(2 * m));
+            tu_fill_vec(&r, x, m, 1, 2.0);
+            tu_fill_vec(&r, y, m, 2, 2.0);
+            snprintf(ctx, sizeof ctx, "%s band n=%d kl=%d ku=%d", tu_mode_name(mode), (int)n, (int)kl, (int)ku);
+            for (int tr = 0; tr < 2 && exact_mode(mode); tr++) {
+                memcpy(y1, y, sizeof(double) * (size_t)(2 * m)); memcpy(y2, y, sizeof(double) * (size_t)(2 * m));
+                const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+                ck_assert_int_eq(ozblas_dgbmv(h, op, m, n, kl, ku, -1.5, AB, ldab, x, 1, 0.5, y1, 2), 0);
+                ck_assert_int_eq(ozblas_dgemv(h, op, m, n, -1.5, G, m, x, 1, 0.5, y2, 2), 0);
+                check_bits(y1, y2, (size_t)(2 * m), ctx);
+            }
+            /* symmetric and triangular bands of order n, k = ku off-diagonals */
+            const int64_t k = ku, lds = k + 1;
+            for (int lower = 0; lower < 2 && exact_mode(mode); lower++) {
+                double *SB = tu_alloc((size_t)(lds * n)), *S = calloc((size_t)(n * n), sizeof(double));
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = 0; i < n; i++) {
+                        const int in = lower ? (i >= j && i - j <= k) : (i <= j && j - i <= k);
+                        if (!in) continue;
+                        S[i + j * n] = F[i + j * m];
+                        SB[(lower ? i - j : k + i - j) + j * lds] = F[i + j * m];
+                    }
+                const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+                memcpy(y1, y, sizeof(double) * (size_t)(2 * m)); memcpy(y2, y, sizeof(double) * (size_t)(2 * m));
+                ck_assert_int_eq(ozblas_dsbmv(h, ul, n, k, 0.75, SB, lds, x, 1, -1.0, y1, 2), 0);
+                ck_assert_int_eq(ozblas_dsymv(h, ul, n, 0.75, S, n, x, 1, -1.0, y2, 2), 0);
+                check_bits(y1, y2, (size_t)(2 * m), ctx);
+                for (int tr = 0; tr < 2; tr++)
+                    for (int unit = 0; unit < 2; unit++) {
+                        const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+                        const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+                        memcpy(y1, y, sizeof(double) * (size_t)(2 * m)); memcpy(y2, y, sizeof(double) * (size_t)(2 * m));
+                        ck_assert_int_eq(ozblas_dtbmv(h, ul, op, dg, n, k, SB, lds, y1, 2), 0);
+                        ck_assert_int_eq(ozblas_dtrmv(h, ul, op, dg, n, S, n, y2, 2), 0);
+                        check_bits(y1, y2, (size_t)(2 * m), ctx);
+                        memcpy(y1, y, sizeof(double) * (size_t)(2 * m)); memcpy(y2, y, sizeof(double) * (size_t)(2 * m));
+                        ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, SB, lds, y1, -2), 0);
+                        ck_assert_int_eq(ozblas_dtrsv(h, ul, op, dg, n, S, n, y2, -2), 0);
+                        check_bits(y1, y2, (size_t)(2 * m), ctx);
+                    }
+                free(SB); free(S);
+            }
+            free(F); free(AB); free(G); free(x); free(y); free(y1); free(y2);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -601,6 +670,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);
     tcase_add_loop_test(t, packed, 0, 3);
+    tcase_add_loop_test(t, banded, 0, 3);
     tcase_add_test(t, specials_and_args);
     suite_add_tcase(s, t);
     return s;

@@ -50,4 +50,13 @@ void dtpsv_(const char *uplo, const char *trans, const char *diag, const int *n,
 void dspr_(const char *uplo, const int *n, const double *alpha, const double *x, const int *incx, double *AP);
 void dspr2_(const char *uplo, const int *n, const double *alpha, const double *x, const int *incx, const double *y,
             const int *incy, double *AP);
+void dgbmv_(const char *trans, const int *m, const int *n, const int *kl, const int *ku, const double *alpha,
+            const double *A, const int *lda, const double *x, const int *incx, const double *beta, double *y,
+            const int *incy);
+void dsbmv_(const char *uplo, const int *n, const int *k, const double *alpha, const double *A, const int *lda,
+            const double *x, const int *incx, const double *beta, double *y, const int *incy);
+void dtbmv_(const char *uplo, const char *trans, const char *diag, const int *n, const int *k, const double *A,
+            const int *lda, double *x, const int *incx);
+void dtbsv_(const char *uplo, const char *trans, const char *diag, const int *n, const int *k, const double *A,
+            const int *lda, double *x, const int *incx);
 #endif

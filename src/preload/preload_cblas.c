@@ -185,6 +185,54 @@ void cblas_dspr2(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UP
     else dspr2_(&uc, &n, &alpha, x, &incx, y, &incy, ap);
 }
 
+/* ---- level 2, band: a row-major band matrix is the column-major band of the transpose
+ * (kl and ku swap, m and n swap; uplo flips; transposes flip) ---- */
+void cblas_dgbmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST blasint m,
+                 OPENBLAS_CONST blasint n, OPENBLAS_CONST blasint kl, OPENBLAS_CONST blasint ku,
+                 OPENBLAS_CONST double alpha, OPENBLAS_CONST double *a, OPENBLAS_CONST blasint lda,
+                 OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx, OPENBLAS_CONST double beta, double *y,
+                 OPENBLAS_CONST blasint incy)
+{
+    const int row = row_of(o);
+    const char tc = order_ok(o) ? trans_c(t, row) : '?';
+    if (tc == '?' || m < 0 || n < 0 || kl < 0 || ku < 0 || lda < kl + ku + 1 || !incx || !incy)
+        REAL_CBLAS(cblas_dgbmv, o, t, m, n, kl, ku, alpha, a, lda, x, incx, beta, y, incy);
+    else if (row) dgbmv_(&tc, &n, &m, &ku, &kl, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+    else dgbmv_(&tc, &m, &n, &kl, &ku, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+}
+void cblas_dsbmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST blasint k, OPENBLAS_CONST double alpha, OPENBLAS_CONST double *a,
+                 OPENBLAS_CONST blasint lda, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx,
+                 OPENBLAS_CONST double beta, double *y, OPENBLAS_CONST blasint incy)
+{
+    const char uc = order_ok(o) ? uplo_c(u, row_of(o)) : '?';
+    if (uc == '?' || n < 0 || k < 0 || lda < k + 1 || !incx || !incy)
+        REAL_CBLAS(cblas_dsbmv, o, u, n, k, alpha, a, lda, x, incx, beta, y, incy);
+    else dsbmv_(&uc, &n, &k, &alpha, a, &lda, x, &incx, &beta, y, &incy);
+}
+void cblas_dtbmv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST blasint k, OPENBLAS_CONST double *a, OPENBLAS_CONST blasint lda, double *x,
+                 OPENBLAS_CONST blasint incx)
+{
+    const int row = row_of(o);
+    const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row), dc = diag_c(d);
+    if (uc == '?' || tc == '?' || dc == '?' || n < 0 || k < 0 || lda < k + 1 || !incx)
+        REAL_CBLAS(cblas_dtbmv, o, u, t, d, n, k, a, lda, x, incx);
+    else dtbmv_(&uc, &tc, &dc, &n, &k, a, &lda, x, &incx);
+}
+void cblas_dtbsv(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_UPLO u,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE t, OPENBLAS_CONST enum CBLAS_DIAG d, OPENBLAS_CONST blasint n,
+                 OPENBLAS_CONST blasint k, OPENBLAS_CONST double *a, OPENBLAS_CONST blasint lda, double *x,
+                 OPENBLAS_CONST blasint incx)
+{
+    const int row = row_of(o);
+    const char uc = order_ok(o) ? uplo_c(u, row) : '?', tc = trans_c(t, row), dc = diag_c(d);
+    if (uc == '?' || tc == '?' || dc == '?' || n < 0 || k < 0 || lda < k + 1 || !incx)
+        REAL_CBLAS(cblas_dtbsv, o, u, t, d, n, k, a, lda, x, incx);
+    else dtbsv_(&uc, &tc, &dc, &n, &k, a, &lda, x, &incx);
+}
+
 /* ---- level 3 ---- */
 void cblas_dsymm(OPENBLAS_CONST enum CBLAS_ORDER o, OPENBLAS_CONST enum CBLAS_SIDE s, OPENBLAS_CONST enum CBLAS_UPLO u,
                  OPENBLAS_CONST blasint m, OPENBLAS_CONST blasint n, OPENBLAS_CONST double alpha,
