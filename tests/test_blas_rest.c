@@ -569,6 +569,34 @@ START_TEST(banded)
 }
 END_TEST
 
+/* rank updates of matrices scaled toward underflow (LAPACK's scaled test matrices): products
+ * below TwoProduct's range, still RN(exact) (the scaled frame, else the exact short sums) */
+START_TEST(rank_tiny)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "rank_tiny");
+    const double scales[] = { 0x1p-963, 0x1p-1000, 0x1p-1060 };
+    for (int sc = 0; sc < 3; sc++) {
+        const int64_t m = 23, n = 17;
+        double *A = mat(&r, m, n, m, 1.0), *x = tu_alloc((size_t)m), *y = tu_alloc((size_t)n);
+        tu_fill_vec(&r, x, m, 1, 1.0);
+        tu_fill_vec(&r, y, n, 1, 1.0);
+        for (int64_t i = 0; i < m * n; i++) A[i] *= scales[sc];
+        for (int64_t j = 0; j < n; j++) y[j] *= scales[sc];
+        double *A2 = tu_alloc((size_t)(m * n)), *Ae = tu_alloc((size_t)(m * n));
+        memcpy(A2, A, sizeof(double) * (size_t)(m * n));
+        ck_assert_int_eq(ozblas_dger(h, m, n, -0.3, x, 1, y, 1, A2, m), 0);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++)
+                Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
+        check_bits(A2, Ae, (size_t)(m * n), "dger tiny");
+        free(A); free(x); free(y); free(A2); free(Ae);
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -671,6 +699,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, threads, 0, 3);
     tcase_add_loop_test(t, packed, 0, 3);
     tcase_add_loop_test(t, banded, 0, 3);
+    tcase_add_test(t, rank_tiny);
     tcase_add_test(t, specials_and_args);
     suite_add_tcase(s, t);
     return s;

@@ -31,9 +31,30 @@ static void rows_of(const rank_t *r, int64_t j, int64_t *i0, int64_t *i1)
     *i1 = r->tri && !r->lower ? j + 1 : r->m;
 }
 
+/* The certified update in the frame 2^100 (a and the column factors scaled exactly): products
+ * below TwoProduct's range (matrices scaled toward underflow, as LAPACK's tests make) come
+ * into it, and RN(2^100 E) = 2^100 RN(E) where the result stays at least 2^-922 (normal after
+ * scaling back).  1 and the element written where certified. */
+static int scaled_element(const rank_t *r, int64_t i, int64_t j)
+{
+    double *c = &r->A[i + j * r->lda];
+    if (!(fabs(*c) <= 0x1p900)) return 0;
+    double uh, ul, vh = 0.0, vl = 0.0, out;
+    uint8_t f;
+    if (!ozb_two_prod_exact(r->alpha, r->v[j * r->incv] * 0x1p100, &uh, &ul)) return 0;
+    if (r->two && !ozb_two_prod_exact(r->alpha, r->x[j * r->incx] * 0x1p100, &vh, &vl)) return 0;
+    const double a = *c * 0x1p100;
+    if (ozb_two_term(1, &a, 1, &r->x[i * r->incx], 1, uh, ul, r->two ? &r->y[i * r->incy] : NULL, 1, vh, vl, &out, 1, 0,
+                     &f) != 0 || !(fabs(out) >= 0x1p-922) || !(fabs(out) <= 0x1p1000))
+        return 0;
+    *c = out * 0x1p-100;
+    return 1;
+}
+
 /* a_ij + alpha x_i v_j (+ alpha y_i x_j), exactly rounded, one element */
 static ozblas_status_t exact_element(ozblas_handle_t h, const rank_t *r, int64_t i, int64_t j)
 {
+    if (scaled_element(r, i, j)) return OZBLAS_STATUS_SUCCESS;
     const double av[2] = { r->x[i * r->incx], r->two ? r->y[i * r->incy] : 0.0 };
     const double bv[2] = { r->v[j * r->incv], r->two ? r->x[j * r->incx] : 0.0 };
     double *c = &r->A[i + j * r->lda];
