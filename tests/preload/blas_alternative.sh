@@ -15,7 +15,9 @@ ln -s "$alt/libblas.so.3" "$tmp/libblas.so.3"
 ln -s /usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3 "$tmp/liblapack.so.3"
 export LD_LIBRARY_PATH="$tmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fails=0
-ldd "$cprog" | grep -q "libblas.so.3 => $tmp" || { echo "FAIL: $cprog does not load the alternative"; fails=$((fails + 1)); }
+# (ldd's output captured first: with pipefail, grep -q closing the pipe early can fail ldd)
+deps=$(ldd "$cprog")
+grep -q "libblas.so.3 => $tmp" <<< "$deps" || { echo "FAIL: $cprog does not load the alternative"; echo "$deps"; fails=$((fails + 1)); }
 for core in Haswell SkylakeX Zen; do
   for t in 1 2; do
     OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$cprog" > "$tmp/out.$core.$t"
