@@ -10,6 +10,39 @@
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
 static int valid_diag(ozblas_diag_t d) { return d == OZBLAS_NON_UNIT || d == OZBLAS_UNIT; }
 
+/* y := alpha M x + beta y (beta == 0: y not read) by row panels of M made whole, each a DGEMV
+ * problem: M the symmetric matrix of A's stored `lower` (else upper) triangle, or where tri
+ * op(T): the same rows with the half op(T) does not keep zeroed (it keeps j <= i where `low`:
+ * uplo lower and no transpose, or upper transposed) and 1 on a unit diagonal.  Panels of at
+ * most 1 MiB (shape only; every element is dgemv's on its own row, so they change no bit). */
+static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t lda, int64_t n, int lower, int tri,
+                                  int low, int unit, double alpha, const double *x0, int64_t incx, double beta,
+                                  double *y0, int64_t incy)
+{
+    int64_t rb = ((int64_t)1 << 17) / n;
+    rb = rb < 8 ? 8 : rb > n ? n : rb;
+    const int64_t ldp = n + 8;
+    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ldp * (size_t)rb);
+    if (!panel) return OZBLAS_STATUS_ALLOC_FAILED;
+    for (int64_t r0 = 0; r0 < n; r0 += rb) {
+        const int64_t r1 = r0 + rb < n ? r0 + rb : n;
+        ozb_sym_rows(A, lda, n, lower, r0, r1, panel, ldp, ozb_threads_for(h, (double)n * (double)(r1 - r0)));
+        for (int64_t i = r0; i < r1 && tri; i++) {
+            double *row = panel + (i - r0) * ldp;
+            if (low) memset(row + i + 1, 0, sizeof(double) * (size_t)(n - i - 1));
+            else memset(row, 0, sizeof(double) * (size_t)i);
+            if (unit) row[i] = 1.0;
+        }
+        const ozb_problem pr = {
+            .m = r1 - r0, .n = 1, .k = n, .a = { panel, ldp, 1 }, .b = { x0, 0, incx },
+            .alpha = alpha, .beta = beta, .c = y0 + r0 * incy, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+        };
+        const ozblas_status_t st = ozb_run(h, &pr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *A,
                              int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
@@ -20,24 +53,7 @@ ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
     double *y0 = ozb_vec0_mut(y, n, incy);
     if (alpha == 0.0) return ozb_scale_c(h, y0, incy, 0, n, 1, beta);
-    /* row blocks of the symmetric matrix made whole, a panel of at most 256 KiB each (shape
-     * only; every element is dgemv's on its own row, so the blocks change no bit) */
-    int64_t rb = ((int64_t)1 << 17) / n;
-    rb = rb < 8 ? 8 : rb > n ? n : rb;
-    const int64_t ldp = n + 8;
-    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ldp * (size_t)rb);
-    if (!panel) return OZBLAS_STATUS_ALLOC_FAILED;
-    for (int64_t r0 = 0; r0 < n; r0 += rb) {
-        const int64_t r1 = r0 + rb < n ? r0 + rb : n;
-        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel, ldp, ozb_threads_for(h, (double)n * (double)(r1 - r0)));
-        const ozb_problem pr = {
-            .m = r1 - r0, .n = 1, .k = n, .a = { panel, ldp, 1 }, .b = { ozb_vec0(x, n, incx), 0, incx },
-            .alpha = alpha, .beta = beta, .c = y0 + r0 * incy, .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
-        };
-        const ozblas_status_t st = ozb_run(h, &pr);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-    }
-    return OZBLAS_STATUS_SUCCESS;
+    return panel_gemv(h, A, lda, n, uplo == OZBLAS_LOWER, 0, 0, 0, alpha, ozb_vec0(x, n, incx), incx, beta, y0, incy);
 }
 
 ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -49,35 +65,13 @@ ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    /* row panels of op(T) made whole: the symmetric rows of the stored triangle, the other
-     * half zeroed (op(T) keeps j <= i where it is lower: uplo lower and no transpose, or upper
-     * transposed), the diagonal 1 where unit */
-    int64_t rb = ((int64_t)1 << 17) / n;
-    rb = rb < 8 ? 8 : rb > n ? n : rb;
-    const int64_t ldp = n + 8;
-    double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ldp * (size_t)rb);
+    /* x is overwritten row block by row block: the products read a copy */
     double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);
-    if (!panel || !xc) return OZBLAS_STATUS_ALLOC_FAILED;
+    if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
     double *x0 = ozb_vec0_mut(x, n, incx);
     for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
-    const int low = (uplo == OZBLAS_LOWER) != (trans == OZBLAS_OP_T);
-    for (int64_t r0 = 0; r0 < n; r0 += rb) {
-        const int64_t r1 = r0 + rb < n ? r0 + rb : n;
-        ozb_sym_rows(A, lda, n, uplo == OZBLAS_LOWER, r0, r1, panel, ldp, ozb_threads_for(h, (double)n * (double)(r1 - r0)));
-        for (int64_t i = r0; i < r1; i++) {
-            double *row = panel + (i - r0) * ldp;
-            if (low) memset(row + i + 1, 0, sizeof(double) * (size_t)(n - i - 1));
-            else memset(row, 0, sizeof(double) * (size_t)i);
-            if (diag == OZBLAS_UNIT) row[i] = 1.0;
-        }
-        const ozb_problem pr = {
-            .m = r1 - r0, .n = 1, .k = n, .a = { panel, ldp, 1 }, .b = { xc, 0, 1 },
-            .alpha = 1.0, .beta = 0.0, .c = x0 + r0 * incx, .crs = incx, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
-        };
-        const ozblas_status_t st = ozb_run(h, &pr);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-    }
-    return OZBLAS_STATUS_SUCCESS;
+    return panel_gemv(h, A, lda, n, uplo == OZBLAS_LOWER, 1, (uplo == OZBLAS_LOWER) != (trans == OZBLAS_OP_T),
+                      diag == OZBLAS_UNIT, 1.0, xc, 1, 0.0, x0, incx);
 }
 
 ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
