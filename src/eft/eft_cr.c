@@ -170,6 +170,45 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
 }
 #endif
 
+#ifdef EFT_AVX2
+/* The GEMM's preparation, unit u: strip u (u < nstrips: its copy, its rows' maxima, zA) or
+ * column u - nstrips of op(B) (its copy where B is packed, its maxima, zX).  Each unit
+ * writes only its own entries: any split among threads gives the same buffers. */
+typedef struct {
+    ozb_eft_gemm_t *s;
+    double *P;                /* the strips (s->P, writable) */
+    double *Bp;               /* op(B)'s packed columns, or NULL */
+    int64_t nstrips;
+} prep_t;
+
+static int64_t prepare(void *ctx, int64_t lo, int64_t hi)
+{
+    const prep_t *pp = ctx;
+    const ozb_eft_gemm_t *s = pp->s;
+    const ozb_problem *pr = s->pr;
+    const int64_t ns = s->ns, nq = s->nq, k = pr->k;
+    const int64_t b0 = lo < pp->nstrips ? lo : pp->nstrips, b1 = hi < pp->nstrips ? hi : pp->nstrips;
+    if (b0 < b1) {
+        ozb_problem q = *pr;
+        q.m = (8 * b1 < pr->m ? 8 * b1 : pr->m) - 8 * b0;
+        q.a.p += 8 * b0 * pr->a.rs;
+        double *mA = (double *)s->mA + 8 * b0 * ns, *mAc = (double *)s->mAc + 8 * b0 * nq;
+        ozb_eft_pack_strips(&q, pp->P + 8 * k * b0, mA, mAc);
+        for (int64_t b = b0; b < b1; b++) ((uint8_t *)s->zA)[b] = zero_finite(s->mAc + 8 * b * nq, 8 * nq, 1);
+    }
+    const int64_t j0 = (lo > pp->nstrips ? lo : pp->nstrips) - pp->nstrips, j1 = hi - pp->nstrips;
+    if (j0 < j1) {
+        ozb_problem q = *pr;
+        q.n = j1 - j0;
+        q.b.p += j0 * pr->b.rs;
+        if (pp->Bp) ozb_eft_pack_columns(&q, pp->Bp + j0 * k);
+        ozb_eft_column_maxima(&q, s->Bx + j0 * s->ldx, s->ldx, (double *)s->mX + j0 * ns, (double *)s->mXc + j0 * nq);
+        for (int64_t j = j0; j < j1; j++) ((uint8_t *)s->zX)[j] = zero_finite(s->mX + j * ns, ns, 1);
+    }
+    return 0;
+}
+#endif
+
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
     return ozb_eft_cr_in(h, pr, nt, OZB_BUF_EFT, failp, nfail);
@@ -202,18 +241,16 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         uint8_t *zA = (uint8_t *)(mXc + pr->n * nblocks(pr)), *zX = zA + (pr->m + 7) / 8;
         ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, nblocks(pr), nsub(pr),
                              -1, 0, 0 };
-        ozb_eft_pack_strips(pr, (double *)p, mA, mAc);
+        const int64_t nstrips = (pr->m + 7) / 8;
+        prep_t pp = { &s, (double *)p, NULL, nstrips };
         p += strips_bytes(pr) + maxima_bytes(pr);
         if (packs_b(pr)) {
-            double *Bp = (double *)p;
-            ozb_eft_pack_columns(pr, Bp);
-            s.Bx = Bp;
+            pp.Bp = (double *)p;
+            s.Bx = pp.Bp;
             s.ldx = pr->k;
         }
-        ozb_eft_column_maxima(pr, s.Bx, s.ldx, mX, mXc);
-        for (int64_t b = 0; b < (pr->m + 7) / 8; b++) zA[b] = zero_finite(mAc + 8 * b * nblocks(pr), 8 * nblocks(pr), 1);
-        for (int64_t j = 0; j < pr->n; j++) zX[j] = zero_finite(mX + j * nsub(pr), nsub(pr), 1);
-        const int64_t nstrips = (pr->m + 7) / 8;
+        /* the operands' copies and maxima, strips and columns shared among the threads */
+        (void)ozb_par_for(par, nt, nstrips + pr->n, prepare, &pp);
         /* strips as units where B is narrow (each strip reads all of B), else column groups
          * (each group reads all of A): the fewer bytes streamed */
         const int64_t ngroups = (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
