@@ -317,10 +317,11 @@ START_TEST(level3_tri)
     ozblas_handle_t h = tu_handle(mode);
     ozref_rng r;
     tu_rng(&r, "level3_tri");
-    const int64_t sizes[][2] = { { 1, 1 }, { 7, 3 }, { 3, 7 }, { 40, 17 }, { 17, 40 } };
+    /* 150: DTRMM's blocks of 64 where its results are RN(exact), the last one partial */
+    const int64_t sizes[][2] = { { 1, 1 }, { 7, 3 }, { 3, 7 }, { 40, 17 }, { 17, 40 }, { 150, 5 }, { 6, 150 } };
     char ctx[200];
     int c = 0;
-    for (size_t s = 0; s < 5; s++)
+    for (size_t s = 0; s < 7; s++)
         for (int left = 0; left < 2; left++)
             for (int lower = 0; lower < 2; lower++)
                 for (int tr = 0; tr < 2; tr++)

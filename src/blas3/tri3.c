@@ -1,9 +1,13 @@
-/* ozblas_dtrmm (a DGEMM problem on op(T) made whole and a copy of B, in the handle's mode) and
+/* ozblas_dtrmm (a DGEMM problem on op(T) made whole and a copy of B, in the handle's mode; in
+ * blocks that leave out op(T)'s zeros where the results are RN(exact)) and
  * ozblas_dtrsm (the fixed-block rule of CONTRACT §6, shapes/trsolve.c). */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+
+/* DTRMM's blocks of C where its results are RN(exact) (shape only: no bit depends on it) */
+#define TRMM_BLOCK 64
 
 static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
 
@@ -43,7 +47,33 @@ ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
         pr.a = (ozb_view){ bc, 1, m };
         pr.b = (ozb_view){ full, ka, 1 };
     }
-    return ozb_run(h, &pr);
+    if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) return ozb_run(h, &pr);
+    /* Results RN(exact): the zeros of op(T) need not be summed.  Blocks of TRMM_BLOCK rows of
+     * C (left) or columns (right), each against the part of the inner dimension where op(T)
+     * is not zero: about half the products for a large T. */
+    const int low = (uplo == OZBLAS_LOWER) != (transa == OZBLAS_OP_T);   /* op(T) lower */
+    for (int64_t b0 = 0; b0 < ka; b0 += TRMM_BLOCK) {
+        const int64_t b1 = b0 + TRMM_BLOCK < ka ? b0 + TRMM_BLOCK : ka;
+        /* the inner range [l0, l1): left, rows b0..b1-1 of op(T) are zero outside it; right,
+         * columns b0..b1-1 of op(T) */
+        const int64_t l0 = left == low ? 0 : b0, l1 = left == low ? b1 : ka;
+        ozb_problem q = pr;
+        q.k = l1 - l0;
+        if (left) {
+            q.m = b1 - b0;
+            q.a.p = full + b0 + l0 * ka;
+            q.b.p = bc + l0;
+            q.c = B + b0;
+        } else {
+            q.n = b1 - b0;
+            q.a.p = bc + l0 * m;
+            q.b.p = full + l0 + b0 * ka;
+            q.c = B + b0 * ldb;
+        }
+        const ozblas_status_t rs = ozb_run(h, &q);
+        if (rs != OZBLAS_STATUS_SUCCESS) return rs;
+    }
+    return OZBLAS_STATUS_SUCCESS;
 }
 
 ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,

@@ -30,6 +30,8 @@ ozblas_status_t ozb_run_rn(ozblas_handle_t h, const ozb_problem *pr)
     return run_plan(h, pr, (ozb_plan){ OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 });
 }
 
+int ozb_run_rounds_exact(ozblas_handle_t h) { return ozb_plan_of(h).mode == OZBLAS_MODE_CORRECTLY_ROUNDED; }
+
 /* A DDOT of contiguous operands short enough for one sigma, straight from the driver: the
  * short DOT stage (OZB_ST_DOT_SHORT: its test, ozb_short_dot_applies, and its split, here on
  * the vectors themselves) with the report written late (core/info.h), without the layers

@@ -9,6 +9,11 @@ ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
  * element-wise updates and reductions of CONTRACT §6, exact in every mode. */
 ozblas_status_t ozb_run_rn(ozblas_handle_t h, const ozb_problem *pr);
 
+/* 1 where ozb_run's results are RN(exact) for the handle's configuration (CORRECTLY_ROUNDED,
+ * and DOUBLE with the FP64, FP16 and INT8 formats: dispatch/plan.h): then exact zero terms
+ * left out of a problem change no bit, whatever the blocking */
+int ozb_run_rounds_exact(ozblas_handle_t h);
+
 /* x^T y for contiguous x, y (0 < n) where the short error-free DOT takes it in the standard
  * floating-point environment: 1 and the call's status in *st (RN(x^T y) in *out where it is
  * SUCCESS), else 0 and nothing computed (then ozb_run computes the call: the same bits). */
