@@ -182,10 +182,11 @@ START_TEST(level2)
     ozblas_handle_t h = tu_handle(mode);
     ozref_rng r;
     tu_rng(&r, "level2");
-    const int64_t ns[] = { 1, 5, 33, 70 };
+    /* 300: DSYMV's and DTRMV's DOTs down the columns beyond one split (eft/eft_symv.c) */
+    const int64_t ns[] = { 1, 5, 33, 70, 300 };
     char ctx[160];
     int c = 0;
-    for (size_t a = 0; a < 4; a++)
+    for (size_t a = 0; a < 5; a++)
         for (int lower = 0; lower < 2; lower++)
             for (int tr = 0; tr < 2; tr++, c++) {
                 const int64_t n = ns[a], lda = n + 1 + c % 3, ix = c % 3 == 1 ? -2 : 1, iy = c % 2 ? 3 : 1;
@@ -570,6 +571,54 @@ START_TEST(banded)
 }
 END_TEST
 
+/* DSYMV and DTRMV rows the error-free pass on the triangle leaves (a NaN, an Inf, rows of
+ * zeros whose sums are exactly zero): the panels compute them, every row as DGEMV computes it
+ * on the matrix made whole, correctly rounded */
+START_TEST(symv_rows_left)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "symv_rows_left");
+    const int64_t ns[] = { 40, 300 };
+    char ctx[160];
+    for (size_t a = 0; a < 2; a++)
+        for (int lower = 0; lower < 2; lower++) {
+            const int64_t n = ns[a], lda = n + 3;
+            double *A = mat(&r, n, n, lda, 1.0), *x = tu_alloc((size_t)n), *y = tu_alloc((size_t)n);
+            tu_fill_vec(&r, x, n, 1, 1.0);
+            tu_fill_vec(&r, y, n, 1, 1.0);
+            for (int64_t j = 0; j < n; j++) A[7 + j * lda] = A[j + 7 * lda] = 0.0;   /* row and column 7 */
+            A[20 + 3 * lda] = A[3 + 20 * lda] = NAN;
+            A[n - 2 + (n - 5) * lda] = A[n - 5 + (n - 2) * lda] = INFINITY;
+            x[11] = 0.0;
+            snprintf(ctx, sizeof ctx, "n=%d lower=%d", (int)n, lower);
+            const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+            double *S = sym_whole(A, lda, n, lower), *y1 = tu_alloc((size_t)n), *y2 = tu_alloc((size_t)n);
+            for (int beta0 = 0; beta0 < 2; beta0++) {
+                const double beta = beta0 ? 0.0 : -0.5;
+                memcpy(y1, y, sizeof(double) * (size_t)n);
+                memcpy(y2, y, sizeof(double) * (size_t)n);
+                ck_assert_int_eq(ozblas_dsymv(h, ul, n, 1.25, A, lda, x, 1, beta, y1, 1), 0);
+                ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, n, n, 1.25, S, n, x, 1, beta, y2, 1), 0);
+                check_bits(y1, y2, (size_t)n, ctx);
+                ck_assert(isnan(y1[3]) && isnan(y1[20]) && y1[7] == beta * y[7]);
+            }
+            for (int tr = 0; tr < 2; tr++)
+                for (int unit = 0; unit < 2; unit++) {
+                    double *T = tri_whole(A, lda, n, lower, tr, unit);
+                    memcpy(y1, x, sizeof(double) * (size_t)n);
+                    ck_assert_int_eq(ozblas_dtrmv(h, ul, tr ? OZBLAS_OP_T : OZBLAS_OP_N, unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT,
+                                                  n, A, lda, y1, 1), 0);
+                    ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, n, n, 1.0, T, n, x, 1, 0.0, y2, 1), 0);
+                    check_bits(y1, y2, (size_t)n, ctx);
+                    free(T);
+                }
+            free(A); free(x); free(y); free(S); free(y1); free(y2);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* rank updates of matrices scaled toward underflow (LAPACK's scaled test matrices): products
  * below TwoProduct's range, still RN(exact) (the scaled frame, else the exact short sums) */
 START_TEST(rank_tiny)
@@ -695,6 +744,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, level1, 0, 3);
     tcase_add_test(t, nrm2_range);
     tcase_add_loop_test(t, level2, 0, 3);
+    tcase_add_test(t, symv_rows_left);
     tcase_add_loop_test(t, level3_tri, 0, 3);
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);

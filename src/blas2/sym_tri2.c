@@ -1,9 +1,12 @@
 /* ozblas_dsymv, dtrmv, dtrsv.  DSYMV and DTRMV are DGEMV problems on the matrix made whole
  * by row panels (shapes/shapes.h: the symmetric matrix from its stored triangle, op(T) with its
- * zeros), so every element is dgemv's in the handle's mode; DTRSV is DTRSM's rule on one
- * column. */
+ * zeros), so every element is dgemv's in the handle's mode; where those results are RN(exact)
+ * the error-free GEMV on the stored triangle (eft/eft_symv.h) computes them first, reading the
+ * triangle where it lies, and the panels only the rows it leaves: the same bits.  DTRSV is
+ * DTRSM's rule on one column. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "eft/eft_symv.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
 
@@ -15,17 +18,17 @@ static int valid_diag(ozblas_diag_t d) { return d == OZBLAS_NON_UNIT || d == OZB
  * op(T): the same rows with the half op(T) does not keep zeroed (it keeps j <= i where `low`:
  * uplo lower and no transpose, or upper transposed) and 1 on a unit diagonal.  Panels of at
  * most 1 MiB (shape only; every element is dgemv's on its own row, so they change no bit). */
-static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t lda, int64_t n, int lower, int tri,
+static ozblas_status_t panel_rows(ozblas_handle_t h, const double *A, int64_t lda, int64_t n, int lower, int tri,
                                   int low, int unit, double alpha, const double *x0, int64_t incx, double beta,
-                                  double *y0, int64_t incy)
+                                  double *y0, int64_t incy, int64_t ra, int64_t rz)
 {
     int64_t rb = ((int64_t)1 << 17) / n;
     rb = rb < 8 ? 8 : rb > n ? n : rb;
     const int64_t ldp = n + 8;
     double *panel = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ldp * (size_t)rb);
     if (!panel) return OZBLAS_STATUS_ALLOC_FAILED;
-    for (int64_t r0 = 0; r0 < n; r0 += rb) {
-        const int64_t r1 = r0 + rb < n ? r0 + rb : n;
+    for (int64_t r0 = ra; r0 < rz; r0 += rb) {
+        const int64_t r1 = r0 + rb < rz ? r0 + rb : rz;
         ozb_sym_rows(A, lda, n, lower, r0, r1, panel, ldp, ozb_threads_for(h, (double)n * (double)(r1 - r0)));
         for (int64_t i = r0; i < r1 && tri; i++) {
             double *row = panel + (i - r0) * ldp;
@@ -39,6 +42,46 @@ static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t ld
         };
         const ozblas_status_t st = ozb_run(h, &pr);
         if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* The same for every row: first the error-free pass on the stored triangle where the handle's
+ * results are RN(exact) (x copied contiguous where it is not), then the panels for each run
+ * of rows it left.  symv: M symmetric (else op(T), tri's flags) */
+static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t lda, int64_t n, int lower, int tri,
+                                  int low, int unit, double alpha, const double *x0, int64_t incx, double beta,
+                                  double *y0, int64_t incy)
+{
+    if (!ozb_run_rounds_exact(h) || !ozb_eft_symv_applies(h, alpha, beta, n))
+        return panel_rows(h, A, lda, n, lower, tri, low, unit, alpha, x0, incx, beta, y0, incy, 0, n);
+    const size_t sb = (ozb_eft_symv_state_bytes(n) + 63) & ~(size_t)63;
+    char *buf = ozb_buf_get(h, OZB_BUF_SHAPE_T, sb + (size_t)n + 8);
+    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
+    uint8_t *fail = (uint8_t *)buf + sb;
+    const double *xc = x0;
+    if (incx != 1) {
+        double *c = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);   /* (DTRMV passes its copy, incx 1) */
+        if (!c) return OZBLAS_STATUS_ALLOC_FAILED;
+        for (int64_t j = 0; j < n; j++) c[j] = x0[j * incx];
+        xc = c;
+    }
+    /* DSYMV: the stored part of row i and the rest of column i; DTRMV: op(T)'s row i is the
+     * stored row of T where op(T) keeps what T stores in rows (low == lower), else the
+     * stored column i of T with its diagonal */
+    const int rows = !tri || low == lower;
+    const ozb_symv_t s = { A, lda, n, lower, rows, !tri || !rows, tri && !rows, tri && unit, alpha, beta, xc, y0, incy };
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    const int64_t left = ozb_eft_symv(h, &s, fail, buf, changed ? 1 : ozb_threads_for(h, (double)n * (double)n));
+    ozb_fpenv_leave(env, changed);
+    for (int64_t i = 0; left > 0 && i < n;) {
+        if (!fail[i]) { i++; continue; }
+        int64_t i2 = i + 1;
+        while (i2 < n && fail[i2]) i2++;
+        const ozblas_status_t st = panel_rows(h, A, lda, n, lower, tri, low, unit, alpha, xc, 1, beta, y0, incy, i, i2);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        i = i2;
     }
     return OZBLAS_STATUS_SUCCESS;
 }

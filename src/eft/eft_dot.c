@@ -129,6 +129,14 @@ static fold_t dot_fold(const dot_t *d)
     if (d->bad) f.S = NAN;          /* finish() leaves the row to the caller */
     return f;
 }
+
+fold_t ozb_eft_dot_fold(const double *x, const double *y, int64_t n, int wide)
+{
+    dot_t d;
+    dot_init(&d, wide);
+    if (n > 0) dot_contig(&d, x, y, n);
+    return dot_fold(&d);
+}
 #endif
 
 double ozb_eft_fold_bound(fold_t f, double N)
