@@ -4,7 +4,8 @@
  * must equal ozb_deep_lsb on every double: normal, subnormal, zero, powers of two (the
  * implicit bit is the lowest), Inf and NaN, at every position of a vector and in the tail.
  * And the DOT's lane loop with 512-bit vectors (eft_dot512.c) against the 256-bit one: the
- * same totals, sigmas and verdicts, bit for bit (skipped where the CPU lacks AVX-512). */
+ * same totals, sigmas and verdicts, bit for bit, and the GEMM's block likewise (eft_gemm512.c)
+ * (skipped where the CPU lacks AVX-512). */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -152,6 +153,61 @@ START_TEST(dot_lanes_512_match_256)
 }
 END_TEST
 
+/* The GEMM's block of a strip times two columns with 512-bit vectors (eft_gemm512.c) against
+ * the 256-bit running split it replaces (eft_gemm.c's block_two: CHAIN4 on the strip's two
+ * halves and both columns): S and R bit for bit, for blocks of every length up to BL and
+ * sigmas across the range (skipped where the CPU lacks AVX-512). */
+START_TEST(gemm_block_512_match_256)
+{
+#if defined(EFT_AVX2) && defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+        tu_skip_note("gemm_block_512_match_256", "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
+        return;
+    }
+    ozref_rng r;
+    tu_rng(&r, "gemm_block_512_match_256");
+    double ab[8 * BL], x0[BL], x1[BL];
+    const int es[] = {-960, -300, 0, 700, 1000};
+    const int64_t nbs[] = {1, 3, 32, 127, 128};
+    for (size_t ie = 0; ie < sizeof es / sizeof *es; ie++)
+        for (size_t in = 0; in < sizeof nbs / sizeof *nbs; in++) {
+            const int64_t nb = nbs[in];
+            const int e = es[ie], a = (e - 9) / 2;
+            for (int64_t i = 0; i < 8 * nb; i++) ab[i] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, a);
+            for (int64_t l = 0; l < nb; l++) {
+                x0[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 9 - a);
+                x1[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 12 - a);
+            }
+            /* sigmas per half and column: 2^e, 2^e, 2^(e-1), 2^e */
+            const __m256d gs[4] = { _mm256_set1_pd(ldexp(1.0, e)), _mm256_set1_pd(ldexp(1.0, e)),
+                                    _mm256_set1_pd(ldexp(1.0, e - 1)), _mm256_set1_pd(ldexp(1.0, e)) };
+            __m256d T[4] = { gs[0], gs[1], gs[2], gs[3] }, R[4], S5[4], R5[4];
+            for (int v = 0; v < 4; v++) R[v] = _mm256_setzero_pd();
+            for (int64_t l = 0; l < nb; l++) {
+                const __m256d a0 = _mm256_loadu_pd(ab + 8 * l), a1 = _mm256_loadu_pd(ab + 8 * l + 4);
+                const __m256d xv = _mm256_set1_pd(x0[l]), xw = _mm256_set1_pd(x1[l]);
+                CHAIN4(T[0], R[0], a0, xv);
+                CHAIN4(T[1], R[1], a1, xv);
+                CHAIN4(T[2], R[2], a0, xw);
+                CHAIN4(T[3], R[3], a1, xw);
+            }
+            ozb_eft_block_two512(ab, x0, x1, nb, gs, S5, R5);
+            for (int v = 0; v < 4; v++) {
+                double s256[4], s512[4], r256[4], r512[4];
+                _mm256_storeu_pd(s256, _mm256_sub_pd(T[v], gs[v]));
+                _mm256_storeu_pd(s512, S5[v]);
+                _mm256_storeu_pd(r256, R[v]);
+                _mm256_storeu_pd(r512, R5[v]);
+                ck_assert_msg(memcmp(s256, s512, sizeof s256) == 0 && memcmp(r256, r512, sizeof r256) == 0,
+                              "e %d nb %lld half %d: S or R differ", e, (long long)nb, v);
+            }
+        }
+#else
+    tu_skip_note("gemm_block_512_match_256", "not an x86-64 build with the AVX2 kernels");
+#endif
+}
+END_TEST
 
 /* The running split of eft_gemm.c (CHAIN4, eft_kern.h): for every block it may see (nb <= BL
  * products per lane, each |x y| below 2^-9 sigma, sigma from 2^-960 to 2^1000), S = tau - sigma
@@ -222,6 +278,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, deep_lsb_definition);
     tcase_add_test(tc, deep_lsb_vector_matches_scalar);
     tcase_add_test(tc, dot_lanes_512_match_256);
+    tcase_add_test(tc, gemm_block_512_match_256);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);
     return s;

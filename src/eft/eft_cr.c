@@ -240,7 +240,7 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         double *mAc = mX + pr->n * nsub(pr), *mXc = mAc + na * nblocks(pr);
         uint8_t *zA = (uint8_t *)(mXc + pr->n * nblocks(pr)), *zX = zA + (pr->m + 7) / 8;
         ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, nblocks(pr), nsub(pr),
-                             -1, 0, 0 };
+                             -1, 0, 0, g.wide };
         const int64_t nstrips = (pr->m + 7) / 8;
         prep_t pp = { &s, (double *)p, NULL, nstrips };
         p += strips_bytes(pr) + maxima_bytes(pr);

@@ -101,21 +101,26 @@ static inline void block_one(const double *ab, const double *xb, int64_t nb, __m
  * operations on two chains (16^3: 190 ns per strip against 230, 32^3: 770 against 900,
  * AVX512 EPYC) */
 static inline void block_two(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4],
-                             row4_t st0[2], row4_t st1[2], int first)
+                             row4_t st0[2], row4_t st1[2], int first, int wide)
 {
-    const __m256d z = _mm256_setzero_pd();
-    __m256d T0 = gs[0], T1 = gs[1], T2 = gs[2], T3 = gs[3], R0 = z, R1 = z, R2 = z, R3 = z;
-    for (int64_t l = 0; l < nb; l++) {
-        const __m256d a0 = _mm256_loadu_pd(ab + 8 * l), a1 = _mm256_loadu_pd(ab + 8 * l + 4);
-        const __m256d xv = _mm256_broadcast_sd(x0 + l), xw = _mm256_broadcast_sd(x1 + l);
-        CHAIN4(T0, R0, a0, xv);
-        CHAIN4(T1, R1, a1, xv);
-        CHAIN4(T2, R2, a0, xw);
-        CHAIN4(T3, R3, a1, xw);
+    __m256d S[4], R[4];
+    if (wide) ozb_eft_block_two512(ab, x0, x1, nb, gs, S, R);   /* the same S and R */
+    else {
+        const __m256d z = _mm256_setzero_pd();
+        __m256d T0 = gs[0], T1 = gs[1], T2 = gs[2], T3 = gs[3], R0 = z, R1 = z, R2 = z, R3 = z;
+        for (int64_t l = 0; l < nb; l++) {
+            const __m256d a0 = _mm256_loadu_pd(ab + 8 * l), a1 = _mm256_loadu_pd(ab + 8 * l + 4);
+            const __m256d xv = _mm256_broadcast_sd(x0 + l), xw = _mm256_broadcast_sd(x1 + l);
+            CHAIN4(T0, R0, a0, xv);
+            CHAIN4(T1, R1, a1, xv);
+            CHAIN4(T2, R2, a0, xw);
+            CHAIN4(T3, R3, a1, xw);
+        }
+        /* S = tau - sigma, exact (both in [sigma/2, 2 sigma]: Sterbenz) */
+        S[0] = _mm256_sub_pd(T0, gs[0]); S[1] = _mm256_sub_pd(T1, gs[1]);
+        S[2] = _mm256_sub_pd(T2, gs[2]); S[3] = _mm256_sub_pd(T3, gs[3]);
+        R[0] = R0; R[1] = R1; R[2] = R2; R[3] = R3;
     }
-    /* S = tau - sigma, exact (both in [sigma/2, 2 sigma]: Sterbenz) */
-    const __m256d S[4] = { _mm256_sub_pd(T0, gs[0]), _mm256_sub_pd(T1, gs[1]), _mm256_sub_pd(T2, gs[2]), _mm256_sub_pd(T3, gs[3]) };
-    const __m256d R[4] = { R0, R1, R2, R3 };
     tot4 *t[4] = { &st0[0].t, &st0[1].t, &st1[0].t, &st1[1].t };
     for (int v = 0; v < 4; v++) {
         if (first) tot_first(t[v], S[v], R[v], gs[v]);
@@ -142,7 +147,7 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
         for (int c = 0; c < nc; c++) in[c] = !bad[c] && block_bound(g, b, j + c, q, &m[2 * c], &m[2 * c + 1]);
         if (nc == 2 && in[0] && in[1]) {
             const __m256d gs[4] = { sigma_for(m[0]), sigma_for(m[1]), sigma_for(m[2]), sigma_for(m[3]) };
-            block_two(ab, g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, nb, gs, st, st + 2, q == 0);
+            block_two(ab, g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, nb, gs, st, st + 2, q == 0, g->wide);
             continue;
         }
         for (int c = 0; c < nc; c++) {

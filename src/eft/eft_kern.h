@@ -275,6 +275,11 @@ static inline size_t ozb_eft_state_bytes(int64_t m) { return ((size_t)m / 8 + 1)
 /* eft_dot.c's DOT lane loop with 512-bit vectors, the same totals and sigmas bit for bit
  * (eft_dot512.c; only where ozb_eft_wide says so) */
 int ozb_eft_dot_run512(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g);
+/* eft_gemm.c's block of a strip times two columns with 512-bit vectors: S and R of the four
+ * 256-bit halves (strip rows 0-3 and 4-7, column x0 then x1) from their sigmas gs, as
+ * block_two computes them (eft_gemm512.c; only where ozb_eft_wide says so) */
+void ozb_eft_block_two512(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4],
+                          __m256d S[4], __m256d R[4]);
 /* the 256-bit loop itself (eft_dot.c; for test_eft_kernels, which compares the two) */
 int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g);
 
@@ -308,6 +313,7 @@ typedef struct {
     int64_t nq;               /* blocks of BL along k */
     int64_t ns;               /* sub-blocks of SBL along k */
     int64_t skip_b, skip_j, skip_n;   /* strip skip_b's columns skip_j.. (skip_n of them) are done */
+    int wide;                 /* blocks of two columns by the 512-bit loop (ozb_eft_wide) */
 } ozb_eft_gemm_t;
 /* Columns of op(B) per unit where units are column groups: op(A) is streamed once per group
  * (a strip stays in L2 across the group's columns, the group's columns in L3) */
