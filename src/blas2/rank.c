@@ -78,8 +78,11 @@ static int tiny_free(const double *v, int64_t n, int64_t inc)
 
 static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
 {
-    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_B, (size_t)r->m * (size_t)r->n + 8);
+    /* per element a flag, per column the count flagged (pass 2 reads only those columns) */
+    const size_t fb = ((size_t)r->m * (size_t)r->n + 64) & ~(size_t)63;
+    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_B, fb + sizeof(int64_t) * (size_t)r->n);
     if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
+    int64_t *colbad = (int64_t *)(fail + fb);
     /* the standard floating-point environment (core/fpenv.h); the caller's other one: this
      * thread alone (the pool's threads may carry it) */
     ozb_fpenv_t env;
@@ -101,15 +104,17 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
         double *col = r->A + j * r->lda;
         if (!ok) {
             for (int64_t i = i0; i < i1; i++) f[i] = 1;
+            colbad[j] = i1 - i0;
             continue;
         }
         const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
-        (void)ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
-                           r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0);
+        colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
+                                 r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0);
     }
     /* pass 2, in order: what pass 1 left */
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     for (int64_t j = 0; j < r->n && st == OZBLAS_STATUS_SUCCESS; j++) {
+        if (!colbad[j]) continue;
         int64_t i0, i1;
         rows_of(r, j, &i0, &i1);
         for (int64_t i = i0; i < i1 && st == OZBLAS_STATUS_SUCCESS; i++)

@@ -36,11 +36,76 @@ static inline int one(double a, double x, double uh, double ul, double y, double
     return range & (lo == hi);
 }
 
+/* The one-term update (no y: DGER, DSYR), decided only where its result is nonzero and
+ * finite: there RN(exact) is unique, so the value is the one every other path finds, and what
+ * it leaves (zeros, whose sign the two-term loop decides, Inf, NaN, uncertified) goes to that
+ * loop unchanged.  ul == 0 (alpha v exact as one double): a + x uh by one FMA, rounded once.
+ * Else the bit budget above with no second product: a + p = s + e1 (TwoSum), e = (e1 + pe) +
+ * x ul rounded three times, B = 2^-50 (|e1| + |pe| + |x ul|) (+ 2^-1069), twice that error. */
+static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
+{
+    if (fma_only) {
+        *r = fma(x, uh, a);
+        return (*r != 0.0) & (fabs(*r) <= 0x1.fffffffffffffp1023);
+    }
+    const double p = x * uh, pe = fma(x, uh, -p);
+    const double s = a + p, b = s - a, e1 = (a - (s - b)) + (p - b);
+    const double w = x * ul, e = (e1 + pe) + w;
+    const double sum = fabs(e1) + fabs(pe) + fabs(w);
+    const double B = 0x1p-50 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
+    const double lo = s + (e - B), hi = s + (e + B);
+    *r = lo;
+    const int64_t range = safe | (fabs(p) >= 0x1p-960) | (x == 0.0) | (uh == 0.0);
+    return range & (lo == hi) & (lo != 0.0) & (fabs(lo) <= 0x1.fffffffffffffp1023);
+}
+
+/* the one-term loop on unit strides, in chunks with 64-bit flags (the lanes' width: the loop
+ * stays in vector registers), narrowed to bytes only where a chunk has one: decided elements
+ * written, the others flagged (1) */
+static int64_t one_term(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
+                        uint8_t *fail)
+{
+    enum { CH = 256 };
+    int64_t fl[CH], nf = 0;
+    for (int64_t c0 = 0; c0 < m; c0 += CH) {
+        const int64_t len = m - c0 < CH ? m - c0 : CH;
+        int64_t bad = 0;
+#define ONE_TERM_LOOP(FMA_ONLY)                                                                  \
+        for (int64_t i = 0; i < len; i++) {                                                      \
+            double r;                                                                            \
+            const int64_t ok = one1(a[c0 + i], x[c0 + i], uh, ul, safe, FMA_ONLY, &r);          \
+            out[c0 + i] = ok ? r : out[c0 + i];                                                  \
+            fl[i] = 1 - ok;                                                                      \
+            bad += 1 - ok;                                                                       \
+        }
+        if (ul == 0.0) ONE_TERM_LOOP(1) else ONE_TERM_LOOP(0)
+#undef ONE_TERM_LOOP
+        if (bad) for (int64_t i = 0; i < len; i++) fail[c0 + i] = (uint8_t)fl[i];
+        else memset(fail + c0, 0, (size_t)len);
+        nf += bad;
+    }
+    return nf;
+}
+
 int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
                      uint8_t *fail)
 {
     int64_t nf = 0;
+    if (!y && a && out == a && inca == 1 && incx == 1 && inco == 1) {
+        /* in place (the rank updates): what one_term leaves, by the loop below, element by
+         * element (a[i] is still the input there) */
+        if (one_term(m, a, x, uh, ul, out, safe, fail) == 0) return 0;
+        for (int64_t i = 0; i < m; i++)
+            if (fail[i]) {
+                double r;
+                const int ok = one(a[i], x[i], uh, ul, x[i], 0.0, 0.0, safe, &r);
+                if (ok) out[i] = r;
+                fail[i] = (uint8_t)!ok;
+                nf += !ok;
+            }
+        return nf;
+    }
     if (inca == 1 && incx == 1 && inco == 1 && (!y || incy == 1) && a) {
         /* the common case in unit strides, one vectorized loop (no second term: y = x times
          * 0, exactly 0 for finite x; an infinite x is flagged by the range test either way) */
