@@ -130,11 +130,11 @@ static fold_t dot_fold(const dot_t *d)
     return f;
 }
 
-fold_t ozb_eft_dot_fold(const double *x, const double *y, int64_t n, int wide)
+fold_t ozb_eft_dot_fold(const double *x, int64_t incx, const double *y, int64_t incy, int64_t n, int wide)
 {
     dot_t d;
     dot_init(&d, wide);
-    if (n > 0) dot_contig(&d, x, y, n);
+    if (n > 0) dot_strided(&d, x, incx, y, incy, n);
     return dot_fold(&d);
 }
 #endif
@@ -164,10 +164,8 @@ int ozb_eft_dot_parts(int64_t n, const double *x, int64_t incx, const double *y,
 #ifdef EFT_AVX2
     if (n <= 0) { *S = *C = *B = 0.0; return 1; }
     if (n > ((int64_t)1 << 32)) return 0;              /* the margin on G (blocks <= 2^32) */
-    dot_t d;
-    dot_init(&d, ozb_eft_cpu_wide());
-    dot_strided(&d, x + (incx < 0 ? (n - 1) * -incx : 0), incx, y + (incy < 0 ? (n - 1) * -incy : 0), incy, n);
-    const fold_t f = dot_fold(&d);
+    const fold_t f = ozb_eft_dot_fold(x + (incx < 0 ? (n - 1) * -incx : 0), incx, y + (incy < 0 ? (n - 1) * -incy : 0),
+                                      incy, n, ozb_eft_cpu_wide());
     const double b = ozb_eft_fold_bound(f, ozb_eft_terms(n, LANES, 1));
     if (isnan(b) || !isfinite(b)) return 0;
     *S = f.S;
@@ -228,8 +226,6 @@ int64_t ozb_eft_put(const ozb_eft_t *e, int64_t i, fold_t f, double N)
     return !ok;
 }
 
-/* terms of a row's C: one w per lane and block, and the folds' errors */
-
 #ifdef EFT_AVX2
 /* DOT: pieces lo..hi-1 of x^T y, each folded into state[4 piece ..] */
 static int64_t dot_pieces(void *ctx, int64_t lo, int64_t hi)
@@ -239,10 +235,7 @@ static int64_t dot_pieces(void *ctx, int64_t lo, int64_t hi)
     const int64_t n = pr->k, len = ((n + e->nchunk - 1) / e->nchunk + 7) & ~(int64_t)7;
     for (int64_t q = lo; q < hi; q++) {
         const int64_t l0 = q * len < n ? q * len : n, l1 = l0 + len < n ? l0 + len : n;
-        dot_t d;
-        dot_init(&d, e->wide);
-        if (l1 > l0) dot_strided(&d, pr->a.p + l0 * pr->a.cs, pr->a.cs, pr->b.p + l0 * pr->b.cs, pr->b.cs, l1 - l0);
-        const fold_t f = dot_fold(&d);
+        const fold_t f = ozb_eft_dot_fold(pr->a.p + l0 * pr->a.cs, pr->a.cs, pr->b.p + l0 * pr->b.cs, pr->b.cs, l1 - l0, e->wide);
         memcpy(e->state + 4 * q, &f, sizeof f);
     }
     return 0;

@@ -340,9 +340,10 @@ static inline int64_t ozb_eft_walk_units(const void *g, int64_t m, int64_t n, in
     return left;
 }
 
-/* sum x_l y_l (contiguous, n >= 0) as a fold by the DOT lanes (wide: the 512-bit loop, the
- * same fold); S = NaN where a product is out of range or not finite (eft_dot.c) */
-fold_t ozb_eft_dot_fold(const double *x, const double *y, int64_t n, int wide);
+/* sum x_l y_l (n >= 0; any strides, elements gathered CHUNK at a time where not 1) as a
+ * fold by the DOT lanes (wide: the 512-bit loop, the same fold); S = NaN where a product is
+ * out of range or not finite (eft_dot.c) */
+fold_t ozb_eft_dot_fold(const double *x, int64_t incx, const double *y, int64_t incy, int64_t n, int wide);
 
 /* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
 int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi);

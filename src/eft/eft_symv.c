@@ -90,7 +90,7 @@ static fold_t row_part_t(const symv_ctx *c, int64_t i)
     const double *a = s->A + l0 + i * s->lda, *x = s->x + l0;
     fold_t f = {0.0, 0.0, 0.0, 0.0};
     if (len <= 0) return f;
-    if (len > SPLIT1_MAX) return ozb_eft_dot_fold(a, x, len, c->wide);
+    if (len > SPLIT1_MAX) return ozb_eft_dot_fold(a, 1, x, 1, len, c->wide);
     double S, R, G;
     const int ok = ozb_eft_split1(a, x, len, &S, &R, &G);
     if (!ok) { f.S = NAN; return f; }
