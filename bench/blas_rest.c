@@ -71,6 +71,48 @@ static void c_dgemv(int w)   /* the level-2 yardstick */
     if (w) cblas_dgemv(CblasColMajor, CblasNoTrans, (int)N, (int)N, 1.0, A, (int)N, X, 1, 0.5, Y, 1);
     else ozblas_dgemv(H, OZBLAS_OP_N, N, N, 1.0, A, N, X, 1, 0.5, Y, 1);
 }
+/* packed (P: T's lower triangle packed) and band (BD: 8 off-diagonals, the lower band's
+ * diagonal 1 at BD[9 j]) storage, level-2 sizes */
+static double *P, *BD;
+static void c_dspmv(int w)
+{
+    if (w) cblas_dspmv(CblasColMajor, CblasLower, (int)N, 1.0, P, X, 1, 0.5, Y, 1);
+    else ozblas_dspmv(H, LOWER, N, 1.0, P, X, 1, 0.5, Y, 1);
+}
+static void c_dtpmv(int w)
+{
+    memcpy(W, X, sizeof(double) * (size_t)N);
+    if (w) cblas_dtpmv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, P, W, 1);
+    else ozblas_dtpmv(H, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, P, W, 1);
+}
+static void c_dtpsv(int w)
+{
+    memcpy(W, X, sizeof(double) * (size_t)N);
+    if (w) cblas_dtpsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, P, W, 1);
+    else ozblas_dtpsv(H, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, P, W, 1);
+}
+static void c_dgbmv(int w)
+{
+    if (w) cblas_dgbmv(CblasColMajor, CblasNoTrans, (int)N, (int)N, 8, 8, 1.0, BD, 17, X, 1, 0.5, Y, 1);
+    else ozblas_dgbmv(H, OZBLAS_OP_N, N, N, 8, 8, 1.0, BD, 17, X, 1, 0.5, Y, 1);
+}
+static void c_dsbmv(int w)
+{
+    if (w) cblas_dsbmv(CblasColMajor, CblasLower, (int)N, 8, 1.0, BD, 9, X, 1, 0.5, Y, 1);
+    else ozblas_dsbmv(H, LOWER, N, 8, 1.0, BD, 9, X, 1, 0.5, Y, 1);
+}
+static void c_dtbmv(int w)
+{
+    memcpy(W, X, sizeof(double) * (size_t)N);
+    if (w) cblas_dtbmv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, 8, BD, 9, W, 1);
+    else ozblas_dtbmv(H, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, 8, BD, 9, W, 1);
+}
+static void c_dtbsv(int w)
+{
+    memcpy(W, X, sizeof(double) * (size_t)N);
+    if (w) cblas_dtbsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)N, 8, BD, 9, W, 1);
+    else ozblas_dtbsv(H, LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, N, 8, BD, 9, W, 1);
+}
 /* level 3, N x N outputs, inner K */
 static void c_dsyrk(int w)
 {
@@ -154,13 +196,19 @@ int main(int argc, char **argv)
         C[i] = rand() / (double)RAND_MAX - 0.5; T[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
     }
     for (int64_t i = 0; i < mmax; i++) T[i + i * mmax] = 1.0;   /* leading dimension N: diagonal at i(N+1) below */
+    P = malloc(sizeof(double) * (size_t)(mmax * (mmax + 1) / 2));
+    BD = malloc(sizeof(double) * 17 * (size_t)mmax);
+    for (int64_t i = 0; i < 17 * mmax; i++) BD[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
+    for (int64_t j = 0; j < mmax; j++) BD[9 * j] = 1.0;
     printf("mode %s, %d interleaved repetitions; ratio = ozblas time / the other's (median, range)\n\n", cr ? "CR" : "DOUBLE", reps);
     printf("| routine | n | ozblas us | vs OpenBLAS | vs ozblas_dgemm, same flops |\n|---|---|---|---|---|\n");
     struct { const char *name; call_fn f; int level; } rs[] = {
         {"daxpy", c_daxpy, 1}, {"dscal", c_dscal, 1}, {"dcopy", c_dcopy, 1}, {"drot", c_drot, 1}, {"dasum", c_dasum, 1},
         {"dnrm2", c_dnrm2, 1}, {"idamax", c_idamax, 1}, {"dgemv", c_dgemv, 2}, {"dsymv", c_dsymv, 2}, {"dtrmv", c_dtrmv, 2},
         {"dtrsv", c_dtrsv, 2}, {"dger", c_dger, 2}, {"dsyr2", c_dsyr2, 2}, {"dsyrk", c_dsyrk, 3}, {"dsyr2k", c_dsyr2k, 3},
-        {"dsymm", c_dsymm, 3}, {"dtrmm", c_dtrmm, 3}, {"dtrsm", c_dtrsm, 3},
+        {"dsymm", c_dsymm, 3}, {"dtrmm", c_dtrmm, 3}, {"dtrsm", c_dtrsm, 3}, {"dspmv", c_dspmv, 2},
+        {"dtpmv", c_dtpmv, 2}, {"dtpsv", c_dtpsv, 2}, {"dgbmv", c_dgbmv, 2}, {"dsbmv", c_dsbmv, 2},
+        {"dtbmv", c_dtbmv, 2}, {"dtbsv", c_dtbsv, 2},
     };
     const int64_t n1[] = {100, 10000, 1 << 20}, n2[] = {64, 256, 1024}, n3[] = {64, 256, 1024};
     for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++)
@@ -171,6 +219,8 @@ int main(int argc, char **argv)
             N = rs[r].level == 1 ? n1[s] : rs[r].level == 2 ? n2[s] : n3[s];
             K = N;
             for (int64_t i = 0; i < N && rs[r].level > 1; i++) T[i + i * N] = 1.0;
+            for (int64_t j = 0, q = 0; j < N && rs[r].level == 2; j++)   /* T's lower triangle, packed */
+                for (int64_t i = j; i < N; i++) P[q++] = T[i + j * N];
             double med, lo, hi, t;
             ratio(rs[r].f, rs[r].f, 1, reps, &med, &lo, &hi, &t);
             printf("| %s | %lld | %.1f | %.2f (%.2f-%.2f) |", rs[r].name, (long long)N, 1e6 * t, med, lo, hi);
