@@ -1,12 +1,14 @@
 /* The banded level-2 routines, element by element over the band (O(n k) work, no matrix made
  * whole): each output element's terms gathered into a short list and summed exactly, rounded
- * once (the short exact sums up to 64 terms, the pipeline correctly rounded beyond), so every
+ * once (the short error-free DOT where it certifies a nonzero result, the short exact sums up
+ * to 64 terms, the pipeline correctly rounded beyond), so every
  * element is correctly rounded in every mode and equals what dgemv / dsymv / dtrmv compute
  * correctly rounded on the matrix in full storage; dtbsv follows the solve rule of CONTRACT §6
  * with every sum correctly rounded. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
+#include "eft/eft_dot_small.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include <stdlib.h>
@@ -21,7 +23,13 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
     }
     const ozb_problem pr = { .m = 1, .n = 1, .k = k, .a = { a, 0, 1 }, .b = { b, 0, 1 }, .alpha = alpha, .beta = beta,
                              .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
-    double v;
+    /* first the short error-free DOT (one split, certified), taken where its result is
+     * nonzero: there RN(exact) is unique, so it is what the exact sums below give; a zero (its
+     * sign theirs to decide) or an uncertified sum goes on to them */
+    double v = *c;
+    ozb_problem q = pr;
+    q.c = &v;
+    if (alpha != 0.0 && k <= OZB_DOT_ONE_SIGMA && ozb_eft_dot_short(&q) && v != 0.0) { *c = v; return OZBLAS_STATUS_SUCCESS; }
     if (alpha != 0.0 && ozb_exact_small_value(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
     if (alpha == 0.0) { *c = beta == 0.0 ? 0.0 : beta * *c; return OZBLAS_STATUS_SUCCESS; }
     return ozb_run_rn(h, &pr);
