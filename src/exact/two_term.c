@@ -87,6 +87,44 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
     return nf;
 }
 
+/* RN(c x + s y), decided only where nonzero and finite (as one1): x c = p + pe and y s = q + qe
+ * exactly (TwoProduct, each product 0 or within [2^-960, 2^1000]), p + q = t + e1 (TwoSum),
+ * e = e1 + (pe + qe) rounded twice, B = 2^-50 (|e1| + |pe| + |qe|) (+ 2^-1069): twice its
+ * error, as the bit budget above. */
+static inline int64_t two1(double x, double c, double y, double s, double *r)
+{
+    const double p = x * c, pe = fma(x, c, -p), q = y * s, qe = fma(y, s, -q);
+    const double t = p + q, b = t - p, e1 = (p - (t - b)) + (q - b);
+    const double e = e1 + (pe + qe);
+    const double sum = fabs(e1) + fabs(pe) + fabs(qe);
+    const double B = 0x1p-50 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
+    const double lo = t + (e - B), hi = t + (e + B);
+    *r = lo;
+    const int64_t range = ((fabs(p) >= 0x1p-960) | (x == 0.0) | (c == 0.0)) & ((fabs(q) >= 0x1p-960) | (y == 0.0) | (s == 0.0));
+    return range & (lo == hi) & (lo != 0.0) & (fabs(lo) <= 0x1.fffffffffffffp1023);
+}
+
+int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail)
+{
+    enum { CH = 256 };
+    int64_t fl[CH], nf = 0;
+    for (int64_t c0 = 0; c0 < m; c0 += CH) {
+        const int64_t len = m - c0 < CH ? m - c0 : CH;
+        int64_t bad = 0;
+        for (int64_t i = 0; i < len; i++) {
+            double r;
+            const int64_t ok = two1(x[c0 + i], c, y[c0 + i], s, &r);
+            out[c0 + i] = r;
+            fl[i] = 1 - ok;
+            bad += 1 - ok;
+        }
+        if (bad) for (int64_t i = 0; i < len; i++) fail[c0 + i] = (uint8_t)fl[i];
+        else memset(fail + c0, 0, (size_t)len);
+        nf += bad;
+    }
+    return nf;
+}
+
 int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
                      uint8_t *fail)
