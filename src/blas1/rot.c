@@ -53,18 +53,18 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
     for (int64_t c0 = 0; c0 < n; c0 += CH) {
         const int64_t len = n - c0 < CH ? n - c0 : CH;
         for (int64_t i = 0; i < len; i++) { xs[i] = xv[(c0 + i) * incx]; ys[i] = yv[(c0 + i) * incy]; }
-        /* the nonzero finite results by the two-product loop; the rest as before, by the
-         * two-term loop with a = 0 and then rn2: the same bits (RN(exact) is unique where
-         * nonzero) */
-        const int64_t bx = ozb_two_prod(len, xs, h11, ys, h12, nx, fx);
-        const int64_t by = ozb_two_prod(len, xs, h21, ys, h22, ny, fy);
+        /* the finite results by the two-product loop (the two-term loop's arithmetic with
+         * a = +0); the rest as before, by the two-term loop and then rn2: the same bits */
+        int64_t bx = ozb_two_prod(len, xs, h11, ys, h12, nx, fx);
+        int64_t by = ozb_two_prod(len, xs, h21, ys, h22, ny, fy);
+        /* a chunk with flagged elements (products out of range: scaled matrices) by the
+         * two-term loop whole, in one call */
+        if (bx) bx = ozb_two_term(len, zero, 1, xs, 1, h11, 0.0, ys, 1, h12, 0.0, nx, 1, 0, fx);
+        if (by) by = ozb_two_term(len, zero, 1, xs, 1, h21, 0.0, ys, 1, h22, 0.0, ny, 1, 0, fy);
         for (int64_t i = 0; i < len && (bx || by); i++) {
             ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-            if (fx[i] && ozb_two_term(1, zero, 1, &xs[i], 1, h11, 0.0, &ys[i], 1, h12, 0.0, &nx[i], 1, 0, &fx[i]))
-                st = rn2(h, h11, xs[i], h12, ys[i], &nx[i]);
-            if (fy[i] && st == OZBLAS_STATUS_SUCCESS &&
-                ozb_two_term(1, zero, 1, &xs[i], 1, h21, 0.0, &ys[i], 1, h22, 0.0, &ny[i], 1, 0, &fy[i]))
-                st = rn2(h, h21, xs[i], h22, ys[i], &ny[i]);
+            if (fx[i]) st = rn2(h, h11, xs[i], h12, ys[i], &nx[i]);
+            if (fy[i] && st == OZBLAS_STATUS_SUCCESS) st = rn2(h, h21, xs[i], h22, ys[i], &ny[i]);
             if (st != OZBLAS_STATUS_SUCCESS) return st;
         }
         for (int64_t i = 0; i < len; i++) { xv[(c0 + i) * incx] = nx[i]; yv[(c0 + i) * incy] = ny[i]; }

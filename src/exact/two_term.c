@@ -36,12 +36,15 @@ static inline int one(double a, double x, double uh, double ul, double y, double
     return range & (lo == hi);
 }
 
-/* The one-term update (no y: DGER, DSYR), decided only where its result is nonzero and
- * finite: there RN(exact) is unique, so the value is the one every other path finds, and what
- * it leaves (zeros, whose sign the two-term loop decides, Inf, NaN, uncertified) goes to that
- * loop unchanged.  ul == 0 (alpha v exact as one double): a + x uh by one FMA, rounded once.
- * Else the bit budget above with no second product: a + p = s + e1 (TwoSum), e = (e1 + pe) +
- * x ul rounded three times, B = 2^-50 (|e1| + |pe| + |x ul|) (+ 2^-1069), twice that error. */
+/* The one-term update (no y: DGER, DSYR), decided only where its result is finite: a nonzero
+ * RN(exact) is unique, so the value is the one every other path finds, and what it leaves
+ * (Inf, NaN, uncertified) goes to the two-term loop unchanged.  ul == 0 (alpha v exact as one
+ * double): a + x uh by one FMA, rounded once, taken where nonzero (the FMA's zero may be -0
+ * where the two-term loop gives +0).  Else the bit budget above with no second product: a + p
+ * = s + e1 (TwoSum), e = (e1 + pe) + x ul rounded three times, B = 2^-50 (|e1| + |pe| + |x ul|)
+ * (+ 2^-1069), twice that error.  An exact zero it certifies has B = 0 and every error term
+ * +0 (x - x is +0, so are the TwoSum's and TwoProduct's zero errors), so lo = s + (+0) = +0:
+ * the two-term loop's zero, which is the same sum with a second product of zero. */
 static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
 {
     if (fma_only) {
@@ -56,7 +59,7 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
     const double lo = s + (e - B), hi = s + (e + B);
     *r = lo;
     const int64_t range = safe | (fabs(p) >= 0x1p-960) | (x == 0.0) | (uh == 0.0);
-    return range & (lo == hi) & (lo != 0.0) & (fabs(lo) <= 0x1.fffffffffffffp1023);
+    return range & (lo == hi) & (fabs(lo) <= 0x1.fffffffffffffp1023);
 }
 
 /* the one-term loop on unit strides, in chunks with 64-bit flags (the lanes' width: the loop
@@ -87,10 +90,11 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
     return nf;
 }
 
-/* RN(c x + s y), decided only where nonzero and finite (as one1): x c = p + pe and y s = q + qe
- * exactly (TwoProduct, each product 0 or within [2^-960, 2^1000]), p + q = t + e1 (TwoSum),
- * e = e1 + (pe + qe) rounded twice, B = 2^-50 (|e1| + |pe| + |qe|) (+ 2^-1069): twice its
- * error, as the bit budget above. */
+/* RN(c x + s y), decided only where finite: x c = p + pe and y s = q + qe exactly
+ * (TwoProduct, each product 0 or within [2^-960, 2^1000]), p + q = t + e1 (TwoSum), e = e1 +
+ * (pe + qe) rounded twice, B = 2^-50 (|e1| + |pe| + |qe|) (+ 2^-1069): twice its error, as the
+ * bit budget above.  It is the two-term loop's arithmetic with a = +0 (whose TwoSum with p
+ * adds nothing): the same certificate, and the same +0 for an exact zero (lo = t + (+0)). */
 static inline int64_t two1(double x, double c, double y, double s, double *r)
 {
     const double p = x * c, pe = fma(x, c, -p), q = y * s, qe = fma(y, s, -q);
@@ -101,7 +105,7 @@ static inline int64_t two1(double x, double c, double y, double s, double *r)
     const double lo = t + (e - B), hi = t + (e + B);
     *r = lo;
     const int64_t range = ((fabs(p) >= 0x1p-960) | (x == 0.0) | (c == 0.0)) & ((fabs(q) >= 0x1p-960) | (y == 0.0) | (s == 0.0));
-    return range & (lo == hi) & (lo != 0.0) & (fabs(lo) <= 0x1.fffffffffffffp1023);
+    return range & (lo == hi) & (fabs(lo) <= 0x1.fffffffffffffp1023);
 }
 
 int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail)

@@ -23,9 +23,10 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
                      uint8_t *fail);
 
-/* out[i] = RN(c x[i] + s y[i]) for i < m (contiguous) where certified nonzero and finite, fail[i]
- * = 1 elsewhere (out[i] then meaningless: ozb_two_term with a = 0 decides those as it
- * always has, zeros' signs included).  Returns the number flagged. */
+/* out[i] = RN(c x[i] + s y[i]) for i < m (contiguous) where certified and finite (an exact zero
+ * as +0, as ozb_two_term with a = +0 gives it), fail[i] = 1 elsewhere (out[i] then
+ * meaningless: ozb_two_term with a = 0 decides those as it always has).  Returns the number
+ * flagged. */
 int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail);
 
 /* alpha * v = *hi + *lo exactly (TwoProduct), 1 where that holds (the product 0 or within
