@@ -59,8 +59,8 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
         int64_t by = ozb_two_prod(len, xs, h21, ys, h22, ny, fy);
         /* a chunk with flagged elements (products out of range: scaled matrices) by the
          * two-term loop whole, in one call */
-        if (bx) bx = ozb_two_term(len, zero, 1, xs, 1, h11, 0.0, ys, 1, h12, 0.0, nx, 1, 0, fx);
-        if (by) by = ozb_two_term(len, zero, 1, xs, 1, h21, 0.0, ys, 1, h22, 0.0, ny, 1, 0, fy);
+        if (bx) bx = ozb_two_term(len, zero, 1, xs, 1, h11, 0.0, ys, 1, h12, 0.0, nx, 1, 0, fx, 0);
+        if (by) by = ozb_two_term(len, zero, 1, xs, 1, h21, 0.0, ys, 1, h22, 0.0, ny, 1, 0, fy, 0);
         for (int64_t i = 0; i < len && (bx || by); i++) {
             ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
             if (fx[i]) st = rn2(h, h11, xs[i], h12, ys[i], &nx[i]);

@@ -8,6 +8,7 @@
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
 #include "exact/two_term.h"
+#include "eft/eft_dot.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include <math.h>
@@ -45,7 +46,7 @@ static int scaled_element(const rank_t *r, int64_t i, int64_t j)
     if (r->two && !ozb_two_prod_exact(r->alpha, r->x[j * r->incx] * 0x1p100, &vh, &vl)) return 0;
     const double a = *c * 0x1p100;
     if (ozb_two_term(1, &a, 1, &r->x[i * r->incx], 1, uh, ul, r->two ? &r->y[i * r->incy] : NULL, 1, vh, vl, &out, 1, 0,
-                     &f) != 0 || !(fabs(out) >= 0x1p-922) || !(fabs(out) <= 0x1p1000))
+                     &f, 0) != 0 || !(fabs(out) >= 0x1p-922) || !(fabs(out) <= 0x1p1000))
         return 0;
     *c = out * 0x1p-100;
     return 1;
@@ -91,6 +92,7 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
     /* products x_i u are safe from underflow (exact/two_term.h) where every nonzero |x_i|
      * (|y_i|) and |u| are at least 2^-480 */
     const int xs = tiny_free(r->x, r->m, r->incx) && (!r->two || tiny_free(r->y, r->m, r->incy));
+    const int wide = ozb_eft_wide(h);   /* the 512-bit one-term loop: the same bits */
     /* pass 1, parallel over columns: the certified updates; a column whose factors do not
      * split exactly is flagged whole (fail[m n] byte per element) */
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
@@ -109,7 +111,7 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
         }
         const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
         colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
-                                 r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0);
+                                 r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
     }
     /* pass 2, in order: what pass 1 left */
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;

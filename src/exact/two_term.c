@@ -131,13 +131,19 @@ int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, doub
 
 int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
-                     uint8_t *fail)
+                     uint8_t *fail, int wide)
 {
     int64_t nf = 0;
     if (!y && a && out == a && inca == 1 && incx == 1 && inco == 1) {
         /* in place (the rank updates): what one_term leaves, by the loop below, element by
          * element (a[i] is still the input there) */
-        if (one_term(m, a, x, uh, ul, out, safe, fail) == 0) return 0;
+#if defined(__x86_64__)
+        const int64_t left = wide ? ozb_one_term512(m, a, x, uh, ul, out, safe, fail) : one_term(m, a, x, uh, ul, out, safe, fail);
+#else
+        (void)wide;
+        const int64_t left = one_term(m, a, x, uh, ul, out, safe, fail);
+#endif
+        if (left == 0) return 0;
         for (int64_t i = 0; i < m; i++)
             if (fail[i]) {
                 double r;

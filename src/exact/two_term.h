@@ -18,10 +18,16 @@
 /* out[i*inco] = RN(a[i*inca] + x[i*incx] (uh + ul) + y[i*incy] (vh + vl)) for i < m where
  * certified (a == NULL: 0; y == NULL: no second term); fail[i] = 1 and out[i*inco] untouched
  * elsewhere.  Returns the number flagged.  out may be a.  safe: the caller knows every x_i uh
- * and y_i vh to be 0 or at least 2^-960 in magnitude (no per-element range test). */
+ * and y_i vh to be 0 or at least 2^-960 in magnitude (no per-element range test).  wide: the
+ * in-place one-term updates by the 512-bit loop (the same bits). */
 int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
-                     uint8_t *fail);
+                     uint8_t *fail, int wide);
+/* two_term.c's one-term loop with 512-bit vectors, the same decisions bit for bit (wide = 1
+ * above: only where the handle's kernel set is the 512-bit one, the CPU having AVX-512F/DQ);
+ * two_term512.c */
+int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
+                        uint8_t *fail);
 
 /* out[i] = RN(c x[i] + s y[i]) for i < m (contiguous) where certified and finite (an exact zero
  * as +0, as ozb_two_term with a = +0 gives it), fail[i] = 1 elsewhere (out[i] then
