@@ -7,8 +7,6 @@
  * with every sum correctly rounded. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
-#include "exact/exact_small.h"
-#include "eft/eft_dot_small.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include <stdlib.h>
@@ -23,14 +21,8 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
     }
     const ozb_problem pr = { .m = 1, .n = 1, .k = k, .a = { a, 0, 1 }, .b = { b, 0, 1 }, .alpha = alpha, .beta = beta,
                              .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
-    /* first the short error-free DOT (one split, certified), taken where its result is
-     * nonzero: there RN(exact) is unique, so it is what the exact sums below give; a zero (its
-     * sign theirs to decide) or an uncertified sum goes on to them */
-    double v = *c;
-    ozb_problem q = pr;
-    q.c = &v;
-    if (alpha != 0.0 && k <= OZB_DOT_ONE_SIGMA && ozb_eft_dot_short(&q) && v != 0.0) { *c = v; return OZBLAS_STATUS_SUCCESS; }
-    if (alpha != 0.0 && ozb_exact_small_value(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
+    double v;
+    if (alpha != 0.0 && ozb_short_sum(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
     if (alpha == 0.0) { *c = beta == 0.0 ? 0.0 : beta * *c; return OZBLAS_STATUS_SUCCESS; }
     return ozb_run_rn(h, &pr);
 }

@@ -16,7 +16,7 @@
  * longer down a lower one: a pair has about the same work as any other), each unit on one
  * thread, every row of it written (or flagged) there: no bit depends on the threads.  A
  * thread's part_n runs column block by column block over its strips, so that each column is
- * read down in a stream (strip by strip, 64 bytes a page apart, took 20 % longer at n = 1024).
+ * read down in a stream (strip by strip, each column would be read 64 bytes a page apart).
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_symv.h"
 #include "eft/eft_dot.h"

@@ -11,6 +11,15 @@ int ozb_two_prod_exact(double alpha, double v, double *hi, double *lo)
     return (alpha == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(alpha) && isfinite(v);
 }
 
+/* A chunk's 64-bit flags (the lanes' width: its loop stays in vector registers) narrowed to
+ * fail's bytes, only where the chunk has one; returns bad, the chunk's count */
+static inline int64_t narrow_flags(uint8_t *fail, const int64_t *fl, int64_t len, int64_t bad)
+{
+    if (bad) for (int64_t i = 0; i < len; i++) fail[i] = (uint8_t)fl[i];
+    else memset(fail, 0, (size_t)len);
+    return bad;
+}
+
 /* one element: 1 and *r where certified.  safe: every product is 0 or at least 2^-960 in
  * magnitude (the caller's test), so only overflow can spoil TwoProduct, and overflow leaves a
  * NaN in e (Inf - Inf in the TwoSums or the low parts), which fails lo == hi */
@@ -83,9 +92,7 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
         }
         if (ul == 0.0) ONE_TERM_LOOP(1) else ONE_TERM_LOOP(0)
 #undef ONE_TERM_LOOP
-        if (bad) for (int64_t i = 0; i < len; i++) fail[c0 + i] = (uint8_t)fl[i];
-        else memset(fail + c0, 0, (size_t)len);
-        nf += bad;
+        nf += narrow_flags(fail + c0, fl, len, bad);
     }
     return nf;
 }
@@ -122,9 +129,7 @@ int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, doub
             fl[i] = 1 - ok;
             bad += 1 - ok;
         }
-        if (bad) for (int64_t i = 0; i < len; i++) fail[c0 + i] = (uint8_t)fl[i];
-        else memset(fail + c0, 0, (size_t)len);
-        nf += bad;
+        nf += narrow_flags(fail + c0, fl, len, bad);
     }
     return nf;
 }
@@ -182,9 +187,7 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
                     fl[i] = 1 - ok;
                     bad += 1 - ok;
                 }
-            if (bad) for (int64_t i = 0; i < len; i++) fail[c0 + i] = (uint8_t)fl[i];
-            else memset(fail + c0, 0, (size_t)len);
-            nf += bad;
+            nf += narrow_flags(fail + c0, fl, len, bad);
         }
         return nf;
     }

@@ -1,6 +1,8 @@
 /* Symmetric and triangular operands made whole, and GEMM problems on one triangle of C. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "exact/exact_small.h"
+#include "eft/eft_dot_small.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 
 void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *dst)
@@ -130,4 +132,16 @@ ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int l
         if (r.m > 0 && (st = run(h, &r, rn)) != OZBLAS_STATUS_SUCCESS) return st;
     }
     return OZBLAS_STATUS_SUCCESS;
+}
+
+int ozb_short_sum(const ozb_problem *pr, double *out)
+{
+    double v = *pr->c;
+    ozb_problem q = *pr;
+    q.c = &v;
+    if (pr->k <= OZB_DOT_ONE_SIGMA && ozb_eft_dot_short(&q) && v != 0.0) {
+        *out = v;
+        return 1;
+    }
+    return ozb_exact_small_value(pr, out);
 }

@@ -40,6 +40,13 @@ void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans,
  * the other triangle is neither read nor written.  rn: correctly rounded whatever the mode. */
 ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn);
 
+/* RN(alpha x^T y + beta c) of a one-element problem (m = n = 1) into *out (nothing else
+ * written), 1 where it applies: first the short error-free DOT, taken where it certifies a
+ * nonzero result (there RN(exact) is unique, so it is what the exact sums give), then the short
+ * exact sums (a zero's sign is theirs to decide; k <= OZB_EXACT_SMALL_K, finite terms).  0:
+ * the caller's correctly rounded pipeline. */
+int ozb_short_sum(const ozb_problem *pr, double *out);
+
 /* op(T) X = B for a lower op(T) (after the caller's reversal and transposition), by the
  * rule of CONTRACT §6: t (m x m) element (i, j) = t.p[i*t.rs + j*t.cs]; X overwrites B,
  * element (i, j) = x[i*xrs + j*xcs], nrhs columns.  B is alpha B already. */

@@ -6,8 +6,6 @@
  * the same bits. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
-#include "exact/exact_small.h"
-#include "eft/eft_dot_small.h"
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
  * pipeline per row, which costs about a microsecond); at and above it, one correctly rounded
@@ -26,13 +24,8 @@ static ozblas_status_t short_update(ozblas_handle_t h, ozb_view t, int64_t i, in
             .b = { x + l0 * xrs + j * xcs, 0, xrs }, .alpha = -1.0, .beta = 1.0, .c = c, .crs = 0, .ccs = 0,
             .kblock = OZB_KBLOCK_MAX,
         };
-        /* the short error-free DOT where it certifies a nonzero result (RN(exact) unique: the
-         * exact sums' value), else the exact sums (a zero's sign is theirs to decide) */
-        double v = *c;
-        ozb_problem q = e;
-        q.c = &v;
-        if (ozb_eft_dot_short(&q) && v != 0.0) *c = v;
-        else if (ozb_exact_small_value(&e, &v)) *c = v;
+        double v;
+        if (ozb_short_sum(&e, &v)) *c = v;
         else {
             const ozblas_status_t st = ozb_run_rn(h, &e);
             if (st != OZBLAS_STATUS_SUCCESS) return st;
