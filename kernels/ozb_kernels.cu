@@ -8,6 +8,7 @@
 #include "ozb_crt_ops.h"
 #include "ozb_eft_ops.h"
 #include "ozb_crcr_ops.h"
+#include "ozb_shape_ops.h"
 #ifdef OZB_HOST_KERNELS
 #include "ozb_cuda_host.h"          /* the emulated device's host build (src/cuda/kernels_host.cc) */
 #else
@@ -526,6 +527,17 @@ __global__ void k_eft_put(const double *res, int64_t m, double *c, int64_t crs)
         c[i * crs] = res[i];
 }
 
+/* the level-3 shapes (ozb_shape_ops.h): one thread an element of the window */
+__global__ void k_shape(ozb_op_shape s)
+{
+    const int64_t total = s.m * s.n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t i;
+        const int64_t j = ozb_op_divmod(e, s.m, &i);
+        ozb_op_shape_elem(&s, i, j);
+    }
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 static int kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
@@ -764,6 +776,14 @@ static int kl_eft_put(const double *res, int64_t m, double *c, int64_t crs, void
     return launched();
 }
 
+static int kl_shape(const void *args, void *stream)
+{
+    const ozb_op_shape s = *(const ozb_op_shape *)args;
+    if (s.m <= 0 || s.n <= 0) return 0;
+    OZB_LAUNCH(k_shape, blocks_for(s.m * s.n), kThreads, (cudaStream_t)stream)(s);
+    return launched();
+}
+
 }  // namespace
 
 extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
@@ -793,6 +813,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_crt_hats,
         kl_crt_cert,
         kl_crt_flagged,
+        kl_shape,
     };
     return &t;
 }

@@ -1,10 +1,12 @@
 /* ozblas_dtrmm (a DGEMM problem on op(T) made whole and a copy of B, in the handle's mode; in
  * blocks that leave out op(T)'s zeros where the results are RN(exact)) and
- * ozblas_dtrsm (the fixed-block rule of CONTRACT §6, shapes/trsolve.c). */
+ * ozblas_dtrsm (the fixed-block rule of CONTRACT §6, shapes/trsolve.c).  The operands are
+ * shaped in the handle's memory (shapes/shape_ops.c), so a CUDA handle computes both on the
+ * device. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
-#include "core/backend.h"
 #include "core/fpenv.h"
+#include "core/info.h"
 
 /* DTRMM's blocks of C where its results are RN(exact) (shape only: no bit depends on it) */
 #define TRMM_BLOCK 64
@@ -20,24 +22,29 @@ static ozblas_status_t tri3_args(ozblas_handle_t h, ozblas_side_t side, ozblas_u
         lda < max1(side == OZBLAS_LEFT ? m : n) || ldb < max1(m))
         return OZBLAS_STATUS_INVALID_VALUE;
     if (m > 0 && n > 0 && (!B || (alpha != 0.0 && !A))) return OZBLAS_STATUS_INVALID_VALUE;
-    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
     return OZBLAS_STATUS_SUCCESS;
 }
 
-ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
-                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
-                             double *B, int64_t ldb)
+/* DTRMM with alpha != 0 on a nonempty B */
+static ozblas_status_t trmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                            ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                            double *B, int64_t ldb)
 {
-    const ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
-    if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
     const int left = side == OZBLAS_LEFT;
     const int64_t ka = left ? m : n;
-    double *full = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
-    double *bc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)m * (size_t)n);
+    double *full = ozb_shape_buf(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
+    double *bc = ozb_shape_buf(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)m * (size_t)n);
     if (!full || !bc) return OZBLAS_STATUS_ALLOC_FAILED;
-    ozb_tri_full(A, lda, ka, uplo == OZBLAS_LOWER, transa == OZBLAS_OP_T, diag == OZBLAS_UNIT, full);
-    for (int64_t j = 0; j < n; j++) memcpy(bc + j * m, B + j * ldb, sizeof(double) * (size_t)m);
+    const int t = transa == OZBLAS_OP_T;
+    /* op(T)(i, j) = A[i + j lda] or A[j + i lda]; op(T) lower where T is lower and not
+     * transposed or upper and transposed */
+    const ozb_op_shape tri = { .kind = OZB_SHAPE_TRI, .lower = (uplo == OZBLAS_LOWER) != t, .unit = diag == OZBLAS_UNIT,
+                               .m = ka, .n = ka, .src = A, .srs = t ? lda : 1, .scs = t ? 1 : lda, .dst = full,
+                               .drs = 1, .dcs = ka };
+    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = m, .n = n, .src = B, .srs = 1, .scs = ldb, .dst = bc,
+                              .drs = 1, .dcs = m };
+    ozblas_status_t rs;
+    if ((rs = ozb_shape(h, &tri)) != OZBLAS_STATUS_SUCCESS || (rs = ozb_shape(h, &cp)) != OZBLAS_STATUS_SUCCESS) return rs;
     ozb_problem pr = { .m = m, .n = n, .k = ka, .alpha = alpha, .beta = 0.0, .c = B, .crs = 1, .ccs = ldb,
                        .kblock = OZB_KBLOCK_MAX };
     if (left) {   /* op(T) B */
@@ -51,7 +58,7 @@ ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     /* Results RN(exact): the zeros of op(T) need not be summed.  Blocks of TRMM_BLOCK rows of
      * C (left) or columns (right), each against the part of the inner dimension where op(T)
      * is not zero: about half the products for a large T. */
-    const int low = (uplo == OZBLAS_LOWER) != (transa == OZBLAS_OP_T);   /* op(T) lower */
+    const int low = tri.lower;
     for (int64_t b0 = 0; b0 < ka; b0 += TRMM_BLOCK) {
         const int64_t b1 = b0 + TRMM_BLOCK < ka ? b0 + TRMM_BLOCK : ka;
         /* the inner range [l0, l1): left, rows b0..b1-1 of op(T) are zero outside it; right,
@@ -70,30 +77,52 @@ ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
             q.b.p = full + l0 + b0 * ka;
             q.c = B + b0 * ldb;
         }
-        const ozblas_status_t rs = ozb_run(h, &q);
-        if (rs != OZBLAS_STATUS_SUCCESS) return rs;
+        if ((rs = ozb_run(h, &q)) != OZBLAS_STATUS_SUCCESS) return rs;
     }
     return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                             double *B, int64_t ldb)
+{
+    ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
+    if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    ozb_info_moves_begin(h);   /* the info reports every problem's copies */
+    st = trmm(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    ozb_info_moves_end(h);
+    return st;
+}
+
+/* DTRSM with alpha != 0 on a nonempty B */
+static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
+                            ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                            double *B, int64_t ldb)
+{
+    ozb_fpenv_t env;   /* alpha b and the divisions rounded as CONTRACT §1 says */
+    const int changed = ozb_fpenv_enter(&env);
+    ozblas_status_t sst = alpha != 1.0 ? ozb_scale_c(h, B, 1, ldb, m, n, alpha) : OZBLAS_STATUS_SUCCESS;
+    const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
+    /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
+     * op(T)^T being T with the other transpose */
+    if (sst == OZBLAS_STATUS_SUCCESS)
+        sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
+                                  : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
+    ozb_fpenv_leave(env, changed);
+    return sst;
 }
 
 ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
                              ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                              double *B, int64_t ldb)
 {
-    const ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     ozb_info_reset(h);
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
-    ozb_fpenv_t env;   /* alpha b and the divisions rounded as CONTRACT §1 says */
-    const int changed = ozb_fpenv_enter(&env);
-    if (alpha != 1.0)
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++) B[i + j * ldb] *= alpha;
-    const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
-    /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
-     * op(T)^T being T with the other transpose */
-    const ozblas_status_t sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
-                                                    : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
-    ozb_fpenv_leave(env, changed);
-    return sst;
+    ozb_info_moves_begin(h);   /* the info reports every problem's copies */
+    st = trsm(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    ozb_info_moves_end(h);
+    return st;
 }

@@ -7,6 +7,7 @@
 #include "core/problem.h"
 #include "core/format.h"
 #include "core/stage.h"
+#include "../../kernels/ozb_shape_ops.h"
 
 typedef struct ozb_backend {
     ozblas_backend_t id;
@@ -33,6 +34,11 @@ typedef struct ozb_backend {
     int (*crt_recon)(ozblas_handle_t h, const void *consts, int64_t ne, double *val);
     /* C := beta C in the backend's memory (beta == 0: +0, C not read); 0 or nonzero on failure. */
     int (*scale)(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
+    /* Optional (NULL: the operands are host memory, and shapes/ works there): the level-3
+     * routines' scratch in the backend's memory (slot: OZB_BUF_SHAPE_A, B or T; NULL on
+     * failure), and shape s (kernels/ozb_shape_ops.h) computed there (0, or nonzero on failure). */
+    double *(*shape_buf)(ozblas_handle_t h, int slot, size_t bytes);
+    int (*shape)(ozblas_handle_t h, const ozb_op_shape *s);
     /* Optional (NULL, 0: the operands are host memory and the host stages compute every
      * call): the backend's own stages (core/stage.h) on its memory, walked before the host
      * ones, each deciding the whole call or declining with C as it was. */

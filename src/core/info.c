@@ -53,6 +53,30 @@ const ozblas_info_t *ozb_info_read(ozblas_handle_t h)
     return &h->info;
 }
 
+void ozb_info_moves_begin(ozblas_handle_t h)
+{
+    h->moves_on = 1;
+    h->moves[0] = h->moves[1] = 0;
+    h->moves_staged = 0;
+}
+
+void ozb_info_moves_add(ozblas_handle_t h, int64_t to_dev, int64_t to_host, int staged)
+{
+    if (!h->moves_on) return;
+    h->moves[0] += to_dev;
+    h->moves[1] += to_host;
+    h->moves_staged |= staged;
+}
+
+void ozb_info_moves_end(ozblas_handle_t h)
+{
+    h->moves_on = 0;
+    ozb_info_read(h);                    /* (a short DOT's report filled in first) */
+    h->info.bytes_to_device = h->moves[0];
+    h->info.bytes_to_host = h->moves[1];
+    h->info.host_staged = h->moves_staged;
+}
+
 void ozb_info_eft(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds)
 {
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 53);

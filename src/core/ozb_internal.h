@@ -59,6 +59,10 @@ struct ozblas_context {
     ozblas_mode_t      info_dot_mode;
     ozblas_engine_t    info_dot_engine;
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
+    /* a routine made of several problems (level 3 on a CUDA handle): what they all moved
+     * between host and device, reported as the routine's (core/info.h: ozb_info_moves_*) */
+    int                moves_on, moves_staged;
+    int64_t            moves[2];
     /* a call's host copies of a backend's operands, from its host_begin to its host_end */
     int                stage_token;
     double             stage_t0, stage_t1;

@@ -60,6 +60,24 @@ static int scale(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t
     return rc;
 }
 
+/* the level-3 shapes' scratch and element operations in device memory */
+static double *shape_buf(ozblas_handle_t h, int slot, size_t bytes)
+{
+    const int dslot = slot == OZB_BUF_SHAPE_A ? OZB_DBUF_SHAPE_A : slot == OZB_BUF_SHAPE_B ? OZB_DBUF_SHAPE_B : OZB_DBUF_SHAPE_T;
+    const int tok = ozb_dev_lock(h->dev);
+    double *p = ozb_dev_buf(h->dev, dslot, bytes);
+    ozb_dev_unlock(h->dev, tok);
+    return p;
+}
+
+static int shape(ozblas_handle_t h, const ozb_op_shape *s)
+{
+    const int tok = ozb_dev_lock(h->dev);
+    const int rc = ozb_dev_shape(h->dev, s);
+    ozb_dev_unlock(h->dev, tok);
+    return rc;
+}
+
 /* The device-resident engines, the backend's stages (core/stage.h): each computes the whole
  * call on the device or declines before writing anything; what they all decline the host
  * stages compute on host copies (stage.c), with the products on the device. */
@@ -114,6 +132,8 @@ static const ozb_backend cuda_backend = {
     .crt_acc = crt_acc,
     .crt_recon = crt_recon,
     .scale = scale,
+    .shape_buf = shape_buf,
+    .shape = shape,
     .stages = cuda_stages,
     .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),
     .host_begin = ozb_stage_begin,

@@ -203,6 +203,12 @@ int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, in
     return e ? e : d->ops->sync(d);
 }
 
+int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s)
+{
+    const int e = KL(shape, s);
+    return e ? e : d->ops->sync(d);
+}
+
 /* ---- the device-resident engine ---- */
 static ozb_op_side side_of(const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb)
 {

@@ -16,6 +16,7 @@
 #include "../../kernels/ozb_crt_ops.h"
 #include "../../kernels/ozb_eft_ops.h"
 #include "../../kernels/ozb_crcr_ops.h"
+#include "../../kernels/ozb_shape_ops.h"
 
 typedef struct ozb_dev ozb_dev;
 
@@ -29,6 +30,7 @@ enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBU
        OZB_DBUF_CSAVE, /* C's window, put back when a call that writes it tile by tile fails */
        OZB_DBUF_FLAGS, /* DOUBLE CRT: the elements its certificate leaves, one byte each */
        OZB_DBUF_ALT,   /* DOUBLE CRT: those elements' correctly rounded values, m x n */
+       OZB_DBUF_SHAPE_A, OZB_DBUF_SHAPE_B, OZB_DBUF_SHAPE_T,   /* the level-3 shapes (ozb_dev_shape_buf) */
        OZB_NDBUF };
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
@@ -79,6 +81,8 @@ int ozb_dev_skinny_i32(ozb_dev *d, const int32_t *A, const double *X, double *P,
 int ozb_dev_crt_fold(ozb_dev *d, int32_t *acc, const int32_t *src, int64_t ne, int32_t m);
 int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *consts, double *out);
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
+/* the level-3 shape s (kernels/ozb_shape_ops.h) on device memory, then the stream synchronised */
+int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s);
 int ozb_dev_sync(ozb_dev *d);
 
 /* ---- the device-resident engine's operations (cuda/resident.c; element operations in

@@ -172,5 +172,6 @@ ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_
     h->info.bytes_to_device = (int64_t)(d1 - d0);
     h->info.bytes_to_host = (int64_t)(h1 - h0);
     h->info.host_staged = staged;
+    ozb_info_moves_add(h, h->info.bytes_to_device, h->info.bytes_to_host, staged);
     return st;
 }

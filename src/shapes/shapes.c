@@ -1,6 +1,7 @@
 /* Symmetric and triangular operands made whole, and GEMM problems on one triangle of C. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/info.h"
 #include "exact/exact_small.h"
 #include "eft/eft_dot_small.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
@@ -74,14 +75,6 @@ void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans,
         }
 }
 
-void ozb_scale_triangle(double *c, int64_t ldc, int64_t n, int lower, double beta)
-{
-    if (beta == 1.0) return;
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++)
-            c[i + j * ldc] = beta == 0.0 ? 0.0 : beta * c[i + j * ldc];
-}
-
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, int rn)
 {
     return rn ? ozb_run_rn(h, pr) : ozb_run(h, pr);
@@ -101,37 +94,46 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
 
 /* Column blocks of C: at most 8 of at least 64 columns (shape only).  Each diagonal block is
  * computed whole in a copy holding only its triangle (the other part of the copy is zero and
- * never copied back); the rectangle beside it in place. */
-ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
+ * never copied back); the rectangle beside it in place.  The copies are shapes in the
+ * handle's memory (shape_ops.c). */
+static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
 {
     const int64_t n = pr->n;
     int64_t nb = (n + 7) / 8;
     nb = nb < 64 ? 64 : (nb + 63) / 64 * 64;
     if (nb > n) nb = n;
-    double *t = ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
+    double *t = ozb_shape_buf(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
     if (!t) return OZBLAS_STATUS_ALLOC_FAILED;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t w = n - j0 < nb ? n - j0 : nb;
-        /* the diagonal block, in t (leading dimension w) */
-        for (int64_t j = 0; j < w; j++)
-            for (int64_t i = 0; i < w; i++) {
-                const int in = lower ? i >= j : i <= j;
-                t[i + j * w] = in && pr->beta != 0.0 ? pr->c[(j0 + i) * pr->crs + (j0 + j) * pr->ccs] : 0.0;
-            }
+        double *cd = pr->c + j0 * pr->crs + j0 * pr->ccs;
+        /* the diagonal block, in t (leading dimension w): C's triangle (zero where beta = 0:
+         * C is not read), zeros beside it */
+        const ozb_op_shape in = { .kind = OZB_SHAPE_MASK, .lower = lower, .m = w, .n = w, .src = pr->beta != 0.0 ? cd : NULL,
+                                  .srs = pr->crs, .scs = pr->ccs, .dst = t, .drs = 1, .dcs = w };
+        ozblas_status_t st = ozb_shape(h, &in);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
         ozb_problem d = sub(pr, j0, w, j0, w);
         d.c = t;
         d.crs = 1;
         d.ccs = w;
-        ozblas_status_t st = run(h, &d, rn);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-        for (int64_t j = 0; j < w; j++)
-            for (int64_t i = lower ? j : 0; i < (lower ? w : j + 1); i++)
-                pr->c[(j0 + i) * pr->crs + (j0 + j) * pr->ccs] = t[i + j * w];
+        if ((st = run(h, &d, rn)) != OZBLAS_STATUS_SUCCESS) return st;
+        const ozb_op_shape out = { .kind = OZB_SHAPE_PUT, .lower = lower, .m = w, .n = w, .src = t, .srs = 1, .scs = w,
+                                   .dst = cd, .drs = pr->crs, .dcs = pr->ccs };
+        if ((st = ozb_shape(h, &out)) != OZBLAS_STATUS_SUCCESS) return st;
         /* the rectangle below (lower) or above (upper) it */
         const ozb_problem r = lower ? sub(pr, j0 + w, n - j0 - w, j0, w) : sub(pr, 0, j0, j0, w);
         if (r.m > 0 && (st = run(h, &r, rn)) != OZBLAS_STATUS_SUCCESS) return st;
     }
     return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
+{
+    ozb_info_moves_begin(h);   /* the info reports every problem's copies */
+    const ozblas_status_t st = triangle(h, pr, lower, rn);
+    ozb_info_moves_end(h);
+    return st;
 }
 
 int ozb_short_sum(const ozb_problem *pr, double *out)

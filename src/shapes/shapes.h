@@ -6,6 +6,7 @@
 #ifndef OZB_SHAPES_H
 #define OZB_SHAPES_H
 #include "core/problem.h"
+#include "../../kernels/ozb_shape_ops.h"
 
 /* Workspace: the handle's slots OZB_BUF_SHAPE_A (operands made whole), OZB_BUF_SHAPE_B
  * (copies of B and panels), OZB_BUF_SHAPE_T (ozb_run_triangle's diagonal blocks). */
@@ -19,9 +20,6 @@ static inline double *ozb_vec0_mut(double *x, int64_t n, int64_t inc)
 {
     return inc < 0 ? x + (n - 1) * -inc : x;
 }
-
-/* C's `lower` (else upper) n x n triangle := beta C (beta == 0: +0, not read) */
-void ozb_scale_triangle(double *c, int64_t ldc, int64_t n, int lower, double beta);
 
 /* dst (n x n, leading dimension n) = the symmetric matrix whose `lower` (else upper) triangle
  * A holds; the other triangle of A is not read. */
@@ -38,6 +36,11 @@ void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans,
 
 /* The problem pr (m == n) on the `lower` (else upper) triangle of C alone, diagonal included:
  * the other triangle is neither read nor written.  rn: correctly rounded whatever the mode. */
+/* The level-3 routines' scratch (slot: OZB_BUF_SHAPE_A, B or T) and shapes in the handle's
+ * memory: the host's, or the backend's where it keeps the operands (shape_ops.c) */
+double *ozb_shape_buf(ozblas_handle_t h, int slot, size_t bytes);
+ozblas_status_t ozb_shape(ozblas_handle_t h, const ozb_op_shape *s);
+
 ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn);
 
 /* RN(alpha x^T y + beta c) of a one-element problem (m = n = 1) into *out (nothing else

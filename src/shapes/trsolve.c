@@ -6,6 +6,7 @@
  * the same bits. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/backend.h"
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
  * pipeline per row, which costs about a microsecond); at and above it, one correctly rounded
@@ -44,7 +45,8 @@ static ozblas_status_t in_block_row(ozblas_handle_t h, ozb_view t, int64_t i, in
         .alpha = -1.0, .beta = 1.0, .c = x + i * xrs, .crs = xrs, .ccs = xcs,
         .kblock = OZB_KBLOCK_MAX,
     };
-    if (nrhs >= ROW_PROBLEM_COLS) return ozb_run_rn(h, &pr);
+    /* (the short sums read the operands where they lie: host memory only) */
+    if (nrhs >= ROW_PROBLEM_COLS || !ozb_host_operands(h)) return ozb_run_rn(h, &pr);
     return short_update(h, t, i, s, i, nrhs, x, xrs, xcs);
 }
 
@@ -67,9 +69,10 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
         }
         for (int64_t i = s; i < s + bs; i++) {
             if (i > s && (st = in_block_row(h, t, i, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
-            if (!unit) {
-                const double d = t.p[i * t.rs + i * t.cs];
-                for (int64_t j = 0; j < nrhs; j++) x[i * xrs + j * xcs] /= d;
+            if (!unit) {   /* row i := row i / T(i, i), where the operands lie */
+                const ozb_op_shape dv = { .kind = OZB_SHAPE_DIV, .m = 1, .n = nrhs, .dst = x + i * xrs, .drs = xrs,
+                                          .dcs = xcs, .div = t.p + i * t.rs + i * t.cs };
+                if ((st = ozb_shape(h, &dv)) != OZBLAS_STATUS_SUCCESS) return st;
             }
         }
     }
