@@ -305,8 +305,9 @@ static void record(const char *name, ozblas_status_t st, const double *out, size
 
 
 /* ---------------------------------------------------------------- the rest of the BLAS
- * (CONTRACT §6; CPU handles: the other backends return NOT_SUPPORTED): each routine on
- * generated operands (triangles with a dominant diagonal), its whole output pinned. */
+ * (CONTRACT §6): each routine on generated operands (triangles with a dominant diagonal), its
+ * whole output pinned.  CUDA handles compute level 3 alone (level 1 and 2 return
+ * NOT_SUPPORTED there): the same golden cases, on device copies on the GPU. */
 enum { BN = 37, BK = 19, BLD = 39 };
 
 static void gen_fill(gen_t *g, double *x, size_t n, double phi)
@@ -314,7 +315,28 @@ static void gen_fill(gen_t *g, double *x, size_t n, double phi)
     for (size_t i = 0; i < n; i++) x[i] = phi_value(g, phi);
 }
 
-static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t seed)
+/* o := src (n doubles), and into its device copy od on the GPU */
+static void put(double *od, double *o, const double *src, size_t n)
+{
+    memcpy(o, src, sizeof(double) * n);
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    if (on_gpu && cudaMemcpy(od, o, n * 8, cudaMemcpyHostToDevice) != cudaSuccess) { printf("FAIL: cudaMemcpy\n"); exit(1); }
+#else
+    (void)od;
+#endif
+}
+
+/* o := its device copy od on the GPU */
+static void fetch(double *o, const double *od, size_t n)
+{
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    if (on_gpu && cudaMemcpy(o, od, n * 8, cudaMemcpyDeviceToHost) != cudaSuccess) { printf("FAIL: cudaMemcpy back\n"); exit(1); }
+#else
+    (void)o; (void)od; (void)n;
+#endif
+}
+
+static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t seed, int level3_only)
 {
     gen_t g = { seed };
     const size_t nm = (size_t)BLD * BN;
@@ -326,6 +348,10 @@ static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t s
     gen_fill(&g, x, 2 * BN, phi);
     gen_fill(&g, y, 2 * BN, phi);
     for (int i = 0; i < BN; i++) A[i + i * BLD] = (A[i + i * BLD] < 0 ? -4.0 : 4.0) + A[i + i * BLD];
+    double *a = A, *bm = B, *od = o;   /* level 3's operands where the handle reads them */
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    if (on_gpu) { a = to_dev(A, nm); bm = to_dev(B, nm); od = to_dev(o, nm); }
+#endif
     char name[200];
     ozblas_status_t st;
     /* pinned in blocks of 16 elements (a 64-bit hash each, stored as a double's bits): the
@@ -334,6 +360,7 @@ static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t s
 #define PIN(what, n)                                                                               \
     do {                                                                                           \
         const size_t nb_ = ((size_t)(n) + 15) / 16;                                                \
+        fetch(o, od, (size_t)(n));                                                                 \
         for (size_t b_ = 0; b_ < nb_; b_++) {                                                      \
             const size_t e_ = (b_ + 1) * 16 < (size_t)(n) ? (b_ + 1) * 16 : (size_t)(n);            \
             const uint64_t hb_ = hash(o + b_ * 16, e_ - b_ * 16, OZBLAS_STATUS_SUCCESS);            \
@@ -342,13 +369,18 @@ static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t s
         snprintf(name, sizeof name, "blas/%s/phi%g/%s", what, phi, tag);                          \
         record(name, st, sq, nb_);                                                                 \
     } while (0)
-#define WITH(src, n) memcpy(o, src, sizeof(double) * (n))
-    WITH(B, nm); st = ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_UPPER, OZBLAS_OP_N, OZBLAS_NON_UNIT, BN, 5, -1.5, A, BLD, o, BLD); PIN("dtrsm-lunn", nm);
-    WITH(B, nm); st = ozblas_dtrsm(h, OZBLAS_RIGHT, OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_UNIT, 5, BN, 1.0, A, BLD, o, BLD); PIN("dtrsm-rltu", nm);
-    WITH(B, nm); st = ozblas_dtrmm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_NON_UNIT, BN, 5, 0.75, A, BLD, o, BLD); PIN("dtrmm-lltn", nm);
-    WITH(C, nm); st = ozblas_dsyrk(h, OZBLAS_UPPER, OZBLAS_OP_N, BN, BK, 1.0, B, BLD, 0.75, o, BLD); PIN("dsyrk-un", nm);
-    WITH(C, nm); st = ozblas_dsyr2k(h, OZBLAS_LOWER, OZBLAS_OP_T, BN, BK, -1.5, B, BLD, A, BLD, 1.0, o, BLD); PIN("dsyr2k-lt", nm);
-    WITH(C, nm); st = ozblas_dsymm(h, OZBLAS_RIGHT, OZBLAS_UPPER, 5, BN, 1.0, A, BLD, B, BLD, 0.5, o, BLD); PIN("dsymm-ru", nm);
+#define WITH(src, n) put(od, o, src, (size_t)(n))
+    WITH(B, nm); st = ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_UPPER, OZBLAS_OP_N, OZBLAS_NON_UNIT, BN, 5, -1.5, a, BLD, od, BLD); PIN("dtrsm-lunn", nm);
+    WITH(B, nm); st = ozblas_dtrsm(h, OZBLAS_RIGHT, OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_UNIT, 5, BN, 1.0, a, BLD, od, BLD); PIN("dtrsm-rltu", nm);
+    WITH(B, nm); st = ozblas_dtrmm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_NON_UNIT, BN, 5, 0.75, a, BLD, od, BLD); PIN("dtrmm-lltn", nm);
+    WITH(C, nm); st = ozblas_dsyrk(h, OZBLAS_UPPER, OZBLAS_OP_N, BN, BK, 1.0, bm, BLD, 0.75, od, BLD); PIN("dsyrk-un", nm);
+    WITH(C, nm); st = ozblas_dsyr2k(h, OZBLAS_LOWER, OZBLAS_OP_T, BN, BK, -1.5, bm, BLD, a, BLD, 1.0, od, BLD); PIN("dsyr2k-lt", nm);
+    WITH(C, nm); st = ozblas_dsymm(h, OZBLAS_RIGHT, OZBLAS_UPPER, 5, BN, 1.0, a, BLD, bm, BLD, 0.5, od, BLD); PIN("dsymm-ru", nm);
+#ifdef OZBLAS_TEST_HAVE_CUDA
+    if (on_gpu) { cudaFree(a); cudaFree(bm); cudaFree(od); }
+#endif
+    od = o;   /* level 1 and 2: host memory, CPU handles */
+    if (level3_only) goto done;
     WITH(y, 2 * BN); st = ozblas_dsymv(h, OZBLAS_LOWER, BN, -1.5, A, BLD, x, 1, 0.75, o, -2); PIN("dsymv-l", 2 * BN);
     WITH(x, 2 * BN); st = ozblas_dtrmv(h, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_NON_UNIT, BN, A, BLD, o, 1); PIN("dtrmv-utn", 2 * BN);
     WITH(x, 2 * BN); st = ozblas_dtrsv(h, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, BN, A, BLD, o, 2); PIN("dtrsv-lnu", 2 * BN);
@@ -364,6 +396,7 @@ static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t s
     if (st == OZBLAS_STATUS_SUCCESS) st = ozblas_idamax(h, 2 * BN, x, 1, &im);
     o[2] = (double)im;
     PIN("dasum-dnrm2-idamax", 3);
+done:
 #undef PIN
 #undef WITH
     free(A); free(B); free(C); free(x); free(y); free(o);
@@ -435,12 +468,13 @@ int main(int argc, char **argv)
         }
     }
     /* the rest of the BLAS: the FP64 slices (whose DOUBLE is correctly rounded) and CRT_INT8
-     * (whose DOUBLE is not), every mode */
-    for (int f = 0; f < NFORMAT && !strcmp(what, writing ? "write" : "cpu"); f += 3)
+     * (whose DOUBLE is not), every mode; level 3 alone on CUDA handles */
+    const int cpu = !strcmp(what, "cpu") || writing;
+    for (int f = 0; f < NFORMAT; f += 3)
         for (int c = 0; c < NCONFIG; c++) {
             if (configure(h, &configs[c], &formats[f])) continue;
             snprintf(name, sizeof name, "%s/%s", formats[f].name, configs[c].name);
-            for (int p = 0; p < 2; p++) blas_case(h, name, phis[p], 5000u + (uint64_t)p);
+            for (int p = 0; p < 2; p++) blas_case(h, name, phis[p], 5000u + (uint64_t)p, !cpu);
         }
     ozblas_destroy(h);
     if (writing) { fclose(wf); printf("wrote %ld cases\n", ncases); return 0; }

@@ -8,8 +8,10 @@
  * element (i, l) is host[off + i*rs + l*cs]. */
 typedef struct { const double *dev_base; size_t width, height, pitch; int64_t off, rs, cs; } geom_t;
 
-/* The geometry of rows x cols elements p[i*rs + l*cs] (one of rs, cs is +-1, or the view is
- * a vector). */
+/* The geometry of rows x cols elements p[i*rs + l*cs]: a vector, or a matrix with one stride
+ * +-1 and the other at least that axis's extent in magnitude (column-major, transposed, and
+ * either traversed backwards: the triangular solve's reversed views).  The device block
+ * starts at the lowest address; the host copy keeps its order, densely. */
 static int geometry(const double *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs, geom_t *g)
 {
     if (rows == 1 || cols == 1) {             /* a vector: len elements, stride st */
@@ -23,15 +25,16 @@ static int geometry(const double *p, int64_t rows, int64_t cols, int64_t rs, int
                        st < 0 ? len - 1 : 0, rows == 1 ? 0 : hst, rows == 1 ? hst : 0 };
         return 0;
     }
-    if (rs == 1 && cs >= rows) {              /* column-major rows x cols, leading dimension cs */
-        *g = (geom_t){ p, sizeof(double) * (size_t)rows, (size_t)cols, sizeof(double) * (size_t)cs, 0, 1, rows };
-        return 0;
-    }
-    if (cs == 1 && rs >= cols) {              /* transposed: cols contiguous, leading dimension rs */
-        *g = (geom_t){ p, sizeof(double) * (size_t)cols, (size_t)rows, sizeof(double) * (size_t)rs, 0, cols, 1 };
-        return 0;
-    }
-    return -1;                                /* no driver makes such a view */
+    const int64_t ars = rs < 0 ? -rs : rs, acs = cs < 0 ? -cs : cs;
+    const int byrows = ars == 1 && acs >= rows;   /* else the columns are the contiguous axis */
+    if (!byrows && !(acs == 1 && ars >= cols)) return -1;   /* no driver makes such a view */
+    const int64_t unit = byrows ? rows : cols, other = byrows ? cols : rows, pitch = byrows ? acs : ars;
+    const double *base = p + (rs < 0 ? (rows - 1) * rs : 0) + (cs < 0 ? (cols - 1) * cs : 0);
+    /* host element (i, l) at off + i hrs + l hcs: the unit axis contiguous, the other `unit` apart */
+    const int64_t hrs = (rs < 0 ? -1 : 1) * (byrows ? 1 : unit), hcs = (cs < 0 ? -1 : 1) * (byrows ? unit : 1);
+    const int64_t off = (rs < 0 ? -(rows - 1) * hrs : 0) + (cs < 0 ? -(cols - 1) * hcs : 0);
+    *g = (geom_t){ base, sizeof(double) * (size_t)unit, (size_t)other, sizeof(double) * (size_t)pitch, off, hrs, hcs };
+    return 0;
 }
 
 /* host buffer of `slot` holding the rows x cols operand; copied from the device if `fetch` */
