@@ -157,7 +157,7 @@ END_TEST
  * the 256-bit running split it replaces (eft_gemm.c's block_two: CHAIN4 on the strip's two
  * halves and both columns): S and R bit for bit, for blocks of every length up to BL and
  * sigmas across the range (skipped where the CPU lacks AVX-512). */
-START_TEST(gemm_block_512_match_256)
+START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
 {
 #if defined(EFT_AVX2) && defined(__x86_64__)
     __builtin_cpu_init();
@@ -201,6 +201,44 @@ START_TEST(gemm_block_512_match_256)
                 _mm256_storeu_pd(r512, R5[v]);
                 ck_assert_msg(memcmp(s256, s512, sizeof s256) == 0 && memcmp(r256, r512, sizeof r256) == 0,
                               "e %d nb %lld half %d: S or R differ", e, (long long)nb, v);
+            }
+            /* strip_quad's loop on the columns x0, x1, x1, x0 (sigmas alike): after one block
+             * the totals of tot_first, after a second (op(A) and sigma 2^-30 times as large: a
+             * TwoSum of the totals that is not exact) those of tot_add */
+            const double *xs[4] = { x0, x1, x1, x0 };
+            const __m256d g8[8] = { gs[0], gs[1], gs[2], gs[3], gs[2], gs[3], gs[0], gs[1] };
+            const __m256d sc = _mm256_set1_pd(0x1p-30);
+            const __m256d h4[4] = { _mm256_mul_pd(gs[0], sc), _mm256_mul_pd(gs[1], sc), _mm256_mul_pd(gs[2], sc),
+                                    _mm256_mul_pd(gs[3], sc) };
+            const __m256d h8[8] = { h4[0], h4[1], h4[2], h4[3], h4[2], h4[3], h4[0], h4[1] };
+            double tot[4 * 32], ab2[8 * BL];
+            for (int64_t i = 0; i < 8 * nb; i++) ab2[i] = ldexp(0.75 * ab[i], -30);
+            __m256d T2[4] = { h4[0], h4[1], h4[2], h4[3] }, R2[4];
+            for (int v = 0; v < 4; v++) R2[v] = _mm256_setzero_pd();
+            for (int64_t l = 0; l < nb; l++) {
+                const __m256d a0 = _mm256_loadu_pd(ab2 + 8 * l), a1 = _mm256_loadu_pd(ab2 + 8 * l + 4);
+                const __m256d xv = _mm256_set1_pd(x0[l]), xw = _mm256_set1_pd(x1[l]);
+                CHAIN4(T2[0], R2[0], a0, xv);
+                CHAIN4(T2[1], R2[1], a1, xv);
+                CHAIN4(T2[2], R2[2], a0, xw);
+                CHAIN4(T2[3], R2[3], a1, xw);
+            }
+            for (int round = 0; round < 2; round++) {
+                ozb_eft_block_four512(round ? ab2 : ab, xs, nb, round ? h8 : g8, tot, round == 0);
+                for (int c = 0; c < 4; c++)
+                    for (int hf = 0; hf < 2; hf++) {
+                        const int v = (c == 1 || c == 2 ? 2 : 0) + hf;   /* block_two's half */
+                        tot4 t;
+                        tot_first(&t, _mm256_sub_pd(T[v], gs[v]), R[v], gs[v]);
+                        if (round) tot_add(&t, _mm256_sub_pd(T2[v], h4[v]), R2[v], h4[v]);
+                        double want[16];
+                        _mm256_storeu_pd(want, t.s); _mm256_storeu_pd(want + 4, t.c);
+                        _mm256_storeu_pd(want + 8, t.a); _mm256_storeu_pd(want + 12, t.g);
+                        for (int f = 0; f < 4; f++)
+                            ck_assert_msg(memcmp(want + 4 * f, tot + 32 * c + 8 * f + 4 * hf, 4 * sizeof(double)) == 0,
+                                          "e %d nb %lld column %d half %d round %d: total %d differs", e, (long long)nb, c,
+                                          hf, round, f);
+                    }
             }
         }
 #else

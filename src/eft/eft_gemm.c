@@ -232,8 +232,46 @@ static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const 
     return 1;
 }
 
-/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged), two columns
- * at a time; returns the elements left */
+/* Strip b of op(A) times columns j..j+3 of op(B) by the 512-bit loops (eft_gemm512.c), where
+ * every block of the four columns is under its a-priori bound: four chains where block_two
+ * runs two, and the certificates eight rows at a time.  A column whose eight rows are not all
+ * certified goes to strip_put with its totals (the same lanes as strip_totals makes, so the
+ * same certificate).  Returns 1 (*left: the elements left) where it ran, 0 where some block is
+ * not bounded (nothing written: the caller's pairs then). */
+static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *left)
+{
+    const ozb_problem *pr = g->pr;
+    const int64_t k = pr->k;
+    const double *a = g->P + 8 * k * b;
+    double tot[4 * 32] __attribute__((aligned(64)));
+    for (int64_t q = 0; q < g->nq; q++) {
+        const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
+        __m256d m[8], gs[8];
+        for (int c = 0; c < 4; c++)
+            if (!block_bound(g, b, j + c, q, &m[2 * c], &m[2 * c + 1])) return 0;
+        for (int v = 0; v < 8; v++) gs[v] = sigma_for(m[v]);
+        const double *x[4] = { g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, g->Bx + (j + 2) * g->ldx + l0,
+                               g->Bx + (j + 3) * g->ldx + l0 };
+        ozb_eft_block_four512(a + 8 * l0, x, nb, gs, tot, q == 0);
+    }
+    double *c = pr->c + 8 * b + j * pr->ccs;
+    const int done = ozb_eft_quad_put512(tot, g->nq == 1, ozb_eft_terms(k, 1, 1), pr->alpha, pr->beta != 0.0, pr->beta, c,
+                                         pr->ccs);
+    *left = 0;
+    for (int q = 0; q < 4; q++) {
+        if (done >> q & 1) { memset(g->fail + (j + q) * pr->m + 8 * b, 0, 8); continue; }
+        row4_t st[2];
+        const double *t = tot + 32 * q;
+        for (int h = 0; h < 2; h++)
+            st[h].t = (tot4){ _mm256_loadu_pd(t + 4 * h), _mm256_loadu_pd(t + 8 + 4 * h), _mm256_loadu_pd(t + 16 + 4 * h),
+                              _mm256_loadu_pd(t + 24 + 4 * h) };
+        *left += strip_put(g, b, j + q, st, 0, 1);
+    }
+    return 1;
+}
+
+/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged), four columns
+ * at a time where strip_quad applies, else two; returns the elements left */
 static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
     int64_t left = 0;
@@ -241,10 +279,19 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
     const int64_t s0 = b == g->skip_b ? g->skip_j : -1, s1 = b == g->skip_b ? g->skip_j + g->skip_n : -1;
     const ozb_problem *pr = g->pr;
     const int pair_ok = g->nq == 1 && pr->alpha == 1.0 && pr->beta == 0.0 && pr->crs == 1;   /* pair_put's case */
+    /* strip_quad's case: the 512-bit loops, a whole strip, strip_put's fast certificate */
+    const int quad_ok = g->wide && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m;
     for (int64_t j = j0; j < j1;) {
         int64_t zl;
         if (j >= s0 && j < s1) { j++; continue; }
         if (zero_pair(g, b, j, &zl)) { left += zl; j++; continue; }
+        if (quad_ok && j + 4 <= j1 && !(j + 3 >= s0 && j < s1) &&
+            !(g->zA && (zero_pair_applies(g, b, j + 1) || zero_pair_applies(g, b, j + 2) || zero_pair_applies(g, b, j + 3))) &&
+            strip_quad(g, b, j, &zl)) {
+            left += zl;
+            j += 4;
+            continue;
+        }
         const int nc = j + 1 < j1 && !(j + 1 >= s0 && j + 1 < s1) && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;
         row4_t st[4];
         int bad[2], bounded[2];

@@ -280,6 +280,15 @@ int ozb_eft_dot_run512(const double *x, const double *y, int64_t n8, tot4 t[2], 
  * block_two computes them (eft_gemm512.c; only where ozb_eft_wide says so) */
 void ozb_eft_block_two512(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4],
                           __m256d S[4], __m256d R[4]);
+/* eft_gemm.c's strip times four columns with 512-bit vectors (eft_gemm512.c; only where
+ * ozb_eft_wide says so): one block of nb products into the four columns' totals (column c's
+ * s, c, a, G of the eight rows at tot + 32 c + 8 {0, 1, 2, 3}; first: the row's first block,
+ * as tot_first, else as tot_add), from the sigmas gs (column c's halves gs[2c], gs[2c+1]) */
+void ozb_eft_block_four512(const double *ab, const double *const x[4], int64_t nb, const __m256d gs[8], double *tot, int first);
+/* The four columns' eight rows certified from tot (ozb_eft_cert4's arithmetic, its symmetric
+ * test) into C's columns c + q ccs where all eight are: returns those columns (bit q) */
+int ozb_eft_quad_put512(const double *tot, int one_block, double N, double alpha, int use_c, double beta, double *c,
+                        int64_t ccs);
 /* the 256-bit loop itself (eft_dot.c; for test_eft_kernels, which compares the two) */
 int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], __m256d g[2], int *have_g);
 
