@@ -21,6 +21,12 @@ ozblas_status_t ozb_shape(ozblas_handle_t h, const ozb_op_shape *s)
          * triangle then op(T)'s upper one) */
         ozb_tri_full(s->src, s->srs == 1 ? s->scs : s->srs, s->n, s->srs == 1 ? s->lower : !s->lower, s->srs != 1,
                      s->unit, s->dst);
+    else if (s->kind == OZB_SHAPE_COPY && s->drs == 1)   /* DSYR2K's panels, DTRMM's copy of B: no switch per element */
+        for (int64_t j = 0; j < s->n; j++) {
+            const double *src = s->src + j * s->scs;
+            double *dst = s->dst + j * s->dcs;
+            for (int64_t i = 0; i < s->m; i++) dst[i] = src[i * s->srs];
+        }
     else
         for (int64_t j = 0; j < s->n; j++)
             for (int64_t i = 0; i < s->m; i++) ozb_op_shape_elem(s, i, j);
