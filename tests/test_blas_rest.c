@@ -660,9 +660,11 @@ START_TEST(threads)
     double *A = tri_operand(&r, n, n, 4.0), *B = mat(&r, n, k, n, 4.0), *C = mat(&r, n, n, n, 4.0);
     double *X1 = tu_alloc((size_t)(n * k)), *X2 = tu_alloc((size_t)(n * k));
     double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n));
-    for (int rt = 0; rt < 4; rt++) {
+    for (int rt = 0; rt < 5; rt++) {
         memcpy(X1, B, sizeof(double) * (size_t)(n * k));
         memcpy(X2, B, sizeof(double) * (size_t)(n * k));
+        if (rt == 4)   /* DROT's chunks on two threads, two of them left to the slow path */
+            for (int t = 0; t < 2; t++) { (t ? X2 : X1)[700] = 0x1p-1000; (t ? X2 : X1)[9000] = INFINITY; }
         memcpy(C1, C, sizeof(double) * (size_t)(n * n));
         memcpy(C2, C, sizeof(double) * (size_t)(n * n));
         ozblas_handle_t hs[2] = { h1, h2 };
@@ -673,6 +675,7 @@ START_TEST(threads)
             if (rt == 1) st = ozblas_dtrmm(hs[t], OZBLAS_LEFT, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_NON_UNIT, n, k, 0.5, A, n, Xs[t], n);
             if (rt == 2) st = ozblas_dsyrk(hs[t], OZBLAS_LOWER, OZBLAS_OP_N, n, k, -1.0, B, n, 1.0, Cs[t], n);
             if (rt == 3) st = ozblas_dsymv(hs[t], OZBLAS_UPPER, n, 1.0, C, n, B, 1, 0.5, Xs[t], 1);
+            if (rt == 4) st = ozblas_drot(hs[t], n * k, Xs[t], 1, Cs[t], 1, 0.6, -0.8);
             ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
         }
         check_bits(X1, X2, (size_t)(n * k), "threads X");

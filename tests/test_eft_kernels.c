@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tu.h"
+#include "exact/two_term.h"
 #include "eft/eft_kern.h"
 #include <mpfr.h>
 
@@ -247,6 +248,52 @@ START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
 }
 END_TEST
 
+/* DROT's two-product loop (exact/two_term.c two1) with 512-bit vectors against the 256-bit
+ * one: every value and flag bit for bit, on lengths around the vector width, random operands
+ * of several magnitudes, and zeros, subnormals, products near 2^-960, huge, Inf and NaN among
+ * them (skipped where the CPU lacks AVX-512). */
+START_TEST(two_prod_512_match_256)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+        tu_skip_note("two_prod_512_match_256", "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
+        return;
+    }
+    ozref_rng r;
+    tu_rng(&r, "two_prod_512_match_256");
+    enum { N = 203 };
+    static const double special[] = { 0.0, -0.0, 0x1p-1074, -0x1p-1000, 0x1p-480, 0x1p-500, 0x1p1000, -0x1p1020,
+                                      INFINITY, -INFINITY, NAN, 1.0 };
+    const double cs[][2] = { { 0.6, 0.8 }, { 0.0, 1.0 }, { -1.0, 0.0 }, { 0x1p-600, 3.0 }, { 0x1.8p900, -0x1p-3 } };
+    double x[N], y[N], o256[N], o512[N];
+    uint8_t f256[N], f512[N];
+    for (size_t q = 0; q < sizeof cs / sizeof *cs; q++)
+        for (int64_t m = 1; m <= N; m += (m < 20 ? 1 : 61)) {
+            for (int64_t i = 0; i < m; i++) {
+                x[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 40.0) - 20);
+                y[i] = i % 7 == 3 ? x[i] * 0.75 : ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 40.0) - 20);
+                if (i % 5 == 1) x[i] = special[(size_t)(i + q) % (sizeof special / sizeof *special)];
+                if (i % 11 == 4) y[i] = special[(size_t)(3 * i + q) % (sizeof special / sizeof *special)];
+            }
+            const int64_t n256 = ozb_two_prod(m, x, cs[q][0], y, cs[q][1], o256, f256, 0);
+            const int64_t n512 = ozb_two_prod(m, x, cs[q][0], y, cs[q][1], o512, f512, 1);
+            ck_assert_msg(n256 == n512, "c %g s %g m %lld: %lld flagged against %lld", cs[q][0], cs[q][1], (long long)m,
+                          (long long)n512, (long long)n256);
+            for (int64_t i = 0; i < m; i++) {
+                ck_assert_msg(f256[i] == f512[i], "c %g s %g m %lld element %lld: flag differs", cs[q][0], cs[q][1],
+                              (long long)m, (long long)i);
+                if (!f256[i])
+                    ck_assert_msg(memcmp(&o256[i], &o512[i], sizeof(double)) == 0, "c %g s %g m %lld element %lld: %a against %a",
+                                  cs[q][0], cs[q][1], (long long)m, (long long)i, o512[i], o256[i]);
+            }
+        }
+#else
+    tu_skip_note("two_prod_512_match_256", "not an x86-64 build");
+#endif
+}
+END_TEST
+
 /* The running split of eft_gemm.c (CHAIN4, eft_kern.h): for every block it may see (nb <= BL
  * products per lane, each |x y| below 2^-9 sigma, sigma from 2^-960 to 2^1000), S = tau - sigma
  * and R satisfy the bound the totals assume, |S + R - sum x y| <= nb^2 u^2 sigma (1 + 2^-40)
@@ -317,6 +364,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, deep_lsb_vector_matches_scalar);
     tcase_add_test(tc, dot_lanes_512_match_256);
     tcase_add_test(tc, gemm_block_512_match_256);
+    tcase_add_test(tc, two_prod_512_match_256);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);
     return s;

@@ -10,6 +10,8 @@
 #include "sum/sum.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "core/par.h"
+#include "eft/eft_dot.h"
 #include <math.h>
 
 static int in_range(double a, double x, double p)
@@ -40,34 +42,78 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
 }
 
 /* x, y := (h11 x + h12 y, h21 x + h22 y) element by element: chunks gathered into
- * contiguous buffers, both new vectors by the certified two-term updates (exact/two_term.h),
- * the elements they flag by rn2, then written back */
-static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
-                                 double h11, double h12, double h21, double h22)
+ * contiguous buffers, both new vectors by the certified two-product loop (exact/two_term.h),
+ * then written back.  A chunk with elements that loop leaves (products out of range: scaled
+ * matrices; Inf, NaN) is left unwritten and marked, and done afterwards on the calling thread
+ * (apply_std).  Every element is computed from its own x_i and y_i, so neither the chunks nor
+ * the threads that take them change a bit. */
+enum { CH = 512 };
+typedef struct {
+    double *xv, *yv;
+    int64_t n, incx, incy;
+    double h11, h12, h21, h22;
+    int wide;
+    uint8_t *left;          /* per chunk: 1 where it is left to the calling thread */
+} rot_t;
+
+static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
 {
-    enum { CH = 512 };
+    const rot_t *r = ctx;
+    double xs[CH], ys[CH], nx[CH], ny[CH];
+    uint8_t fx[CH], fy[CH];
+    int64_t nleft = 0;
+    for (int64_t c = lo; c < hi; c++) {
+        const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
+        for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
+        const int64_t bad = ozb_two_prod(len, xs, r->h11, ys, r->h12, nx, fx, r->wide) +
+                            ozb_two_prod(len, xs, r->h21, ys, r->h22, ny, fy, r->wide);
+        r->left[c] = bad != 0;
+        nleft += bad != 0;
+        if (bad) continue;
+        for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
+    }
+    return nleft;
+}
+
+/* A chunk the two-product loop left: the two-term loop whole (the two-product loop's
+ * arithmetic with a = +0, so the same values where both certify), then rn2 for what remains */
+static ozblas_status_t slow_chunk(ozblas_handle_t h, const rot_t *r, int64_t c)
+{
     static const double zero[CH];
     double xs[CH], ys[CH], nx[CH], ny[CH];
     uint8_t fx[CH], fy[CH];
-    double *xv = ozb_vec0_mut(x, n, incx), *yv = ozb_vec0_mut(y, n, incy);
-    for (int64_t c0 = 0; c0 < n; c0 += CH) {
-        const int64_t len = n - c0 < CH ? n - c0 : CH;
-        for (int64_t i = 0; i < len; i++) { xs[i] = xv[(c0 + i) * incx]; ys[i] = yv[(c0 + i) * incy]; }
-        /* the finite results by the two-product loop (the two-term loop's arithmetic with
-         * a = +0); the rest as before, by the two-term loop and then rn2: the same bits */
-        int64_t bx = ozb_two_prod(len, xs, h11, ys, h12, nx, fx);
-        int64_t by = ozb_two_prod(len, xs, h21, ys, h22, ny, fy);
-        /* a chunk with flagged elements (products out of range: scaled matrices) by the
-         * two-term loop whole, in one call */
-        if (bx) bx = ozb_two_term(len, zero, 1, xs, 1, h11, 0.0, ys, 1, h12, 0.0, nx, 1, 0, fx, 0);
-        if (by) by = ozb_two_term(len, zero, 1, xs, 1, h21, 0.0, ys, 1, h22, 0.0, ny, 1, 0, fy, 0);
-        for (int64_t i = 0; i < len && (bx || by); i++) {
-            ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-            if (fx[i]) st = rn2(h, h11, xs[i], h12, ys[i], &nx[i]);
-            if (fy[i] && st == OZBLAS_STATUS_SUCCESS) st = rn2(h, h21, xs[i], h22, ys[i], &ny[i]);
-            if (st != OZBLAS_STATUS_SUCCESS) return st;
-        }
-        for (int64_t i = 0; i < len; i++) { xv[(c0 + i) * incx] = nx[i]; yv[(c0 + i) * incy] = ny[i]; }
+    const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
+    for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
+    int64_t bx = ozb_two_prod(len, xs, r->h11, ys, r->h12, nx, fx, r->wide);
+    int64_t by = ozb_two_prod(len, xs, r->h21, ys, r->h22, ny, fy, r->wide);
+    if (bx) bx = ozb_two_term(len, zero, 1, xs, 1, r->h11, 0.0, ys, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
+    if (by) by = ozb_two_term(len, zero, 1, xs, 1, r->h21, 0.0, ys, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
+    for (int64_t i = 0; i < len && (bx || by); i++) {
+        ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+        if (fx[i]) st = rn2(h, r->h11, xs[i], r->h12, ys[i], &nx[i]);
+        if (fy[i] && st == OZBLAS_STATUS_SUCCESS) st = rn2(h, r->h21, xs[i], r->h22, ys[i], &ny[i]);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                                 double h11, double h12, double h21, double h22)
+{
+    const int64_t nch = (n + CH - 1) / CH;
+    uint8_t one;
+    uint8_t *left = nch == 1 ? &one : ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)nch);
+    if (!left) return OZBLAS_STATUS_ALLOC_FAILED;
+    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22,
+                      ozb_eft_wide(h), left };
+    /* threads from about 2^16 elements (ozb_threads_for: each element some 40 operations) */
+    const int nt = ozb_threads_for(h, 32.0 * (double)n);
+    if (ozb_par_for(nt > 1 && nch > 1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;
+    for (int64_t c = 0; c < nch; c++) {
+        if (!left[c]) continue;
+        const ozblas_status_t st = slow_chunk(h, &r, c);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
     }
     return OZBLAS_STATUS_SUCCESS;
 }

@@ -115,8 +115,13 @@ static inline int64_t two1(double x, double c, double y, double s, double *r)
     return range & (lo == hi) & (fabs(lo) <= 0x1.fffffffffffffp1023);
 }
 
-int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail)
+int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail, int wide)
 {
+#if defined(__x86_64__)
+    if (wide) return ozb_two_prod512(m, x, c, y, s, out, fail);
+#else
+    (void)wide;
+#endif
     enum { CH = 256 };
     int64_t fl[CH], nf = 0;
     for (int64_t c0 = 0; c0 < m; c0 += CH) {

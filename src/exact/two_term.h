@@ -32,8 +32,11 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
 /* out[i] = RN(c x[i] + s y[i]) for i < m (contiguous) where certified and finite (an exact zero
  * as +0, as ozb_two_term with a = +0 gives it), fail[i] = 1 elsewhere (out[i] then
  * meaningless: ozb_two_term with a = 0 decides those as it always has).  Returns the number
- * flagged. */
-int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail);
+ * flagged.  wide: by the 512-bit loop (the same bits). */
+int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail, int wide);
+/* two_term.c's two-product loop with 512-bit vectors, the same values and flags bit for bit
+ * (wide = 1 above: only where the handle's kernel set is the 512-bit one); two_term512.c */
+int64_t ozb_two_prod512(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail);
 
 /* alpha * v = *hi + *lo exactly (TwoProduct), 1 where that holds (the product 0 or within
  * [2^-960, 2^1000]), else 0 */
