@@ -13,6 +13,7 @@
 #include "core/par.h"
 #include "eft/eft_dot.h"
 #include <math.h>
+#include <string.h>
 
 static int in_range(double a, double x, double p)
 {
@@ -64,13 +65,20 @@ static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
     int64_t nleft = 0;
     for (int64_t c = lo; c < hi; c++) {
         const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
-        for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
-        const int64_t bad = ozb_two_prod(len, xs, r->h11, ys, r->h12, nx, fx, r->wide) +
-                            ozb_two_prod(len, xs, r->h21, ys, r->h22, ny, fy, r->wide);
+        const int unit = r->incx == 1 && r->incy == 1;   /* read in place, no gathered copy */
+        const double *xc = unit ? r->xv + c0 : xs, *yc = unit ? r->yv + c0 : ys;
+        if (!unit)
+            for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
+        const int64_t bad = ozb_two_prod(len, xc, r->h11, yc, r->h12, nx, fx, r->wide) +
+                            ozb_two_prod(len, xc, r->h21, yc, r->h22, ny, fy, r->wide);
         r->left[c] = bad != 0;
         nleft += bad != 0;
         if (bad) continue;
-        for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
+        if (unit) {
+            memcpy(r->xv + c0, nx, sizeof(double) * (size_t)len);
+            memcpy(r->yv + c0, ny, sizeof(double) * (size_t)len);
+        } else
+            for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
     }
     return nleft;
 }
