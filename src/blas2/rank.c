@@ -11,6 +11,7 @@
 #include "eft/eft_dot.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "core/par.h"
 #include <math.h>
 
 typedef struct {
@@ -95,7 +96,8 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
     const int wide = ozb_eft_wide(h);   /* the 512-bit one-term loop: the same bits */
     /* pass 1, parallel over columns: the certified updates; a column whose factors do not
      * split exactly is flagged whole (fail[m n] byte per element) */
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    /* (no OpenMP region at all on one thread: core/par.h) */
+    OZB_PARALLEL_FOR_IF(nt > 1, schedule(static) num_threads(nt),
     for (int64_t j = 0; j < r->n; j++) {
         int64_t i0, i1;
         rows_of(r, j, &i0, &i1);
@@ -112,7 +114,7 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
         const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
         colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
                                  r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
-    }
+    });
     /* pass 2, in order: what pass 1 left */
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     for (int64_t j = 0; j < r->n && st == OZBLAS_STATUS_SUCCESS; j++) {

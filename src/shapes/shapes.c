@@ -1,6 +1,7 @@
 /* Symmetric and triangular operands made whole, and GEMM problems on one triangle of C. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/par.h"
 #include "core/info.h"
 #include "exact/exact_small.h"
 #include "eft/eft_dot_small.h"
@@ -59,9 +60,9 @@ void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0
                   int64_t ldd, int nt)
 {
     const int64_t R = r1 - r0, strips = (R + 15) / 16;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    OZB_PARALLEL_FOR_IF(nt > 1, schedule(static) num_threads(nt),   /* (no region on one thread: core/par.h) */
     for (int64_t s = 0; s < strips; s++)
-        sym_strip(A, lda, n, lower, r0, r1, 16 * s, 16 * s + 16 < R ? 16 * s + 16 : R, dst, ldd);
+        sym_strip(A, lda, n, lower, r0, r1, 16 * s, 16 * s + 16 < R ? 16 * s + 16 : R, dst, ldd););
 }
 
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst)
