@@ -158,6 +158,23 @@ END_TEST
  * the 256-bit running split it replaces (eft_gemm.c's block_two: CHAIN4 on the strip's two
  * halves and both columns): S and R bit for bit, for blocks of every length up to BL and
  * sigmas across the range (skipped where the CPU lacks AVX-512). */
+#if defined(EFT_AVX2) && defined(__x86_64__)
+/* eft_gemm.c's block_two by the 256-bit running split: tau (T) and R of the four halves */
+static void chain_two(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4], __m256d T[4],
+                      __m256d R[4])
+{
+    for (int v = 0; v < 4; v++) { T[v] = gs[v]; R[v] = _mm256_setzero_pd(); }
+    for (int64_t l = 0; l < nb; l++) {
+        const __m256d a0 = _mm256_loadu_pd(ab + 8 * l), a1 = _mm256_loadu_pd(ab + 8 * l + 4);
+        const __m256d xv = _mm256_set1_pd(x0[l]), xw = _mm256_set1_pd(x1[l]);
+        CHAIN4(T[0], R[0], a0, xv);
+        CHAIN4(T[1], R[1], a1, xv);
+        CHAIN4(T[2], R[2], a0, xw);
+        CHAIN4(T[3], R[3], a1, xw);
+    }
+}
+#endif
+
 START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
 {
 #if defined(EFT_AVX2) && defined(__x86_64__)
@@ -183,16 +200,8 @@ START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
             /* sigmas per half and column: 2^e, 2^e, 2^(e-1), 2^e */
             const __m256d gs[4] = { _mm256_set1_pd(ldexp(1.0, e)), _mm256_set1_pd(ldexp(1.0, e)),
                                     _mm256_set1_pd(ldexp(1.0, e - 1)), _mm256_set1_pd(ldexp(1.0, e)) };
-            __m256d T[4] = { gs[0], gs[1], gs[2], gs[3] }, R[4], S5[4], R5[4];
-            for (int v = 0; v < 4; v++) R[v] = _mm256_setzero_pd();
-            for (int64_t l = 0; l < nb; l++) {
-                const __m256d a0 = _mm256_loadu_pd(ab + 8 * l), a1 = _mm256_loadu_pd(ab + 8 * l + 4);
-                const __m256d xv = _mm256_set1_pd(x0[l]), xw = _mm256_set1_pd(x1[l]);
-                CHAIN4(T[0], R[0], a0, xv);
-                CHAIN4(T[1], R[1], a1, xv);
-                CHAIN4(T[2], R[2], a0, xw);
-                CHAIN4(T[3], R[3], a1, xw);
-            }
+            __m256d T[4], R[4], S5[4], R5[4];
+            chain_two(ab, x0, x1, nb, gs, T, R);
             ozb_eft_block_two512(ab, x0, x1, nb, gs, S5, R5);
             for (int v = 0; v < 4; v++) {
                 double s256[4], s512[4], r256[4], r512[4];
@@ -214,16 +223,8 @@ START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
             const __m256d h8[8] = { h4[0], h4[1], h4[2], h4[3], h4[2], h4[3], h4[0], h4[1] };
             double tot[4 * 32], ab2[8 * BL];
             for (int64_t i = 0; i < 8 * nb; i++) ab2[i] = ldexp(0.75 * ab[i], -30);
-            __m256d T2[4] = { h4[0], h4[1], h4[2], h4[3] }, R2[4];
-            for (int v = 0; v < 4; v++) R2[v] = _mm256_setzero_pd();
-            for (int64_t l = 0; l < nb; l++) {
-                const __m256d a0 = _mm256_loadu_pd(ab2 + 8 * l), a1 = _mm256_loadu_pd(ab2 + 8 * l + 4);
-                const __m256d xv = _mm256_set1_pd(x0[l]), xw = _mm256_set1_pd(x1[l]);
-                CHAIN4(T2[0], R2[0], a0, xv);
-                CHAIN4(T2[1], R2[1], a1, xv);
-                CHAIN4(T2[2], R2[2], a0, xw);
-                CHAIN4(T2[3], R2[3], a1, xw);
-            }
+            __m256d T2[4], R2[4];
+            chain_two(ab2, x0, x1, nb, h4, T2, R2);
             for (int round = 0; round < 2; round++) {
                 ozb_eft_block_four512(round ? ab2 : ab, xs, nb, round ? h8 : g8, tot, round == 0);
                 for (int c = 0; c < 4; c++)

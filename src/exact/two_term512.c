@@ -11,6 +11,22 @@
 #include <immintrin.h>
 #include <string.h>
 
+/* fail[0..len) := the lanes of live that ok leaves; returns how many */
+static inline int64_t put_flags(uint8_t *fail, __mmask8 ok, __mmask8 live, int64_t len)
+{
+    if (ok == live) {
+        memset(fail, 0, (size_t)len);
+        return 0;
+    }
+    int64_t nf = 0;
+    for (int64_t l = 0; l < len; l++) {
+        const int bad = !((ok >> l) & 1);
+        fail[l] = (uint8_t)bad;
+        nf += bad;
+    }
+    return nf;
+}
+
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail)
 {
@@ -44,14 +60,7 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
         }
         ok &= live;
         _mm512_mask_storeu_pd(out + i, ok, r);
-        const int64_t len = m - i >= 8 ? 8 : m - i;
-        if (ok == live) memset(fail + i, 0, (size_t)len);
-        else
-            for (int64_t l = 0; l < len; l++) {
-                const int bad = !((ok >> l) & 1);
-                fail[i + l] = (uint8_t)bad;
-                nf += bad;
-            }
+        nf += put_flags(fail + i, ok, live, m - i >= 8 ? 8 : m - i);
     }
     return nf;
 }
@@ -79,14 +88,7 @@ int64_t ozb_two_prod512(int64_t m, const double *x, double c, const double *y, d
         const __mmask8 ry = szero | _mm512_cmp_pd_mask(_mm512_abs_pd(q), tiny, _CMP_GE_OQ) | _mm512_cmp_pd_mask(vy, zero, _CMP_EQ_OQ);
         const __mmask8 ok = rx & ry & _mm512_cmp_pd_mask(lo, hi, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(_mm512_abs_pd(lo), big, _CMP_LE_OQ) & live;
         _mm512_mask_storeu_pd(out + i, live, lo);
-        const int64_t len = m - i >= 8 ? 8 : m - i;
-        if (ok == live) memset(fail + i, 0, (size_t)len);
-        else
-            for (int64_t l = 0; l < len; l++) {
-                const int bad = !((ok >> l) & 1);
-                fail[i + l] = (uint8_t)bad;
-                nf += bad;
-            }
+        nf += put_flags(fail + i, ok, live, m - i >= 8 ? 8 : m - i);
     }
     return nf;
 }
