@@ -41,7 +41,7 @@ OZB_HD void ozb_op_shape_elem(const ozb_op_shape *s, int64_t i, int64_t j)
     case OZB_SHAPE_COPY: *d = s->src[i * s->srs + j * s->scs]; break;
     case OZB_SHAPE_MASK: *d = in && s->src ? s->src[i * s->srs + j * s->scs] : 0.0; break;
     case OZB_SHAPE_PUT: if (in) *d = s->src[i * s->srs + j * s->scs]; break;
-    case OZB_SHAPE_SCALE: if (in) *d = ozb_op_scale(*d, s->beta); break;
+    case OZB_SHAPE_SCALE: if (in) *d = s->beta == 0.0 ? 0.0 : ozb_op_scale(*d, s->beta); break;   /* beta 0: C not read */
     default: *d = *d / *s->div; break;
     }
 }

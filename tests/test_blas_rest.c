@@ -660,7 +660,7 @@ START_TEST(threads)
     double *A = tri_operand(&r, n, n, 4.0), *B = mat(&r, n, k, n, 4.0), *C = mat(&r, n, n, n, 4.0);
     double *X1 = tu_alloc((size_t)(n * k)), *X2 = tu_alloc((size_t)(n * k));
     double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n));
-    for (int rt = 0; rt < 5; rt++) {
+    for (int rt = 0; rt < 6; rt++) {
         memcpy(X1, B, sizeof(double) * (size_t)(n * k));
         memcpy(X2, B, sizeof(double) * (size_t)(n * k));
         if (rt == 4)   /* DROT's chunks on two threads, two of them left to the slow path */
@@ -676,6 +676,8 @@ START_TEST(threads)
             if (rt == 2) st = ozblas_dsyrk(hs[t], OZBLAS_LOWER, OZBLAS_OP_N, n, k, -1.0, B, n, 1.0, Cs[t], n);
             if (rt == 3) st = ozblas_dsymv(hs[t], OZBLAS_UPPER, n, 1.0, C, n, B, 1, 0.5, Xs[t], 1);
             if (rt == 4) st = ozblas_drot(hs[t], n * k, Xs[t], 1, Cs[t], 1, 0.6, -0.8);
+            /* increment 0: x[0] rotated against every y_i in order, whatever the threads */
+            if (rt == 5) st = ozblas_drot(hs[t], n * k, Xs[t], 0, Cs[t], 1, 0.6, 0.8);
             ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
         }
         check_bits(X1, X2, (size_t)(n * k), "threads X");

@@ -781,6 +781,39 @@ START_TEST(eft_ftz_daz_caller)
     ozblas_destroy(h);
 }
 END_TEST
+
+/* The same caller whose own OpenMP pool was started under FTZ/DAZ (its threads keep those
+ * modes): a DROT long enough for threads must still give RN(exact) -- under the caller's
+ * other environment every chunk runs on the calling thread, whose modes ozblas sets (a pool
+ * thread would read the subnormal x_i as 0 and certify 0). */
+START_TEST(rot_pool_under_daz)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozblas_set_num_threads(h, 2);
+    enum { N = 8192 };
+    double *x = tu_alloc(N), *y = tu_alloc(N);
+    for (int64_t i = 0; i < N; i++) { x[i] = 1.0 + (double)(i % 7); y[i] = 0.0; }
+    for (int64_t i = N / 2; i < N; i += 97) x[i] = 0x1p-1070;   /* in the second thread's half */
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u);                              /* FTZ and DAZ */
+    int team = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp atomic
+        team++;
+    }
+    const ozblas_status_t st = ozblas_drot(h, N, x, 1, y, 1, 1.0, 0.5);
+    _mm_setcsr(csr);
+    ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_ge(team, 1);
+    for (int64_t i = N / 2; i < N; i += 97) {
+        ck_assert_msg(x[i] == 0x1p-1070, "x[%lld] = %a, RN(exact) 0x1p-1070", (long long)i, x[i]);
+        ck_assert_msg(y[i] == -0x1p-1071, "y[%lld] = %a, RN(exact) -0x1p-1071", (long long)i, y[i]);
+    }
+    free(x); free(y);
+    ozblas_destroy(h);
+}
+END_TEST
 #endif
 
 /* Elements whose products are all exactly zero (zero rows, zeros of op(A) meeting the nonzeros
@@ -1428,6 +1461,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_exact_tiny);
 #if defined(__x86_64__)
     tcase_add_test(tc, eft_ftz_daz_caller);
+    tcase_add_test(tc, rot_pool_under_daz);
 #endif
     suite_add_tcase(s, tc);
     return s;

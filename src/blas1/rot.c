@@ -107,7 +107,7 @@ static ozblas_status_t slow_chunk(ozblas_handle_t h, const rot_t *r, int64_t c)
 }
 
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
-                                 double h11, double h12, double h21, double h22)
+                                 double h11, double h12, double h21, double h22, int one_thread)
 {
     const int64_t nch = (n + CH - 1) / CH;
     uint8_t one;
@@ -115,8 +115,11 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
     if (!left) return OZBLAS_STATUS_ALLOC_FAILED;
     const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22,
                       ozb_eft_wide(h), left };
-    /* threads from about 2^16 elements (ozb_threads_for: each element some 40 operations) */
-    const int nt = ozb_threads_for(h, 32.0 * (double)n);
+    /* threads from 2^11 elements (ozb_threads_for counts 32 operations an element against its
+     * 2^16); one thread where the caller's floating-point environment was not the standard one
+     * (the pool's threads may carry it: core/fpenv.h) or an increment is 0 (every chunk then
+     * reads and writes the same element, in order) */
+    const int nt = one_thread || incx == 0 || incy == 0 ? 1 : ozb_threads_for(h, 32.0 * (double)n);
     if (ozb_par_for(nt > 1 && nch > 1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;
     for (int64_t c = 0; c < nch; c++) {
         if (!left[c]) continue;
@@ -131,7 +134,7 @@ static ozblas_status_t apply(ozblas_handle_t h, int64_t n, double *x, int64_t in
 {
     ozb_fpenv_t env;   /* the error-free steps need CONTRACT §1's rounding */
     const int changed = ozb_fpenv_enter(&env);
-    const ozblas_status_t st = apply_std(h, n, x, incx, y, incy, h11, h12, h21, h22);
+    const ozblas_status_t st = apply_std(h, n, x, incx, y, incy, h11, h12, h21, h22, changed);
     ozb_fpenv_leave(env, changed);
     return st;
 }

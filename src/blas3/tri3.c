@@ -102,6 +102,10 @@ static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
 {
     ozb_fpenv_t env;   /* alpha b and the divisions rounded as CONTRACT §1 says */
     const int changed = ozb_fpenv_enter(&env);
+    /* under the caller's other environment, every problem on this thread alone (the pool's
+     * threads may carry that environment: core/fpenv.h; ozb_run finds the standard one here) */
+    const int threads = h->threads;
+    if (changed) h->threads = 1;
     ozblas_status_t sst = alpha != 1.0 ? ozb_scale_c(h, B, 1, ldb, m, n, alpha) : OZBLAS_STATUS_SUCCESS;
     const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
     /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
@@ -109,6 +113,7 @@ static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
     if (sst == OZBLAS_STATUS_SUCCESS)
         sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
                                   : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
+    h->threads = threads;
     ozb_fpenv_leave(env, changed);
     return sst;
 }
