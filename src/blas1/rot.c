@@ -57,75 +57,78 @@ typedef struct {
     uint8_t *left;          /* per chunk: 1 where it is left to the calling thread */
 } rot_t;
 
+/* Chunk c: both new vectors by the certified two-product loop (contiguous vectors read in
+ * place, others gathered), written back where it decides every element.  h == NULL (a pool
+ * thread): a chunk with elements it leaves is marked in r->left and left unwritten; else
+ * those elements by the two-term loop (the two-product loop's arithmetic with a = +0, so the
+ * same values where both certify) and rn2, then the chunk is written back.  Returns 1 where
+ * it left the chunk, -1 where rn2 failed (*st), 0 otherwise. */
+static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *xc, const double *yc, ozblas_status_t *st)
+{
+    static const double zero[CH];
+    double nx[CH], ny[CH];
+    uint8_t fx[CH], fy[CH];
+    const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
+    int64_t bx = ozb_two_prod(len, xc, r->h11, yc, r->h12, nx, fx, r->wide);
+    int64_t by = ozb_two_prod(len, xc, r->h21, yc, r->h22, ny, fy, r->wide);
+    if (bx || by) {
+        if (!h) return r->left[c] = 1;
+        if (bx) bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
+        if (by) by = ozb_two_term(len, zero, 1, xc, 1, r->h21, 0.0, yc, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
+        for (int64_t i = 0; i < len && (bx || by); i++) {
+            if (fx[i] && (*st = rn2(h, r->h11, xc[i], r->h12, yc[i], &nx[i])) != OZBLAS_STATUS_SUCCESS) return -1;
+            if (fy[i] && (*st = rn2(h, r->h21, xc[i], r->h22, yc[i], &ny[i])) != OZBLAS_STATUS_SUCCESS) return -1;
+        }
+    }
+    if (xc == r->xv + c0 && r->incx == 1 && r->incy == 1) {
+        memcpy(r->xv + c0, nx, sizeof(double) * (size_t)len);
+        memcpy(r->yv + c0, ny, sizeof(double) * (size_t)len);
+    } else
+        for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
+    return 0;
+}
+
+static int chunk(ozblas_handle_t h, const rot_t *r, int64_t c, ozblas_status_t *st)
+{
+    const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
+    if (r->incx == 1 && r->incy == 1) return chunk_of(h, r, c, r->xv + c0, r->yv + c0, st);   /* in place */
+    double xs[CH], ys[CH];
+    for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
+    return chunk_of(h, r, c, xs, ys, st);
+}
+
+/* chunks lo..hi-1 on a pool thread: those it decides whole; returns how many it left */
 static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
 {
     const rot_t *r = ctx;
-    double xs[CH], ys[CH], nx[CH], ny[CH];
-    uint8_t fx[CH], fy[CH];
     int64_t nleft = 0;
     for (int64_t c = lo; c < hi; c++) {
-        const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
-        const int unit = r->incx == 1 && r->incy == 1;   /* read in place, no gathered copy */
-        const double *xc = unit ? r->xv + c0 : xs, *yc = unit ? r->yv + c0 : ys;
-        if (!unit)
-            for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
-        const int64_t bad = ozb_two_prod(len, xc, r->h11, yc, r->h12, nx, fx, r->wide) +
-                            ozb_two_prod(len, xc, r->h21, yc, r->h22, ny, fy, r->wide);
-        r->left[c] = bad != 0;
-        nleft += bad != 0;
-        if (bad) continue;
-        if (unit) {
-            memcpy(r->xv + c0, nx, sizeof(double) * (size_t)len);
-            memcpy(r->yv + c0, ny, sizeof(double) * (size_t)len);
-        } else
-            for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
+        r->left[c] = 0;
+        ozblas_status_t st;
+        nleft += chunk(NULL, r, c, &st) == 1;
     }
     return nleft;
-}
-
-/* A chunk the two-product loop left: the two-term loop whole (the two-product loop's
- * arithmetic with a = +0, so the same values where both certify), then rn2 for what remains */
-static ozblas_status_t slow_chunk(ozblas_handle_t h, const rot_t *r, int64_t c)
-{
-    static const double zero[CH];
-    double xs[CH], ys[CH], nx[CH], ny[CH];
-    uint8_t fx[CH], fy[CH];
-    const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
-    for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
-    int64_t bx = ozb_two_prod(len, xs, r->h11, ys, r->h12, nx, fx, r->wide);
-    int64_t by = ozb_two_prod(len, xs, r->h21, ys, r->h22, ny, fy, r->wide);
-    if (bx) bx = ozb_two_term(len, zero, 1, xs, 1, r->h11, 0.0, ys, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
-    if (by) by = ozb_two_term(len, zero, 1, xs, 1, r->h21, 0.0, ys, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
-    for (int64_t i = 0; i < len && (bx || by); i++) {
-        ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-        if (fx[i]) st = rn2(h, r->h11, xs[i], r->h12, ys[i], &nx[i]);
-        if (fy[i] && st == OZBLAS_STATUS_SUCCESS) st = rn2(h, r->h21, xs[i], r->h22, ys[i], &ny[i]);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-    }
-    for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
-    return OZBLAS_STATUS_SUCCESS;
 }
 
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                                  double h11, double h12, double h21, double h22, int one_thread)
 {
     const int64_t nch = (n + CH - 1) / CH;
-    uint8_t one;
-    uint8_t *left = nch == 1 ? &one : ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)nch);
-    if (!left) return OZBLAS_STATUS_ALLOC_FAILED;
-    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22,
-                      ozb_eft_wide(h), left };
     /* threads from 2^11 elements (ozb_threads_for counts 32 operations an element against its
      * 2^16); one thread where the caller's floating-point environment was not the standard one
      * (the pool's threads may carry it: core/fpenv.h) or an increment is 0 (every chunk then
      * reads and writes the same element, in order) */
-    const int nt = one_thread || incx == 0 || incy == 0 ? 1 : ozb_threads_for(h, 32.0 * (double)n);
-    if (ozb_par_for(nt > 1 && nch > 1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;
-    for (int64_t c = 0; c < nch; c++) {
-        if (!left[c]) continue;
-        const ozblas_status_t st = slow_chunk(h, &r, c);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-    }
+    const int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 32.0 * (double)n);
+    uint8_t *left = nt > 1 ? ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)nch) : NULL;
+    if (nt > 1 && !left) return OZBLAS_STATUS_ALLOC_FAILED;
+    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22,
+                      ozb_eft_wide(h), left };
+    /* on threads: the chunks decided whole, then those left on this thread; on one thread each
+     * chunk whole in turn */
+    if (nt > 1 && ozb_par_for(1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    for (int64_t c = 0; c < nch; c++)
+        if ((nt == 1 || left[c]) && chunk(h, &r, c, &st) < 0) return st;
     return OZBLAS_STATUS_SUCCESS;
 }
 
