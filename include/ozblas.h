@@ -168,7 +168,9 @@ ozblas_status_t ozblas_dgemm(ozblas_handle_t h, ozblas_operation_t transa, ozbla
 
 /* ---- the rest of the double-precision BLAS (docs/CONTRACT.md §6) ----
  * BLAS argument conventions; results per mode as the contract's table says.  On a CUDA
- * handle they return OZBLAS_STATUS_NOT_SUPPORTED for now. */
+ * handle the level-3 routines (dsymm, dsyrk, dsyr2k, dtrmm, dtrsm) take device pointers and
+ * run on the device with the CPU handle's bits; level 1 and 2 return
+ * OZBLAS_STATUS_NOT_SUPPORTED there for now. */
 typedef enum { OZBLAS_UPPER = 0, OZBLAS_LOWER = 1 } ozblas_uplo_t;
 typedef enum { OZBLAS_NON_UNIT = 0, OZBLAS_UNIT = 1 } ozblas_diag_t;
 typedef enum { OZBLAS_LEFT = 0, OZBLAS_RIGHT = 1 } ozblas_side_t;
