@@ -91,7 +91,19 @@ START_TEST(deep_lsb_vector_matches_scalar)
 }
 END_TEST
 
+#if defined(__x86_64__)
+/* 1 where the CPU has AVX-512F/DQ; else the test's skip noted (its 512-bit loop never runs here) */
+static int have_avx512(const char *name)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return 1;
+    tu_skip_note(name, "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
+    return 0;
+}
+#endif
+
 #if defined(EFT_AVX2)
+
 /* one DOT's lanes by both loops, in pieces of `chunk` steps (the state carried between calls,
  * as dot_strided does): every field equal, bit for bit, and the same verdict */
 static void both_loops(const double *x, const double *y, int64_t n8, int64_t chunk, const char *ctx)
@@ -117,11 +129,7 @@ static void both_loops(const double *x, const double *y, int64_t n8, int64_t chu
 START_TEST(dot_lanes_512_match_256)
 {
 #if defined(EFT_AVX2) && defined(__x86_64__)
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
-        tu_skip_note("dot_lanes_512_match_256", "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
-        return;
-    }
+    if (!have_avx512("dot_lanes_512_match_256")) return;
     enum { N8 = 3000 };                           /* 24000 products: 24 blocks of 128 steps */
     double *x = malloc(sizeof(double) * 8 * N8), *y = malloc(sizeof(double) * 8 * N8);
     ck_assert_ptr_nonnull(x);
@@ -178,11 +186,7 @@ static void chain_two(const double *ab, const double *x0, const double *x1, int6
 START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
 {
 #if defined(EFT_AVX2) && defined(__x86_64__)
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
-        tu_skip_note("gemm_block_512_match_256", "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
-        return;
-    }
+    if (!have_avx512("gemm_block_512_match_256")) return;
     ozref_rng r;
     tu_rng(&r, "gemm_block_512_match_256");
     double ab[8 * BL], x0[BL], x1[BL];
@@ -256,11 +260,7 @@ END_TEST
 START_TEST(two_prod_512_match_256)
 {
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
-        tu_skip_note("two_prod_512_match_256", "this CPU has no AVX-512F/DQ: the 512-bit loop never runs here");
-        return;
-    }
+    if (!have_avx512("two_prod_512_match_256")) return;
     ozref_rng r;
     tu_rng(&r, "two_prod_512_match_256");
     enum { N = 203 };

@@ -80,7 +80,7 @@ static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *
             if (fy[i] && (*st = rn2(h, r->h21, xc[i], r->h22, yc[i], &ny[i])) != OZBLAS_STATUS_SUCCESS) return -1;
         }
     }
-    if (xc == r->xv + c0 && r->incx == 1 && r->incy == 1) {
+    if (r->incx == 1 && r->incy == 1) {   /* (read in place by chunk) */
         memcpy(r->xv + c0, nx, sizeof(double) * (size_t)len);
         memcpy(r->yv + c0, ny, sizeof(double) * (size_t)len);
     } else

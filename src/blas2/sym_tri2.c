@@ -126,13 +126,9 @@ ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    ozb_fpenv_t env;   /* the divisions rounded as CONTRACT §1 says */
-    const int changed = ozb_fpenv_enter(&env);
-    const int threads = h->threads;   /* as ozblas_dtrsm: this thread alone under another environment */
-    if (changed) h->threads = 1;
+    const ozb_env_t e = ozb_env_enter(h);   /* the divisions rounded as CONTRACT §1 says (as DTRSM) */
     const ozblas_status_t st = ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T,
                                                 diag == OZBLAS_UNIT, 1, ozb_vec0_mut(x, n, incx), incx, 0);
-    h->threads = threads;
-    ozb_fpenv_leave(env, changed);
+    ozb_env_leave(h, e);
     return st;
 }

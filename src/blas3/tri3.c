@@ -100,12 +100,9 @@ static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                             double *B, int64_t ldb)
 {
-    ozb_fpenv_t env;   /* alpha b and the divisions rounded as CONTRACT §1 says */
-    const int changed = ozb_fpenv_enter(&env);
-    /* under the caller's other environment, every problem on this thread alone (the pool's
-     * threads may carry that environment: core/fpenv.h; ozb_run finds the standard one here) */
-    const int threads = h->threads;
-    if (changed) h->threads = 1;
+    /* alpha b and the divisions rounded as CONTRACT §1 says; under the caller's other
+     * environment every problem on this thread alone (ozb_run finds the standard one here) */
+    const ozb_env_t e = ozb_env_enter(h);
     ozblas_status_t sst = alpha != 1.0 ? ozb_scale_c(h, B, 1, ldb, m, n, alpha) : OZBLAS_STATUS_SUCCESS;
     const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
     /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
@@ -113,8 +110,7 @@ static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
     if (sst == OZBLAS_STATUS_SUCCESS)
         sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
                                   : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
-    h->threads = threads;
-    ozb_fpenv_leave(env, changed);
+    ozb_env_leave(h, e);
     return sst;
 }
 

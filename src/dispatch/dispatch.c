@@ -9,17 +9,26 @@
 #include "core/info.h"
 #include "eft/eft_dot_small.h"
 
+ozb_env_t ozb_env_enter(ozblas_handle_t h)
+{
+    ozb_env_t e;
+    e.changed = ozb_fpenv_enter(&e.env);
+    e.threads = h->threads;
+    if (e.changed) h->threads = 1;
+    return e;
+}
+
+void ozb_env_leave(ozblas_handle_t h, ozb_env_t e)
+{
+    h->threads = e.threads;
+    ozb_fpenv_leave(e.env, e.changed);
+}
+
 static ozblas_status_t run_plan(ozblas_handle_t h, const ozb_problem *pr, ozb_plan pl)
 {
-    /* the standard floating-point environment for the call (core/fpenv.h); under another
-     * one, the call runs on this thread alone (the pool's threads may carry the caller's) */
-    ozb_fpenv_t env;
-    const int changed = ozb_fpenv_enter(&env);
-    const int threads = h->threads;
-    if (changed) h->threads = 1;
+    const ozb_env_t e = ozb_env_enter(h);
     const ozblas_status_t st = ozb_execute(h, pr, &pl);
-    h->threads = threads;
-    ozb_fpenv_leave(env, changed);
+    ozb_env_leave(h, e);
     return st;
 }
 

@@ -2,6 +2,14 @@
 #ifndef OZB_DISPATCH_H
 #define OZB_DISPATCH_H
 #include "core/problem.h"
+#include "core/fpenv.h"
+
+/* The standard floating-point environment for a call's arithmetic (core/fpenv.h); under the
+ * caller's other one, the call's problems run on this thread alone (the pool's threads may
+ * carry the caller's).  ozb_env_leave restores both. */
+typedef struct { ozb_fpenv_t env; int changed, threads; } ozb_env_t;
+ozb_env_t ozb_env_enter(ozblas_handle_t h);
+void ozb_env_leave(ozblas_handle_t h, ozb_env_t e);
 
 /* Computes C = alpha op(A) op(B) + beta C as the handle's mode says. */
 ozblas_status_t ozb_run(ozblas_handle_t h, const ozb_problem *pr);
