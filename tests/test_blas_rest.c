@@ -267,9 +267,10 @@ static void ref_solve_col(const double *L, int64_t n, int unit, double *x)
             x[i] = rn_dot(s + 1, u, v);
         }
         for (int64_t i = s; i < e; i++) {
+            /* a block's first row has no in-block sum: r_i itself (a -0 stays -0) */
             u[0] = 1.0; v[0] = x[i];
             for (int64_t j = s; j < i; j++) { u[j - s + 1] = -L[i + j * n]; v[j - s + 1] = x[j]; }
-            x[i] = rn_dot(i - s + 1, u, v);
+            if (i > s) x[i] = rn_dot(i - s + 1, u, v);
             if (!unit) x[i] /= L[i + i * n];
         }
     }
@@ -371,6 +372,75 @@ START_TEST(level3_tri)
                         free(A); free(B); free(B2); free(Be);
                     }
     ozblas_destroy(h);
+}
+END_TEST
+
+/* DTRSM's in-block rows eight columns at a time (a lane each), with lanes left to the short
+ * sums: a column of zeros (every in-block product zero), of -0, an identity column, exactly
+ * cancelling sums (integer T and X, so B = T X is exact), an Inf, a NaN, products below the
+ * underflow threshold; each against the column-by-column solve (one column: the short sums
+ * alone), the same bits on 1 and 2 threads, and MPFR's in the exact modes.  m = 37: three
+ * blocks, the last partial; n = 21: groups of 8, 8 and 5 lanes. */
+START_TEST(trsm_lanes)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozref_rng r;
+    tu_rng(&r, "trsm_lanes");
+    const int64_t m = 37, n = 21, lda = 39, ldb = 40;
+    const size_t nb = (size_t)(ldb * n);
+    char ctx[160];
+    double *A = tu_alloc((size_t)(lda * m)), *B = mat(&r, m, n, ldb, 2.0), *X = tu_alloc(nb), *Be = tu_alloc(nb);
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++) A[i + j * lda] = i == j ? (i % 3 ? 1.0 : -1.0) : (double)((i * 7 + j * 3) % 7 - 3);
+    for (int lower = 0; lower < 2; lower++)
+        for (int unit = 0; unit < 2; unit++) {
+            /* column 6: B = T X with X integers, every third zero: the in-block sums of those
+             * rows cancel exactly */
+            for (int64_t i = 0; i < m; i++) X[i] = i % 3 == 1 ? 0.0 : (double)(i % 5 - 2);
+            for (int64_t i = 0; i < m; i++) {
+                double v = 0.0;
+                for (int64_t l = lower ? 0 : i; lower ? l <= i : l < m; l++)
+                    v += (l == i ? (unit ? 1.0 : A[i + i * lda]) : A[i + l * lda]) * X[l];
+                B[i + 6 * ldb] = v;
+            }
+            for (int64_t i = 0; i < m; i++) {
+                B[i] = 0.0;                                        /* column 0: zeros */
+                if (i < 20) B[i + ldb] = 0.0;                      /* column 1: zeros, then values */
+                B[i + 2 * ldb] = -0.0;                             /* column 2: -0 */
+                B[i + 5 * ldb] = ldexp(B[i + 5 * ldb], -1000);     /* column 5: tiny */
+                B[i + 16 * ldb] = i == 17 ? 1.0 : 0.0;             /* column 16: identity */
+            }
+            B[5 + 3 * ldb] = INFINITY;                             /* column 3: an Inf */
+            B[20 + 4 * ldb] = NAN;                                 /* column 4: a NaN */
+            const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+            const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+            double *got[2];
+            for (int t = 0; t < 2; t++) {
+                ozblas_handle_t h = tu_handle(mode);
+                ozblas_set_num_threads(h, t + 1);
+                got[t] = tu_alloc(nb);
+                memcpy(got[t], B, nb * sizeof *B);
+                ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, n, 1.0, A, lda, got[t], ldb), 0);
+                memcpy(Be, B, nb * sizeof *B);
+                for (int64_t q = 0; q < n; q++)
+                    ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, 1, 1.0, A, lda, Be + q * ldb, ldb), 0);
+                snprintf(ctx, sizeof ctx, "%s lower=%d unit=%d threads=%d: columns against one by one", tu_mode_name(mode),
+                         lower, unit, t + 1);
+                tu_check_bits(got[t], Be, nb, 0, ctx);
+                ozblas_destroy(h);
+            }
+            tu_check_bits(got[1], got[0], nb, 0, "trsm_lanes: 2 threads against 1");
+            if (exact_mode(mode)) {
+                memcpy(Be, B, nb * sizeof *B);
+                ref_trsm(1, lower, 0, unit, m, n, 1.0, A, lda, Be, ldb);
+                snprintf(ctx, sizeof ctx, "%s lower=%d unit=%d: against MPFR", tu_mode_name(mode), lower, unit);
+                check_bits(got[0], Be, nb, ctx);
+                for (int64_t i = 0; i < m; i++) ck_assert(got[0][i + 6 * ldb] == X[i]);
+            }
+            free(got[0]);
+            free(got[1]);
+        }
+    free(A); free(B); free(X); free(Be);
 }
 END_TEST
 
@@ -751,6 +821,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, level2, 0, 3);
     tcase_add_test(t, symv_rows_left);
     tcase_add_loop_test(t, level3_tri, 0, 3);
+    tcase_add_loop_test(t, trsm_lanes, 0, 3);
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);
     tcase_add_loop_test(t, packed, 0, 3);

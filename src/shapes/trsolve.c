@@ -7,10 +7,13 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/par.h"
+#include "eft/eft_subst.h"
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
- * pipeline per row, which costs about a microsecond); at and above it, one correctly rounded
- * problem per row.  Both are RN(exact): the choice changes no bit. */
+ * pipeline per row, which costs about a microsecond); at and above it, the lane groups below
+ * (block_lanes), or where they are not offered one correctly rounded problem per row.  All are
+ * RN(exact): the choice changes no bit. */
 #define ROW_PROBLEM_COLS 8
 
 /* row i of X := RN(row i - T[i, l0..l1) X[l0..l1)), column by column on the short exact sums
@@ -50,6 +53,97 @@ static ozblas_status_t in_block_row(ozblas_handle_t h, ozb_view t, int64_t i, in
     return short_update(h, t, i, s, i, nrhs, x, xrs, xcs);
 }
 
+/* The in-block rows of the block at s for every column at once, eight columns a lane group
+ * (ozb_eft_subst8: a row's eight sums in one strip), where the operands are the host's and the
+ * error-free kernels are offered; the groups are independent, so they run on the call's
+ * threads.  A group stops at a row with a lane not certified; that lane is then finished here
+ * as short_update does (RN(exact) either way: the choice changes no bit), the row divided, and
+ * the group resumed on the calling thread. */
+typedef struct {
+    const double *tb, *d;       /* the block's triangle (OZB_SUBST_ROWS a row), its diagonal or NULL */
+    double *g;                  /* group q's rows at g + 8 OZB_SUBST_ROWS q */
+    int64_t *stop;              /* the row where group q stopped (bs: done) */
+    uint8_t *fail;              /* group q's lanes left at fail + 8 q */
+    double *x;                  /* the block's row 0 */
+    int64_t bs, nrhs, xrs, xcs;
+} lanes_t;
+
+_Static_assert(OZBLAS_TRSM_BLOCK <= OZB_SUBST_ROWS, "a block's rows fit the lane groups");
+
+static int lanes_of(const lanes_t *L, int64_t q) { return L->nrhs - 8 * q < 8 ? (int)(L->nrhs - 8 * q) : 8; }
+
+static void put_back(const lanes_t *L, int64_t q)
+{
+    const double *b = L->g + 8 * OZB_SUBST_ROWS * q;
+    for (int c = 0; c < lanes_of(L, q); c++)
+        for (int64_t i = 0; i < L->bs; i++) L->x[i * L->xrs + (8 * q + c) * L->xcs] = b[8 * i + c];
+}
+
+static int64_t lane_groups(void *ctx, int64_t lo, int64_t hi)
+{
+    const lanes_t *L = ctx;
+    for (int64_t q = lo; q < hi; q++) {
+        double *b = L->g + 8 * OZB_SUBST_ROWS * q;
+        const int lanes = lanes_of(L, q);
+        for (int c = 0; c < 8; c++)
+            for (int64_t i = 0; i < L->bs; i++) b[8 * i + c] = c < lanes ? L->x[i * L->xrs + (8 * q + c) * L->xcs] : 0.0;
+        L->stop[q] = ozb_eft_subst8(L->tb, L->d, L->bs, 0, lanes, b, L->fail + 8 * q);
+        if (L->stop[q] == L->bs) put_back(L, q);
+    }
+    return 0;
+}
+
+/* group q from its stop on: the lanes left at that row by the short sums (or the pipeline),
+ * the row divided, the group resumed */
+static ozblas_status_t finish_group(ozblas_handle_t h, const lanes_t *L, int64_t q)
+{
+    double *b = L->g + 8 * OZB_SUBST_ROWS * q;
+    uint8_t *fail = L->fail + 8 * q;
+    const int lanes = lanes_of(L, q);
+    for (int64_t r = L->stop[q]; r < L->bs; r = ozb_eft_subst8(L->tb, L->d, L->bs, r + 1, lanes, b, fail)) {
+        for (int c = 0; c < lanes; c++) {
+            if (!fail[c]) continue;
+            const ozb_problem e = {
+                .m = 1, .n = 1, .k = r, .a = { L->tb + OZB_SUBST_ROWS * r, 0, 1 }, .b = { b + c, 0, 8 },
+                .alpha = -1.0, .beta = 1.0, .c = b + 8 * r + c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+            };
+            double v;
+            if (ozb_short_sum(&e, &v)) b[8 * r + c] = v;
+            else {
+                const ozblas_status_t st = ozb_run_rn(h, &e);
+                if (st != OZBLAS_STATUS_SUCCESS) return st;
+            }
+        }
+        if (L->d)
+            for (int c = 0; c < lanes; c++) b[8 * r + c] /= L->d[r];
+    }
+    put_back(L, q);
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+static ozblas_status_t block_lanes(ozblas_handle_t h, ozb_view t, int unit, int64_t s, int64_t bs, int64_t nrhs,
+                                   double *x, int64_t xrs, int64_t xcs)
+{
+    const int64_t ng = (nrhs + 7) / 8, R = OZB_SUBST_ROWS;
+    double *w = ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)(R * R + R + 8 * R * ng + ng) + 8 * (size_t)ng);
+    if (!w) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *tb = w, *d = tb + R * R;
+    for (int64_t i = 0; i < bs; i++) {
+        for (int64_t l = 0; l < i; l++) tb[R * i + l] = t.p[(s + i) * t.rs + (s + l) * t.cs];
+        d[i] = t.p[(s + i) * (t.rs + t.cs)];
+    }
+    const lanes_t L = { .tb = tb, .d = unit ? NULL : d, .g = d + R, .stop = (int64_t *)(d + R + 8 * R * ng),
+                        .fail = (uint8_t *)(d + R + 8 * R * ng + ng), .x = x + s * xrs, .bs = bs, .nrhs = nrhs,
+                        .xrs = xrs, .xcs = xcs };
+    ozb_par_for(1, ozb_threads_for(h, (double)bs * (double)bs * (double)nrhs), ng, lane_groups, (void *)&L);
+    for (int64_t q = 0; q < ng; q++) {
+        if (L.stop[q] == bs) continue;
+        const ozblas_status_t st = finish_group(h, &L, q);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m, int64_t nrhs,
                               double *x, int64_t xrs, int64_t xcs)
 {
@@ -66,6 +160,10 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
                 .kblock = OZB_KBLOCK_MAX,
             };
             if ((st = ozb_run(h, &up)) != OZBLAS_STATUS_SUCCESS) return st;
+        }
+        if (nrhs >= ROW_PROBLEM_COLS && ozb_host_operands(h) && ozb_eft_subst_applies(h)) {
+            if ((st = block_lanes(h, t, unit, s, bs, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
+            continue;
         }
         for (int64_t i = s; i < s + bs; i++) {
             if (i > s && (st = in_block_row(h, t, i, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
