@@ -3,7 +3,8 @@
  * both libraries dlopened side by side (RTLD_LOCAL), the same inputs (the bench's phi
  * generator and seed), one call shape timed in alternating batches (21 pairs, the order
  * swapped every pair), the median time of each and the median of the per-pair ratios.
- *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
+ *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
+ * (gemm-upd: C := C - A B with A N x 64, B 64 x N, LAPACK's blocked trailing update)
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
@@ -62,13 +63,14 @@ static int open_lib(const char *path, int mode, int engine, int fast, int thread
 }
 
 /* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3..6 gemm NN, TN, NT, TT (the enum values of ozblas.h:
- * OP_N 0, OP_T 1) */
+ * OP_N 0, OP_T 1), 7 gemm-upd */
 static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, double *C)
 {
     switch (routine) {
     case 0: return l->dot(l->h, n, A, 1, B, 1, C);
     case 1: return l->gemv(l->h, 0, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
     case 2: return l->gemv(l->h, 1, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
+    case 7: return l->gemm(l->h, 0, 0, n, n, n < 64 ? n : 64, -1.0, A, n, B, n < 64 ? n : 64, 1.0, C, n);
     default: return l->gemm(l->h, (routine - 3) & 1, (routine - 3) >> 1, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
     }
 }
@@ -76,13 +78,13 @@ static int call(const lib_t *l, int routine, int64_t n, const double *A, const d
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt N CALLS "
+        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd N CALLS "
                         "[double|cr|fixed|double-crt|fixed-crt] [threads]\n");
         return 2;
     }
     const char *rn = argv[3];
     const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : !strcmp(rn, "gemm-tn") ? 4 :
-                        !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : -1;
+                        !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : !strcmp(rn, "gemm-upd") ? 7 : -1;
     const int64_t n = atoll(argv[4]);
     const long calls = atol(argv[5]);
     const char *mn = argc > 6 ? argv[6] : "cr";

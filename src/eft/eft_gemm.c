@@ -270,11 +270,28 @@ static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *le
     return 1;
 }
 
+/* Columns ahead whose lines of C the walk prefetches: a strip's columns of C lie ldc apart, one
+ * line each, too many streams for the hardware prefetchers, so without it every put read C by
+ * a demand miss (LAPACK's trailing updates C := C - A B, k = 64: the put's load of C took most
+ * of its time).  Six columns are about two pairs' products ahead. */
+#define C_AHEAD 6
+
+static inline void prefetch_c(const ozb_problem *pr, int64_t b, int64_t j)
+{
+    const double *c = pr->c + 8 * b + j * pr->ccs;
+    _mm_prefetch((const char *)c, _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + 7), _MM_HINT_T0);   /* (the strip's second line, where unaligned) */
+}
+
 /* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged), four columns
  * at a time where strip_quad applies, else two; returns the elements left */
 static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
     int64_t left = 0;
+    /* C's lines C_AHEAD columns ahead, where a strip's column is contiguous (beta = 0 too: the
+     * put's stores need the lines all the same) */
+    const int pf = g->pr->crs == 1 && 8 * b + 8 <= g->pr->m;
+    int64_t jp = j0;
     /* the columns the call's probe computed already (eft_cr.c) */
     const int64_t s0 = b == g->skip_b ? g->skip_j : -1, s1 = b == g->skip_b ? g->skip_j + g->skip_n : -1;
     const ozb_problem *pr = g->pr;
@@ -283,6 +300,7 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
     const int quad_ok = g->wide && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m;
     for (int64_t j = j0; j < j1;) {
         int64_t zl;
+        for (; pf && jp < j1 && jp < j + C_AHEAD; jp++) prefetch_c(pr, b, jp);
         if (j >= s0 && j < s1) { j++; continue; }
         if (zero_pair(g, b, j, &zl)) { left += zl; j++; continue; }
         if (quad_ok && j + 4 <= j1 && !(j + 3 >= s0 && j < s1) &&
