@@ -253,6 +253,69 @@ START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
 }
 END_TEST
 
+/* The six-column loop (eft_gemm6.c, the 256-bit kernel set's) against block_two's running
+ * split: after one block the totals of tot_first, after a second (op(A) and sigma 2^-30 times
+ * as large: a TwoSum of the totals that is not exact) those of tot_add, every lane bit for bit,
+ * for blocks of every length up to BL and sigmas across the range */
+START_TEST(gemm_block_six_match_two)
+{
+#if defined(EFT_AVX2) && defined(__x86_64__)
+    ozref_rng r;
+    tu_rng(&r, "gemm_block_six_match_two");
+    double ab[8 * BL], ab2[8 * BL], x0[BL], x1[BL];
+    const int es[] = {-960, -300, 0, 700, 1000};
+    const int64_t nbs[] = {1, 3, 32, 127, 128};
+    for (size_t ie = 0; ie < sizeof es / sizeof *es; ie++)
+        for (size_t in = 0; in < sizeof nbs / sizeof *nbs; in++) {
+            const int64_t nb = nbs[in];
+            const int e = es[ie], a = (e - 9) / 2;
+            for (int64_t i = 0; i < 8 * nb; i++) ab[i] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, a);
+            for (int64_t i = 0; i < 8 * nb; i++) ab2[i] = ldexp(0.75 * ab[i], -30);
+            for (int64_t l = 0; l < nb; l++) {
+                x0[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 9 - a);
+                x1[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 12 - a);
+            }
+            const __m256d gs[4] = { _mm256_set1_pd(ldexp(1.0, e)), _mm256_set1_pd(ldexp(1.0, e)),
+                                    _mm256_set1_pd(ldexp(1.0, e - 1)), _mm256_set1_pd(ldexp(1.0, e)) };
+            const __m256d sc = _mm256_set1_pd(0x1p-30);
+            const __m256d h4[4] = { _mm256_mul_pd(gs[0], sc), _mm256_mul_pd(gs[1], sc), _mm256_mul_pd(gs[2], sc),
+                                    _mm256_mul_pd(gs[3], sc) };
+            __m256d T[4], R[4], T2[4], R2[4];
+            chain_two(ab, x0, x1, nb, gs, T, R);
+            chain_two(ab2, x0, x1, nb, h4, T2, R2);
+            /* columns x0, x1, x1, x0, x0, x1: block_two's halves 0/1 (x0) and 2/3 (x1) */
+            const double *xs[6] = { x0, x1, x1, x0, x0, x1 };
+            const int col[6] = { 0, 2, 2, 0, 0, 2 };
+            __m256d g12[12], h12[12];
+            for (int c = 0; c < 6; c++)
+                for (int hf = 0; hf < 2; hf++) { g12[2 * c + hf] = gs[col[c] + hf]; h12[2 * c + hf] = h4[col[c] + hf]; }
+            tot4 tot[12];
+            for (int round = 0; round < 2; round++) {
+                ozb_eft_block_six(round ? ab2 : ab, xs, nb, round ? h12 : g12, tot, round == 0);
+                for (int c = 0; c < 6; c++)
+                    for (int hf = 0; hf < 2; hf++) {
+                        const int v = col[c] + hf;
+                        tot4 t;
+                        tot_first(&t, _mm256_sub_pd(T[v], gs[v]), R[v], gs[v]);
+                        if (round) tot_add(&t, _mm256_sub_pd(T2[v], h4[v]), R2[v], h4[v]);
+                        const __m256d w[4] = { t.s, t.c, t.a, t.g }, got[4] = { tot[2 * c + hf].s, tot[2 * c + hf].c,
+                                                                                  tot[2 * c + hf].a, tot[2 * c + hf].g };
+                        for (int f = 0; f < 4; f++) {
+                            double a4[4], b4[4];
+                            _mm256_storeu_pd(a4, w[f]);
+                            _mm256_storeu_pd(b4, got[f]);
+                            ck_assert_msg(memcmp(a4, b4, sizeof a4) == 0, "e %d nb %lld column %d half %d round %d: total %d differs",
+                                          e, (long long)nb, c, hf, round, f);
+                        }
+                    }
+            }
+        }
+#else
+    tu_skip_note("gemm_block_six_match_two", "not an x86-64 build with the AVX2 kernels");
+#endif
+}
+END_TEST
+
 /* DROT's two-product loop (exact/two_term.c two1) with 512-bit vectors against the 256-bit
  * one: every value and flag bit for bit, on lengths around the vector width, random operands
  * of several magnitudes, and zeros, subnormals, products near 2^-960, huge, Inf and NaN among
@@ -365,6 +428,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, deep_lsb_vector_matches_scalar);
     tcase_add_test(tc, dot_lanes_512_match_256);
     tcase_add_test(tc, gemm_block_512_match_256);
+    tcase_add_test(tc, gemm_block_six_match_two);
     tcase_add_test(tc, two_prod_512_match_256);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);

@@ -60,6 +60,14 @@ static inline int zero_pair_applies(const ozb_eft_gemm_t *g, int64_t b, int64_t 
     return ((za & 1) && (zx & 2)) || ((zx & 1) && (za & 2));
 }
 
+/* whether zero_pair applies to strip b and any column of j0..j1-1 */
+static inline int zeros_among(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; j++)
+        if (zero_pair_applies(g, b, j)) return 1;
+    return 0;
+}
+
 /* The zero-products shortcut of strip b and column j: every product exactly zero (one side all
  * zero, the other finite: LAPACK's block reflectors of a zero panel), so each element's value
  * is RN(beta c), written as the zero-products stage writes it (the certificates would flag every
@@ -270,6 +278,37 @@ static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *le
     return 1;
 }
 
+/* Strip b of op(A) times columns j..j+5 of op(B) by the six-chain loop (eft_gemm6.c), where
+ * every block of the six columns is under its a-priori bound: the same lanes and totals as
+ * strip_totals makes, then each column (or pair, where pair_put applies) put as there.
+ * Returns 1 (*left: the elements left) where it ran, 0 where some block is not bounded
+ * (nothing written: the caller's pairs then). */
+static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok, int64_t *left)
+{
+    const ozb_problem *pr = g->pr;
+    const int64_t k = pr->k;
+    const double *a = g->P + 8 * k * b;
+    tot4 tot[12];
+    for (int64_t q = 0; q < g->nq; q++) {
+        const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
+        __m256d m[12], gs[12];
+        for (int c = 0; c < 6; c++)
+            if (!block_bound(g, b, j + c, q, &m[2 * c], &m[2 * c + 1])) return 0;
+        for (int v = 0; v < 12; v++) gs[v] = sigma_for(m[v]);
+        const double *x[6];
+        for (int c = 0; c < 6; c++) x[c] = g->Bx + (j + c) * g->ldx + l0;
+        ozb_eft_block_six(a + 8 * l0, x, nb, gs, tot, q == 0);
+    }
+    row4_t st[12];
+    for (int v = 0; v < 12; v++) st[v].t = tot[v];
+    *left = 0;
+    for (int c = 0; c < 6; c += 2) {
+        if (pair_ok && 8 * b + 8 <= pr->m && pair_put(g, b, j + c, st + 2 * c)) continue;
+        *left += strip_put(g, b, j + c, st + 2 * c, 0, 1) + strip_put(g, b, j + c + 1, st + 2 * c + 2, 0, 1);
+    }
+    return 1;
+}
+
 /* Columns ahead whose lines of C the walk prefetches: a strip's columns of C lie ldc apart, one
  * line each, too many streams for the hardware prefetchers, so without it every put read C by
  * a demand miss (LAPACK's trailing updates C := C - A B, k = 64: the put's load of C took most
@@ -304,10 +343,16 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
         if (j >= s0 && j < s1) { j++; continue; }
         if (zero_pair(g, b, j, &zl)) { left += zl; j++; continue; }
         if (quad_ok && j + 4 <= j1 && !(j + 3 >= s0 && j < s1) &&
-            !(g->zA && (zero_pair_applies(g, b, j + 1) || zero_pair_applies(g, b, j + 2) || zero_pair_applies(g, b, j + 3))) &&
+            !(g->zA && zeros_among(g, b, j + 1, j + 4)) &&
             strip_quad(g, b, j, &zl)) {
             left += zl;
             j += 4;
+            continue;
+        }
+        if (!g->wide && j + 6 <= j1 && !(j + 5 >= s0 && j < s1) && !(g->zA && zeros_among(g, b, j + 1, j + 6)) &&
+            strip_six(g, b, j, pair_ok, &zl)) {
+            left += zl;
+            j += 6;
             continue;
         }
         const int nc = j + 1 < j1 && !(j + 1 >= s0 && j + 1 < s1) && !(g->zA && zero_pair_applies(g, b, j + 1)) ? 2 : 1;

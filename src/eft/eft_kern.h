@@ -285,6 +285,12 @@ void ozb_eft_block_two512(const double *ab, const double *x0, const double *x1, 
  * s, c, a, G of the eight rows at tot + 32 c + 8 {0, 1, 2, 3}; first: the row's first block,
  * as tot_first, else as tot_add), from the sigmas gs (column c's halves gs[2c], gs[2c+1]) */
 void ozb_eft_block_four512(const double *ab, const double *const x[4], int64_t nb, const __m256d gs[8], double *tot, int first);
+/* eft_gemm.c's strip times six columns with 256-bit vectors (eft_gemm6.c; where the 512-bit
+ * loops are not used): one block of nb products into the six columns' totals (column c's
+ * rows 0-3 at tot[2c], 4-7 at tot[2c+1]; first: the row's first block, as tot_first, else as
+ * tot_add), from the sigmas gs (the same indices) */
+void ozb_eft_block_six(const double *ab, const double *const x[6], int64_t nb, const __m256d gs[12], tot4 tot[12],
+                       int first);
 /* The four columns' eight rows certified from tot (ozb_eft_cert4's arithmetic, its symmetric
  * test) into C's columns c + q ccs where all eight are: returns those columns (bit q) */
 int ozb_eft_quad_put512(const double *tot, int one_block, double N, double alpha, int use_c, double beta, double *c,
