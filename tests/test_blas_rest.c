@@ -176,6 +176,50 @@ START_TEST(nrm2_range)
 END_TEST
 
 /* ---- level 2 ---- */
+/* DROT on vectors scaled toward underflow (as LAPACK's test matrices are): both tiny (the
+ * certified sum in the frame 2^600), results normal, near 2^-1022 and subnormal (left to the
+ * exact sums), subnormal inputs, one side tiny and the other not; against MPFR bit for bit */
+START_TEST(rot_scaled)
+{
+    ozblas_handle_t h = tu_handle(MODES[_i]);
+    ozref_rng r;
+    tu_rng(&r, "rot_scaled");
+    const int ex[] = { -1000, -960, -1015, -1030, -1060 };
+    const double cs[][2] = { { 0.6, -0.8 }, { 0x1.3p-1, 0x1.7p-1 }, { 1.0, 0x1p-40 } };
+    char ctx[120];
+    for (size_t e = 0; e < sizeof ex / sizeof *ex; e++)
+        for (size_t q = 0; q < 3; q++)
+            for (int mixed = 0; mixed < 2; mixed++) {
+                const int64_t n = 37;
+                double x[37], y[37], x2[37], y2[37];
+                for (int64_t i = 0; i < n; i++) {
+                    x[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, ex[e]);
+                    y[i] = mixed && i % 3 == 0 ? 2.0 * ozref_uniform(&r) - 1.0 : ldexp(2.0 * ozref_uniform(&r) - 1.0, ex[e]);
+                }
+                memcpy(x2, x, sizeof x);
+                memcpy(y2, y, sizeof y);
+                const double c = cs[q][0], s = cs[q][1];
+                ck_assert_int_eq(ozblas_drot(h, n, x2, 1, y2, 1, c, s), OZBLAS_STATUS_SUCCESS);
+                snprintf(ctx, sizeof ctx, "%s 2^%d c=%a s=%a mixed=%d", tu_mode_name(MODES[_i]), ex[e], c, s, mixed);
+                for (int64_t i = 0; i < n; i++) {
+                    const double u1[2] = { c, s }, u2[2] = { c, -s }, v1[2] = { x[i], y[i] }, v2[2] = { y[i], x[i] };
+                    const double wx = rn_dot(2, u1, v1), wy = rn_dot(2, u2, v2);
+                    check_bits(&x2[i], &wx, 1, ctx);
+                    check_bits(&y2[i], &wy, 1, ctx);
+                }
+            }
+    /* a subnormal result above a midpoint of its grid by less than the scaled sum's half-ulp:
+     * 0.5 (2^41 + 1) 2^-1074 + 2^-20 2^-1074 rounds up to (2^40 + 1) 2^-1074; rounded at 53
+     * bits in the frame 2^600 first it would be the midpoint, then even, 2^40 2^-1074 */
+    double x[1] = { ldexp((double)((1LL << 41) + 1), -1074) }, y[1] = { 0x1p-1074 };
+    const double u[2] = { 0.5, 0x1p-20 }, v[2] = { x[0], y[0] }, want = rn_dot(2, u, v);
+    ck_assert(want == ldexp((double)((1LL << 40) + 1), -1074));
+    ck_assert_int_eq(ozblas_drot(h, 1, x, 1, y, 1, 0.5, 0x1p-20), OZBLAS_STATUS_SUCCESS);
+    check_bits(&x[0], &want, 1, "rot_scaled: a subnormal result past a midpoint");
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(level2)
 {
     ozblas_mode_t mode = MODES[_i];
@@ -818,6 +862,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, tu_timeout(600));
     tcase_add_loop_test(t, level1, 0, 3);
     tcase_add_test(t, nrm2_range);
+    tcase_add_loop_test(t, rot_scaled, 0, 3);
     tcase_add_loop_test(t, level2, 0, 3);
     tcase_add_test(t, symv_rows_left);
     tcase_add_loop_test(t, level3_tri, 0, 3);
