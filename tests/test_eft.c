@@ -471,6 +471,59 @@ START_TEST(eft_gemm_reference)
 }
 END_TEST
 
+/* Updates C := C -+ A B (alpha = +-1, beta = 1, as LAPACK's blocked algorithms make them: the
+ * bracketing certificate, eft_cert4.h) against MPFR: random C; C = RN(-+A B) (every element a
+ * residual, exact zeros among them); C near the overflow threshold; one and two blocks of k;
+ * and values just off a rounding midpoint, which only a bracket that holds can leave to the
+ * exact sums: (1 + 3 2^-52) - (2^-53 + 2^-107) lies just below the midpoint of 1 + 2^-52 and
+ * 1 + 2^-51 (so RN is 1 + 2^-52), while its TwoSum and a single rounding of the rest would
+ * land on the midpoint and round to even */
+START_TEST(eft_gemm_update)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_gemm_update");
+    const int64_t shapes[][3] = {{8, 2, 5}, {16, 7, 64}, {40, 13, 130}, {17, 6, 1}};
+    char ctx[120];
+    for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
+        for (int sign = -1; sign <= 1; sign += 2)
+            for (int kind = 0; kind < 3; kind++) {
+                tu_gemm_params p = {0};
+                p.m = shapes[q][0]; p.n = shapes[q][1]; p.k = shapes[q][2];
+                p.alpha = sign; p.beta = 1.0;
+                int64_t lda, ldb, ldc;
+                size_t na, nb, nc;
+                tu_gemm_sizes(&p, &lda, &ldb, &ldc, &na, &nb, &nc);
+                double *A = tu_alloc(na), *B = tu_alloc(nb), *C = tu_alloc(nc);
+                ozref_fill_phi(&r, A, (int64_t)na, 1.0);
+                ozref_fill_phi(&r, B, (int64_t)nb, 1.0);
+                if (kind == 1)
+                    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, p.m, p.n, p.k, -p.alpha, A, lda, B, ldb, 0.0, C,
+                                                  ldc), 0);
+                else {
+                    ozref_fill_phi(&r, C, (int64_t)nc, 1.0);
+                    if (kind == 2)
+                        for (size_t i = 0; i < nc; i++) C[i] = ldexp(C[i], 1022) + (i % 5 == 0 ? 0x1.ffffffffffffep1023 : 0.0);
+                }
+                snprintf(ctx, sizeof ctx, "update %lldx%lldx%lld alpha %d kind %d", (long long)p.m, (long long)p.n,
+                         (long long)p.k, sign, kind);
+                tu_gemm_run(h, CR, &p, A, B, C, ctx);
+                free(A); free(B); free(C);
+            }
+    /* just off midpoints: rows with + 2^-107, - 2^-107, 0 (an exact midpoint: even) */
+    tu_gemm_params p = {0};
+    p.m = 16; p.n = 2; p.k = 2; p.alpha = -1.0; p.beta = 1.0;
+    double A[32], B[4] = { 1.0, 1.0, 1.0, 1.0 }, C[32];
+    for (int i = 0; i < 16; i++) {
+        A[i] = 0x1p-53;
+        A[16 + i] = i % 3 == 0 ? 0x1p-107 : i % 3 == 1 ? -0x1p-107 : 0.0;
+        C[i] = C[16 + i] = 1.0 + 3 * 0x1p-52;
+    }
+    tu_gemm_run(h, CR, &p, A, B, C, "update: just off a midpoint");
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* C = alpha op(A) B + beta C0 (B k x n, ldb k; C m x n, ldc m) on every path, the same bits on
  * all and RN(exact) (the reference); returns 1 where the default path's info says the deep
  * sums ran. */
@@ -1453,6 +1506,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_rank1_fma);
     tcase_add_test(tc, eft_zero_operand);
     tcase_add_test(tc, eft_gemm_reference);
+    tcase_add_test(tc, eft_gemm_update);
     tcase_add_test(tc, eft_gemm_paths_agree);
     tcase_add_test(tc, eft_probe_mixed);
     tcase_add_test(tc, eft_sigma_top);

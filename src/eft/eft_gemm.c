@@ -194,8 +194,17 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
             _mm256_storeu_pd(c0, _mm256_loadu_pd(c));
             _mm256_storeu_pd(c0 + 4, _mm256_loadu_pd(c + 4));
         }
-        const int ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
-        const int ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
+        /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd), Sum2's
+         * where it leaves a row (either certifies only RN(exact)) */
+        int ok0 = 0, ok1 = 0;
+        if (pr->beta == 1.0) {
+            ok0 = ozb_eft_cert4_upd(&st[0].t, N, pr->alpha, c, y);
+            ok1 = ozb_eft_cert4_upd(&st[1].t, N, pr->alpha, c + 4, y + 4);
+        }
+        if ((ok0 & ok1) != 0xf) {
+            ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
+            ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
+        }
         if ((ok0 & ok1) == 0xf) {
             _mm256_storeu_pd(c, _mm256_loadu_pd(y));
             _mm256_storeu_pd(c + 4, _mm256_loadu_pd(y + 4));
