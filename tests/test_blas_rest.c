@@ -462,6 +462,7 @@ START_TEST(trsm_lanes)
             for (int t = 0; t < 2; t++) {
                 ozblas_handle_t h = tu_handle(mode);
                 ozblas_set_num_threads(h, t + 1);
+                ozblas_set_parallel_threshold(h, 1);   /* the lane groups on both threads */
                 got[t] = tu_alloc(nb);
                 memcpy(got[t], B, nb * sizeof *B);
                 ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, n, 1.0, A, lda, got[t], ldb), 0);
@@ -484,6 +485,29 @@ START_TEST(trsm_lanes)
             free(got[0]);
             free(got[1]);
         }
+    /* a NaN and an Inf in T beside zero rows of X: the products NaN 0 and Inf 0 are NaN, so
+     * rows 2 and 3 are NaN in every column, though every other product of theirs is zero (the
+     * lanes must not take the zero-products value) */
+    {
+        const int64_t m5 = 5, n9 = 9;
+        double T5[25], B5[45], G5[45], E5[45];
+        for (int64_t j = 0; j < 5; j++)
+            for (int64_t i = 0; i < 5; i++) T5[i + 5 * j] = i == j ? 2.0 : i > j ? 0.0 : 7.0;
+        T5[2] = NAN;       /* T(2, 0) */
+        T5[3] = INFINITY;  /* T(3, 0) */
+        for (int64_t q = 0; q < n9; q++)
+            for (int64_t i = 0; i < m5; i++) B5[i + 5 * q] = i < 2 ? 0.0 : 1.0 + (double)q;
+        ozblas_handle_t h = tu_handle(mode);
+        memcpy(G5, B5, sizeof B5);
+        ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, m5, n9, 1.0, T5, 5, G5, 5), 0);
+        memcpy(E5, B5, sizeof B5);
+        for (int64_t q = 0; q < n9; q++)
+            ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, m5, 1, 1.0, T5, 5, E5 + 5 * q, 5), 0);
+        tu_check_bits(G5, E5, 45, 1, "trsm_lanes: NaN and Inf in T, against one column at a time");
+        for (int64_t q = 0; q < n9; q++)
+            ck_assert_msg(isnan(G5[2 + 5 * q]) && isnan(G5[3 + 5 * q]) && G5[5 * q] == 0.0, "trsm_lanes: column %lld", (long long)q);
+        ozblas_destroy(h);
+    }
     free(A); free(B); free(X); free(Be);
 }
 END_TEST

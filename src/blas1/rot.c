@@ -1,8 +1,9 @@
 /* ozblas_drot, drotm: every new element RN of its exact two-term sum a x + b y.
  * Bit budget: where a x and b y are each 0 or within [2^-960, 2^1000] in magnitude, TwoProduct
  * splits each exactly into two doubles (the low part's last bit >= 2^-1066 > 2^-1074) and Sum2
- * rounds the four correctly where it certifies (results normal, >= 2^-1000); anything else
- * (tiny, huge, uncertified) goes to the exact short sums of the pipeline, any finite range. */
+ * rounds the four correctly where it certifies (results normal, >= 2^-1000); pairs of tiny
+ * elements the same way in the frame 2^600 (scaled_rn2); anything else (huge, uncertified,
+ * results toward underflow) goes to the exact short sums of the pipeline, any finite range. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
@@ -25,7 +26,7 @@ static int in_range(double a, double x, double p)
  * x 2^600 and y 2^600 are exact (a power of two up, no overflow from at most 2^-200), so the
  * certified sum of the scaled products is 2^600 RN(a x + b y) wherever it is at least 2^-421:
  * both are then normal, and RN commutes with a power of two between normal numbers.  1 and
- * *out where so (a tiny pair otherwise took the exact short sums, some 300 ns an element) */
+ * *out where so (the exact short sums, which take the rest, cost some 300 ns an element) */
 static int scaled_rn2(double a, double x, double b, double y, double *out)
 {
     if (!(fabs(x) <= 0x1p-200 && fabs(y) <= 0x1p-200)) return 0;

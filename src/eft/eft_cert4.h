@@ -110,8 +110,9 @@ static inline __attribute__((always_inline)) int ozb_eft_cert4(const tot4 *t, in
  * so V lies between y + RN(w - Bt) and y + RN(w + Bt), and where those two sums round alike
  * (RN is monotone) that is RN(V), subnormal results included (an IEEE addition rounds them
  * once).  A zero is not certified (its sign is the exact sums' to decide), nor an overflow,
- * nor anything not finite (NaN compares unequal).  (B >= 2^-1000 dwarfs the subnormal terms.)  Returns the lanes certified, their RN(V) in y.  Some
- * fifteen operations where Sum2's certificate takes about forty-five. */
+ * nor anything not finite (NaN compares unequal).  (B >= 2^-1000 dwarfs the subnormal terms.)
+ * Returns the lanes certified, their RN(V) in y.  Some fifteen operations where Sum2's
+ * certificate takes about forty-five. */
 static inline __attribute__((always_inline)) int ozb_eft_cert4_upd(const tot4 *t, double N, double alpha,
                                                                    const double c0[4], double y[4])
 {

@@ -194,8 +194,9 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
             _mm256_storeu_pd(c0, _mm256_loadu_pd(c));
             _mm256_storeu_pd(c0 + 4, _mm256_loadu_pd(c + 4));
         }
-        /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd), Sum2's
-         * where it leaves a row (either certifies only RN(exact)) */
+        /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd); where it
+         * leaves a row, Sum2's on all eight, and a row that one leaves goes to the general put
+         * (each certifies only RN(exact)) */
         int ok0 = 0, ok1 = 0;
         if (pr->beta == 1.0) {
             ok0 = ozb_eft_cert4_upd(&st[0].t, N, pr->alpha, c, y);
@@ -321,7 +322,8 @@ static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok,
 /* Columns ahead whose lines of C the walk prefetches: a strip's columns of C lie ldc apart, one
  * line each, too many streams for the hardware prefetchers, so without it every put read C by
  * a demand miss (LAPACK's trailing updates C := C - A B, k = 64: the put's load of C took most
- * of its time).  Six columns are about two pairs' products ahead. */
+ * of its time).  Six columns are two pairs' products ahead (one six-column group's: the
+ * lines then arrive while the group computes). */
 #define C_AHEAD 6
 
 static inline void prefetch_c(const ozb_problem *pr, int64_t b, int64_t j)
@@ -331,8 +333,9 @@ static inline void prefetch_c(const ozb_problem *pr, int64_t b, int64_t j)
     _mm_prefetch((const char *)(c + 7), _MM_HINT_T0);   /* (the strip's second line, where unaligned) */
 }
 
-/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged), four columns
- * at a time where strip_quad applies, else two; returns the elements left */
+/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged): four columns
+ * at a time where strip_quad applies (512-bit loops), six where strip_six does (256-bit), else
+ * two; returns the elements left */
 static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
     int64_t left = 0;

@@ -2,9 +2,10 @@
  * where the 512-bit loops are not used).  block_two runs four running-split chains (CHAIN4,
  * eft_kern.h): on a core with two FMA pipes that is exactly the chains' latency (an FMA of
  * four cycles a step) and exactly their throughput (two FMA-pipe operations a chain and step),
- * so any stall stretches every step.  Six chains, one half of the strip (four rows) times six
- * columns, need fifteen of the sixteen registers and leave the latency slack: the pipes, not
- * the chains, set the pace.  Every lane goes through its own chain in its order, from the
+ * so any stall stretches every step.  Six chains, the strip's two halves times three columns
+ * (two loads and three broadcasts a step), fill the sixteen registers and leave the latency
+ * slack: the pipes, not the chains, set the pace.  (One half times six columns, six
+ * broadcasts a step, was slower.)  Every lane goes through its own chain in its order, from the
  * sigma block_two would take, so S and R, and the totals, are block_two's bit for bit.  Bit
  * budget: eft_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_kern.h"

@@ -3,12 +3,14 @@
  * l < i of the block (buf, eight doubles apart), its vector row i of the triangle; so the
  * strip's split and certificate (ozb_eft_strip_block, ozb_eft_strip_put: eft_kern.h's budget
  * for one block of at most OZB_SUBST_ROWS < BLN products a lane) give RN(exact) or flag the
- * lane, and a lane whose every product is exactly zero gets the zero-products value.  The
+ * lane, and a lane whose every product is exactly zero (a zero factor times a finite one) gets
+ * the zero-products value.  The
  * division is IEEE division, lane by lane the same as the scalar one.  Compiled with
  * -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_subst.h"
 #include "eft/eft_kern.h"
 #include "exact/zero_products.h"
+#include <math.h>
 #include <string.h>
 
 int ozb_eft_subst_applies(ozblas_handle_t h)
@@ -24,12 +26,15 @@ int ozb_eft_subst_applies(ozblas_handle_t h)
 #ifdef EFT_AVX2
 _Static_assert(OZB_SUBST_ROWS <= BLN, "one strip block per row");
 
-/* whether every product of lane q in row i is exactly zero (one factor zero: the strip was in
- * range, so the other is finite) */
+/* whether every product of lane q in row i is exactly zero: one factor zero and the other
+ * finite (the strip's range test alone does not prove the other finite: its running maximum
+ * can drop a NaN product that a later finite one follows) */
 static int zero_products(const double *t, const double *buf, int64_t i, int q)
 {
-    for (int64_t l = 0; l < i; l++)
-        if (t[l] != 0.0 && buf[8 * l + q] != 0.0) return 0;
+    for (int64_t l = 0; l < i; l++) {
+        const double u = t[l], v = buf[8 * l + q];
+        if (!((u == 0.0 && isfinite(v)) || (v == 0.0 && isfinite(u)))) return 0;
+    }
     return 1;
 }
 #endif

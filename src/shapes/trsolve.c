@@ -130,7 +130,7 @@ static ozblas_status_t block_lanes(ozblas_handle_t h, ozb_view t, int unit, int6
     double *tb = w, *d = tb + R * R;
     for (int64_t i = 0; i < bs; i++) {
         for (int64_t l = 0; l < i; l++) tb[R * i + l] = t.p[(s + i) * t.rs + (s + l) * t.cs];
-        d[i] = t.p[(s + i) * (t.rs + t.cs)];
+        if (!unit) d[i] = t.p[(s + i) * (t.rs + t.cs)];   /* (a unit diagonal is not read) */
     }
     const lanes_t L = { .tb = tb, .d = unit ? NULL : d, .g = d + R, .stop = (int64_t *)(d + R + 8 * R * ng),
                         .fail = (uint8_t *)(d + R + 8 * R * ng + ng), .x = x + s * xrs, .bs = bs, .nrhs = nrhs,

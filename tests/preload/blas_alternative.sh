@@ -22,8 +22,10 @@ deps=$(ldd "$cprog")
 grep -q "libblas.so.3 => $tmp" <<< "$deps" || { echo "FAIL: $cprog does not load the alternative"; echo "$deps"; fails=$((fails + 1)); }
 for core in "${CORES[@]}"; do
   for t in 1 2; do
-    OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$cprog" > "$tmp/out.$core.$t"
-    OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t /usr/bin/python3 "$here/np_drivers.py" >> "$tmp/out.$core.$t"
+    OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t "$cprog" > "$tmp/out.$core.$t" ||
+      { echo "FAIL: the C drivers under $core on $t thread(s) exited $?"; fails=$((fails + 1)); }
+    OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t /usr/bin/python3 "$here/np_drivers.py" >> "$tmp/out.$core.$t" ||
+      { echo "FAIL: NumPy's drivers under $core on $t thread(s) exited $?"; fails=$((fails + 1)); }
   done
 done
 bad=$(cat "$tmp"/out.* | sort -u | awk '{c[$1]++} END {for (k in c) if (c[k] != 1) print k}')

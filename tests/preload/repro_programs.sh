@@ -38,9 +38,13 @@ for prog in c numpy; do
   for mode in cr double; do
     got=$(count "$prog.$mode" "$run" --mode $mode "${cmd[@]}")
     echo "$prog n=$n, distinct results per output over kernels ${CORES[*]} x threads 1, 2: plain / ozblas-run --mode $mode"
-    join <(echo "$plain" | grep -v '^RUNFAIL') <(echo "$got" | grep -v '^RUNFAIL') | awk '{printf "  %-12s %s / %s\n", $1, $2, $3}'
-    echo "$plain" | grep '^RUNFAIL' | sed 's/^/  (plain, not asserted) /' || true
-    if echo "$got" | grep -q '^RUNFAIL'; then echo "$got" | grep '^RUNFAIL' | sed 's/^/FAIL: /'; fails=$((fails + 1)); got=$(echo "$got" | grep -v '^RUNFAIL'); fi
+    join <(grep -v '^RUNFAIL' <<< "$plain" || true) <(grep -v '^RUNFAIL' <<< "$got" || true) | awk '{printf "  %-12s %s / %s\n", $1, $2, $3}'
+    grep '^RUNFAIL' <<< "$plain" | sed 's/^/  (plain, not asserted) /' || true
+    if grep -q '^RUNFAIL' <<< "$got"; then
+      grep '^RUNFAIL' <<< "$got" | sed 's/^/FAIL: /'
+      fails=$((fails + 1))
+      got=$(grep -v '^RUNFAIL' <<< "$got" || true)
+    fi
     bad=$(echo "$got" | awk '$2 != 1' | wc -l)
     [ "$(echo "$got" | wc -l)" -ge 5 ] || { echo "FAIL: $prog printed too few outputs"; fails=$((fails + 1)); }
     [ "$bad" -eq 0 ] || { echo "FAIL: $prog --mode $mode: $bad outputs differ across kernels or threads"; fails=$((fails + 1)); }
