@@ -167,6 +167,19 @@ END_TEST
  * halves and both columns): S and R bit for bit, for blocks of every length up to BL and
  * sigmas across the range (skipped where the CPU lacks AVX-512). */
 #if defined(EFT_AVX2) && defined(__x86_64__)
+/* One case of the block tests: op(A)'s strip ab (8 nb) with entries up to 2^a, a = (e - 9) / 2,
+ * and two columns x0 (to 2^(e - 9 - a)), x1 (to 2^(e - 12 - a)), so that the products stay
+ * under 2^-9 of the sigma 2^e (x0) and 2^(e - 1) (x1) */
+static void block_case(ozref_rng *r, int e, int64_t nb, double *ab, double *x0, double *x1)
+{
+    const int a = (e - 9) / 2;
+    for (int64_t i = 0; i < 8 * nb; i++) ab[i] = ldexp((2.0 * ozref_uniform(r) - 1.0) * 0.999, a);
+    for (int64_t l = 0; l < nb; l++) {
+        x0[l] = ldexp((2.0 * ozref_uniform(r) - 1.0) * 0.999, e - 9 - a);
+        x1[l] = ldexp((2.0 * ozref_uniform(r) - 1.0) * 0.999, e - 12 - a);
+    }
+}
+
 /* eft_gemm.c's block_two by the 256-bit running split: tau (T) and R of the four halves */
 static void chain_two(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4], __m256d T[4],
                       __m256d R[4])
@@ -195,12 +208,8 @@ START_TEST(gemm_block_512_match_256)   /* (and the four-column loop's totals) */
     for (size_t ie = 0; ie < sizeof es / sizeof *es; ie++)
         for (size_t in = 0; in < sizeof nbs / sizeof *nbs; in++) {
             const int64_t nb = nbs[in];
-            const int e = es[ie], a = (e - 9) / 2;
-            for (int64_t i = 0; i < 8 * nb; i++) ab[i] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, a);
-            for (int64_t l = 0; l < nb; l++) {
-                x0[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 9 - a);
-                x1[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 12 - a);
-            }
+            const int e = es[ie];
+            block_case(&r, e, nb, ab, x0, x1);
             /* sigmas per half and column: 2^e, 2^e, 2^(e-1), 2^e */
             const __m256d gs[4] = { _mm256_set1_pd(ldexp(1.0, e)), _mm256_set1_pd(ldexp(1.0, e)),
                                     _mm256_set1_pd(ldexp(1.0, e - 1)), _mm256_set1_pd(ldexp(1.0, e)) };
@@ -268,13 +277,9 @@ START_TEST(gemm_block_six_match_two)
     for (size_t ie = 0; ie < sizeof es / sizeof *es; ie++)
         for (size_t in = 0; in < sizeof nbs / sizeof *nbs; in++) {
             const int64_t nb = nbs[in];
-            const int e = es[ie], a = (e - 9) / 2;
-            for (int64_t i = 0; i < 8 * nb; i++) ab[i] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, a);
+            const int e = es[ie];
+            block_case(&r, e, nb, ab, x0, x1);
             for (int64_t i = 0; i < 8 * nb; i++) ab2[i] = ldexp(0.75 * ab[i], -30);
-            for (int64_t l = 0; l < nb; l++) {
-                x0[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 9 - a);
-                x1[l] = ldexp((2.0 * ozref_uniform(&r) - 1.0) * 0.999, e - 12 - a);
-            }
             const __m256d gs[4] = { _mm256_set1_pd(ldexp(1.0, e)), _mm256_set1_pd(ldexp(1.0, e)),
                                     _mm256_set1_pd(ldexp(1.0, e - 1)), _mm256_set1_pd(ldexp(1.0, e)) };
             const __m256d sc = _mm256_set1_pd(0x1p-30);

@@ -8,9 +8,8 @@
  * packed, for all columns of B) times the largest |x| of the column there (once per column,
  * for all strips).  With M = max_s RN(max_s|a| max_s|x|) and sigma = 2^(floor(log2 M) + 10)
  * > 2^9 M: for l in sub-block s, |a x| <= max_s|a| max_s|x| <= (1 + u) RN(max_s|a| max_s|x|)
- * <= (1 + u) M < 2^-9 (1 + u) sigma, below sigma / (2 BL) with BL = 128, so
- * the budget holds by construction, with no largest |q| to keep and
- * no block summed again (five vector operations per four products instead of seven).  Where
+ * <= (1 + u) M < 2^-9 (1 + u) sigma, below sigma / (2 BL) with BL = 128, so the budget holds
+ * by construction, with no largest |q| to keep and no block summed again.  Where
  * M is above 2^990, Inf or NaN, the block takes sigma from its own products and checks it
  * (ozb_eft_strip_block, the GEMV kernel); rows whose products themselves are out of range,
  * Inf or NaN are left to the caller.  Compiled with -ffp-contract=off. */
@@ -63,8 +62,7 @@ static inline int zero_pair_applies(const ozb_eft_gemm_t *g, int64_t b, int64_t 
 /* whether zero_pair applies to strip b and any column of j0..j1-1 */
 static inline int zeros_among(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
-    for (int64_t j = j0; j < j1; j++)
-        if (zero_pair_applies(g, b, j)) return 1;
+    for (int64_t j = j0; j < j1; j++) if (zero_pair_applies(g, b, j)) return 1;
     return 0;
 }
 
@@ -250,6 +248,18 @@ static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const 
     return 1;
 }
 
+/* The sigmas of block q for strip b and columns j..j+nc-1 (column c's halves at gs[2c],
+ * gs[2c+1]) from their a-priori bounds; 0 where some column's block is not bounded */
+static inline int block_sigmas(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, int64_t q, __m256d *gs)
+{
+    for (int c = 0; c < nc; c++) {
+        __m256d m0, m1;
+        if (!block_bound(g, b, j + c, q, &m0, &m1)) return 0;
+        gs[2 * c] = sigma_for(m0), gs[2 * c + 1] = sigma_for(m1);
+    }
+    return 1;
+}
+
 /* Strip b of op(A) times columns j..j+3 of op(B) by the 512-bit loops (eft_gemm512.c), where
  * every block of the four columns is under its a-priori bound: four chains where block_two
  * runs two, and the certificates eight rows at a time.  A column whose eight rows are not all
@@ -264,10 +274,8 @@ static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *le
     double tot[4 * 32] __attribute__((aligned(64)));
     for (int64_t q = 0; q < g->nq; q++) {
         const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
-        __m256d m[8], gs[8];
-        for (int c = 0; c < 4; c++)
-            if (!block_bound(g, b, j + c, q, &m[2 * c], &m[2 * c + 1])) return 0;
-        for (int v = 0; v < 8; v++) gs[v] = sigma_for(m[v]);
+        __m256d gs[8];
+        if (!block_sigmas(g, b, j, 4, q, gs)) return 0;
         const double *x[4] = { g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, g->Bx + (j + 2) * g->ldx + l0,
                                g->Bx + (j + 3) * g->ldx + l0 };
         ozb_eft_block_four512(a + 8 * l0, x, nb, gs, tot, q == 0);
@@ -301,10 +309,8 @@ static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok,
     tot4 tot[12];
     for (int64_t q = 0; q < g->nq; q++) {
         const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
-        __m256d m[12], gs[12];
-        for (int c = 0; c < 6; c++)
-            if (!block_bound(g, b, j + c, q, &m[2 * c], &m[2 * c + 1])) return 0;
-        for (int v = 0; v < 12; v++) gs[v] = sigma_for(m[v]);
+        __m256d gs[12];
+        if (!block_sigmas(g, b, j, 6, q, gs)) return 0;
         const double *x[6];
         for (int c = 0; c < 6; c++) x[c] = g->Bx + (j + c) * g->ldx + l0;
         ozb_eft_block_six(a + 8 * l0, x, nb, gs, tot, q == 0);
@@ -320,12 +326,10 @@ static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok,
 }
 
 /* Columns ahead whose lines of C the walk prefetches: a strip's columns of C lie ldc apart, one
- * line each, too many streams for the hardware prefetchers, so without it every put read C by
- * a demand miss (LAPACK's trailing updates C := C - A B, k = 64: the put's load of C took most
- * of its time).  Six columns are two pairs' products ahead (one six-column group's: the
- * lines then arrive while the group computes). */
+ * line each, too many streams for the hardware prefetchers, so each put would read C by a
+ * demand miss (in LAPACK's updates C := C - A B, most of the put's time).  Six columns are two
+ * pairs' products ahead (one six-column group's: the lines arrive while it computes). */
 #define C_AHEAD 6
-
 static inline void prefetch_c(const ozb_problem *pr, int64_t b, int64_t j)
 {
     const double *c = pr->c + 8 * b + j * pr->ccs;
