@@ -186,12 +186,8 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
     if (!bad && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m) {
         const int use_c = pr->beta != 0.0;
         const double N = ozb_eft_terms(pr->k, 1, 1);
-        double *c = pr->c + 8 * b + j * pr->ccs, y[8], c0[8];
+        double *c = pr->c + 8 * b + j * pr->ccs, y[8];
         int in[2];
-        if (use_c) {
-            _mm256_storeu_pd(c0, _mm256_loadu_pd(c));
-            _mm256_storeu_pd(c0 + 4, _mm256_loadu_pd(c + 4));
-        }
         /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd); where it
          * leaves a row, Sum2's on all eight, and a row that one leaves goes to the general put
          * (each certifies only RN(exact)) */
@@ -201,8 +197,8 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
             ok1 = ozb_eft_cert4_upd(&st[1].t, N, pr->alpha, c + 4, y + 4);
         }
         if ((ok0 & ok1) != 0xf) {
-            ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c0, y, &in[0]);
-            ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c0 + 4, y + 4, &in[1]);
+            ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c, y, &in[0]);
+            ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c + 4, y + 4, &in[1]);
         }
         if ((ok0 & ok1) == 0xf) {
             _mm256_storeu_pd(c, _mm256_loadu_pd(y));

@@ -4,9 +4,8 @@
  * strip's split and certificate (ozb_eft_strip_block, ozb_eft_strip_put: eft_kern.h's budget
  * for one block of at most OZB_SUBST_ROWS < BLN products a lane) give RN(exact) or flag the
  * lane, and a lane whose every product is exactly zero (a zero factor times a finite one) gets
- * the zero-products value.  The
- * division is IEEE division, lane by lane the same as the scalar one.  Compiled with
- * -ffp-contract=off: the FMAs are explicit. */
+ * the zero-products value.  The division is IEEE division, lane by lane the same as the scalar
+ * one.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_subst.h"
 #include "eft/eft_kern.h"
 #include "exact/zero_products.h"
