@@ -3,8 +3,10 @@
  * both libraries dlopened side by side (RTLD_LOCAL), the same inputs (the bench's phi
  * generator and seed), one call shape timed in alternating batches (21 pairs, the order
  * swapped every pair), the median time of each and the median of the per-pair ratios.
- *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
- * (gemm-upd: C := C - A B with A N x 64, B 64 x N, LAPACK's blocked trailing update)
+ *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
+ * (gemm-upd: C := C - A B with A N x 64, B 64 x N, LAPACK's blocked trailing update; syrk,
+ * syr2k: C's lower triangle := A A^T + C / 2 (A B^T + B A^T), k = N; trsm: X := L^-1 B, L
+ * lower triangular N x N with a unit-size diagonal, B N x N, copied into X before each call)
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
@@ -29,8 +31,12 @@ typedef int (*gemm_t)(handle_t, int, int, int64_t, int64_t, int64_t, double, con
 typedef int (*gemv_t)(handle_t, int, int64_t, int64_t, double, const double *, int64_t, const double *, int64_t, double,
                       double *, int64_t);
 typedef int (*dot_t)(handle_t, int64_t, const double *, int64_t, const double *, int64_t, double *);
+typedef int (*syrk_t)(handle_t, int, int, int64_t, int64_t, double, const double *, int64_t, double, double *, int64_t);
+typedef int (*syr2k_t)(handle_t, int, int, int64_t, int64_t, double, const double *, int64_t, const double *, int64_t,
+                       double, double *, int64_t);
+typedef int (*trsm_t)(handle_t, int, int, int, int, int64_t, int64_t, double, const double *, int64_t, double *, int64_t);
 
-typedef struct { handle_t h; gemm_t gemm; gemv_t gemv; dot_t dot; } lib_t;
+typedef struct { handle_t h; gemm_t gemm; gemv_t gemv; dot_t dot; syrk_t syrk; syr2k_t syr2k; trsm_t trsm; } lib_t;
 
 enum { PAIRS = 21 };
 
@@ -57,13 +63,18 @@ static int open_lib(const char *path, int mode, int engine, int fast, int thread
     l->gemm = (gemm_t)dlsym(so, "ozblas_dgemm");
     l->gemv = (gemv_t)dlsym(so, "ozblas_dgemv");
     l->dot = (dot_t)dlsym(so, "ozblas_ddot");
-    if (!create || !set_mode || !set_threads || !set_engine || !set_fast || !l->gemm || !l->gemv || !l->dot) return 0;
+    l->syrk = (syrk_t)dlsym(so, "ozblas_dsyrk");
+    l->syr2k = (syr2k_t)dlsym(so, "ozblas_dsyr2k");
+    l->trsm = (trsm_t)dlsym(so, "ozblas_dtrsm");
+    if (!create || !set_mode || !set_threads || !set_engine || !set_fast || !l->gemm || !l->gemv || !l->dot || !l->syrk ||
+        !l->syr2k || !l->trsm)
+        return 0;
     return create(&l->h) == 0 && set_mode(l->h, mode) == 0 && set_threads(l->h, threads) == 0 &&
            (engine < 0 || set_engine(l->h, engine) == 0) && set_fast(l->h, fast) == 0;
 }
 
 /* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3..6 gemm NN, TN, NT, TT (the enum values of ozblas.h:
- * OP_N 0, OP_T 1), 7 gemm-upd */
+ * OP_N 0, OP_T 1, UPPER 0, LOWER 1, LEFT 0, NON_UNIT 0), 7 gemm-upd, 8 syrk, 9 syr2k, 10 trsm */
 static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, double *C)
 {
     switch (routine) {
@@ -71,6 +82,9 @@ static int call(const lib_t *l, int routine, int64_t n, const double *A, const d
     case 1: return l->gemv(l->h, 0, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
     case 2: return l->gemv(l->h, 1, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
     case 7: return l->gemm(l->h, 0, 0, n, n, n < 64 ? n : 64, -1.0, A, n, B, n < 64 ? n : 64, 1.0, C, n);
+    case 8: return l->syrk(l->h, 1, 0, n, n, 1.0, A, n, 0.5, C, n);
+    case 9: return l->syr2k(l->h, 1, 0, n, n, 1.0, A, n, B, n, 0.5, C, n);
+    case 10: memcpy(C, B, sizeof(double) * (size_t)(n * n)); return l->trsm(l->h, 0, 1, 0, 0, n, n, 1.0, A, n, C, n);
     default: return l->gemm(l->h, (routine - 3) & 1, (routine - 3) >> 1, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
     }
 }
@@ -78,13 +92,14 @@ static int call(const lib_t *l, int routine, int64_t n, const double *A, const d
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd N CALLS "
+        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm N CALLS "
                         "[double|cr|fixed|double-crt|fixed-crt] [threads]\n");
         return 2;
     }
     const char *rn = argv[3];
     const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : !strcmp(rn, "gemm-tn") ? 4 :
-                        !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : !strcmp(rn, "gemm-upd") ? 7 : -1;
+                        !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : !strcmp(rn, "gemm-upd") ? 7 :
+                        !strcmp(rn, "syrk") ? 8 : !strcmp(rn, "syr2k") ? 9 : !strcmp(rn, "trsm") ? 10 : -1;
     const int64_t n = atoll(argv[4]);
     const long calls = atol(argv[5]);
     const char *mn = argc > 6 ? argv[6] : "cr";
@@ -105,6 +120,9 @@ int main(int argc, char **argv)
     ozref_rng_seed(&rng, UINT64_C(0x6f7a626c61733031) + (uint64_t)routine);
     ozref_fill_phi(&rng, A, (int64_t)len, 1.0);
     ozref_fill_phi(&rng, B, (int64_t)len, 1.0);
+    if (routine == 10)            /* L: its diagonal 1, the rest of its lower triangle / n */
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j; i < n; i++) A[i + j * n] = i == j ? 1.0 : A[i + j * n] / (double)n;
     double t[2][PAIRS], ratio[PAIRS];
     for (int p = 0; p < PAIRS; p++)
         for (int s = 0; s < 2; s++) {

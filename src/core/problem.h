@@ -14,7 +14,13 @@ typedef struct {
     int64_t  crs, ccs;
     int64_t  kblock;           /* inner block size: depends on the routine and shape only */
     int      c_host;           /* c is host memory on a device handle too (DOT's result)  */
+    int      tri;              /* OZB_TRI_*: the elements of C the caller keeps (shapes.c) */
 } ozb_problem;
+
+/* A square C of which the caller keeps one triangle (a diagonal block of DSYRK's in a scratch
+ * copy): a stage may leave anything in the other part, and flags none of it.  The triangle is
+ * in C's own coordinates, so a problem on part of C (other origin) has OZB_TRI_ALL. */
+enum { OZB_TRI_ALL = 0, OZB_TRI_LOWER = 1 /* i >= j */, OZB_TRI_UPPER = 2 /* i <= j */ };
 
 /* The per-call decisions of the dispatch (src/dispatch/plan.h), from the handle's
  * configuration and the problem's shape only, never from timing or thread count. */

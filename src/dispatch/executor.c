@@ -75,6 +75,7 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
             ozb_problem sub = *pr;
             sub.m = e - i;
             sub.n = 1;
+            sub.tri = OZB_TRI_ALL;       /* (its origin is not C's) */
             sub.a.p += i * pr->a.rs;
             sub.b.p += j * pr->b.rs;
             sub.c += i * pr->crs + j * pr->ccs;

@@ -89,6 +89,7 @@ static int eft_orient(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *
     t->m = pr->n; t->n = pr->m;
     t->a = pr->b; t->b = pr->a;
     t->crs = pr->ccs; t->ccs = pr->crs;
+    t->tri = pr->tri == OZB_TRI_ALL ? OZB_TRI_ALL : OZB_TRI_LOWER + OZB_TRI_UPPER - pr->tri;   /* C^T's */
     return ozb_eft_eligible(h, t, pl);
 }
 static ozblas_status_t eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,

@@ -116,6 +116,41 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 }
 
 #ifdef EFT_AVX2
+/* strip_columns on the columns of j0..j1-1 that meet the triangle C keeps (pr->tri): lower
+ * (i >= j) those up to the strip's last row, upper (i <= j) those from its first; the flags of
+ * the others cleared (none of their elements is kept) */
+static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
+{
+    const ozb_problem *pr = g->pr;
+    const int64_t r = (8 * b + 8 < pr->m ? 8 * b + 8 : pr->m) - 8 * b;   /* the strip's rows */
+    const int64_t a = pr->tri == OZB_TRI_UPPER && j0 < 8 * b ? 8 * b : j0;
+    const int64_t z = pr->tri == OZB_TRI_LOWER && j1 > 8 * b + r ? 8 * b + r : j1;
+    for (int64_t j = j0; j < j1; j++)
+        if (j < a || j >= z) memset(g->fail + j * pr->m + 8 * b, 0, (size_t)r);
+    return a < z ? ozb_eft_strip_columns(g, b, a, z) : 0;
+}
+
+/* Units lo..hi-1 of the walk.  On a triangle a unit's work falls linearly with its place
+ * (lower: strip b has about 8b + 8 columns; column group u about m - 64u rows), so where C
+ * keeps one, the units are taken in the order 0, N-1, 1, N-2, ...: each contiguous share of
+ * the threads (ozb_par_for) then gets pairs whose work sums to the same. */
+static int64_t gemm_units(void *ctx, int64_t lo, int64_t hi)
+{
+    const ozb_eft_gemm_t *g = ctx;
+    const int64_t m = g->pr->m, n = g->pr->n, N = g->by_strip ? (m + 7) / 8 : (n + OZB_EFT_NC - 1) / OZB_EFT_NC;
+    int64_t left = 0;
+    for (int64_t v = lo; v < hi; v++) {
+        const int64_t u = g->pr->tri == OZB_TRI_ALL ? v : v % 2 ? N - 1 - v / 2 : v / 2;
+        if (g->by_strip)
+            for (int64_t j0 = 0; j0 < n; j0 += OZB_EFT_NC) left += strip_kept(g, u, j0, j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n);
+        else {
+            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n;
+            for (int64_t b = 0; b < (m + 7) / 8; b++) left += strip_kept(g, b, j0, j1);
+        }
+    }
+    return left;
+}
+
 /* A GEMM whose result cancels far below its products (a residual B - A X) leaves nearly every
  * element to the deep sums, and the dispatch then recomputes the whole call there: the middle
  * strip times the middle 2 columns, computed first, tells that beforehand (1: most of them
@@ -141,6 +176,7 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     uint8_t pfail[16];
     ozb_problem pp = *pr;
     pp.m = pm; pp.n = pn;
+    pp.tri = OZB_TRI_ALL;                        /* (its origin is not C's) */
     pp.c = pr->c + 8 * b * pr->crs + j0 * pr->ccs;
     pp.a.p += 8 * b * pr->a.rs;
     pp.b.p += j0 * pr->b.rs;
@@ -154,7 +190,7 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     ps.mXc += j0 * s->nq;
     ps.zA += b;
     ps.zX += j0;
-    int64_t pl = ozb_eft_gemm_units(&ps, 0, 1);
+    int64_t pl = gemm_units(&ps, 0, 1);
     if (pl) pl -= ozb_exact_zero_products(&pp, pfail);
     const int residual = 2 * pl > pm * pn;
     if (residual) {
@@ -256,7 +292,7 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         const int64_t ngroups = (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
         s.by_strip = pr->n <= 2 * OZB_EFT_NC;
         /* a residual: everything the probe left to the deep sums at once */
-        if (!probe_fails(&s, &left)) left += ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, ozb_eft_gemm_units, &s);
+        if (!probe_fails(&s, &left)) left += ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;

@@ -69,9 +69,8 @@ static inline int zeros_among(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, in
 /* The zero-products shortcut of strip b and column j: every product exactly zero (one side all
  * zero, the other finite: LAPACK's block reflectors of a zero panel), so each element's value
  * is RN(beta c), written as the zero-products stage writes it (the certificates would flag every
- * such element: a zero sum within a nonzero bound); 27x27x3 of them: 1.5 us, 12 us without
- * the shortcut.  Returns 1
- * where it applies (*left: the elements it left), 0 where the sums must run. */
+ * such element: a zero sum within a nonzero bound).  Returns 1 where it applies (*left: the
+ * elements it left), 0 where the sums must run. */
 static int zero_pair(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *left)
 {
     if (!g->zA || !zero_pair_applies(g, b, j)) return 0;
@@ -104,8 +103,7 @@ static inline void block_one(const double *ab, const double *xb, int64_t nb, __m
 
 /* The same block times two columns x0, x1 at once by the running split (CHAIN4, eft_kern.h):
  * four independent chains of four vector operations per four products, against five
- * operations on two chains (16^3: 190 ns per strip against 230, 32^3: 770 against 900,
- * AVX512 EPYC) */
+ * operations on two chains */
 static inline void block_two(const double *ab, const double *x0, const double *x1, int64_t nb, const __m256d gs[4],
                              row4_t st0[2], row4_t st1[2], int first, int wide)
 {
@@ -176,9 +174,8 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
 /* Column j's rows of strip b from their totals st[0..1] (bad: out of range): rounded into C or
  * flagged; returns the elements left.  The common case inline: alpha = +-1, C's columns
  * contiguous, a whole strip, its eight rows certified (else the general put, which reads the
- * same C).  It is eft_gemv_n.c's put_groups for that case, written here because through
- * ozb_eft_strip_put (a call and a problem copy per column) the GEMM takes 28 % longer at 16^3
- * and 20 % at 64^3 (interleaved A/B, AVX512 EPYC). */
+ * same C).  It is eft_gemv_n.c's put_groups for that case, written here to spare
+ * ozb_eft_strip_put's call and problem copy per column. */
 static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[2], int bad, int bounded)
 {
     const ozb_problem *pr = g->pr;
@@ -217,8 +214,7 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
 /* Columns j, j + 1 of strip b at once in the commonest case (both columns' single block under
  * its bound, alpha = 1, beta = 0, C's columns contiguous, a whole strip): ozb_eft_cert4's
  * arithmetic on the four vectors of totals, its symmetric test only, and one branch for the
- * sixteen elements instead of eight (16^3 1.05 us against 1.16, 32^3 8 % and 64^3 5 % less
- * time, AVX512 EPYC, interleaved A/B).  Returns 1 where all sixteen are certified
+ * sixteen elements instead of eight.  Returns 1 where all sixteen are certified
  * (their RN(exact) written, flags cleared); 0 leaves everything to strip_put, which finds the
  * same values where it certifies them. */
 static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[4])
@@ -333,10 +329,9 @@ static inline void prefetch_c(const ozb_problem *pr, int64_t b, int64_t j)
     _mm_prefetch((const char *)(c + 7), _MM_HINT_T0);   /* (the strip's second line, where unaligned) */
 }
 
-/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged): four columns
- * at a time where strip_quad applies (512-bit loops), six where strip_six does (256-bit), else
- * two; returns the elements left */
-static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
+/* Four columns at a time where strip_quad applies (512-bit loops), six where strip_six does
+ * (256-bit), else two */
+int64_t ozb_eft_strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
     int64_t left = 0;
     /* C's lines C_AHEAD columns ahead, where a strip's column is contiguous (beta = 0 too: the
@@ -374,22 +369,6 @@ static int64_t strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int
         if (!(nc == 2 && pair_ok && !bad[0] && !bad[1] && bounded[0] && bounded[1] && 8 * b + 8 <= pr->m && pair_put(g, b, j, st)))
             for (int c = 0; c < nc; c++) left += strip_put(g, b, j + c, st + 2 * c, bad[c], bounded[c]);
         j += nc;
-    }
-    return left;
-}
-
-int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi)
-{
-    const ozb_eft_gemm_t *g = ctx;
-    const int64_t m = g->pr->m, n = g->pr->n;
-    int64_t left = 0;
-    for (int64_t u = lo; u < hi; u++) {
-        if (g->by_strip)
-            for (int64_t j0 = 0; j0 < n; j0 += OZB_EFT_NC) left += strip_columns(g, u, j0, j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n);
-        else {
-            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n;
-            for (int64_t b = 0; b < (m + 7) / 8; b++) left += strip_columns(g, b, j0, j1);
-        }
     }
     return left;
 }

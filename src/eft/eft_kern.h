@@ -333,9 +333,9 @@ typedef struct {
 /* Columns of op(B) per unit where units are column groups: op(A) is streamed once per group
  * (a strip stays in L2 across the group's columns, the group's columns in L3) */
 #define OZB_EFT_NC 64
-/* units lo..hi-1 (strips, each times every column, or groups of OZB_EFT_NC columns times
- * every strip) */
-int64_t ozb_eft_gemm_units(void *ctx, int64_t lo, int64_t hi);
+/* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged); returns the
+ * elements left (eft_gemm.c) */
+int64_t ozb_eft_strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1);
 /* The walk of those units for any (strip, column) kernel sc (returns the elements it left):
  * one strip times every column, or a group of columns times every strip (op(A) read once per
  * group).  Inline, so that sc is a direct call. */

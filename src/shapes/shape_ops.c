@@ -5,6 +5,7 @@
 #include "shapes/shapes.h"
 #include "core/backend.h"
 #include "core/ozb_internal.h"
+#include <string.h>
 
 double *ozb_shape_buf(ozblas_handle_t h, int slot, size_t bytes)
 {
@@ -26,6 +27,18 @@ ozblas_status_t ozb_shape(ozblas_handle_t h, const ozb_op_shape *s)
             const double *src = s->src + j * s->scs;
             double *dst = s->dst + j * s->dcs;
             for (int64_t i = 0; i < s->m; i++) dst[i] = src[i * s->srs];
+        }
+    else if ((s->kind == OZB_SHAPE_MASK || s->kind == OZB_SHAPE_PUT) && s->srs == 1 && s->drs == 1)
+        /* the triangle's part of each column at once: rows j.. (lower) or ..j (upper) */
+        for (int64_t j = 0; j < s->n; j++) {
+            const int64_t i0 = s->lower ? (j < s->m ? j : s->m) : 0, i1 = s->lower ? s->m : (j + 1 < s->m ? j + 1 : s->m);
+            double *dst = s->dst + j * s->dcs;
+            if (s->kind == OZB_SHAPE_MASK) {
+                memset(dst, 0, sizeof(double) * (size_t)i0);
+                memset(dst + i1, 0, sizeof(double) * (size_t)(s->m - i1));
+                if (!s->src) memset(dst + i0, 0, sizeof(double) * (size_t)(i1 - i0));
+            }
+            if (s->src) memcpy(dst + i0, s->src + i0 + j * s->scs, sizeof(double) * (size_t)(i1 - i0));
         }
     else
         for (int64_t j = 0; j < s->n; j++)

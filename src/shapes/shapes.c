@@ -94,15 +94,16 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
 }
 
 /* Column blocks of C: at most 8 of at least 64 columns (shape only).  Each diagonal block is
- * computed whole in a copy holding only its triangle (the other part of the copy is zero and
- * never copied back); the rectangle beside it in place.  The copies are shapes in the
- * handle's memory (shape_ops.c). */
+ * computed in a copy holding only its triangle (the other part of the copy is zero and never
+ * copied back, so a stage may skip it: OZB_TRI_*, the error-free GEMM's strips of 8 rows do);
+ * the rectangle beside it in place.  The copies are shapes in the handle's memory
+ * (shape_ops.c). */
 static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
 {
     const int64_t n = pr->n;
     int64_t nb = (n + 7) / 8;
     nb = nb < 64 ? 64 : (nb + 63) / 64 * 64;
-    if (nb > n) nb = n;
+    if (nb > n || n <= 512) nb = n;
     double *t = ozb_shape_buf(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
     if (!t) return OZBLAS_STATUS_ALLOC_FAILED;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
@@ -118,6 +119,7 @@ static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lo
         d.c = t;
         d.crs = 1;
         d.ccs = w;
+        d.tri = lower ? OZB_TRI_LOWER : OZB_TRI_UPPER;   /* the rest of t is never copied back */
         if ((st = run(h, &d, rn)) != OZBLAS_STATUS_SUCCESS) return st;
         const ozb_op_shape out = { .kind = OZB_SHAPE_PUT, .lower = lower, .m = w, .n = w, .src = t, .srs = 1, .scs = w,
                                    .dst = cd, .drs = pr->crs, .dcs = pr->ccs };
