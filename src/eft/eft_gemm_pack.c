@@ -159,6 +159,33 @@ void ozb_eft_pack_strips(const ozb_problem *pr, double *P, double *mA, double *m
     }
 }
 
+/* The largest and the smallest of v[0..n-1] (values >= 0, +Inf or NaN of sign 0): hi NaN
+ * where one is NaN (then lo does not matter to the caller) */
+static inline void hi_lo(const double *v, int64_t n, double *hi, double *lo)
+{
+    double h = 0.0, l = INFINITY;
+    int64_t s = 0;
+#ifdef EFT_AVX2
+    if (n >= 4) {
+        __m256d H = _mm256_setzero_pd(), L = _mm256_set1_pd(INFINITY);
+        for (; s + 4 <= n; s += 4) {
+            const __m256d x = _mm256_loadu_pd(v + s);
+            H = imax4(H, x);
+            L = _mm256_min_pd(L, x);
+        }
+        h = imax_lanes(H);
+        L = _mm256_min_pd(L, _mm256_permute2f128_pd(L, L, 1));
+        l = _mm256_cvtsd_f64(_mm256_min_pd(L, _mm256_permute_pd(L, 5)));
+    }
+#endif
+    for (; s < n; s++) {
+        h = max_keep_nan(h, v[s]);
+        l = v[s] < l ? v[s] : l;
+    }
+    *hi = h;
+    *lo = l;
+}
+
 void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, double *mX, double *mXc)
 {
     const int64_t k = pr->k, ns = (k + SBL - 1) / SBL, nq = (k + BL - 1) / BL;
@@ -166,6 +193,16 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
         const double *xj = x + j * ldx;
         int64_t s = 0;
 #ifdef EFT_AVX2
+        for (; s + 4 <= k / SBL; s += 4) {   /* four full sub-blocks' maxima in one vector */
+            __m256d v[4];
+            for (int t = 0; t < 4; t++)
+                v[t] = imax4(_mm256_and_pd(_mm256_loadu_pd(xj + SBL * (s + t)), ABSMASK),
+                             _mm256_and_pd(_mm256_loadu_pd(xj + SBL * (s + t) + 4), ABSMASK));
+            /* [a0 b0 a2 b2] and [a1 b1 a3 b3] -> a01 b01 a23 b23; then the halves of both */
+            const __m256d ab = imax4(_mm256_unpacklo_pd(v[0], v[1]), _mm256_unpackhi_pd(v[0], v[1]));
+            const __m256d cd = imax4(_mm256_unpacklo_pd(v[2], v[3]), _mm256_unpackhi_pd(v[2], v[3]));
+            _mm256_storeu_pd(mX + j * ns + s, imax4(_mm256_permute2f128_pd(ab, cd, 0x20), _mm256_permute2f128_pd(ab, cd, 0x31)));
+        }
         for (; s < k / SBL; s++) {           /* full sub-blocks: NaN (of sign 0) where one is NaN */
             const __m256d v0 = _mm256_and_pd(_mm256_loadu_pd(xj + SBL * s), ABSMASK);
             const __m256d v1 = _mm256_and_pd(_mm256_loadu_pd(xj + SBL * s + 4), ABSMASK);
@@ -180,12 +217,9 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
         /* per block: its maxima where its sub-blocks' are flat (all within FLAT_X of the
          * largest, none zero), NaN where one is NaN, else -1 (the sub-blocks' bound) */
         for (int64_t q = 0; q < nq; q++) {
-            double hi = 0.0, lo = INFINITY;
-            for (s = q * (BL / SBL); s < ns && s < (q + 1) * (BL / SBL); s++) {
-                const double v = mX[j * ns + s];
-                hi = max_keep_nan(hi, v);
-                lo = v < lo ? v : lo;
-            }
+            double hi, lo;
+            const int64_t s0 = q * (BL / SBL);
+            hi_lo(mX + j * ns + s0, (ns - s0 < BL / SBL ? ns : s0 + BL / SBL) - s0, &hi, &lo);
             mXc[j * nq + q] = isnan(hi) || (lo > 0.0 && hi <= FLAT_X * lo) ? hi : -1.0;
         }
     }
