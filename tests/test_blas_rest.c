@@ -508,19 +508,17 @@ START_TEST(trsm_lanes)
             ck_assert_msg(isnan(G5[2 + 5 * q]) && isnan(G5[3 + 5 * q]) && G5[5 * q] == 0.0, "trsm_lanes: column %lld", (long long)q);
         ozblas_destroy(h);
     }
-    /* Past a midpoint by less than the sum of the errors loses: T unit lower, its row 7 all
-     * -1 (the rest identity), so x_7 = RN(1 + a + 5 2^-107 + 2^-150) with a = 2^-53 - 2^-105:
-     * 1 + 2^-53 + 2^-107 + 2^-150, above the midpoint, RN = 1 + 2^-52 (lane q adds q 2^-51 to
-     * b_7: the same case).  Added in order, each 2^-107 is lost against a (its ulp 2^-105):
-     * y + z = 1 + a lies below the midpoint, within 2^-105 of it, so the certificate must leave
-     * the row (row_dot2 in eft_subst.c) to the strip's sums. */
+    /* Just past a midpoint: T unit lower, its row 7 all -1 (the rest identity), so x_7 =
+     * RN(b_7 + 2^-53 + 2^-200) with b_7 = 1 + q 2^-51 in lane q: above the midpoint, RN = b_7 +
+     * 2^-52.  row_chain (eft_subst.c) gets S = 2^-53 and R = 2^-200, and w = RN(z1 + R) =
+     * 2^-53 loses R: y + z is the midpoint itself, so its certificate must leave the row to
+     * the strip's sums. */
     {
         double T8[64], B8[64];
         for (int64_t j = 0; j < 8; j++)
             for (int64_t i = 0; i < 8; i++) T8[i + 8 * j] = i == j ? 1.0 : i == 7 && j < 7 ? -1.0 : 0.0;
         for (int64_t q = 0; q < 8; q++) {
-            const double x[8] = { 0x1p-53 - 0x1p-105, 0x1p-107, 0x1p-107, 0x1p-107, 0x1p-107, 0x1p-107, 0x1p-150,
-                                  1.0 + (double)q * 0x1p-51 };
+            const double x[8] = { 0x1p-53, 0x1p-200, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0 + (double)q * 0x1p-51 };
             memcpy(B8 + 8 * q, x, sizeof x);
         }
         ozblas_handle_t h = tu_handle(mode);

@@ -1,14 +1,14 @@
 /* The in-block forward substitution on eight lanes (eft_subst.h).  Row i's sum over the rows
- * before it (fewer than OZB_SUBST_ROWS products a lane) is first Dot2 lane by lane with its
- * certificate (row_dot2, bit budget there); a row with a lane it leaves is computed again as a
- * GEMV-N strip: its eight lanes are the right-hand sides, its columns the rows l < i of the
- * block (buf, eight doubles apart), its vector row i of the triangle; so the strip's split and
- * certificate (ozb_eft_strip_block, ozb_eft_strip_put: eft_kern.h's budget for one block of at
- * most OZB_SUBST_ROWS < BLN products a lane) give RN(exact) or flag the lane, and a lane whose
- * every product is exactly zero (a zero factor times a finite one) gets the zero-products
- * value.  Both give RN(exact) where they certify it: the same bits.  The division is IEEE
- * division, lane by lane the same as the scalar one.  Compiled with -ffp-contract=off: the FMAs
- * are explicit. */
+ * before it (fewer than OZB_SUBST_ROWS products a lane) is first a running split from an
+ * a-priori bound, with its certificate (row_chain, bit budget there).  A row with a lane it
+ * leaves is computed again as a GEMV-N strip: its eight lanes are the right-hand sides, its
+ * columns the rows l < i of the block (buf, eight doubles apart), its vector row i of the
+ * triangle; so the strip's split and certificate (ozb_eft_strip_block, ozb_eft_strip_put:
+ * eft_kern.h's budget for one block of at most OZB_SUBST_ROWS < BLN products a lane) give
+ * RN(exact) or flag the lane, and a lane whose every product is exactly zero (a zero factor
+ * times a finite one) gets the zero-products value.  Both give RN(exact) where they certify
+ * it: the same bits.  The division is IEEE division, lane by lane the same as the scalar one.
+ * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_subst.h"
 #include "eft/eft_kern.h"
 #include "exact/zero_products.h"
@@ -42,47 +42,59 @@ static int zero_products(const double *t, const double *buf, int64_t i, int q)
 
 /* Row i's eight lanes c := RN(c - sum_{l < i} t_l x_l) (x_l at buf + 8 l) where all of them
  * are certified (returns 1; else 0, the row untouched).  xmax: per lane the largest |x_l|.
- * Bit budget, per lane (u = 2^-53, i <= 15):
- *   - range: |c| <= 2^1000 and max|t| max|x| <= 2^1000 (checked first), so every |p_l| <= 2^1000
- *     and every partial sum below 2^1005: no operation overflows;
- *   - p_l = RN(-t_l x_l), e_l = RN(-t_l x_l - p_l) by one FMA: p_l + e_l = -t_l x_l + d_l with
- *     d_l = 0 where the product does not underflow and |d_l| <= 2^-1075 where it does;
- *   - s := c, then (s, q_l) = TwoSum(s, p_l), exact: s_i + sum q_l = c + sum p_l;
- *   - r = fl(sum (q_l + e_l)) in 2i additions: |r - sum (q_l + e_l)| <= gamma_(2i) E' with
- *     E' = sum (|q_l| + |e_l|) <= E (1 + 2^-47), E its floating sum (gamma_30 < 2^-48);
- *   - (y, z) = TwoSum(s_i, r), exact: the exact value is y + z + D with |D| <= 2^-48 E (1 +
- *     2^-47) + 15 2^-1075 <= b = 2^-47 E + 2^-1000, and RN(exact) = y where every value within b
- *     of y + z rounds to y (ozb_cert_ok4, for 2^-960 <= |y| <= 2^1010; NaN and Inf fail it).
+ * Bit budget, per lane (u = 2^-53, n = i <= 15 products):
+ *   - M = RN(tmax xmax) <= 2^990 (else no lane is taken), sigma = sigma_for(M) > 2^9 M, a
+ *     power of two in [2^-960, 2^1001]: every |x_l t_l| <= M (1 + u) <= 2^-9 sigma (1 + u);
+ *   - the products by CHAIN4 (eft_kern.h) on two chains, l even and l odd, each from tau =
+ *     sigma, with one R: each chain's sum S_c = tau_c - sigma is exact and a multiple of u
+ *     sigma below sigma / 4, so S = S_0 + S_1 is exact; R sums n errors each below (1 + u) u
+ *     sigma, so sum -t_l x_l = S + R + D1, |D1| <= n^2 u^2 sigma (1 + 2^-40) + n 2^-1075
+ *     (CHAIN4's budget for one block of n products);
+ *   - |c| <= 2^1000 (checked): (y1, z1) = TwoSum(c, S), w = RN(z1 + R), (y, z) = TwoSum(y1, w),
+ *     so c - sum t_l x_l = y + z + D, |D| <= |D1| + u |w| <= b = 2^-106 n^2 sigma (1 + 2^-30)
+ *     + 2^-52 |w| + 2^-1000 (as computed: scalings by powers of two, one rounded addition);
+ *   - RN(exact) = y where every value within b of y + z rounds to y (ozb_cert_ok4, for 2^-960
+ *     <= |y| <= 2^1010).  An Inf or NaN x_l or t_l makes tau, and so y, Inf or NaN (additions
+ *     never make them finite): the certificate fails there.
  * Lanes from `lanes` on hold zeros and are not tested (they stay zero). */
-static int row_dot2(const double *t, const double *buf, int64_t i, double tmax, const __m256d xmax[2], __m256d lanes_ok[2],
-                    double *row)
+static int row_chain(const double *t, const double *buf, int64_t i, double tmax, const __m256d xmax[2],
+                     const __m256d lanes_ok[2], double *row)
 {
     const __m256d z = _mm256_setzero_pd(), absm = ABSMASK, big = _mm256_set1_pd(0x1p1000);
-    __m256d s[2] = { _mm256_loadu_pd(row), _mm256_loadu_pd(row + 4) }, r[2] = { z, z }, E[2] = { z, z };
-    __m256d ok[2];
-    for (int v = 0; v < 2; v++)
-        ok[v] = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(s[v], absm), big, _CMP_LE_OQ),
-                              _mm256_cmp_pd(_mm256_mul_pd(_mm256_set1_pd(tmax), xmax[v]), big, _CMP_LE_OQ));
+    const __m256d c1 = _mm256_set1_pd((double)(i * i) * 0x1p-106 * (1.0 + 0x1p-30));
+    __m256d sg[2], T0[2], T1[2], R[2] = { z, z }, ok[2];
+    for (int v = 0; v < 2; v++) {
+        const __m256d M = _mm256_mul_pd(_mm256_set1_pd(tmax), xmax[v]);
+        ok[v] = _mm256_and_pd(_mm256_cmp_pd(M, _mm256_set1_pd(0x1p990), _CMP_LE_OQ),
+                              _mm256_cmp_pd(_mm256_and_pd(_mm256_loadu_pd(row + 4 * v), absm), big, _CMP_LE_OQ));
+        sg[v] = T0[v] = T1[v] = sigma_for(M);
+    }
     if ((_mm256_movemask_pd(_mm256_or_pd(ok[0], lanes_ok[0])) & _mm256_movemask_pd(_mm256_or_pd(ok[1], lanes_ok[1]))) != 0xf)
         return 0;
-    for (int64_t l = 0; l < i; l++) {
-        const __m256d tv = _mm256_set1_pd(-t[l]);
+    int64_t l = 0;
+    for (; l + 2 <= i; l += 2) {
+        const __m256d ta = _mm256_set1_pd(-t[l]), tb = _mm256_set1_pd(-t[l + 1]);
         for (int v = 0; v < 2; v++) {
-            const __m256d x = _mm256_loadu_pd(buf + 8 * l + 4 * v), p = _mm256_mul_pd(tv, x);
-            const __m256d e = _mm256_fmsub_pd(tv, x, p);
-            __m256d q;
-            ozb_two_sum4(s[v], p, &s[v], &q);
-            r[v] = _mm256_add_pd(r[v], _mm256_add_pd(q, e));
-            E[v] = _mm256_add_pd(E[v], _mm256_add_pd(_mm256_and_pd(q, absm), _mm256_and_pd(e, absm)));
+            CHAIN4(T0[v], R[v], _mm256_loadu_pd(buf + 8 * l + 4 * v), ta);
+            CHAIN4(T1[v], R[v], _mm256_loadu_pd(buf + 8 * l + 8 + 4 * v), tb);
         }
+    }
+    if (l < i) {
+        const __m256d ta = _mm256_set1_pd(-t[l]);
+        for (int v = 0; v < 2; v++) CHAIN4(T0[v], R[v], _mm256_loadu_pd(buf + 8 * l + 4 * v), ta);
     }
     __m256d y[2];
     int all = 0;
     for (int v = 0; v < 2; v++) {
-        __m256d zz;
-        ozb_two_sum4(s[v], r[v], &y[v], &zz);
+        const __m256d S = _mm256_add_pd(_mm256_sub_pd(T0[v], sg[v]), _mm256_sub_pd(T1[v], sg[v]));
+        __m256d y1, z1, zz;
+        ozb_two_sum4(_mm256_loadu_pd(row + 4 * v), S, &y1, &z1);
+        const __m256d w = _mm256_add_pd(z1, R[v]);
+        ozb_two_sum4(y1, w, &y[v], &zz);
+        const __m256d b = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c1, sg[v]),
+                                                      _mm256_mul_pd(_mm256_and_pd(w, absm), _mm256_set1_pd(0x1p-52))),
+                                        _mm256_set1_pd(0x1p-1000));
         const __m256d ay = _mm256_and_pd(y[v], absm);
-        const __m256d b = _mm256_add_pd(_mm256_mul_pd(E[v], _mm256_set1_pd(0x1p-47)), _mm256_set1_pd(0x1p-1000));
         ok[v] = _mm256_and_pd(ok[v], _mm256_and_pd(_mm256_cmp_pd(ay, _mm256_set1_pd(0x1p-960), _CMP_GE_OQ),
                                                    _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ)));
         ok[v] = _mm256_and_pd(ok[v], _mm256_cmp_pd(b, big, _CMP_LE_OQ));
@@ -112,7 +124,7 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
     ozb_problem pr = { .m = lanes, .n = 1, .alpha = -1.0, .beta = 1.0, .crs = 1, .ccs = 0, .kblock = OZB_KBLOCK_MAX };
     const ozb_eft_t e = { .pr = &pr, .fail = fail };
     const __m256d z = _mm256_setzero_pd(), absm = ABSMASK;
-    /* the lanes beyond `lanes` (all bits set): not tested by row_dot2 */
+    /* the lanes beyond `lanes` (all bits set): not tested by row_chain */
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
     __m256d pad[2], xmax[2] = { z, z };
     for (int v = 0; v < 2; v++)
@@ -124,7 +136,7 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
     memset(fail, 0, 8);
     for (int64_t i = r0; i < bs; i++) {
         double *row = buf + 8 * i;
-        if (i > 0 && !row_dot2(tb + OZB_SUBST_ROWS * i, buf, i, row_tmax(tb + OZB_SUBST_ROWS * i, i), xmax, pad, row)) {
+        if (i > 0 && !row_chain(tb + OZB_SUBST_ROWS * i, buf, i, row_tmax(tb + OZB_SUBST_ROWS * i, i), xmax, pad, row)) {
             const double *t = tb + OZB_SUBST_ROWS * i;
             row4_t st[2];
             for (int v = 0; v < 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
