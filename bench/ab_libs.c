@@ -4,9 +4,10 @@
  * generator and seed), one call shape timed in alternating batches (21 pairs, the order
  * swapped every pair), the median time of each and the median of the per-pair ratios.
  *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
- * (gemm-upd: C := C - A B with A N x 64, B 64 x N, LAPACK's blocked trailing update; syrk,
- * syr2k: C's lower triangle := A A^T + C / 2 (A B^T + B A^T), k = N; trsm: X := L^-1 B, L
- * lower triangular N x N with a unit-size diagonal, B N x N, copied into X before each call)
+ * (gemm-upd: C := C - A B with A N x 64, B 64 x N, LAPACK's blocked trailing update; syrk:
+ * C's lower triangle := A A^T + C / 2, syr2k: := A B^T + B A^T + C / 2, k = N; trsm: X :=
+ * L^-1 B, L lower triangular N x N with a unit diagonal, B N x N copied into X in each timed
+ * call; both libraries must export ozblas_dsyrk, ozblas_dsyr2k and ozblas_dtrsm)
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to

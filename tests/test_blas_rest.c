@@ -540,10 +540,12 @@ START_TEST(level3_sym)
     ozblas_handle_t h = tu_handle(mode);
     ozref_rng r;
     tu_rng(&r, "level3_sym");
-    const int64_t sizes[][2] = { { 1, 1 }, { 5, 9 }, { 70, 3 }, { 130, 20 } };
+    /* the last: operands near 2^-480, C near 2^-960 (LAPACK's scaled matrices): every product
+     * below the sums' range, so the scaled sums take the diagonal blocks */
+    const int64_t sizes[][3] = { { 1, 1, 0 }, { 5, 9, 0 }, { 70, 3, 0 }, { 130, 20, 0 }, { 100, 24, 1 } };
     char ctx[200];
     int c = 0;
-    for (size_t s = 0; s < 4; s++)
+    for (size_t s = 0; s < 5; s++)
         for (int lower = 0; lower < 2; lower++)
             for (int tr = 0; tr < 2; tr++, c++) {
                 const int64_t n = sizes[s][0], k = sizes[s][1];
@@ -553,6 +555,13 @@ START_TEST(level3_sym)
                 double *A = mat(&r, tr ? k : n, tr ? n : k, lda, phi), *B = mat(&r, tr ? k : n, tr ? n : k, lda, phi);
                 double *C = mat(&r, n, n, ldc, phi);
                 const size_t nc = (size_t)(ldc * n);
+                if (sizes[s][2])
+                    for (int64_t q = 0; q < (tr ? n : k) * lda; q++) {
+                        A[q] = ldexp(A[q], -480);
+                        B[q] = ldexp(B[q], -480);
+                    }
+                if (sizes[s][2])
+                    for (size_t q = 0; q < nc; q++) C[q] = ldexp(C[q], -960);
                 double *C2 = tu_alloc(nc), *Ce = tu_alloc(nc);
                 const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
                 const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;

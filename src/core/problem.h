@@ -18,7 +18,7 @@ typedef struct {
 } ozb_problem;
 
 /* A square C of which the caller keeps one triangle (a diagonal block of DSYRK's in a scratch
- * copy): a stage may leave anything in the other part, and flags none of it.  The triangle is
+ * copy): a stage may leave anything in the other part, and need not flag any of it.  The triangle is
  * in C's own coordinates, so a problem on part of C (other origin) has OZB_TRI_ALL. */
 enum { OZB_TRI_ALL = 0, OZB_TRI_LOWER = 1 /* i >= j */, OZB_TRI_UPPER = 2 /* i <= j */ };
 

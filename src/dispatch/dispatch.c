@@ -8,6 +8,7 @@
 #include "core/fpenv.h"
 #include "core/info.h"
 #include "eft/eft_dot_small.h"
+#include "eft/eft_dot.h"
 
 ozb_env_t ozb_env_enter(ozblas_handle_t h)
 {
@@ -40,6 +41,12 @@ ozblas_status_t ozb_run_rn(ozblas_handle_t h, const ozb_problem *pr)
 }
 
 int ozb_run_rounds_exact(ozblas_handle_t h) { return ozb_plan_of(h).mode == OZBLAS_MODE_CORRECTLY_ROUNDED; }
+
+int ozb_run_walks_triangle(ozblas_handle_t h, const ozb_problem *pr, int rn)
+{
+    const ozb_plan pl = rn ? (ozb_plan){ OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 } : ozb_plan_of(h);
+    return !h->be->host_begin && h->engine != OZBLAS_ENGINE_CRT_INT8 && ozb_eft_eligible(h, pr, &pl);
+}
 
 /* A DDOT of contiguous operands short enough for one sigma, straight from the driver: the
  * short DOT stage (OZB_ST_DOT_SHORT: its test, ozb_short_dot_applies, and its split, here on

@@ -22,6 +22,11 @@ ozblas_status_t ozb_run_rn(ozblas_handle_t h, const ozb_problem *pr);
  * left out of a problem change no bit, whatever the blocking */
 int ozb_run_rounds_exact(ozblas_handle_t h);
 
+/* 1 where ozb_run (rn: ozb_run_rn) computes a square problem with a kept triangle (pr->tri)
+ * about that triangle only: the host's error-free GEMM takes it first (CORRECTLY_ROUNDED on
+ * the FP64 format's methods, host operands, its kernels offered and its workspace allowed) */
+int ozb_run_walks_triangle(ozblas_handle_t h, const ozb_problem *pr, int rn);
+
 /* x^T y for contiguous x, y (0 < n) where the short error-free DOT takes it in the standard
  * floating-point environment: 1 and the call's status in *st (RN(x^T y) in *out where it is
  * SUCCESS), else 0 and nothing computed (then ozb_run computes the call: the same bits). */

@@ -1,6 +1,6 @@
-/* The error-free DOT, GEMV and GEMM (CORRECTLY_ROUNDED, FP64 format): eligibility, buffers
- * and the column loop; the kernels are in eft_dot.c and eft_gemv_n.c, the method and its bit
- * budget in eft_kern.h.  A GEMM is one GEMV per column of op(B), with op(A) copied
+/* The error-free DOT, GEMV and GEMM (CORRECTLY_ROUNDED, FP64 format): eligibility, buffers,
+ * the column loop and the GEMM's walk of its units; the kernels are in eft_dot.c,
+ * eft_gemv_n.c and eft_gemm.c, the method and its bit budget in eft_kern.h.  A GEMM is one GEMV per column of op(B), with op(A) copied
  * column-major first where its rows are contiguous (the GEMV-N strips read it then). */
 #include "eft/eft_dot.h"
 #include "eft/eft_kern.h"
@@ -168,7 +168,8 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
 {
     const ozb_problem *pr = s->pr;
     *left = 0;
-    if (pr->m * pr->n < 256) return 0;           /* the probe: at most 6 % of the call */
+    /* the probe: at most 6 % of the call; not on a kept triangle (its elements may lie outside) */
+    if (pr->m * pr->n < 256 || pr->tri != OZB_TRI_ALL) return 0;
     /* j0 even: the main pass's pairs of columns (eft_gemm.c) start at even columns, so the
      * probe's pair is one of them and no column is left to a single-column pass */
     const int64_t b = (pr->m + 7) / 8 / 2, j0 = (pr->n / 2 - (pr->n >= 2)) & ~(int64_t)1;

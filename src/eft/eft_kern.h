@@ -336,9 +336,10 @@ typedef struct {
 /* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged); returns the
  * elements left (eft_gemm.c) */
 int64_t ozb_eft_strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1);
-/* The walk of those units for any (strip, column) kernel sc (returns the elements it left):
- * one strip times every column, or a group of columns times every strip (op(A) read once per
- * group).  Inline, so that sc is a direct call. */
+/* The walk of the GEMM's units (strips of 8 rows, or groups of OZB_EFT_NC columns: by_strip)
+ * for any (strip, column) kernel sc (returns the elements it left): one strip times every
+ * column, or a group of columns times every strip (op(A) read once per group).  Inline, so
+ * that sc is a direct call. */
 static inline int64_t ozb_eft_walk_units(const void *g, int64_t m, int64_t n, int by_strip, int64_t lo, int64_t hi,
                                          int64_t (*sc)(const void *g, int64_t b, int64_t j))
 {

@@ -44,7 +44,7 @@ static int zero_products(const double *t, const double *buf, int64_t i, int q)
  * are certified (returns 1; else 0, the row untouched).  xmax: per lane the largest |x_l|.
  * Bit budget, per lane (u = 2^-53, n = i <= 15 products):
  *   - M = RN(tmax xmax) <= 2^990 (else no lane is taken), sigma = sigma_for(M) > 2^9 M, a
- *     power of two in [2^-960, 2^1001]: every |x_l t_l| <= M (1 + u) <= 2^-9 sigma (1 + u);
+ *     power of two in [2^-960, 2^1000]: every |x_l t_l| <= M (1 + u) <= 2^-9 sigma (1 + u);
  *   - the products by CHAIN4 (eft_kern.h) on two chains, l even and l odd, each from tau =
  *     sigma, with one R: each chain's sum S_c = tau_c - sigma is exact and a multiple of u
  *     sigma below sigma / 4, so S = S_0 + S_1 is exact; R sums n errors each below (1 + u) u
@@ -52,7 +52,7 @@ static int zero_products(const double *t, const double *buf, int64_t i, int q)
  *     (CHAIN4's budget for one block of n products);
  *   - |c| <= 2^1000 (checked): (y1, z1) = TwoSum(c, S), w = RN(z1 + R), (y, z) = TwoSum(y1, w),
  *     so c - sum t_l x_l = y + z + D, |D| <= |D1| + u |w| <= b = 2^-106 n^2 sigma (1 + 2^-30)
- *     + 2^-52 |w| + 2^-1000 (as computed: scalings by powers of two, one rounded addition);
+ *     + 2^-52 |w| + 2^-1000 as computed (its roundings, underflow included, within the margins);
  *   - RN(exact) = y where every value within b of y + z rounds to y (ozb_cert_ok4, for 2^-960
  *     <= |y| <= 2^1010).  An Inf or NaN x_l or t_l makes tau, and so y, Inf or NaN (additions
  *     never make them finite): the certificate fails there.
@@ -106,14 +106,21 @@ static int row_chain(const double *t, const double *buf, int64_t i, double tmax,
     return 1;
 }
 
-/* the row's largest |t_l| among the finite ones (an Inf or NaN t_l or x_l makes a product
- * Inf or NaN, and with it y: the certificate fails there, so the range test needs the finite
- * values only) */
+/* the row's largest |t_l| (a NaN may be passed over: a NaN t_l makes its products NaN, and
+ * with them y, so the certificate fails there all the same) */
 static double row_tmax(const double *t, int64_t i)
 {
     double m = 0.0;
     for (int64_t l = 0; l < i; l++) m = fabs(t[l]) > m ? fabs(t[l]) : m;
     return m;
+}
+
+/* xmax := max(xmax, |x|) lane by lane, as integers (|x| >= +0, NaN above Inf): a NaN is kept,
+ * so a lane that met one is never in range again */
+static inline __m256d absmax4(__m256d xmax, __m256d x)
+{
+    const __m256d a = _mm256_and_pd(x, ABSMASK);
+    return _mm256_blendv_pd(xmax, a, _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(a), _mm256_castpd_si256(xmax))));
 }
 #endif
 
@@ -123,16 +130,16 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
 #ifdef EFT_AVX2
     ozb_problem pr = { .m = lanes, .n = 1, .alpha = -1.0, .beta = 1.0, .crs = 1, .ccs = 0, .kblock = OZB_KBLOCK_MAX };
     const ozb_eft_t e = { .pr = &pr, .fail = fail };
-    const __m256d z = _mm256_setzero_pd(), absm = ABSMASK;
+    const __m256d z = _mm256_setzero_pd();
     /* the lanes beyond `lanes` (all bits set): not tested by row_chain */
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
     __m256d pad[2], xmax[2] = { z, z };
     for (int v = 0; v < 2; v++)
         pad[v] = _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_add_epi64(lane, _mm256_set1_epi64x(4 * v + 1)),
                                                         _mm256_set1_epi64x(lanes)));
-    /* the largest |x_l| of the rows before r0, per lane (among the finite ones: row_tmax) */
+    /* the largest |x_l| of the rows before r0, per lane */
     for (int64_t l = 0; l < r0; l++)
-        for (int v = 0; v < 2; v++) xmax[v] = _mm256_max_pd(xmax[v], _mm256_and_pd(_mm256_loadu_pd(buf + 8 * l + 4 * v), absm));
+        for (int v = 0; v < 2; v++) xmax[v] = absmax4(xmax[v], _mm256_loadu_pd(buf + 8 * l + 4 * v));
     memset(fail, 0, 8);
     for (int64_t i = r0; i < bs; i++) {
         double *row = buf + 8 * i;
@@ -160,7 +167,7 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
             _mm256_storeu_pd(row + 4, _mm256_div_pd(_mm256_loadu_pd(row + 4), dv));
             for (int q = lanes; q < 8; q++) row[q] = 0.0;   /* 0 / d may be NaN */
         }
-        for (int v = 0; v < 2; v++) xmax[v] = _mm256_max_pd(xmax[v], _mm256_and_pd(_mm256_loadu_pd(row + 4 * v), absm));
+        for (int v = 0; v < 2; v++) xmax[v] = absmax4(xmax[v], _mm256_loadu_pd(row + 4 * v));
     }
     return bs;
 #else

@@ -93,17 +93,18 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
     return s;
 }
 
-/* Column blocks of C: at most 8 of at least 64 columns (shape only).  Each diagonal block is
- * computed in a copy holding only its triangle (the other part of the copy is zero and never
- * copied back, so a stage may skip it: OZB_TRI_*, the error-free GEMM's strips of 8 rows do);
- * the rectangle beside it in place.  The copies are shapes in the handle's memory
- * (shape_ops.c). */
+/* Column blocks of C: one where n <= 512 and the diagonal block's other part is skipped
+ * (ozb_run_walks_triangle: from the configuration and shape), else at most 8 of at least 64
+ * columns.  Each diagonal block is computed in a copy holding only its triangle (the other
+ * part of the copy is zero and never copied back, so a stage may skip it: OZB_TRI_*, the
+ * error-free GEMM's strips of 8 rows do); the rectangle beside it in place.  The copies are
+ * shapes in the handle's memory (shape_ops.c). */
 static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
 {
     const int64_t n = pr->n;
     int64_t nb = (n + 7) / 8;
     nb = nb < 64 ? 64 : (nb + 63) / 64 * 64;
-    if (nb > n || n <= 512) nb = n;
+    if (nb > n || (n <= 512 && ozb_run_walks_triangle(h, pr, rn))) nb = n;
     double *t = ozb_shape_buf(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
     if (!t) return OZBLAS_STATUS_ALLOC_FAILED;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
