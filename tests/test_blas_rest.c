@@ -419,6 +419,97 @@ START_TEST(level3_tri)
 }
 END_TEST
 
+/* DTRMM and DTRMV with Inf and NaN in B (x): only the triangle's terms count (CONTRACT §4),
+ * as in the reference BLAS, which never multiplies op(T)'s absent zeros: an element whose
+ * triangle meets no Inf or NaN is finite, RN(exact) over the triangle in every mode (its
+ * special elements are computed so), though op(T) made whole would give it 0 Inf = NaN.  Every
+ * side, triangle, transpose and diagonal, m = 80 (the diagonal block of the blocked product
+ * crosses the special rows), in every mode. */
+START_TEST(trmm_absent_zeros)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "trmm_absent_zeros");
+    const int64_t m = 80, n = 7, lda = 81, ldb = 82;
+    const size_t nb = (size_t)(ldb * n);
+    char ctx[160];
+    int c = 0;
+    for (int left = 0; left < 2; left++)
+        for (int lower = 0; lower < 2; lower++)
+            for (int tr = 0; tr < 2; tr++)
+                for (int unit = 0; unit < 2; unit++, c++) {
+                    const int64_t ka = left ? m : n;
+                    double *A = tri_operand(&r, ka, lda, 1.0), *B = mat(&r, m, n, ldb, 1.0);
+                    for (int64_t q = 0; q < lda * ka; q++)   /* the other triangle: never read */
+                        if ((lower ? q % lda < q / lda : q % lda > q / lda) && q % lda < ka) A[q] = NAN;
+                    /* an Inf, a -Inf and a NaN in B, away from its edges and at them */
+                    B[70 + 2 * ldb] = INFINITY;
+                    B[3 + 4 * ldb] = -INFINITY;
+                    B[(left ? 40 : 5) + (left ? 6 : 1) * ldb] = NAN;
+                    B[0] = c % 2 ? INFINITY : 1.0;
+                    const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;
+                    const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+                    const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+                    const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+                    snprintf(ctx, sizeof ctx, "trmm_absent_zeros %s left=%d lower=%d trans=%d unit=%d", tu_mode_name(mode),
+                             left, lower, tr, unit);
+                    double *B2 = tu_alloc(nb), *Bf = tu_alloc(nb), *Be = tu_alloc(nb);
+                    memcpy(B2, B, nb * sizeof *B);
+                    ck_assert_int_eq(ozblas_dtrmm(h, sd, ul, op, dg, m, n, -0.5, A, lda, B2, ldb), OZBLAS_STATUS_SUCCESS);
+                    /* the expected: per element, the triangle's terms; B's specials as 0 for the
+                     * finite ones (exact: T's absent zeros are zeros in F) */
+                    double *F = tri_whole(A, lda, ka, lower, tr, unit);
+                    for (size_t q = 0; q < nb; q++) Bf[q] = isfinite(B[q]) ? B[q] : 0.0;
+                    if (left) ozref_dgemm(0, 0, m, n, m, -0.5, F, m, Bf, ldb, 0.0, Be, ldb);
+                    else ozref_dgemm(0, 0, m, n, n, -0.5, Bf, ldb, F, n, 0.0, Be, ldb);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int64_t i = 0; i < m; i++) {
+                            /* the special terms of element (i, j): Inf or NaN in its triangle */
+                            double sp = 0.0;
+                            for (int64_t l = 0; l < ka; l++) {
+                                const double f = left ? F[i + l * m] : F[l + j * n], b = left ? B[l + j * ldb] : B[i + l * ldb];
+                                const int in = (left ? (lower != tr ? l <= i : l >= i) : (lower != tr ? l >= j : l <= j));
+                                if (in && !isfinite(b)) sp += -0.5 * f * b;
+                            }
+                            const double got = B2[i + j * ldb];
+                            if (sp != 0.0 || isnan(sp))
+                                ck_assert_msg(isnan(sp) ? isnan(got) : got == sp, "%s: (%lld, %lld) got %a, want %a", ctx,
+                                              (long long)i, (long long)j, got, sp);
+                            else if (exact_mode(mode))
+                                ck_assert_msg(got == Be[i + j * ldb], "%s: (%lld, %lld) got %a, want %a", ctx, (long long)i,
+                                              (long long)j, got, Be[i + j * ldb]);
+                            else
+                                ck_assert_msg(isfinite(got), "%s: (%lld, %lld) got %a, want a finite value", ctx, (long long)i,
+                                              (long long)j, got);
+                        }
+                    /* DTRMV on each column (left) or row (right) alike */
+                    memcpy(B2, B, nb * sizeof *B);
+                    for (int64_t q = 0; q < (left ? n : m); q++) {
+                        if (left) ck_assert_int_eq(ozblas_dtrmv(h, ul, op, dg, m, A, lda, B2 + q * ldb, 1), 0);
+                        else ck_assert_int_eq(ozblas_dtrmv(h, ul, tr ? OZBLAS_OP_N : OZBLAS_OP_T, dg, n, A, lda, B2 + q, ldb), 0);
+                    }
+                    for (int64_t j = 0; j < n; j++)
+                        for (int64_t i = 0; i < m; i++) {
+                            double sp = 0.0, e = 0.0;
+                            for (int64_t l = 0; l < ka; l++) {
+                                const double f = left ? F[i + l * m] : F[l + j * n], b = left ? B[l + j * ldb] : B[i + l * ldb];
+                                const int in = (left ? (lower != tr ? l <= i : l >= i) : (lower != tr ? l >= j : l <= j));
+                                if (in && !isfinite(b)) sp += f * b;
+                            }
+                            const double got = B2[i + j * ldb];
+                            if (sp != 0.0 || isnan(sp)) e = sp;
+                            else e = -2.0 * Be[i + j * ldb];   /* alpha 1: the same sums, exactly -2 times (a power of two) */
+                            if (isfinite(e) && !exact_mode(mode)) e = isfinite(got) ? got : e;   /* FIXED: finite */
+                            ck_assert_msg(isnan(e) ? isnan(got) : got == e, "%s dtrmv: (%lld, %lld) got %a, want %a", ctx,
+                                          (long long)i, (long long)j, got, e);
+                        }
+                    free(F); free(A); free(B); free(B2); free(Bf); free(Be);
+                }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DTRSM's in-block rows eight columns at a time (a lane each), with lanes left to the short
  * sums: a column of zeros (every in-block product zero), of -0, an identity column, exactly
  * cancelling sums (integer T and X, so B = T X is exact), an Inf, a NaN, products below the
@@ -922,6 +1013,7 @@ static Suite *suite(void)
     tcase_add_test(t, symv_rows_left);
     tcase_add_loop_test(t, level3_tri, 0, 3);
     tcase_add_loop_test(t, trsm_lanes, 0, 3);
+    tcase_add_loop_test(t, trmm_absent_zeros, 0, 3);
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);
     tcase_add_loop_test(t, packed, 0, 3);

@@ -113,8 +113,14 @@ ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
     double *x0 = ozb_vec0_mut(x, n, incx);
     for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
-    return panel_gemv(h, A, lda, n, uplo == OZBLAS_LOWER, 1, (uplo == OZBLAS_LOWER) != (trans == OZBLAS_OP_T),
-                      diag == OZBLAS_UNIT, 1.0, xc, 1, 0.0, x0, incx);
+    const int t = trans == OZBLAS_OP_T, low = (uplo == OZBLAS_LOWER) != t;
+    const ozblas_status_t st = panel_gemv(h, A, lda, n, uplo == OZBLAS_LOWER, 1, low, diag == OZBLAS_UNIT, 1.0, xc, 1, 0.0,
+                                          x0, incx);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    /* where x holds Inf or NaN: the rows they reached only through op(T)'s zeros (op(T)(i, k)
+     * = A[i + k lda], or A[k + i lda] transposed) */
+    return ozb_tri_absent_zeros(h, t ? (ozb_view){ A, lda, 1 } : (ozb_view){ A, 1, lda }, low, diag == OZBLAS_UNIT, n, 1.0,
+                                xc, 1, x0, incx);
 }
 
 ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,

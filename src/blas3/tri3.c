@@ -7,6 +7,7 @@
 #include "dispatch/dispatch.h"
 #include "core/fpenv.h"
 #include "core/info.h"
+#include "core/backend.h"
 
 /* DTRMM's blocks of C where its results are RN(exact) (shape only: no bit depends on it) */
 #define TRMM_BLOCK 64
@@ -22,6 +23,37 @@ static ozblas_status_t tri3_args(ozblas_handle_t h, ozblas_side_t side, ozblas_u
         lda < max1(side == OZBLAS_LEFT ? m : n) || ldb < max1(m))
         return OZBLAS_STATUS_INVALID_VALUE;
     if (m > 0 && n > 0 && (!B || (alpha != 0.0 && !A))) return OZBLAS_STATUS_INVALID_VALUE;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* Where the results are RN(exact) the zeros of op(T) need not be summed: blocks of
+ * TRMM_BLOCK rows of C (left) or columns (right), each against the part of the inner
+ * dimension where op(T) is not zero: about half the products for a large T. */
+static ozblas_status_t trmm_blocks(ozblas_handle_t h, const ozb_problem *prp, int left, int low, int64_t ka, int64_t m,
+                                   const double *full, const double *bc, double *B, int64_t ldb)
+{
+    const ozb_problem pr = *prp;
+    ozblas_status_t rs;
+    for (int64_t b0 = 0; b0 < ka; b0 += TRMM_BLOCK) {
+        const int64_t b1 = b0 + TRMM_BLOCK < ka ? b0 + TRMM_BLOCK : ka;
+        /* the inner range [l0, l1): left, rows b0..b1-1 of op(T) are zero outside it; right,
+         * columns b0..b1-1 of op(T) */
+        const int64_t l0 = left == low ? 0 : b0, l1 = left == low ? b1 : ka;
+        ozb_problem q = pr;
+        q.k = l1 - l0;
+        if (left) {
+            q.m = b1 - b0;
+            q.a.p = full + b0 + l0 * ka;
+            q.b.p = bc + l0;
+            q.c = B + b0;
+        } else {
+            q.n = b1 - b0;
+            q.a.p = bc + l0 * m;
+            q.b.p = full + l0 + b0 * ka;
+            q.c = B + b0 * ldb;
+        }
+        if ((rs = ozb_run(h, &q)) != OZBLAS_STATUS_SUCCESS) return rs;
+    }
     return OZBLAS_STATUS_SUCCESS;
 }
 
@@ -54,32 +86,16 @@ static ozblas_status_t trmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
         pr.a = (ozb_view){ bc, 1, m };
         pr.b = (ozb_view){ full, ka, 1 };
     }
-    if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) return ozb_run(h, &pr);
-    /* Results RN(exact): the zeros of op(T) need not be summed.  Blocks of TRMM_BLOCK rows of
-     * C (left) or columns (right), each against the part of the inner dimension where op(T)
-     * is not zero: about half the products for a large T. */
-    const int low = tri.lower;
-    for (int64_t b0 = 0; b0 < ka; b0 += TRMM_BLOCK) {
-        const int64_t b1 = b0 + TRMM_BLOCK < ka ? b0 + TRMM_BLOCK : ka;
-        /* the inner range [l0, l1): left, rows b0..b1-1 of op(T) are zero outside it; right,
-         * columns b0..b1-1 of op(T) */
-        const int64_t l0 = left == low ? 0 : b0, l1 = left == low ? b1 : ka;
-        ozb_problem q = pr;
-        q.k = l1 - l0;
-        if (left) {
-            q.m = b1 - b0;
-            q.a.p = full + b0 + l0 * ka;
-            q.b.p = bc + l0;
-            q.c = B + b0;
-        } else {
-            q.n = b1 - b0;
-            q.a.p = bc + l0 * m;
-            q.b.p = full + l0 + b0 * ka;
-            q.c = B + b0 * ldb;
-        }
-        if ((rs = ozb_run(h, &q)) != OZBLAS_STATUS_SUCCESS) return rs;
-    }
-    return OZBLAS_STATUS_SUCCESS;
+    if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) rs = ozb_run(h, &pr);
+    else rs = trmm_blocks(h, &pr, left, tri.lower, ka, m, full, bc, B, ldb);
+    if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h)) return rs;
+    /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone
+     * (left: column j of C is alpha op(T) times column j of B; right: row i of C is alpha
+     * op(T)^T times row i of B) */
+    for (int64_t v = 0; v < (left ? n : m) && rs == OZBLAS_STATUS_SUCCESS; v++)
+        rs = left ? ozb_tri_absent_zeros(h, (ozb_view){ full, 1, ka }, tri.lower, 0, ka, alpha, bc + v * m, 1, B + v * ldb, 1)
+                  : ozb_tri_absent_zeros(h, (ozb_view){ full, ka, 1 }, !tri.lower, 0, ka, alpha, bc + v, m, B + v, ldb);
+    return rs;
 }
 
 ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,

@@ -60,4 +60,13 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
  * X (element (i, j) = x[i*xrs + j*xcs]) overwrites B, already alpha B. */
 ozblas_status_t ozb_tri_solve_op(ozblas_handle_t h, const double *A, int64_t lda, int64_t m, int lower, int trans,
                                  int unit, int64_t nrhs, double *x, int64_t xrs, int64_t xcs);
+
+/* After y = alpha op(T) x was computed on op(T) made whole (its absent zeros multiplied): the
+ * elements y_i for which a non-finite x_k met an absent zero of row i (0 Inf or 0 NaN, a NaN
+ * the reference BLAS never forms) computed again on row i's triangle alone, correctly
+ * rounded in every mode.  op(T)(i, k) = t.p[i t.rs + k t.cs] (n x n), lower where `low`, a
+ * unit diagonal not read; x (element k at x[k incx]) is the input, not aliasing y.  Host
+ * memory; nothing happens where every x_k is finite. */
+ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
+                                     const double *x, int64_t incx, double *y, int64_t incy);
 #endif

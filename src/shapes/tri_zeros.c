@@ -1,0 +1,37 @@
+/* The elements of a triangular product that a non-finite operand reaches only through the
+ * triangle's absent zeros (shapes.h: ozb_tri_absent_zeros).  DTRMM and DTRMV compute op(T)
+ * made whole, so that 0 x Inf = NaN reaches every row whose absent zeros meet an Inf or NaN
+ * x_k; the reference BLAS never multiplies those zeros, and CONTRACT §4 counts only the
+ * triangle's terms.  Such rows are few (a non-finite input), each computed again here as one
+ * correctly rounded DOT over its triangle. */
+#include "shapes/shapes.h"
+#include "dispatch/dispatch.h"
+#include <math.h>
+
+ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
+                                     const double *x, int64_t incx, double *y, int64_t incy)
+{
+    int64_t kf = -1, kl = -1;                      /* the first and the last non-finite x_k */
+    for (int64_t k = 0; k < n; k++)
+        if (!isfinite(x[k * incx])) {
+            if (kf < 0) kf = k;
+            kl = k;
+        }
+    if (kf < 0) return OZBLAS_STATUS_SUCCESS;
+    /* lower: row i holds k <= i, so the rows before kl meet x_kl at an absent zero; upper: row
+     * i holds k >= i, the rows after kf */
+    const int64_t i0 = low ? 0 : kf + 1, i1 = low ? kl : n;
+    double *row = i0 < i1 ? ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)n) : NULL;
+    if (i0 < i1 && !row) return OZBLAS_STATUS_ALLOC_FAILED;
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t k0 = low ? 0 : i, len = low ? i + 1 : n - i;
+        for (int64_t q = 0; q < len; q++)
+            row[q] = k0 + q == i && unit ? 1.0 : t.p[i * t.rs + (k0 + q) * t.cs];
+        const ozb_problem pr = { .m = 1, .n = 1, .k = len, .a = { row, 0, 1 }, .b = { x + k0 * incx, 0, incx },
+                                 .alpha = alpha, .beta = 0.0, .c = y + i * incy, .crs = 0, .ccs = 0,
+                                 .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
+        const ozblas_status_t st = ozb_run_rn(h, &pr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
