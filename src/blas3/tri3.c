@@ -88,7 +88,7 @@ static ozblas_status_t trmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
     }
     if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) rs = ozb_run(h, &pr);
     else rs = trmm_blocks(h, &pr, left, tri.lower, ka, m, full, bc, B, ldb);
-    if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h)) return rs;
+    if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h) || ozb_all_finite(bc, m * n)) return rs;
     /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone
      * (left: column j of C is alpha op(T) times column j of B; right: row i of C is alpha
      * op(T)^T times row i of B) */

@@ -7,6 +7,19 @@
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include <math.h>
+#include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
+
+int ozb_all_finite(const double *x, int64_t n)
+{
+    /* x 0 is +-0 for a finite x and NaN for Inf or NaN; a sum of zeros is zero, and any
+     * NaN term makes the sum NaN, in any order */
+    __m256d acc = _mm256_setzero_pd();
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(x + i), _mm256_setzero_pd()));
+    double s = 0.0;
+    for (; i < n; i++) s += x[i] * 0.0;
+    return _mm256_movemask_pd(_mm256_cmp_pd(acc, acc, _CMP_UNORD_Q)) == 0 && s == s;
+}
 
 ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
                                      const double *x, int64_t incx, double *y, int64_t incy)
