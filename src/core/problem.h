@@ -15,12 +15,23 @@ typedef struct {
     int64_t  kblock;           /* inner block size: depends on the routine and shape only */
     int      c_host;           /* c is host memory on a device handle too (DOT's result)  */
     int      tri;              /* OZB_TRI_*: the elements of C the caller keeps (shapes.c) */
+    const uint8_t *want;       /* NULL, or the elements the caller keeps: want[i + j m] != 0 */
 } ozb_problem;
 
 /* A square C of which the caller keeps one triangle (a diagonal block of DSYRK's in a scratch
  * copy): a stage may leave anything in the other part, and need not flag any of it.  The triangle is
  * in C's own coordinates, so a problem on part of C (other origin) has OZB_TRI_ALL. */
 enum { OZB_TRI_ALL = 0, OZB_TRI_LOWER = 1 /* i >= j */, OZB_TRI_UPPER = 2 /* i <= j */ };
+
+/* The same for any set of elements: `want` (the flags of a stage's remainder, computed whole
+ * into a copy of C by the executor, which copies back only those).  Both in C's own
+ * coordinates: a problem on part of C (other origin or shape) has tri = OZB_TRI_ALL, want =
+ * NULL.  Element (i, j) is kept where ozb_kept says so. */
+static inline int ozb_kept(const ozb_problem *pr, int64_t i, int64_t j)
+{
+    if (pr->tri != OZB_TRI_ALL && (pr->tri == OZB_TRI_LOWER ? i < j : i > j)) return 0;
+    return !pr->want || pr->want[i + j * pr->m];
+}
 
 /* The per-call decisions of the dispatch (src/dispatch/plan.h), from the handle's
  * configuration and the problem's shape only, never from timing or thread count. */

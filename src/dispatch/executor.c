@@ -38,7 +38,8 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
  * rest of the walk: plan pl's list L from position pos.  In runs of consecutive rows of a
  * column; where more than 1/frac of C is left, the whole call at once into a copy of C, the
  * flagged elements copied back (the others keep their bits: a stage's elements are never
- * recomputed), which costs less than many small calls.  The copy and its flags are the
+ * recomputed), which costs less than many small calls; the flags are the copy's `want`, so its
+ * stages may skip the strips that hold none.  The copy and its flags are the
  * executor's own memory: the stages of the nested walk use the handle's buffers, the flags'
  * included.  Each part's info is added to the stage's. */
 static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_stage_list L, int pos,
@@ -54,6 +55,7 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
         memcpy(flag, fail, mn);
         ozb_problem whole = *pr;
         whole.c = w; whole.crs = 1; whole.ccs = m;
+        whole.want = flag;        /* only those are copied back: a stage may skip the others */
         if (pr->beta != 0.0)      /* C as it came in wherever an element is flagged */
             for (int64_t j = 0; j < n; j++)
                 for (int64_t i = 0; i < m; i++) w[i + j * m] = pr->c[i * pr->crs + j * pr->ccs];
@@ -76,6 +78,7 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
             sub.m = e - i;
             sub.n = 1;
             sub.tri = OZB_TRI_ALL;       /* (its origin is not C's) */
+            sub.want = NULL;
             sub.a.p += i * pr->a.rs;
             sub.b.p += j * pr->b.rs;
             sub.c += i * pr->crs + j * pr->ccs;

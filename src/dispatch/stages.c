@@ -90,6 +90,7 @@ static int eft_orient(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *
     t->a = pr->b; t->b = pr->a;
     t->crs = pr->ccs; t->ccs = pr->crs;
     t->tri = pr->tri == OZB_TRI_ALL ? OZB_TRI_ALL : OZB_TRI_LOWER + OZB_TRI_UPPER - pr->tri;   /* C^T's */
+    t->want = NULL;            /* (indexed as C's: every element of C^T then) */
     return ozb_eft_eligible(h, t, pl);
 }
 static ozblas_status_t eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
@@ -226,9 +227,10 @@ static ozblas_status_t scheme1_run(ozblas_handle_t h, const ozb_problem *pr, con
 }
 
 /* A certifying stage's remainder: exact zero products resolved, then runs of rows or, where
- * more than a quarter is left (heavy cancellation: residuals), the whole call at once, which
- * costs less than many small calls. */
-#define CERTIFYING .zeros = 1, .whole_frac = 4
+ * more than 1/64 is left (cancellation: residuals, LAPACK's eigenvector merges), the whole call
+ * at once, its stages computing only the strips that hold a flagged element (ozb_problem.want):
+ * that costs less than many small calls. */
+#define CERTIFYING .zeros = 1, .whole_frac = 64
 #define N OZB_ST_NEXT
 const ozb_stage ozb_host_stages[OZB_ST_COUNT] = {
     [OZB_ST_DOT_SHORT]     = { "short DOT", dot_short_eligible, NULL, NULL, dot_short_run, NULL, NULL, OZB_ST_TINY_FIRST, 0, 0 },

@@ -116,9 +116,18 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 }
 
 #ifdef EFT_AVX2
+/* whether any of the r <= 8 flags at f is set (a flag is any nonzero byte) */
+static inline int any_set(const uint8_t *f, int64_t r)
+{
+    uint64_t v = 0;
+    memcpy(&v, f, (size_t)r);
+    return v != 0;
+}
+
 /* strip_columns on the columns of j0..j1-1 that meet the triangle C keeps (pr->tri): lower
- * (i >= j) those up to the strip's last row, upper (i <= j) those from its first; the flags of
- * the others cleared (none of their elements is kept) */
+ * (i >= j) those up to the strip's last row, upper (i <= j) those from its first; and where
+ * pr->want, those with a kept row in the strip.  The flags of the others cleared (none of their
+ * elements is kept). */
 static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1)
 {
     const ozb_problem *pr = g->pr;
@@ -127,7 +136,17 @@ static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_
     const int64_t z = pr->tri == OZB_TRI_LOWER && j1 > 8 * b + r ? 8 * b + r : j1;
     for (int64_t j = j0; j < j1; j++)
         if (j < a || j >= z) memset(g->fail + j * pr->m + 8 * b, 0, (size_t)r);
-    return a < z ? ozb_eft_strip_columns(g, b, a, z) : 0;
+    if (!pr->want || a >= z) return a < z ? ozb_eft_strip_columns(g, b, a, z) : 0;
+    /* a remainder's copy (pr->want): runs of columns where some row of the strip is kept */
+    int64_t left = 0;
+    for (int64_t j = a; j < z;) {
+        int64_t e = j;
+        while (e < z && any_set(pr->want + e * pr->m + 8 * b, r)) e++;
+        if (e > j) { left += ozb_eft_strip_columns(g, b, j, e); j = e; continue; }
+        memset(g->fail + j * pr->m + 8 * b, 0, (size_t)r);
+        j++;
+    }
+    return left;
 }
 
 /* Units lo..hi-1 of the walk.  On a triangle a unit's work falls linearly with its place
@@ -178,6 +197,7 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     ozb_problem pp = *pr;
     pp.m = pm; pp.n = pn;
     pp.tri = OZB_TRI_ALL;                        /* (its origin is not C's) */
+    pp.want = NULL;
     pp.c = pr->c + 8 * b * pr->crs + j0 * pr->ccs;
     pp.a.p += 8 * b * pr->a.rs;
     pp.b.p += j0 * pr->b.rs;

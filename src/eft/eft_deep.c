@@ -71,6 +71,14 @@ static void span_of(const double *v, int64_t w, int64_t k, int64_t sp[3])
 static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
 {
     const ozb_problem *pr = g->pr;
+    if (pr->tri != OZB_TRI_ALL || pr->want) {      /* none of its rows kept: nothing to compute */
+        int any = 0;
+        for (int64_t i = 8 * b; i < pr->m && i < 8 * b + 8; i++) any |= ozb_kept(pr, i, j);
+        if (!any) {
+            for (int64_t i = 8 * b; i < pr->m && i < 8 * b + 8; i++) g->fail[i + j * pr->m] = 0;
+            return 0;
+        }
+    }
     const int64_t *sa = g->spA + 3 * b, *sx = g->spX + 3 * j;
     int64_t lo = 0, hi = pr->k;
     if (sx[2]) { lo = sa[0]; hi = sa[1]; }

@@ -125,9 +125,9 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
         for (int64_t i = 0; i < m; i++) {
             const size_t e = (size_t)(i + j * m);
             const double r = Cs[e];
-            /* normal once scaled back (a zero is never certified by the sums); outside the
-             * triangle the caller keeps (pr->tri), nothing is wanted */
-            if (pr->tri != OZB_TRI_ALL && (pr->tri == OZB_TRI_LOWER ? i < j : i > j))
+            /* normal once scaled back (a zero is never certified by the sums); outside what
+             * the caller keeps (ozb_kept), nothing is wanted */
+            if (!ozb_kept(pr, i, j))
                 fail[e] = 0;
             else if (!f2[e] && r != 0.0 && ilogb(r) - s >= -1022) {
                 pr->c[i * pr->crs + j * pr->ccs] = ldexp(r, -s);
