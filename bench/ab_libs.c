@@ -3,11 +3,14 @@
  * both libraries dlopened side by side (RTLD_LOCAL), the same inputs (the bench's phi
  * generator and seed), one call shape timed in alternating batches (21 pairs, the order
  * swapped every pair), the median time of each and the median of the per-pair ratios.
- *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
+ *   build/bench/ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm|gemm-cancel N CALLS [double|cr|fixed|double-crt|fixed-crt] [threads]
  * (gemm-upd: C := C - A B with A N x 64, B 64 x N, LAPACK's blocked trailing update; syrk:
  * C's lower triangle := A A^T + C / 2, syr2k: := A B^T + B A^T + C / 2, k = N; trsm: X :=
  * L^-1 B, L lower triangular N x N with a unit diagonal, B N x N copied into X in each timed
- * call; both libraries must export ozblas_dsyrk, ozblas_dsyr2k and ozblas_dtrsm)
+ * call; both libraries must export ozblas_dsyrk, ozblas_dsyr2k and ozblas_dtrsm; gemm-cancel:
+ * a GEMM whose first N/20 rows cancel to 2^-40 of their products, the deep sums' case: A's
+ * second half of columns its first times 1 + 2^-40 there, B's second half of rows minus its
+ * first)
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
@@ -75,7 +78,8 @@ static int open_lib(const char *path, int mode, int engine, int fast, int thread
 }
 
 /* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3..6 gemm NN, TN, NT, TT (the enum values of ozblas.h:
- * OP_N 0, OP_T 1, UPPER 0, LOWER 1, LEFT 0, NON_UNIT 0), 7 gemm-upd, 8 syrk, 9 syr2k, 10 trsm */
+ * OP_N 0, OP_T 1, UPPER 0, LOWER 1, LEFT 0, NON_UNIT 0), 7 gemm-upd, 8 syrk, 9 syr2k, 10 trsm,
+ * 11 gemm-cancel (NN) */
 static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, double *C)
 {
     switch (routine) {
@@ -86,6 +90,7 @@ static int call(const lib_t *l, int routine, int64_t n, const double *A, const d
     case 8: return l->syrk(l->h, 1, 0, n, n, 1.0, A, n, 0.5, C, n);
     case 9: return l->syr2k(l->h, 1, 0, n, n, 1.0, A, n, B, n, 0.5, C, n);
     case 10: memcpy(C, B, sizeof(double) * (size_t)(n * n)); return l->trsm(l->h, 0, 1, 0, 0, n, n, 1.0, A, n, C, n);
+    case 11: return l->gemm(l->h, 0, 0, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
     default: return l->gemm(l->h, (routine - 3) & 1, (routine - 3) >> 1, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
     }
 }
@@ -93,14 +98,15 @@ static int call(const lib_t *l, int routine, int64_t n, const double *A, const d
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm N CALLS "
+        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm|gemm-cancel N CALLS "
                         "[double|cr|fixed|double-crt|fixed-crt] [threads]\n");
         return 2;
     }
     const char *rn = argv[3];
     const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : !strcmp(rn, "gemm-tn") ? 4 :
                         !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : !strcmp(rn, "gemm-upd") ? 7 :
-                        !strcmp(rn, "syrk") ? 8 : !strcmp(rn, "syr2k") ? 9 : !strcmp(rn, "trsm") ? 10 : -1;
+                        !strcmp(rn, "syrk") ? 8 : !strcmp(rn, "syr2k") ? 9 : !strcmp(rn, "trsm") ? 10 :
+                        !strcmp(rn, "gemm-cancel") ? 11 : -1;
     const int64_t n = atoll(argv[4]);
     const long calls = atol(argv[5]);
     const char *mn = argc > 6 ? argv[6] : "cr";
@@ -121,6 +127,12 @@ int main(int argc, char **argv)
     ozref_rng_seed(&rng, UINT64_C(0x6f7a626c61733031) + (uint64_t)routine);
     ozref_fill_phi(&rng, A, (int64_t)len, 1.0);
     ozref_fill_phi(&rng, B, (int64_t)len, 1.0);
+    if (routine == 11)            /* rows i < n/20 of A B cancel to 2^-40 of their products */
+        for (int64_t l = 0; l < n / 2; l++)
+            for (int64_t q = 0; q < n; q++) {
+                B[n / 2 + l + q * n] = -B[l + q * n];
+                if (q < n / 20) A[q + (n / 2 + l) * n] = A[q + l * n] * (1.0 + 0x1p-40);
+            }
     if (routine == 10)            /* L: its diagonal 1, the rest of its lower triangle / n */
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = j; i < n; i++) A[i + j * n] = i == j ? 1.0 : A[i + j * n] / (double)n;
