@@ -10,7 +10,7 @@
  * call; both libraries must export ozblas_dsyrk, ozblas_dsyr2k and ozblas_dtrsm; gemm-cancel:
  * a GEMM whose first N/20 rows cancel to 2^-40 of their products, the deep sums' case: A's
  * second half of columns its first times 1 + 2^-40 there, B's second half of rows minus its
- * first)
+ * first; N even and at least 20)
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to

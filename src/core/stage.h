@@ -59,5 +59,9 @@ typedef struct ozb_stage {
     uint8_t zeros;        /* after it, elements whose products are all zero are RN(beta c) */
     uint8_t whole_frac;   /* more than 1/whole_frac of C left: the rest computes the whole call
                              (into a copy, the flagged elements copied back), not runs of rows */
+    uint8_t kept;         /* computes only the elements ozb_kept keeps (pr->tri, pr->want): a
+                             remainder that goes first to such a stage is computed whole from
+                             1/OZB_KEPT_FRAC of C left */
 } ozb_stage;
+#define OZB_KEPT_FRAC 64
 #endif

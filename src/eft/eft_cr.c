@@ -106,6 +106,7 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
     for (int64_t j = lo; j < hi; j++) {
         ozb_problem pj = *pr;
         pj.n = 1;
+        pj.want = NULL;          /* (another shape) */
         pj.a = g->a;
         pj.b.p += j * pr->b.rs;
         pj.c += j * pr->ccs;

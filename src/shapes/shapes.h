@@ -67,8 +67,8 @@ ozblas_status_t ozb_tri_solve_op(ozblas_handle_t h, const double *A, int64_t lda
  * rounded in every mode.  op(T)(i, k) = t.p[i t.rs + k t.cs] (n x n), lower where `low`, a
  * unit diagonal not read; x (element k at x[k incx]) is the input, not aliasing y.  Host
  * memory; nothing happens where every x_k is finite. */
-/* 1 where x[0..n-1] are all finite (one vector pass) */
-int ozb_all_finite(const double *x, int64_t n);
 ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
                                      const double *x, int64_t incx, double *y, int64_t incy);
+/* 1 where x[0..n-1] are all finite (one vector pass over the bits: no arithmetic) */
+int ozb_all_finite(const double *x, int64_t n);
 #endif
