@@ -34,6 +34,24 @@ static int find(const ozb_stage_list *L, int from, int id)
 
 static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_stage_list L, int pos);
 
+/* whether the first stage a walk of L from pos would run on pr computes only the kept
+ * elements (.kept); the walk's eligibility rules (a stage that would orient pr computes C^T,
+ * whose want is NULL: every element) */
+static int first_kept(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_stage_list L, int pos)
+{
+    while (pos < L.n) {
+        const ozb_stage *s = &ozb_host_stages[L.id[pos]];
+        if ((s->eligible && !s->eligible(h, pr, pl)) ||
+            (s->workspace_bytes && s->workspace_bytes(h, pr) > ozb_workspace_limit(h))) {
+            pos = s->skip == OZB_ST_NEXT ? pos + 1 : find(&L, pos, s->skip);
+            continue;
+        }
+        ozb_problem t;
+        return s->kept && !(s->orient && s->orient(h, pr, pl, &t));
+    }
+    return 0;
+}
+
 /* The elements a stage left (fail[i + j m], nfail of them, C untouched there) computed by the
  * rest of the walk: plan pl's list L from position pos.  In runs of consecutive rows of a
  * column; where more than 1/frac of C is left, the whole call at once into a copy of C, the
@@ -135,7 +153,7 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             } else if (s->rest_at) {
                 at = find(&L, pos, s->rest_at(pr));
             }
-            st = rest_of(h, pr, &rp, R, at, fail, nfail, s->whole_frac);
+            st = rest_of(h, pr, &rp, R, at, fail, nfail, first_kept(h, pr, &rp, R, at) ? OZB_KEPT_FRAC : s->whole_frac);
         }
         if (timed) h->info.seconds_total = ozb_now() - t0;
         return st;

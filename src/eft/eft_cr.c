@@ -188,8 +188,9 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
 {
     const ozb_problem *pr = s->pr;
     *left = 0;
-    /* the probe: at most 6 % of the call; not on a kept triangle (its elements may lie outside) */
-    if (pr->m * pr->n < 256 || pr->tri != OZB_TRI_ALL) return 0;
+    /* the probe: at most 6 % of the call; not where only some elements are kept (ozb_kept:
+     * its elements may lie outside, and a residual would flag every element) */
+    if (pr->m * pr->n < 256 || pr->tri != OZB_TRI_ALL || pr->want) return 0;
     /* j0 even: the main pass's pairs of columns (eft_gemm.c) start at even columns, so the
      * probe's pair is one of them and no column is left to a single-column pass */
     const int64_t b = (pr->m + 7) / 8 / 2, j0 = (pr->n / 2 - (pr->n >= 2)) & ~(int64_t)1;

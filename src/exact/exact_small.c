@@ -193,6 +193,7 @@ ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt
     int64_t left = 0, fallbacks = 0;
     for (int64_t j = 0; j < pr->n; j++)
         for (int64_t i = 0; i < pr->m; i++) {
+            if (!ozb_kept(pr, i, j)) { fail[i + j * pr->m] = 0; continue; }   /* not wanted */
             double r;
             const int ok = pr->k <= OZB_EXACT_SMALL_K && isfinite(pr->alpha) && isfinite(pr->beta) && element(pr, i, j, &r, &fallbacks);
             if (ok) pr->c[i * pr->crs + j * pr->ccs] = r;
