@@ -234,20 +234,20 @@ static ozblas_status_t scheme1_run(ozblas_handle_t h, const ozb_problem *pr, con
 #define CERTIFYING .zeros = 1, .whole_frac = 4
 #define N OZB_ST_NEXT
 const ozb_stage ozb_host_stages[OZB_ST_COUNT] = {
-    [OZB_ST_DOT_SHORT]     = { "short DOT", dot_short_eligible, NULL, NULL, dot_short_run, NULL, NULL, OZB_ST_TINY_FIRST, 0, 0 },
-    [OZB_ST_DOT_EXACT]     = { "short DOT, exact", NULL, NULL, NULL, dot_exact_run, NULL, NULL, N, 0, 0 },
+    [OZB_ST_DOT_SHORT]     = { "short DOT", dot_short_eligible, NULL, NULL, dot_short_run, NULL, NULL, OZB_ST_TINY_FIRST, 0, 0, 0 },
+    [OZB_ST_DOT_EXACT]     = { "short DOT, exact", NULL, NULL, NULL, dot_exact_run, NULL, NULL, N, 0, 0, 0 },
     [OZB_ST_TINY_FIRST]    = { "exact tiny", tiny_first_eligible, NULL, NULL, tiny_first_run, NULL, tiny_first_rest, N, CERTIFYING },
     [OZB_ST_EFT]           = { "error-free sums", eft_eligible, eft_bytes, eft_orient, eft_run, NULL, NULL, OZB_ST_CRT_CR, CERTIFYING , .kept = 1 },
     [OZB_ST_TINY_CANCEL]   = { "exact tiny, cancelling", tiny_cancel_eligible, NULL, NULL, tiny_cancel_run, NULL, NULL, N, CERTIFYING },
     [OZB_ST_SCALED]        = { "scaled error-free sums", scaled_eligible, NULL, NULL, scaled_run, NULL, scaled_rest, N, CERTIFYING , .kept = 1 },
     [OZB_ST_DEEP]          = { "deep error-free sums", deep_eligible, deep_bytes, NULL, deep_run, NULL, NULL, N, CERTIFYING , .kept = 1 },
     [OZB_ST_EXACT_SMALL]   = { "exact short sums", exact_small_eligible, NULL, NULL, exact_small_run, NULL, NULL, N, CERTIFYING , .kept = 1 },
-    [OZB_ST_CRT_CR]        = { "exact CRT", crt_cr_eligible, NULL, NULL, crt_cr_run, NULL, NULL, N, 0, 0 },
-    [OZB_ST_CRT_CR_FORMAT] = { "exact CRT, CRT_INT8", crt_cr_format_eligible, NULL, NULL, crt_cr_run, NULL, NULL, N, 0, 0 },
-    [OZB_ST_CRT]           = { "CRT", NULL, NULL, NULL, crt_run, crt_replan, NULL, N, 0, 8 },
-    [OZB_ST_FIXED_DOT]     = { "FIXED fused DOT/GEMV", fixed_dot_eligible, NULL, NULL, fixed_dot_run, NULL, NULL, N, 0, 0 },
+    [OZB_ST_CRT_CR]        = { "exact CRT", crt_cr_eligible, NULL, NULL, crt_cr_run, NULL, NULL, N, 0, 0, 0 },
+    [OZB_ST_CRT_CR_FORMAT] = { "exact CRT, CRT_INT8", crt_cr_format_eligible, NULL, NULL, crt_cr_run, NULL, NULL, N, 0, 0, 0 },
+    [OZB_ST_CRT]           = { "CRT", NULL, NULL, NULL, crt_run, crt_replan, NULL, N, 0, 8, 0 },
+    [OZB_ST_FIXED_DOT]     = { "FIXED fused DOT/GEMV", fixed_dot_eligible, NULL, NULL, fixed_dot_run, NULL, NULL, N, 0, 0, 0 },
     [OZB_ST_FUSED]         = { "fused kernels", fused_eligible, fused_bytes, NULL, fused_run, NULL, NULL, N, CERTIFYING },
-    [OZB_ST_SCHEME1]       = { "scheme I", NULL, NULL, NULL, scheme1_run, NULL, NULL, N, 0, 0 },
+    [OZB_ST_SCHEME1]       = { "scheme I", NULL, NULL, NULL, scheme1_run, NULL, NULL, N, 0, 0, 0 },
 };
 #undef N
 
