@@ -92,16 +92,10 @@ static void pack_full_strip_t(const ozb_problem *pr, int64_t b, double *s, doubl
 static inline double max_keep_nan(double c, double v) { return v > c || isnan(v) ? v : c; }
 
 #ifdef EFT_AVX2
-/* The larger of a and b per lane, for values >= 0, +Inf or NaN of sign 0 (maxima of |v|): as
- * integers these are ordered as the values with NaN above Inf, so a NaN is kept */
-static inline __m256d imax4(__m256d a, __m256d b)
-{
-    return _mm256_blendv_pd(a, b, _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(b), _mm256_castpd_si256(a))));
-}
 static inline double imax_lanes(__m256d a)
 {
-    a = imax4(a, _mm256_permute2f128_pd(a, a, 1));
-    return _mm256_cvtsd_f64(imax4(a, _mm256_permute_pd(a, 5)));
+    a = ozb_imax4(a, _mm256_permute2f128_pd(a, a, 1));
+    return _mm256_cvtsd_f64(ozb_imax4(a, _mm256_permute_pd(a, 5)));
 }
 #endif
 
@@ -113,8 +107,8 @@ static void strip_coarse(const double *mA, double *mAc, int64_t b, int64_t ns, i
 #ifdef EFT_AVX2
         __m256d c0 = _mm256_setzero_pd(), c1 = c0;
         for (int64_t s = s0; s < s1; s++) {
-            c0 = imax4(c0, _mm256_loadu_pd(mA + 8 * (b * ns + s)));
-            c1 = imax4(c1, _mm256_loadu_pd(mA + 8 * (b * ns + s) + 4));
+            c0 = ozb_imax4(c0, _mm256_loadu_pd(mA + 8 * (b * ns + s)));
+            c1 = ozb_imax4(c1, _mm256_loadu_pd(mA + 8 * (b * ns + s) + 4));
         }
         _mm256_storeu_pd(mAc + 8 * (b * nq + q), c0);
         _mm256_storeu_pd(mAc + 8 * (b * nq + q) + 4, c1);
@@ -170,7 +164,7 @@ static inline void hi_lo(const double *v, int64_t n, double *hi, double *lo)
         __m256d H = _mm256_setzero_pd(), L = _mm256_set1_pd(INFINITY);
         for (; s + 4 <= n; s += 4) {
             const __m256d x = _mm256_loadu_pd(v + s);
-            H = imax4(H, x);
+            H = ozb_imax4(H, x);
             L = _mm256_min_pd(L, x);
         }
         h = imax_lanes(H);
@@ -196,17 +190,17 @@ void ozb_eft_column_maxima(const ozb_problem *pr, const double *x, int64_t ldx, 
         for (; s + 4 <= k / SBL; s += 4) {   /* four full sub-blocks' maxima in one vector */
             __m256d v[4];
             for (int t = 0; t < 4; t++)
-                v[t] = imax4(_mm256_and_pd(_mm256_loadu_pd(xj + SBL * (s + t)), ABSMASK),
+                v[t] = ozb_imax4(_mm256_and_pd(_mm256_loadu_pd(xj + SBL * (s + t)), ABSMASK),
                              _mm256_and_pd(_mm256_loadu_pd(xj + SBL * (s + t) + 4), ABSMASK));
             /* [a0 b0 a2 b2] and [a1 b1 a3 b3] -> a01 b01 a23 b23; then the halves of both */
-            const __m256d ab = imax4(_mm256_unpacklo_pd(v[0], v[1]), _mm256_unpackhi_pd(v[0], v[1]));
-            const __m256d cd = imax4(_mm256_unpacklo_pd(v[2], v[3]), _mm256_unpackhi_pd(v[2], v[3]));
-            _mm256_storeu_pd(mX + j * ns + s, imax4(_mm256_permute2f128_pd(ab, cd, 0x20), _mm256_permute2f128_pd(ab, cd, 0x31)));
+            const __m256d ab = ozb_imax4(_mm256_unpacklo_pd(v[0], v[1]), _mm256_unpackhi_pd(v[0], v[1]));
+            const __m256d cd = ozb_imax4(_mm256_unpacklo_pd(v[2], v[3]), _mm256_unpackhi_pd(v[2], v[3]));
+            _mm256_storeu_pd(mX + j * ns + s, ozb_imax4(_mm256_permute2f128_pd(ab, cd, 0x20), _mm256_permute2f128_pd(ab, cd, 0x31)));
         }
         for (; s < k / SBL; s++) {           /* full sub-blocks: NaN (of sign 0) where one is NaN */
             const __m256d v0 = _mm256_and_pd(_mm256_loadu_pd(xj + SBL * s), ABSMASK);
             const __m256d v1 = _mm256_and_pd(_mm256_loadu_pd(xj + SBL * s + 4), ABSMASK);
-            mX[j * ns + s] = imax_lanes(imax4(v0, v1));
+            mX[j * ns + s] = imax_lanes(ozb_imax4(v0, v1));
         }
 #endif
         for (; s < ns; s++) {

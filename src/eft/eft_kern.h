@@ -158,6 +158,13 @@ static inline int fits(__m256d mq, __m256d g)
     return _mm256_movemask_pd(ok) == 0xf;
 }
 
+/* The larger of a and b per lane, for values >= 0, +Inf or NaN of sign 0 (maxima of |v|): as
+ * integers these are ordered as the values with NaN above Inf, so a NaN is kept */
+static inline __m256d ozb_imax4(__m256d a, __m256d b)
+{
+    return _mm256_blendv_pd(a, b, _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(b), _mm256_castpd_si256(a))));
+}
+
 /* 1 where max|q| (or max|p|) can choose a sigma: finite and at most 2^990 */
 static inline int in_range(__m256d m)
 {

@@ -114,14 +114,6 @@ static double row_tmax(const double *t, int64_t i)
     for (int64_t l = 0; l < i; l++) m = fabs(t[l]) > m ? fabs(t[l]) : m;
     return m;
 }
-
-/* xmax := max(xmax, |x|) lane by lane, as integers (|x| >= +0, NaN above Inf): a NaN is kept,
- * so a lane that met one is never in range again */
-static inline __m256d absmax4(__m256d xmax, __m256d x)
-{
-    const __m256d a = _mm256_and_pd(x, ABSMASK);
-    return _mm256_blendv_pd(xmax, a, _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_castpd_si256(a), _mm256_castpd_si256(xmax))));
-}
 #endif
 
 int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0, int lanes, double *buf,
@@ -137,9 +129,10 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
     for (int v = 0; v < 2; v++)
         pad[v] = _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_add_epi64(lane, _mm256_set1_epi64x(4 * v + 1)),
                                                         _mm256_set1_epi64x(lanes)));
-    /* the largest |x_l| of the rows before r0, per lane */
+    /* the largest |x_l| of the rows before r0, per lane (ozb_imax4 keeps a NaN, so a lane
+     * that met one is never in range again) */
     for (int64_t l = 0; l < r0; l++)
-        for (int v = 0; v < 2; v++) xmax[v] = absmax4(xmax[v], _mm256_loadu_pd(buf + 8 * l + 4 * v));
+        for (int v = 0; v < 2; v++) xmax[v] = ozb_imax4(xmax[v], _mm256_and_pd(_mm256_loadu_pd(buf + 8 * l + 4 * v), ABSMASK));
     memset(fail, 0, 8);
     for (int64_t i = r0; i < bs; i++) {
         double *row = buf + 8 * i;
@@ -167,7 +160,7 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
             _mm256_storeu_pd(row + 4, _mm256_div_pd(_mm256_loadu_pd(row + 4), dv));
             for (int q = lanes; q < 8; q++) row[q] = 0.0;   /* 0 / d may be NaN */
         }
-        for (int v = 0; v < 2; v++) xmax[v] = absmax4(xmax[v], _mm256_loadu_pd(row + 4 * v));
+        for (int v = 0; v < 2; v++) xmax[v] = ozb_imax4(xmax[v], _mm256_and_pd(_mm256_loadu_pd(row + 4 * v), ABSMASK));
     }
     return bs;
 #else
