@@ -19,8 +19,9 @@ typedef struct {
 } ozb_problem;
 
 /* A square C of which the caller keeps one triangle (a diagonal block of DSYRK's in a scratch
- * copy): a stage may leave anything in the other part, and need not flag any of it.  The triangle is
- * in C's own coordinates, so a problem on part of C (other origin) has OZB_TRI_ALL. */
+ * copy): a stage may leave anything in the other part, and need not flag any of it.  The
+ * triangle is in C's own coordinates, so a problem on part of C has OZB_TRI_ALL
+ * (ozb_problem_part). */
 enum { OZB_TRI_ALL = 0, OZB_TRI_LOWER = 1 /* i >= j */, OZB_TRI_UPPER = 2 /* i <= j */ };
 
 /* The same for any set of elements: `want` (the flags of a stage's remainder, computed whole
@@ -31,6 +32,16 @@ static inline int ozb_kept(const ozb_problem *pr, int64_t i, int64_t j)
 {
     if (pr->tri != OZB_TRI_ALL && (pr->tri == OZB_TRI_LOWER ? i < j : i > j)) return 0;
     return !pr->want || pr->want[i + j * pr->m];
+}
+
+/* A copy of pr to be made a problem on part of C (another origin or shape): every element
+ * kept, as tri and want are C's own */
+static inline ozb_problem ozb_problem_part(const ozb_problem *pr)
+{
+    ozb_problem s = *pr;
+    s.tri = OZB_TRI_ALL;
+    s.want = NULL;
+    return s;
 }
 
 /* The per-call decisions of the dispatch (src/dispatch/plan.h), from the handle's

@@ -1,7 +1,8 @@
 /* The error-free DOT, GEMV and GEMM (CORRECTLY_ROUNDED, FP64 format): eligibility, buffers,
  * the column loop and the GEMM's walk of its units; the kernels are in eft_dot.c,
- * eft_gemv_n.c and eft_gemm.c, the method and its bit budget in eft_kern.h.  A GEMM is one GEMV per column of op(B), with op(A) copied
- * column-major first where its rows are contiguous (the GEMV-N strips read it then). */
+ * eft_gemv_n.c and eft_gemm.c, the method and its bit budget in eft_kern.h.  Below 8 rows a
+ * GEMM is one GEMV per column of op(B), with op(A) copied column-major first where its rows
+ * are contiguous (the GEMV-N strips read it then). */
 #include "eft/eft_dot.h"
 #include "eft/eft_kern.h"
 #include "exact/zero_products.h"
@@ -104,9 +105,8 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
     thread_bufs(g, &xbuf, &state, &pieces);
     int64_t left = 0;
     for (int64_t j = lo; j < hi; j++) {
-        ozb_problem pj = *pr;
+        ozb_problem pj = ozb_problem_part(pr);
         pj.n = 1;
-        pj.want = NULL;          /* (another shape) */
         pj.a = g->a;
         pj.b.p += j * pr->b.rs;
         pj.c += j * pr->ccs;
@@ -196,10 +196,8 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     const int64_t b = (pr->m + 7) / 8 / 2, j0 = (pr->n / 2 - (pr->n >= 2)) & ~(int64_t)1;
     const int64_t pm = pr->m - 8 * b < 8 ? pr->m - 8 * b : 8, pn = pr->n < 2 ? pr->n : 2;
     uint8_t pfail[16];
-    ozb_problem pp = *pr;
+    ozb_problem pp = ozb_problem_part(pr);
     pp.m = pm; pp.n = pn;
-    pp.tri = OZB_TRI_ALL;                        /* (its origin is not C's) */
-    pp.want = NULL;
     pp.c = pr->c + 8 * b * pr->crs + j0 * pr->ccs;
     pp.a.p += 8 * b * pr->a.rs;
     pp.b.p += j0 * pr->b.rs;

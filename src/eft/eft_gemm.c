@@ -204,9 +204,8 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
             return 0;
         }
     }
-    ozb_problem pj = *pr;
+    ozb_problem pj = ozb_problem_part(pr);
     pj.n = 1;
-    pj.want = NULL;              /* (another shape) */
     pj.c = pr->c + j * pr->ccs;
     const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, 0 };   /* no DOT lanes */
     return ozb_eft_strip_put(&e, b, st, bad);

@@ -84,7 +84,7 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, int rn)
 /* the part of pr whose C rows start at i0 (m rows) and columns at j0 (n columns) */
 static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0, int64_t n)
 {
-    ozb_problem s = *pr;
+    ozb_problem s = ozb_problem_part(pr);
     s.m = m;
     s.n = n;
     s.a.p = pr->a.p + i0 * pr->a.rs;
