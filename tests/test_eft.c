@@ -1037,6 +1037,47 @@ START_TEST(eft_exact_small)
 }
 END_TEST
 
+/* Residuals of a Sylvester-like solve (LAPACK's DSYL01: op(A) X - s C with X's rows graded
+ * from 2^355 down to 2^-971 and s tiny): products below TwoProduct's range and results that
+ * cancel past the deep sums' reach leave a third of C to the exact sums, which take inner
+ * dimensions beyond OZB_EXACT_SMALL_K (100, 130) here, where Scheme I would cut X into some 60
+ * slices (info: one slice each, not Scheme I's).  Bits against MPFR. */
+START_TEST(eft_exact_long)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozref_rng r;
+    tu_rng(&r, "eft_exact_long");
+    const int64_t ms[2] = {100, 130};
+    for (int q = 0; q < 2; q++) {
+        const int64_t m = ms[q], n = 12 + 5 * q;
+        double *A = tu_alloc((size_t)(m * m)), *X = tu_alloc((size_t)(m * n)), *C = tu_alloc((size_t)(m * n));
+        tu_fill_mat(&r, A, m, m, m, 1.0);
+        for (int64_t j = 0; j < m; j++)           /* upper triangular, a small diagonal */
+            for (int64_t i = 0; i < m; i++) A[i + j * m] = i > j ? 0.0 : i == j ? A[i + j * m] * 1e-6 : A[i + j * m];
+        tu_fill_mat(&r, X, m, n, m, 0.5);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t l = 0; l < m; l++) X[l + j * m] = ldexp(X[l + j * m], (int)(355 - (1326 * l) / (m - 1) - j % 7));
+        tu_fill_mat(&r, C, m, n, m, 0.5);
+        tu_gemm_params p = {0};
+        p.ta = q; p.m = m; p.n = n; p.k = m; p.alpha = 1.0; p.beta = -0x1p-960;
+        if (q) {                                   /* op(A) = A^T: the same rows from the transpose */
+            double *At = tu_alloc((size_t)(m * m));
+            for (int64_t j = 0; j < m; j++)
+                for (int64_t i = 0; i < m; i++) At[j + i * m] = A[i + j * m];
+            memcpy(A, At, sizeof(double) * (size_t)(m * m));
+            free(At);
+        }
+        tu_gemm_run(h, CR, &p, A, X, C, "eft exact long residual");
+        ozblas_info_t info;
+        ozblas_get_info(h, &info);
+        ck_assert_msg(info.slices_b == 1, "k %lld: the remainder went to Scheme I (%d slices of X), not the exact sums",
+                      (long long)m, info.slices_b);
+        free(A); free(X); free(C);
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* Short DOTs that cancel to about 2^-53 of their products (LAPACK's orthogonality checks and
  * residuals): the first level cannot certify them (its bound is at least 2^8 n^2 times the
  * result's half-gap there), so the exact short sum takes them (TwoProduct and NearSum, no
@@ -1496,6 +1537,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_zero_products);
     tcase_add_test(tc, eft_scaled_tiny);
     tcase_add_test(tc, eft_exact_small);
+    tcase_add_test(tc, eft_exact_long);
     tcase_add_test(tc, eft_exact_short_dot);
     tcase_add_test(tc, eft_dot_huge);
     tcase_add_test(tc, eft_double_mode_is_cr);

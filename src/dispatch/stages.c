@@ -140,7 +140,7 @@ static ozblas_status_t deep_run(ozblas_handle_t h, const ozb_problem *pr, const 
 static int exact_small_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     (void)h; (void)pl;
-    return pr->k <= OZB_EXACT_SMALL_K;
+    return ozb_exact_small_takes(pr);
 }
 static ozblas_status_t exact_small_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
                                        int64_t *nfail)

@@ -10,9 +10,27 @@
 #include "sum/sum.h"
 #include "sum/eft.h"
 #include "core/ozb_internal.h"
+#include "core/par.h"
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* An element's terms and NearSum's scratch, for inner dimensions up to k: T and T2 the
+ * products as doubles (2 k + 3 with beta c and a shift's constant), P and E their integer
+ * terms (2 k), scratch ozb_sum_nearest's (2 (2 k + 1) + 2) */
+typedef struct { double *T, *T2, *P, *scratch; int32_t *E; } terms_ws;
+
+static size_t ws_doubles(int64_t k) { return (size_t)(2 * k + 3) * 2 + (size_t)(2 * k) + (size_t)(4 * k + 4) + (size_t)k; }
+
+static terms_ws ws_at(double *w, int64_t k)
+{
+    terms_ws t;
+    t.T = w; t.T2 = t.T + 2 * k + 3; t.P = t.T2 + 2 * k + 3; t.scratch = t.P + 2 * k;
+    t.E = (int32_t *)(t.scratch + 4 * k + 4);    /* 2 k int32 in the last k doubles */
+    return t;
+}
 
 /* the integer term of v = P 2^E (v != 0): |P| < 2^53 */
 static inline void term(double v, int shift, double *P, int32_t *E)
@@ -48,8 +66,8 @@ static inline int product_terms(double x, double y, int t, double *T)
 /* The terms of 2^t (alpha sum x y + beta c) of element (i, j), every one a double, where that
  * is exact: alpha = +-1 (negation is exact), each product (and beta c) scaled exactly and
  * split by TwoProduct within ozb_two_product's range (|RN(x y)| in [2^-969, 2^1000], or a
- * zero factor).  At most 2 OZB_EXACT_SMALL_K + 2 terms of magnitude <= 2^1000: ozb_nearsum's
- * precondition holds (2^1000 2^8 2 is finite).  0 where some value is out of that range. */
+ * zero factor).  At most 2 OZB_EXACT_LONG_K + 2 = 8194 terms of magnitude <= 2^1000:
+ * ozb_nearsum's precondition holds (2^1000 2^14 2 is finite).  0 where some value is out of that range. */
 static int direct_terms(const ozb_problem *pr, int64_t i, int64_t j, int t, double *T, int64_t *mout)
 {
     int64_t m = 0;
@@ -96,10 +114,10 @@ static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
  * 2^-t r' is RN's overflow too, r' being normal); a subnormal one could be a double rounding
  * and is left to the framed path.  0 where the terms are not all doubles (alpha other than
  * +-1, spans beyond 2^1969). */
-static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *out)
+static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, const terms_ws *ws, double *out)
 {
     if (pr->alpha != 1.0 && pr->alpha != -1.0) return 0;
-    double T[2 * OZB_EXACT_SMALL_K + 3], T2[2 * OZB_EXACT_SMALL_K + 3];
+    double *T = ws->T, *T2 = ws->T2;
     int64_t m;
     int t = 0;
     if (!direct_terms(pr, i, j, 0, T, &m)) {
@@ -137,12 +155,12 @@ static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, double *o
 }
 
 /* element (i, j) into *out, or 0 where some factor or c is not finite */
-static int element(const ozb_problem *pr, int64_t i, int64_t j, double *out, int64_t *fallbacks)
+static int element(const ozb_problem *pr, int64_t i, int64_t j, const terms_ws *ws, double *out, int64_t *fallbacks)
 {
-    if (element_direct(pr, i, j, out)) return 1;
-    double P[2 * OZB_EXACT_SMALL_K], scratch[2 * 2 * OZB_EXACT_SMALL_K + 4];
-    int32_t E[2 * OZB_EXACT_SMALL_K];
-    int n = 0;
+    if (element_direct(pr, i, j, ws, out)) return 1;
+    double *P = ws->P;
+    int32_t *E = ws->E;
+    int64_t n = 0;
     for (int64_t l = 0; l < pr->k; l++) {
         const double x = ozb_view_at(&pr->a, i, l), y = ozb_view_at(&pr->b, j, l);
         if (!isfinite(x) || !isfinite(y)) return 0;
@@ -157,7 +175,7 @@ static int element(const ozb_problem *pr, int64_t i, int64_t j, double *out, int
     const int use_c = pr->beta != 0.0;
     const double c = use_c ? pr->c[i * pr->crs + j * pr->ccs] : 0.0;
     if (!isfinite(c)) return 0;
-    *out = ozb_sum_nearest(P, E, n, pr->alpha, pr->beta, c, use_c, scratch, fallbacks);
+    *out = ozb_sum_nearest(P, E, n, pr->alpha, pr->beta, c, use_c, ws->scratch, fallbacks);
     return 1;
 }
 
@@ -172,7 +190,46 @@ static void small_info(ozblas_handle_t h, const ozb_problem *pr, int64_t fallbac
 
 int ozb_exact_small_value(const ozb_problem *pr, double *out)
 {
-    return pr->m == 1 && pr->n == 1 && pr->k <= OZB_EXACT_SMALL_K && isfinite(pr->beta) && element_direct(pr, 0, 0, out);
+    if (!(pr->m == 1 && pr->n == 1 && pr->k <= OZB_EXACT_SMALL_K && isfinite(pr->beta))) return 0;
+    double w[(2 * OZB_EXACT_SMALL_K + 3) * 2 + 7 * OZB_EXACT_SMALL_K + 4];   /* ws_doubles(OZB_EXACT_SMALL_K) */
+    const terms_ws ws = ws_at(w, OZB_EXACT_SMALL_K);
+    return element_direct(pr, 0, 0, &ws, out);
+}
+
+/* 2 + span / 24 slices for a row of op(A) (a column of op(B)) whose nonzero finite elements
+ * span 2^span: FP64 slices keep some 24 bits each at LAPACK's inner dimensions */
+static double slices_for(int emin, int emax) { return emin > emax ? 1.0 : 2.0 + (double)(emax - emin) / 24.0; }
+
+/* the largest estimate over the rows i of v (op(A): v(i, l)), l < k */
+static double most_slices(const ozb_view *v, int64_t rows, int64_t k)
+{
+    double most = 1.0;
+    for (int64_t i = 0; i < rows; i++) {
+        int emin = INT_MAX, emax = INT_MIN;
+        for (int64_t l = 0; l < k; l++) {
+            const int e = (int)(ozb_bits(ozb_view_at(v, i, l)) >> 52 & 0x7ff);
+            if (e == 0 || e == 0x7ff) continue;
+            emin = e < emin ? e : emin;
+            emax = e > emax ? e : emax;
+        }
+        const double s = slices_for(emin, emax);
+        most = s > most ? s : most;
+    }
+    return most;
+}
+
+/* Exact sums cost about 12 ns a product per element kept (AVX2 EPYC, 1 thread: k = 174, 2 us
+ * an element), Scheme I's sums about 28 ns a slice pair per element of C (55 x 4 pairs:
+ * 6.3 us): the exact sums where kept k <= 2 m n pairs. */
+int ozb_exact_small_takes(const ozb_problem *pr)
+{
+    if (pr->k <= OZB_EXACT_SMALL_K) return 1;
+    if (pr->k > OZB_EXACT_LONG_K) return 0;
+    int64_t kept = 0;
+    for (int64_t j = 0; j < pr->n; j++)
+        for (int64_t i = 0; i < pr->m; i++) kept += ozb_kept(pr, i, j);
+    const double pairs = most_slices(&pr->a, pr->m, pr->k) * most_slices(&pr->b, pr->n, pr->k);
+    return (double)kept * (double)pr->k <= 2.0 * (double)pr->m * (double)pr->n * pairs;
 }
 
 int ozb_exact_small_dot(ozblas_handle_t h, const ozb_problem *pr)
@@ -184,23 +241,46 @@ int ozb_exact_small_dot(ozblas_handle_t h, const ozb_problem *pr)
     return 1;
 }
 
+typedef struct {
+    const ozb_problem *pr;
+    uint8_t *fail;
+    _Atomic int64_t fallbacks;
+} small_ctx;
+
+/* columns lo..hi-1: each kept element, or its flag; how many flagged */
+static int64_t columns(void *ctx, int64_t lo, int64_t hi)
+{
+    small_ctx *c = ctx;
+    const ozb_problem *pr = c->pr;
+    double stack[(2 * OZB_EXACT_SMALL_K + 3) * 2 + 7 * OZB_EXACT_SMALL_K + 4], *heap = NULL;
+    if (pr->k > OZB_EXACT_SMALL_K) heap = malloc(sizeof(double) * ws_doubles(pr->k));
+    const terms_ws ws = ws_at(heap ? heap : stack, heap ? pr->k : OZB_EXACT_SMALL_K);
+    /* no workspace (k beyond the stack's and no memory): every element left to the later methods */
+    const int can = (heap || pr->k <= OZB_EXACT_SMALL_K) && isfinite(pr->alpha) && isfinite(pr->beta);
+    int64_t left = 0, fallbacks = 0;
+    for (int64_t j = lo; j < hi; j++)
+        for (int64_t i = 0; i < pr->m; i++) {
+            if (!ozb_kept(pr, i, j)) { c->fail[i + j * pr->m] = 0; continue; }   /* not wanted */
+            double r;
+            const int ok = can && element(pr, i, j, &ws, &r, &fallbacks);
+            if (ok) pr->c[i * pr->crs + j * pr->ccs] = r;
+            c->fail[i + j * pr->m] = (uint8_t)!ok;
+            left += !ok;
+        }
+    free(heap);
+    atomic_fetch_add_explicit(&c->fallbacks, fallbacks, memory_order_relaxed);
+    return left;
+}
+
 ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
-    (void)nt;
     const size_t mn = (size_t)pr->m * (size_t)pr->n;
     uint8_t *fail = ozb_buf_get(h, OZB_BUF_SMALL, mn + 8);
     if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
-    int64_t left = 0, fallbacks = 0;
-    for (int64_t j = 0; j < pr->n; j++)
-        for (int64_t i = 0; i < pr->m; i++) {
-            if (!ozb_kept(pr, i, j)) { fail[i + j * pr->m] = 0; continue; }   /* not wanted */
-            double r;
-            const int ok = pr->k <= OZB_EXACT_SMALL_K && isfinite(pr->alpha) && isfinite(pr->beta) && element(pr, i, j, &r, &fallbacks);
-            if (ok) pr->c[i * pr->crs + j * pr->ccs] = r;
-            fail[i + j * pr->m] = (uint8_t)!ok;
-            left += !ok;
-        }
-    small_info(h, pr, fallbacks);
+    small_ctx c = { pr, fail, 0 };
+    /* every element from its own row, column and c alone: the threads change no bit */
+    const int64_t left = ozb_par_for(nt > 1 && pr->n > 1, nt, pr->n, columns, &c);
+    small_info(h, pr, atomic_load(&c.fallbacks));
     *failp = fail;
     *nfail = left;
     return OZBLAS_STATUS_SUCCESS;
