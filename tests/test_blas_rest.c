@@ -880,7 +880,8 @@ START_TEST(symv_rows_left)
 END_TEST
 
 /* rank updates of matrices scaled toward underflow (LAPACK's scaled test matrices): products
- * below TwoProduct's range, still RN(exact) (the scaled frame, else the exact short sums) */
+ * below TwoProduct's range, still RN(exact) (the scaled frame a column at a time, else the
+ * exact short sums); DGER and DSYR2 */
 START_TEST(rank_tiny)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
@@ -901,6 +902,16 @@ START_TEST(rank_tiny)
             for (int64_t i = 0; i < m; i++)
                 Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
         check_bits(A2, Ae, (size_t)(m * n), "dger tiny");
+        /* DSYR2 on the lower triangle of the first n rows: both products tiny (x's scale too) */
+        for (int64_t i = 0; i < n; i++) x[i] *= sc == 0 ? 1.0 : 0x1p-10;
+        memcpy(A2, A, sizeof(double) * (size_t)(m * n));
+        ck_assert_int_eq(ozblas_dsyr2(h, OZBLAS_LOWER, n, 0.7, x, 1, y, 1, A2, m), 0);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const double av[2] = { x[i], y[i < n ? i : 0] }, bv[2] = { y[j], x[j] };
+                Ae[i + j * m] = i < j || i >= n ? A[i + j * m] : ozref_dgemm_elem(0, 0, 0, 0, 2, 0.7, av, 1, bv, 2, 1.0, A[i + j * m]);
+            }
+        check_bits(A2, Ae, (size_t)(m * n), "dsyr2 tiny");
         free(A); free(x); free(y); free(A2); free(Ae);
     }
     ozblas_destroy(h);

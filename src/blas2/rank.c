@@ -3,7 +3,8 @@
  * alpha x_j) = hi + lo exactly by TwoProduct, and the certified two-term updates
  * (exact/two_term.h) round a_ij + x_i (hi + lo) (+ y_i (hi' + lo')) correctly, the columns in
  * parallel; what they leave (a column whose alpha y_j is not split exactly, elements not
- * certified, Inf/NaN) is computed by the exact short sums, or the pipeline correctly rounded. */
+ * certified, Inf/NaN) is tried again in a frame scaled by 2^100 (products toward underflow),
+ * then computed by the exact short sums, or the pipeline correctly rounded. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
@@ -13,6 +14,7 @@
 #include "core/fpenv.h"
 #include "core/par.h"
 #include <math.h>
+#include <string.h>
 
 typedef struct {
     int64_t m, n;            /* A is m x n (the symmetric ones: n x n, one triangle) */
@@ -78,6 +80,38 @@ static int tiny_free(const double *v, int64_t n, int64_t inc)
     return ok;
 }
 
+/* Column j's flagged rows i0..i1-1 by scaled_element's frame a whole chunk at a time (LAPACK's
+ * tests scale matrices toward underflow: every product of such a column is below TwoProduct's
+ * range, and one element at a time costs some 100 ns): the certified update of a 2^100 with
+ * alpha v_j 2^100 (alpha x_j 2^100) split exactly, each element kept where it certifies within
+ * [2^-922, 2^1000] (then 2^-100 times it is RN(exact), normal), its flag cleared.  Returns how
+ * many stay flagged. */
+static int64_t scaled_column(const rank_t *r, int64_t j, int64_t i0, int64_t i1, uint8_t *f, int64_t nbad)
+{
+    double uh, ul, vh = 0.0, vl = 0.0;
+    if (!ozb_two_prod_exact(r->alpha, r->v[j * r->incv] * 0x1p100, &uh, &ul)) return nbad;
+    if (r->two && !ozb_two_prod_exact(r->alpha, r->x[j * r->incx] * 0x1p100, &vh, &vl)) return nbad;
+    enum { CH = 256 };
+    double a2[CH], out[CH];
+    uint8_t f2[CH];
+    double *col = r->A + j * r->lda;
+    for (int64_t c0 = i0; c0 < i1 && nbad > 0; c0 += CH) {
+        const int64_t len = i1 - c0 < CH ? i1 - c0 : CH;
+        if (!memchr(f + c0, 1, (size_t)len)) continue;
+        /* a 2^100, exact where |a| <= 2^900; NaN beyond, which no certificate takes */
+        for (int64_t q = 0; q < len; q++) a2[q] = fabs(col[c0 + q]) <= 0x1p900 ? col[c0 + q] * 0x1p100 : NAN;
+        ozb_two_term(len, a2, 1, r->x + c0 * r->incx, r->incx, uh, ul, r->two ? r->y + c0 * r->incy : NULL, r->incy, vh,
+                     vl, out, 1, 0, f2, 0);
+        for (int64_t q = 0; q < len; q++)
+            if (f[c0 + q] && !f2[q] && fabs(out[q]) >= 0x1p-922 && fabs(out[q]) <= 0x1p1000) {
+                col[c0 + q] = out[q] * 0x1p-100;
+                f[c0 + q] = 0;
+                nbad--;
+            }
+    }
+    return nbad;
+}
+
 static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
 {
     /* per element a flag, per column the count flagged (pass 2 reads only those columns) */
@@ -109,11 +143,12 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
         if (!ok) {
             for (int64_t i = i0; i < i1; i++) f[i] = 1;
             colbad[j] = i1 - i0;
-            continue;
+        } else {
+            const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
+            colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
+                                     r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
         }
-        const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
-        colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
-                                 r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
+        if (colbad[j] > 0) colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
     });
     /* pass 2, in order: what pass 1 left */
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
