@@ -902,6 +902,18 @@ START_TEST(rank_tiny)
             for (int64_t i = 0; i < m; i++)
                 Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
         check_bits(A2, Ae, (size_t)(m * n), "dger tiny");
+        /* x tiny instead (LAPACK's DGETF2 on a matrix near underflow): alpha y_j splits, every
+         * product x_i alpha y_j is below TwoProduct's range */
+        for (int64_t i = 0; i < m; i++) x[i] *= scales[sc];
+        for (int64_t j = 0; j < n; j++) y[j] /= scales[sc];
+        memcpy(A2, A, sizeof(double) * (size_t)(m * n));
+        ck_assert_int_eq(ozblas_dger(h, m, n, -0.3, x, 1, y, 1, A2, m), 0);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++)
+                Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
+        check_bits(A2, Ae, (size_t)(m * n), "dger tiny x");
+        for (int64_t i = 0; i < m; i++) x[i] /= scales[sc];
+        for (int64_t j = 0; j < n; j++) y[j] *= scales[sc];
         /* DSYR2 on the lower triangle of the first n rows: both products tiny (x's scale too) */
         for (int64_t i = 0; i < n; i++) x[i] *= sc == 0 ? 1.0 : 0x1p-10;
         memcpy(A2, A, sizeof(double) * (size_t)(m * n));
