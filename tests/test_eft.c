@@ -989,6 +989,16 @@ START_TEST(eft_scaled_tiny)
     double dm;
     ck_assert_int_eq(ozblas_ddot(h, 2, xm, 1, ym, 1, &dm), OZBLAS_STATUS_SUCCESS);
     ck_assert_msg(dm == 0x1p-1074, "DOT 2^-1075 + 2^-1135: %a, not 0x1p-1074", dm);
+    /* products near 2^-2044, from the smallest normal factors: the exact short sums' shift up
+     * is at most 1075 (their subnormal grid's constant 2^(t-1021) stays far from overflow),
+     * the result a zero with the exact value's sign, bits against MPFR */
+    for (int q = 0; q < 4; q++) {
+        const double xz[2] = {0x1.8p-1022, 0x1.4p-1022 * (q & 1 ? -1 : 1)}, yz[2] = {0x1.cp-1022, -0x1.2p-1022 * (q & 2 ? 3 : 1)};
+        const double ref = ozref_ddot(2, xz, 1, yz, 1);
+        double dz;
+        ck_assert_int_eq(ozblas_ddot(h, 2, xz, 1, yz, 1, &dz), OZBLAS_STATUS_SUCCESS);
+        ck_assert_msg(tu_bits(dz) == tu_bits(ref), "DOT of products near 2^-2044 (%d): %a, exact %a", q, dz, ref);
+    }
     free(A); free(x); free(y0); free(Ag); free(B); free(C);
     ozblas_destroy(h);
 }
@@ -1067,12 +1077,26 @@ START_TEST(eft_exact_long)
             memcpy(A, At, sizeof(double) * (size_t)(m * m));
             free(At);
         }
+        double *C2 = tu_alloc((size_t)(m * n));
+        memcpy(C2, C, sizeof(double) * (size_t)(m * n));
         tu_gemm_run(h, CR, &p, A, X, C, "eft exact long residual");
         ozblas_info_t info;
         ozblas_get_info(h, &info);
         ck_assert_msg(info.slices_b == 1, "k %lld: the remainder went to Scheme I (%d slices of X), not the exact sums",
                       (long long)m, info.slices_b);
-        free(A); free(X); free(C);
+        /* without the deep sums, what the error-free sums leave (some, exact_fallbacks) must
+         * reach the exact sums: the same bits, and still not Scheme I's slices */
+        set_path(1);
+        ozblas_handle_t hn = tu_handle(CR);
+        set_path(0);
+        ck_assert_int_eq(ozblas_dgemm(hn, q ? OZBLAS_OP_T : OZBLAS_OP_N, OZBLAS_OP_N, m, n, m, 1.0, A, m, X, m, -0x1p-960, C2,
+                                      m), OZBLAS_STATUS_SUCCESS);
+        ozblas_get_info(hn, &info);
+        ck_assert_msg(info.exact_fallbacks > 0 && info.slices_b == 1, "k %lld, no deep sums: %lld left, %d slices of X",
+                      (long long)m, (long long)info.exact_fallbacks, info.slices_b);
+        tu_check_bits(C2, C, (size_t)(m * n), 1, "eft exact long residual, no deep sums");
+        ozblas_destroy(hn);
+        free(A); free(X); free(C); free(C2);
     }
     ozblas_destroy(h);
 }

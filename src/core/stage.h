@@ -26,7 +26,7 @@ typedef enum {
     OZB_ST_TINY_CANCEL,   /* k <= 4, alpha = +-1, results that cancel: exact/exact_tiny.c    */
     OZB_ST_SCALED,        /* tiny products, the sums scaled by 2^s (eft/eft_scaled.c)         */
     OZB_ST_DEEP,          /* two-level error-free sums (eft/eft_deep.c)                       */
-    OZB_ST_EXACT_SMALL,   /* k <= 64, TwoProduct and NearSum (exact/exact_small.c)            */
+    OZB_ST_EXACT_SMALL,   /* k <= 64, or few elements left up to 4096; TwoProduct and NearSum (exact/exact_small.c) */
     OZB_ST_CRT_CR,        /* CORRECTLY_ROUNDED GEMM by the exact CRT where INT8 is fast (crt/crt_cr.c) */
     OZB_ST_CRT_CR_FORMAT, /* the same for the CRT_INT8 format's CORRECTLY_ROUNDED GEMM        */
     OZB_ST_CRT,           /* FIXED and DOUBLE with CRT_INT8 (crt/crt.c)                       */

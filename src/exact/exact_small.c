@@ -102,8 +102,18 @@ static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
         emax = e > emax ? e : emax;
     }
     if (emin == INT_MAX) return 0;
-    const int t = emax + 2 > 1000 ? 998 - emax : emin < -969 ? -969 - emin : 0;
-    return emin + t >= -969 && emax + 2 + t <= 1000 ? t : 0;
+    if (emax + 2 > 1000) {
+        const int t = 998 - emax;
+        return emin + t >= -969 ? t : 0;
+    }
+    if (emin >= -969) return 0;
+    /* up: the terms centred on 2^0 where the span allows (at least -969 - emin, at most 998 -
+     * emax, and at most 1075, which element_direct's subnormal grid needs), so that neither the
+     * low parts nor NearSum's errors are subnormal (each such operation costs some 30 ns:
+     * residuals of matrices near 2^-975, LAPACK's scaled tests).  -969 - emin <= 1075: the
+     * factors are normal, emin >= -2044. */
+    const int lo = -969 - emin, hi = 998 - emax < 1075 ? 998 - emax : 1075, mid = -(emin + emax) / 2;
+    return lo > hi ? 0 : mid < lo ? lo : mid > hi ? hi : mid;
 }
 
 /* RN(alpha sum x y + beta c) of element (i, j) from its terms as doubles (direct_terms): NearSum
