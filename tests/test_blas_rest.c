@@ -216,6 +216,27 @@ START_TEST(rot_scaled)
     ck_assert(want == ldexp((double)((1LL << 40) + 1), -1074));
     ck_assert_int_eq(ozblas_drot(h, 1, x, 1, y, 1, 0.5, 0x1p-20), OZBLAS_STATUS_SUCCESS);
     check_bits(&x[0], &want, 1, "rot_scaled: a subnormal result past a midpoint");
+    /* Inf and NaN among finite elements (n = 11), first in the vector loop's elements only (a
+     * chunk whose every element that loop decides is not done again), then in the tail only:
+     * CONTRACT §4, the IEEE value of the exact sum (a finite term adds nothing next to an
+     * infinite one, +Inf and -Inf meet as NaN), the finite elements RN(exact) */
+    for (int part = 0; part < 2; part++) {
+        double xs[11], ys[11], xs2[11], ys2[11];
+        for (int64_t i = 0; i < 11; i++) { xs[i] = 2.0 * ozref_uniform(&r) - 1.0; ys[i] = 2.0 * ozref_uniform(&r) - 1.0; }
+        if (part == 0) { xs[1] = INFINITY; ys[2] = -INFINITY; xs[5] = NAN; xs[6] = INFINITY; ys[6] = INFINITY; }
+        else { ys[9] = NAN; xs[10] = -INFINITY; }
+        memcpy(xs2, xs, sizeof xs);
+        memcpy(ys2, ys, sizeof ys);
+        ck_assert_int_eq(ozblas_drot(h, 11, xs2, 1, ys2, 1, 0.6, -0.8), OZBLAS_STATUS_SUCCESS);
+        for (int64_t i = 0; i < 11; i++) {
+            const double a[2] = { 0.6, -0.8 }, b[2] = { 0.6, 0.8 }, v1[2] = { xs[i], ys[i] }, v2[2] = { ys[i], xs[i] };
+            const int fin = isfinite(xs[i]) && isfinite(ys[i]);
+            const double wx = fin ? rn_dot(2, a, v1) : (isfinite(xs[i]) ? 0.0 : 0.6 * xs[i]) + (isfinite(ys[i]) ? 0.0 : -0.8 * ys[i]);
+            const double wy = fin ? rn_dot(2, b, v2) : (isfinite(ys[i]) ? 0.0 : 0.6 * ys[i]) + (isfinite(xs[i]) ? 0.0 : 0.8 * xs[i]);
+            check_bits(&xs2[i], &wx, 1, part ? "rot_scaled: Inf and NaN in the tail, x" : "rot_scaled: Inf and NaN, x");
+            check_bits(&ys2[i], &wy, 1, part ? "rot_scaled: Inf and NaN in the tail, y" : "rot_scaled: Inf and NaN, y");
+        }
+    }
     ozblas_destroy(h);
 }
 END_TEST
