@@ -900,6 +900,18 @@ START_TEST(symv_rows_left)
 }
 END_TEST
 
+/* A2 := A + (-0.3) x y^T by ozblas_dger, checked element by element against MPFR (Ae) */
+static void dger_against_mpfr(ozblas_handle_t h, int64_t m, int64_t n, const double *x, const double *y, const double *A,
+                              double *A2, double *Ae, const char *what)
+{
+    memcpy(A2, A, sizeof(double) * (size_t)(m * n));
+    ck_assert_int_eq(ozblas_dger(h, m, n, -0.3, x, 1, y, 1, A2, m), 0);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+            Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
+    check_bits(A2, Ae, (size_t)(m * n), what);
+}
+
 /* rank updates of matrices scaled toward underflow (LAPACK's scaled test matrices): products
  * below TwoProduct's range, still RN(exact) (the scaled frame a column at a time, else the
  * exact short sums); DGER and DSYR2 */
@@ -917,22 +929,12 @@ START_TEST(rank_tiny)
         for (int64_t i = 0; i < m * n; i++) A[i] *= scales[sc];
         for (int64_t j = 0; j < n; j++) y[j] *= scales[sc];
         double *A2 = tu_alloc((size_t)(m * n)), *Ae = tu_alloc((size_t)(m * n));
-        memcpy(A2, A, sizeof(double) * (size_t)(m * n));
-        ck_assert_int_eq(ozblas_dger(h, m, n, -0.3, x, 1, y, 1, A2, m), 0);
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++)
-                Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
-        check_bits(A2, Ae, (size_t)(m * n), "dger tiny");
+        dger_against_mpfr(h, m, n, x, y, A, A2, Ae, "dger tiny");
         /* x tiny instead (LAPACK's DGETF2 on a matrix near underflow): alpha y_j splits, every
          * product x_i alpha y_j is below TwoProduct's range */
         for (int64_t i = 0; i < m; i++) x[i] *= scales[sc];
         for (int64_t j = 0; j < n; j++) y[j] /= scales[sc];
-        memcpy(A2, A, sizeof(double) * (size_t)(m * n));
-        ck_assert_int_eq(ozblas_dger(h, m, n, -0.3, x, 1, y, 1, A2, m), 0);
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++)
-                Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, -0.3, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
-        check_bits(A2, Ae, (size_t)(m * n), "dger tiny x");
+        dger_against_mpfr(h, m, n, x, y, A, A2, Ae, "dger tiny x");
         for (int64_t i = 0; i < m; i++) x[i] /= scales[sc];
         for (int64_t j = 0; j < n; j++) y[j] *= scales[sc];
         /* DSYR2 on the lower triangle of the first n rows: both products tiny (x's scale too) */
