@@ -35,30 +35,10 @@ static void rows_of(const rank_t *r, int64_t j, int64_t *i0, int64_t *i1)
     *i1 = r->tri && !r->lower ? j + 1 : r->m;
 }
 
-/* The certified update in the frame 2^100 (a and the column factors scaled exactly): products
- * below TwoProduct's range (matrices scaled toward underflow, as LAPACK's tests make) come
- * into it, and RN(2^100 E) = 2^100 RN(E) where the result stays at least 2^-922 (normal after
- * scaling back).  1 and the element written where certified. */
-static int scaled_element(const rank_t *r, int64_t i, int64_t j)
-{
-    double *c = &r->A[i + j * r->lda];
-    if (!(fabs(*c) <= 0x1p900)) return 0;
-    double uh, ul, vh = 0.0, vl = 0.0, out;
-    uint8_t f;
-    if (!ozb_two_prod_exact(r->alpha, r->v[j * r->incv] * 0x1p100, &uh, &ul)) return 0;
-    if (r->two && !ozb_two_prod_exact(r->alpha, r->x[j * r->incx] * 0x1p100, &vh, &vl)) return 0;
-    const double a = *c * 0x1p100;
-    if (ozb_two_term(1, &a, 1, &r->x[i * r->incx], 1, uh, ul, r->two ? &r->y[i * r->incy] : NULL, 1, vh, vl, &out, 1, 0,
-                     &f, 0) != 0 || !(fabs(out) >= 0x1p-922) || !(fabs(out) <= 0x1p1000))
-        return 0;
-    *c = out * 0x1p-100;
-    return 1;
-}
-
-/* a_ij + alpha x_i v_j (+ alpha y_i x_j), exactly rounded, one element */
+/* a_ij + alpha x_i v_j (+ alpha y_i x_j), exactly rounded, one element (pass 1 has tried it
+ * in the scaled frame already: scaled_column) */
 static ozblas_status_t exact_element(ozblas_handle_t h, const rank_t *r, int64_t i, int64_t j)
 {
-    if (scaled_element(r, i, j)) return OZBLAS_STATUS_SUCCESS;
     const double av[2] = { r->x[i * r->incx], r->two ? r->y[i * r->incy] : 0.0 };
     const double bv[2] = { r->v[j * r->incv], r->two ? r->x[j * r->incx] : 0.0 };
     double *c = &r->A[i + j * r->lda];
@@ -80,12 +60,13 @@ static int tiny_free(const double *v, int64_t n, int64_t inc)
     return ok;
 }
 
-/* Column j's flagged rows i0..i1-1 by scaled_element's frame a whole chunk at a time (LAPACK's
- * tests scale matrices toward underflow: every product of such a column is below TwoProduct's
- * range, and one element at a time costs some 100 ns): the certified update of a 2^100 with
- * alpha v_j 2^100 (alpha x_j 2^100) split exactly, each element kept where it certifies within
- * [2^-922, 2^1000] (then 2^-100 times it is RN(exact), normal), its flag cleared.  Returns how
- * many stay flagged. */
+/* Column j's flagged rows i0..i1-1 again in the frame 2^100 (a and the column factors scaled
+ * exactly), a chunk of rows at a time: products below TwoProduct's range (matrices scaled
+ * toward underflow, as LAPACK's tests make) come into it, and RN(2^100 E) = 2^100 RN(E) where
+ * the result stays at least 2^-922 (normal after scaling back).  alpha v_j 2^100 (alpha x_j
+ * 2^100) split exactly, a 2^100 exact where |a| <= 2^900; each element kept where the
+ * certified update decides it within [2^-922, 2^1000], its flag cleared.  Returns how many
+ * stay flagged. */
 static int64_t scaled_column(const rank_t *r, int64_t j, int64_t i0, int64_t i1, uint8_t *f, int64_t nbad)
 {
     double uh, ul, vh = 0.0, vl = 0.0;

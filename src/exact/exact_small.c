@@ -22,7 +22,7 @@
  * terms (2 k), scratch ozb_sum_nearest's (2 (2 k + 1) + 2) */
 typedef struct { double *T, *T2, *P, *scratch; int32_t *E; } terms_ws;
 
-static size_t ws_doubles(int64_t k) { return (size_t)(2 * k + 3) * 2 + (size_t)(2 * k) + (size_t)(4 * k + 4) + (size_t)k; }
+#define WS_DOUBLES(k) ((2 * (k) + 3) * 2 + 2 * (k) + (4 * (k) + 4) + (k))
 
 static terms_ws ws_at(double *w, int64_t k)
 {
@@ -201,7 +201,7 @@ static void small_info(ozblas_handle_t h, const ozb_problem *pr, int64_t fallbac
 int ozb_exact_small_value(const ozb_problem *pr, double *out)
 {
     if (!(pr->m == 1 && pr->n == 1 && pr->k <= OZB_EXACT_SMALL_K && isfinite(pr->beta))) return 0;
-    double w[(2 * OZB_EXACT_SMALL_K + 3) * 2 + 7 * OZB_EXACT_SMALL_K + 4];   /* ws_doubles(OZB_EXACT_SMALL_K) */
+    double w[WS_DOUBLES(OZB_EXACT_SMALL_K)];
     const terms_ws ws = ws_at(w, OZB_EXACT_SMALL_K);
     return element_direct(pr, 0, 0, &ws, out);
 }
@@ -262,8 +262,8 @@ static int64_t columns(void *ctx, int64_t lo, int64_t hi)
 {
     small_ctx *c = ctx;
     const ozb_problem *pr = c->pr;
-    double stack[(2 * OZB_EXACT_SMALL_K + 3) * 2 + 7 * OZB_EXACT_SMALL_K + 4], *heap = NULL;
-    if (pr->k > OZB_EXACT_SMALL_K) heap = malloc(sizeof(double) * ws_doubles(pr->k));
+    double stack[WS_DOUBLES(OZB_EXACT_SMALL_K)], *heap = NULL;
+    if (pr->k > OZB_EXACT_SMALL_K) heap = malloc(sizeof(double) * (size_t)WS_DOUBLES(pr->k));
     const terms_ws ws = ws_at(heap ? heap : stack, heap ? pr->k : OZB_EXACT_SMALL_K);
     /* no workspace (k beyond the stack's and no memory): every element left to the later methods */
     const int can = (heap || pr->k <= OZB_EXACT_SMALL_K) && isfinite(pr->alpha) && isfinite(pr->beta);

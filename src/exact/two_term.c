@@ -83,9 +83,8 @@ static inline int64_t put4(uint8_t *fail, int ok)
 
 /* The one-term loop on unit strides, four elements a vector: one1's operations in one1's order
  * (the FMAs the explicit ones), so the decided elements and their flags are one1's bit for bit;
- * the comparisons stay masks until one movemask a vector (GCC's loop of one1 spent most of its
- * instructions narrowing 64-bit flags: 2.6 ns an element on AVX2 EPYC); the last m mod 4 by
- * one1 itself.  Decided elements written, the others flagged (1). */
+ * the comparisons stay masks until one movemask a vector instead of 64-bit flags narrowed to
+ * bytes; the last m mod 4 by one1 itself.  Decided elements written, the others flagged (1). */
 static int64_t one_term(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail)
 {
