@@ -148,7 +148,13 @@ static ozblas_status_t set_format(ozblas_handle_t h, int fmt)
     return ozblas_set_engine(h, eng[fmt]);
 }
 
-static void destroy_handle(void *p) { ozblas_destroy((ozblas_handle_t)p); }
+/* a thread's handle and save buffers, as it exits (pthread key destructors run in that thread) */
+static void save_pool_free(void);
+static void destroy_handle(void *p)
+{
+    ozblas_destroy((ozblas_handle_t)p);
+    save_pool_free();
+}
 
 static void prof_print(void);
 static void at_exit_cleanup(void)
@@ -161,6 +167,7 @@ static void at_exit_cleanup(void)
         pthread_setspecific(handle_key, NULL);
         ozblas_destroy(h);
     }
+    save_pool_free();
 }
 
 /* ---- finding the process's BLAS ---- */
@@ -509,15 +516,63 @@ static int below_threshold(long long a, long long b, long long c)
 }
 
 /* Outputs saved before ozblas runs when they are read (beta != 0), restored on failure:
- * the rows x cols elements v[i*rs + j*cs] (saved_out: preload_core.h). */
+ * the rows x cols elements v[i*rs + j*cs] (saved_out: preload_core.h).  Each thread keeps two
+ * save buffers (a call saves at most two outputs: DROT's x and y) between calls, so that the
+ * save of a large C costs a copy and not fresh pages: a LAPACK factorisation's trailing updates
+ * C := C - A B save C on every call, and at n = 3000 malloc's fresh pages (its large blocks are
+ * mapped and unmapped per call) cost as much as the products.  A save above SAVE_KEEP bytes
+ * is allocated and freed per call instead, so that at most that much is held per thread. */
+#define SAVE_KEEP ((size_t)256 << 20)
+typedef struct { double *p; size_t cap; int used; } save_buf;
+static _Thread_local save_buf save_pool[2];
+
+static void save_pool_free(void)
+{
+    for (int i = 0; i < 2; i++) {
+        free(save_pool[i].p);
+        save_pool[i] = (save_buf){ NULL, 0, 0 };
+    }
+}
+
+static double *save_take(size_t bytes, int *slot)
+{
+    *slot = -1;
+    if (bytes > SAVE_KEEP) return malloc(bytes);
+    for (int i = 0; i < 2; i++) {
+        save_buf *b = &save_pool[i];
+        if (b->used) continue;
+        if (b->cap < bytes) {
+            double *p = malloc(bytes);
+            if (!p) return NULL;
+            free(b->p);
+            b->p = p;
+            b->cap = bytes;
+        }
+        b->used = 1;
+        *slot = i;
+        return b->p;
+    }
+    return malloc(bytes);
+}
+
+static void release_saved(saved_out *s)
+{
+    if (s->slot >= 0) save_pool[s->slot].used = 0;
+    else free(s->buf);
+    s->buf = NULL;
+    s->slot = -1;
+}
+
 static int save_strided(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
 {
-    *s = (saved_out){ NULL, v, rows, cols, rs, cs };
+    *s = (saved_out){ NULL, v, rows, cols, rs, cs, -1 };
     if (rows <= 0 || cols <= 0) return 1;
-    s->buf = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
+    s->buf = save_take(sizeof(double) * (size_t)rows * (size_t)cols, &s->slot);
     if (!s->buf) return 0;
-    for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) s->buf[j * rows + i] = v[i * rs + j * cs];
+    for (int64_t j = 0; j < cols; j++) {
+        if (rs == 1) memcpy(s->buf + j * rows, v + j * cs, sizeof(double) * (size_t)rows);
+        else for (int64_t i = 0; i < rows; i++) s->buf[j * rows + i] = v[i * rs + j * cs];
+    }
     return 1;
 }
 
@@ -547,7 +602,7 @@ static int finish_call(const call_desc *c, ozblas_status_t st, saved_out *sv)
 {
     if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
     if (st != OZBLAS_STATUS_SUCCESS && sv) restore_strided(sv);
-    if (sv) free(sv->buf);
+    if (sv) release_saved(sv);
     say(c, st == OZBLAS_STATUS_SUCCESS ? "ozblas" : "real BLAS", st == OZBLAS_STATUS_SUCCESS ? NULL : status_name(st));
     return st == OZBLAS_STATUS_SUCCESS;
 }
@@ -564,7 +619,7 @@ static int oz_dgemm(const call_desc *c, int ta, int tb, int64_t m, int64_t n, in
     }
     ozblas_handle_t h = enter_call(c, m, n, k);
     if (!h) return 0;
-    saved_out sv = { NULL, NULL, 0, 0, 0, 0 };
+    saved_out sv = OZB_SAVED_NONE;
     if (beta != 0.0 && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
     in_ozblas = 1;
     const long long t0 = cfg.profile ? now_ns() : 0;
@@ -586,7 +641,7 @@ static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alph
     if (!h) return 0;
     const int64_t ylen = (m == 0 || n == 0) ? 0 : (t ? n : m);
     double *y0 = y + (incy < 0 ? (ylen - 1) * -incy : 0);   /* first element in memory order */
-    saved_out sv = { NULL, NULL, 0, 0, 0, 0 };
+    saved_out sv = OZB_SAVED_NONE;
     if (beta != 0.0 && ylen > 0 && !save_strided(&sv, y0, ylen, 1, incy, 0)) { say(c, "real BLAS", "cannot save y"); return 0; }
     in_ozblas = 1;
     const long long t0 = cfg.profile ? now_ns() : 0;
@@ -728,6 +783,7 @@ int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_
 {
     return save_strided(s, v, rows, cols, rs, cs);
 }
+void ozb_preload_release(saved_out *s) { release_saved(s); }
 void ozb_preload_say(const call_desc *c, const char *where, const char *why) { say(c, where, why); }
 void ozb_preload_inside(int on) { in_ozblas = on; }
 int ozb_preload_test_fail(void) { return cfg.test_fail; }

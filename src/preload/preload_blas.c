@@ -48,7 +48,7 @@ void daxpy_(const int *n, const double *alpha, const double *x, const int *incx,
     (ozb_preload_save(&sv, vec0(x, n, incx), len(n), 1, incx, 0) &&                           \
      ozb_preload_save(&sv2, vec0(y, n, incy), len(n), 1, incy, 0))
 #undef SERVED
-#define SERVED do { free(sv2.buf); return; } while (0)
+#define SERVED do { ozb_preload_release(&sv2); return; } while (0)
 static ozblas_status_t second(ozblas_status_t st, saved_out *sv2)
 {
     if (st != OZBLAS_STATUS_SUCCESS || ozb_preload_test_fail()) {
@@ -62,9 +62,9 @@ void drot_(const int *n, double *x, const int *incx, double *y, const int *incy,
 {
     ozb_preload_init();
     call_desc c = { "drot_", "", 0, 0, -1, *n, -1 };
-    saved_out sv2 = { NULL, NULL, 0, 0, 0, 0 };
+    saved_out sv2 = OZB_SAVED_NONE;
     SERVE(c, PR_DROT, *n, 1, 1, SAVE2(*n, x, *incx, y, *incy), second(ozblas_drot(h, *n, x, *incx, y, *incy, *cc, *s), &sv2));
-    free(sv2.buf);
+    ozb_preload_release(&sv2);
     REAL(drot_, void (*)(const int *, double *, const int *, double *, const int *, const double *, const double *));
     if (f_real) f_real(n, x, incx, y, incy, cc, s);
 }
@@ -73,9 +73,9 @@ void drotm_(const int *n, double *x, const int *incx, double *y, const int *incy
 {
     ozb_preload_init();
     call_desc c = { "drotm_", "", 0, 0, -1, *n, -1 };
-    saved_out sv2 = { NULL, NULL, 0, 0, 0, 0 };
+    saved_out sv2 = OZB_SAVED_NONE;
     SERVE(c, PR_DROTM, *n, 1, 1, SAVE2(*n, x, *incx, y, *incy), second(ozblas_drotm(h, *n, x, *incx, y, *incy, param), &sv2));
-    free(sv2.buf);
+    ozb_preload_release(&sv2);
     REAL(drotm_, void (*)(const int *, double *, const int *, double *, const int *, const double *));
     if (f_real) f_real(n, x, incx, y, incy, param);
 }

@@ -12,8 +12,10 @@ typedef struct {
     long long m, n, k;    /* as the caller passed them (-1: not applicable) */
 } call_desc;
 
-/* an output saved before ozblas runs, put back where it fails: v[i*rs + j*cs] */
-typedef struct { double *buf, *v; int64_t rows, cols, rs, cs; } saved_out;
+/* an output saved before ozblas runs, put back where it fails: v[i*rs + j*cs]; buf is one of
+ * the thread's two kept save buffers (slot 0 or 1) or its own allocation (slot -1) */
+typedef struct { double *buf, *v; int64_t rows, cols, rs, cs; int slot; } saved_out;
+#define OZB_SAVED_NONE { NULL, NULL, 0, 0, 0, 0, -1 }
 
 /* the routines of preload_blas.c in the profile, in this order */
 #define OZB_PRELOAD_MORE 29
@@ -30,6 +32,7 @@ ozblas_handle_t ozb_preload_enter(const call_desc *c, int64_t a, int64_t b, int6
 /* 1: ozblas served the call; 0: it did not (the saved output put back, freed) */
 int ozb_preload_finish(const call_desc *c, ozblas_status_t st, saved_out *sv);
 int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs);
+void ozb_preload_release(saved_out *s);   /* the save's memory back (its values are gone) */
 void ozb_preload_say(const call_desc *c, const char *where, const char *why);
 void ozb_preload_inside(int on);
 long long ozb_preload_clock(void);

@@ -22,7 +22,7 @@ static inline void *real(void *_Atomic *cache, const char *name)
     do {                                                                                       \
         ozblas_handle_t h = ozb_preload_enter(&(desc), (a), (b), (d));                        \
         if (h) {                                                                               \
-            saved_out sv = { NULL, NULL, 0, 0, 0, 0 };                                         \
+            saved_out sv = OZB_SAVED_NONE;                                         \
             if (SAVE) {                                                                        \
                 ozb_preload_inside(1);                                                         \
                 const long long t0 = ozb_preload_clock();                                      \
@@ -30,7 +30,10 @@ static inline void *real(void *_Atomic *cache, const char *name)
                 ozb_preload_profile(routine, (double)(a) * (double)(b) * (double)(d), t0);     \
                 ozb_preload_inside(0);                                                         \
                 if (ozb_preload_finish(&(desc), st, &sv)) SERVED;                              \
-            } else ozb_preload_say(&(desc), "real BLAS", "cannot save the output");           \
+            } else {                                                                           \
+                ozb_preload_release(&sv);                                                      \
+                ozb_preload_say(&(desc), "real BLAS", "cannot save the output");               \
+            }                                                                                  \
         }                                                                                      \
     } while (0)
 #define SERVED return

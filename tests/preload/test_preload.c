@@ -407,6 +407,16 @@ static void scenario_fallback(void)
     cblas_dgemv(CblasColMajor, CblasNoTrans, 30, 20, 1.0, A, 30, B, 1, -1.0, y, 1);
     char *log = capture_end();
     CHECK(memcmp(C, R, sizeof(double) * 30 * 25) == 0, "fallback dgemm (beta = 2) differs from the real BLAS: C not restored?");
+    /* again, smaller and then larger: the thread's kept save buffer reused, then grown */
+    for (int pass = 0; pass < 2; pass++) {
+        const int m = pass ? 30 : 12, n = pass ? 25 : 7;
+        double *C2 = rnd_vec(30 * 25), *R2 = malloc(sizeof(double) * 30 * 25);
+        memcpy(R2, C2, sizeof(double) * 30 * 25);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, 20, 1.0, A, 30, B, 20, -1.0, C2, 30);
+        real(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, 20, 1.0, A, 30, B, 20, -1.0, R2, 30);
+        CHECK(memcmp(C2, R2, sizeof(double) * 30 * 25) == 0, "fallback dgemm %dx%d (beta = -1) differs from the real BLAS", m, n);
+        free(C2); free(R2);
+    }
     /* y = A x - y by the real dgemv */
     typedef void (*gemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *, blasint,
                             const double *, blasint, double, double *, blasint);
