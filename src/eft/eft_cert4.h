@@ -134,5 +134,30 @@ static inline __attribute__((always_inline)) int ozb_eft_cert4_upd(const tot4 *t
     return _mm256_movemask_pd(ok);
 }
 
+/* The certificates of nv vectors of totals t[v] (column v / 2 of a strip, rows 4 (v % 2) on:
+ * c + (v / 2) ccs + 4 (v % 2)) with no branch between them, so that their chains of dependent
+ * operations overlap: upd, ozb_eft_cert4_upd (alpha = +-1, beta = 1); else alpha = 1, beta = 0
+ * and every vector a single block under its bound: TwoSum(s, c) and the symmetric test (a
+ * subset of what ozb_eft_cert4 accepts there, with the same y).  Returns 0xf where every
+ * lane of every vector is certified, their RN(exact) in y[v]. */
+static inline __attribute__((always_inline)) int ozb_eft_cert4_cols(const tot4 *t, int nv, double N, double alpha, int upd,
+                                                                    const double *c, int64_t ccs, double (*y)[4])
+{
+    int all = 0xf;
+    if (upd) {
+        for (int v = 0; v < nv; v++) all &= ozb_eft_cert4_upd(&t[v], N, alpha, c + (v >> 1) * ccs + 4 * (v & 1), y[v]);
+        return all;
+    }
+    __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    for (int v = 0; v < nv; v++) {
+        __m256d yy, z;
+        ozb_two_sum4(t[v].s, t[v].c, &yy, &z);
+        const __m256d in = _mm256_cmp_pd(_mm256_and_pd(yy, ABSMASK), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ);
+        ok = _mm256_and_pd(ok, _mm256_and_pd(in, ozb_cert_sym4(z, ozb_eft_bound4(&t[v], N), ozb_half_gap4(yy))));
+        _mm256_storeu_pd(y[v], yy);
+    }
+    return _mm256_movemask_pd(ok);
+}
+
 #endif
 #endif

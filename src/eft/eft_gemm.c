@@ -211,33 +211,27 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
     return ozb_eft_strip_put(&e, b, st, bad);
 }
 
-/* Columns j, j + 1 of strip b at once in the commonest case (both columns' single block under
- * its bound, alpha = 1, beta = 0, C's columns contiguous, a whole strip): ozb_eft_cert4's
- * arithmetic on the four vectors of totals, its symmetric test only, and one branch for the
- * sixteen elements instead of eight.  Returns 1 where all sixteen are certified
- * (their RN(exact) written, flags cleared); 0 leaves everything to strip_put, which finds the
- * same values where it certifies them. */
-static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[4])
+/* Columns j..j+nc/2-1 of strip b from their totals t[nc] at once where C's columns are
+ * contiguous and the strip whole: an update (upd: alpha = +-1, beta = 1) or a product
+ * (alpha = 1, beta = 0, each column's single block under its bound); ozb_eft_cert4_cols's
+ * certificates, one branch for all the elements.  Returns 1 where all are certified (their
+ * RN(exact) written, flags cleared); 0 writes nothing, and strip_put then finds the same values
+ * where it certifies them (its own certificates on the same totals: the same y). */
+static inline int cols_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const tot4 *t, int nc, int upd)
 {
     const ozb_problem *pr = g->pr;
-    const double N = ozb_eft_terms(pr->k, 1, 1);
-    __m256d y[4], all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    for (int v = 0; v < 4; v++) {
-        const tot4 *t = &st[v].t;
-        __m256d z;
-        ozb_two_sum4(t->s, t->c, &y[v], &z);
-        const __m256d in = _mm256_cmp_pd(_mm256_and_pd(y[v], ABSMASK), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ);
-        all = _mm256_and_pd(all, _mm256_and_pd(in, ozb_cert_sym4(z, ozb_eft_bound4(t, N), ozb_half_gap4(y[v]))));
-    }
-    if (_mm256_movemask_pd(all) != 0xf) return 0;
-    double *c = pr->c + 8 * b + j * pr->ccs;
-    _mm256_storeu_pd(c, y[0]);
-    _mm256_storeu_pd(c + 4, y[1]);
-    _mm256_storeu_pd(c + pr->ccs, y[2]);
-    _mm256_storeu_pd(c + pr->ccs + 4, y[3]);
-    memset(g->fail + j * pr->m + 8 * b, 0, 8);
-    memset(g->fail + (j + 1) * pr->m + 8 * b, 0, 8);
+    double *c = pr->c + 8 * b + j * pr->ccs, y[12][4];
+    if (ozb_eft_cert4_cols(t, nc, ozb_eft_terms(pr->k, 1, 1), pr->alpha, upd, c, pr->ccs, y) != 0xf) return 0;
+    for (int v = 0; v < nc; v++) _mm256_storeu_pd(c + (v >> 1) * pr->ccs + 4 * (v & 1), _mm256_loadu_pd(y[v]));
+    for (int q = 0; q < nc / 2; q++) memset(g->fail + (j + q) * pr->m + 8 * b, 0, 8);
     return 1;
+}
+
+/* pair_put: cols_put's product case on two columns' totals st[4] */
+static inline int pair_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[4])
+{
+    const tot4 t[4] = { st[0].t, st[1].t, st[2].t, st[3].t };
+    return cols_put(g, b, j, t, 4, 0);
 }
 
 /* The sigmas of block q for strip b and columns j..j+nc-1 (column c's halves at gs[2c],
@@ -290,10 +284,11 @@ static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *le
 
 /* Strip b of op(A) times columns j..j+5 of op(B) by the six-chain loop (eft_gemm6.c), where
  * every block of the six columns is under its a-priori bound: the same lanes and totals as
- * strip_totals makes, then each column (or pair, where pair_put applies) put as there.
+ * strip_totals makes, then the six columns put at once (cols_put: put6 1 an update, 2 a
+ * product, 0 neither), else each column (or pair, where pair_put applies) put as there.
  * Returns 1 (*left: the elements left) where it ran, 0 where some block is not bounded
  * (nothing written: the caller's pairs then). */
-static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok, int64_t *left)
+static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok, int put6, int64_t *left)
 {
     const ozb_problem *pr = g->pr;
     const int64_t k = pr->k;
@@ -307,9 +302,10 @@ static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok,
         for (int c = 0; c < 6; c++) x[c] = g->Bx + (j + c) * g->ldx + l0;
         ozb_eft_block_six(a + 8 * l0, x, nb, gs, tot, q == 0);
     }
+    *left = 0;
+    if (put6 && cols_put(g, b, j, tot, 12, put6 == 1)) return 1;
     row4_t st[12];
     for (int v = 0; v < 12; v++) st[v].t = tot[v];
-    *left = 0;
     for (int c = 0; c < 6; c += 2) {
         if (pair_ok && 8 * b + 8 <= pr->m && pair_put(g, b, j + c, st + 2 * c)) continue;
         *left += strip_put(g, b, j + c, st + 2 * c, 0, 1) + strip_put(g, b, j + c + 1, st + 2 * c + 2, 0, 1);
@@ -344,6 +340,9 @@ int64_t ozb_eft_strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, in
     const int pair_ok = g->nq == 1 && pr->alpha == 1.0 && pr->beta == 0.0 && pr->crs == 1;   /* pair_put's case */
     /* strip_quad's case: the 512-bit loops, a whole strip, strip_put's fast certificate */
     const int quad_ok = g->wide && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m;
+    /* cols_put's cases for six columns: a whole strip, C's columns contiguous, and an update or pair_put's product */
+    const int whole = pr->crs == 1 && 8 * b + 8 <= pr->m;
+    const int put6 = !whole ? 0 : (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->beta == 1.0 ? 1 : pair_ok ? 2 : 0;
     for (int64_t j = j0; j < j1;) {
         int64_t zl;
         for (; pf && jp < j1 && jp < j + C_AHEAD; jp++) prefetch_c(pr, b, jp);
@@ -357,7 +356,7 @@ int64_t ozb_eft_strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, in
             continue;
         }
         if (!g->wide && j + 6 <= j1 && !(j + 5 >= s0 && j < s1) && !(g->zA && zeros_among(g, b, j + 1, j + 6)) &&
-            strip_six(g, b, j, pair_ok, &zl)) {
+            strip_six(g, b, j, pair_ok, put6, &zl)) {
             left += zl;
             j += 6;
             continue;
