@@ -95,7 +95,12 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_key_t handle_key;
 static int key_ok;
 static atomic_int shutting_down;
-static _Thread_local int in_ozblas;   /* re-entry guard (belt and braces; see the header) */
+/* The interposer's thread-local state, in the initial-exec model: read without a call to
+ * __tls_get_addr (some 10 ns each, several per BLAS call).  The library is loaded at start
+ * (LD_PRELOAD, ozblas-run) or links the program; a dlopen finds these few bytes in glibc's
+ * static TLS surplus. */
+#define OZB_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static OZB_TLS int in_ozblas;   /* re-entry guard (belt and braces; see the header) */
 
 static const char *const mode_names[] = { "double", "correctly_rounded", "fixed" };
 static const char *const format_names[] = { "fp64", "fp16", "int8", "crt" };
@@ -524,7 +529,7 @@ static int below_threshold(long long a, long long b, long long c)
  * is allocated and freed per call instead, so that at most that much is held per thread. */
 #define SAVE_KEEP ((size_t)256 << 20)
 typedef struct { double *p; size_t cap; int used; } save_buf;
-static _Thread_local save_buf save_pool[2];
+static OZB_TLS save_buf save_pool[2];
 
 static void save_pool_free(void)
 {
