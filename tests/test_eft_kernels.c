@@ -14,6 +14,7 @@
 #include "tu.h"
 #include "exact/two_term.h"
 #include "eft/eft_kern.h"
+#include "sum/sum.h"
 #include <mpfr.h>
 
 /* src/eft/eft_deep_kern.h (declared there only where the AVX2 kernels are compiled, which
@@ -34,6 +35,77 @@ static double from_bits(uint64_t b)
     memcpy(&v, &b, 8);
     return v;
 }
+
+/* ozb_nearsum against MPFR's exact sum rounded to nearest: sums that cancel to far below their
+ * terms (LAPACK's residuals), spans that fit the 128-bit window (src/sum/nearsum.c) and spans
+ * that do not (NearSum proper), subnormal terms and results, exact ties (to even), n up to
+ * beyond the window's 4096, and exact zeros: every value bit for bit. */
+static double mpfr_rn_sum(const double *p, int64_t n)
+{
+    mpfr_t s, t;
+    mpfr_init2(s, 2300);
+    mpfr_init2(t, 53);
+    mpfr_set_zero(s, 1);
+    for (int64_t i = 0; i < n; i++) {
+        mpfr_set_d(t, p[i], MPFR_RNDN);
+        if (mpfr_add(s, s, t, MPFR_RNDN) != 0) ck_abort_msg("MPFR sum inexact");
+    }
+    const double r = mpfr_get_d(s, MPFR_RNDN);
+    mpfr_clear(s);
+    mpfr_clear(t);
+    return r;
+}
+
+static void nearsum_case(const double *p, int64_t n, const char *what)
+{
+    double *q = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    memcpy(q, p, sizeof(double) * (size_t)n);
+    const double got = ozb_nearsum(q, n), want = mpfr_rn_sum(p, n);
+    if (want == 0.0) ck_assert_msg(got == 0.0, "%s n=%lld: got %a, want 0", what, (long long)n, got);
+    else ck_assert_msg(memcmp(&got, &want, 8) == 0, "%s n=%lld: got %a, want %a", what, (long long)n, got, want);
+    free(q);
+}
+
+START_TEST(nearsum_window)
+{
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    double *p = malloc(sizeof(double) * 5002);
+    const int64_t ns[] = { 1, 2, 3, 5, 22, 64, 129, 1000, 4095, 4096, 5000 };
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (int kind = 0; kind < 6; kind++)
+            for (int rep = 0; rep < (ns[a] > 200 ? 2 : 20); rep++) {
+                const int64_t n = ns[a];
+                /* kind 0: products' TwoProduct halves and a term cancelling their double sum;
+                 * 1: the same near 2^-1000 (subnormal low halves and results); 2: spans of
+                 * 2^200 (beyond the window); 3: mixed signs, no cancellation term; 4: near
+                 * 2^990; 5: integers with exact ties */
+                double sum = 0.0;
+                for (int64_t i = 0; i < n; i++) {
+                    const double u = (double)(next(&st) >> 11) * 0x1p-53 - 0.5;
+                    const int e = kind == 2 ? (int)(next(&st) % 200) - 100 : (int)(next(&st) % 40) - 20;
+                    double v = ldexp(u, e);
+                    if (kind == 1) v = ldexp(v, -1000);
+                    if (kind == 4) v = ldexp(v, 980);
+                    if (kind == 5) v = (double)((int64_t)(next(&st) % 2001) - 1000) * 0x1p60;
+                    if ((kind == 0 || kind == 1) && i % 2 == 1) v = fma(p[i - 1], 0x1p-27 + u, -p[i - 1] * (0x1p-27 + u));
+                    p[i] = v;
+                    sum += v;
+                }
+                if (kind == 5 && n >= 2) p[n - 1] = 1.0;     /* 2^60 multiples and 1: a tie where n = 2 */
+                if ((kind == 0 || kind == 1) && n >= 3) p[n - 1] = -sum;
+                nearsum_case(p, n, kind == 0 ? "cancelling" : kind == 1 ? "near 2^-1000" : kind == 2 ? "wide span"
+                                   : kind == 3 ? "mixed" : kind == 4 ? "near 2^990" : "ties");
+            }
+    /* ties to even by hand: 1 + 2^-53 -> 1, (1 + 2^-52) + 2^-53 -> 1 + 2^-51, their negations,
+     * a midpoint reached through cancellation, and an exact zero */
+    const double t1[] = { 1.0, 0x1p-53 }, t2[] = { 1.0 + 0x1p-52, 0x1p-53 }, t3[] = { -1.0, -0x1p-53 },
+                 t4[] = { 0x1p60, 1.0 + 0x1p-52, -0x1p60, 0x1p-53 }, t5[] = { 0x1p-1070, -0x1p-1070, 3.0, -3.0 },
+                 t6[] = { 0x1p-1074, 0x1p-1073, -0x1p-1022 };
+    nearsum_case(t1, 2, "tie down"); nearsum_case(t2, 2, "tie up"); nearsum_case(t3, 2, "negative tie");
+    nearsum_case(t4, 4, "tie through cancellation"); nearsum_case(t5, 4, "exact zero"); nearsum_case(t6, 3, "subnormal");
+    free(p);
+}
+END_TEST
 
 START_TEST(deep_lsb_definition)
 {
@@ -430,6 +502,7 @@ static Suite *eft_kernels_suite(void)
     TCase *tc = tcase_create("eft_kernels");
     tcase_set_timeout(tc, tu_timeout(120));
     tcase_add_test(tc, deep_lsb_definition);
+    tcase_add_test(tc, nearsum_window);
     tcase_add_test(tc, deep_lsb_vector_matches_scalar);
     tcase_add_test(tc, dot_lanes_512_match_256);
     tcase_add_test(tc, gemm_block_512_match_256);
