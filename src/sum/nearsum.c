@@ -171,68 +171,8 @@ static double transform_k(double *p, int64_t n, double rho, double sigma, double
     return tau1 + (tau2 + plain_sum(p, n));
 }
 
-/* The short sums in a 128-bit integer window: where every nonzero p_i = M_i 2^e_i (M_i an
- * integer below 2^53, e_i >= -1074: normal and subnormal alike) lies on the grid of the
- * smallest e_i, emin, and below 2^(emax + 53), the n terms in units of 2^emin are integers
- * below 2^(emax - emin + 53) each, and their sum below n 2^(emax - emin + 53) <= 2^126 where
- * emax - emin + 53 + ceil(log2 n) <= 126: exact in a signed 128-bit integer, in any order.
- * Its rounding to nearest, ties to even, is then one shift: the result's last place is
- * 2^max(E - 52, -1074) with E the exponent of the sum's leading bit (the subnormal grid
- * below 2^-1022), the bits below it decide up or down, and q 2^p (q <= 2^53 an integer) is
- * a double, or RN's overflow to Inf, which ldexp gives alike.  1 and *out where it applies; 0
- * leaves the sum to NearSum: spans too wide, Inf/NaN, and an exact zero (whose sign NearSum's
- * arithmetic decides).  The same value as NearSum, which rounds the same exact sum: in
- * LAPACK's residuals, which cancel, NearSum takes several passes where this takes two. */
-#define WINDOW_MAX_N 4096
-__extension__ typedef __int128 i128;
-__extension__ typedef unsigned __int128 u128;
-static int window_sum(const double *p, int64_t n, double *out)
-{
-    int emin = 1 << 20, emax = -(1 << 20);
-    for (int64_t i = 0; i < n; i++) {
-        const uint64_t b = ozb_bits(p[i]) & 0x7fffffffffffffffull;
-        if (b == 0) continue;
-        const int be = (int)(b >> 52);
-        if (be == 0x7ff) return 0;
-        const int e = be ? be - 1075 : -1074;
-        emin = e < emin ? e : emin;
-        emax = e > emax ? e : emax;
-    }
-    int lg = 0;
-    while (((int64_t)1 << lg) < n) lg++;
-    if (emax < emin || emax - emin + 53 + lg > 126) return 0;
-    i128 s = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const uint64_t b = ozb_bits(p[i]), mag = b & 0x7fffffffffffffffull;
-        if (mag == 0) continue;
-        const int be = (int)(mag >> 52);
-        const uint64_t M = be ? (mag & 0x000fffffffffffffull) | 0x0010000000000000ull : mag;
-        const i128 v = (i128)((u128)M << ((be ? be - 1075 : -1074) - emin));
-        s += b >> 63 ? -v : v;
-    }
-    if (s == 0) return 0;
-    const u128 a = s < 0 ? -(u128)s : (u128)s;
-    const uint64_t hi = (uint64_t)(a >> 64), lo = (uint64_t)a;
-    const int nb = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll(lo);   /* a's bit length */
-    const int E = emin + nb - 1;
-    const int pl = E - 52 > -1074 ? E - 52 : -1074;                               /* the last place */
-    double r;
-    if (pl <= emin) r = ldexp((double)(uint64_t)a, emin);       /* a < 2^53 here: exact */
-    else {
-        const int sh = pl - emin;
-        u128 q = a >> sh;
-        const u128 rem = a & (((u128)1 << sh) - 1), half = (u128)1 << (sh - 1);
-        if (rem > half || (rem == half && (q & 1))) q++;
-        r = ldexp((double)(uint64_t)q, pl);
-    }
-    *out = s < 0 ? -r : r;
-    return 1;
-}
-
 double ozb_nearsum(double *p, int64_t n)
 {
-    double w;
-    if (n <= WINDOW_MAX_N && window_sum(p, n, &w)) return w;
     const double eta = 0x1p-1074;              /* succ(0) */
     double tau1, tau2, sigma, Ms;
     transform(p, n, 0.0, &tau1, &tau2, &sigma, &Ms, 0);
