@@ -37,22 +37,23 @@ static void rows_of(const rank_t *r, int64_t j, int64_t *i0, int64_t *i1)
 
 /* a_ij + alpha x_i v_j (+ alpha y_i x_j), exactly rounded, one element (pass 1 has tried it
  * in the scaled frame already: scaled_column).  Where alpha v_j (alpha x_j) splits exactly
- * into hi + lo (TwoProduct), the element is a_ij + x_i hi + x_i lo (+ y_i hi' + y_i lo'): a
- * DOT of 2 (4) terms with alpha = 1, which the exact short sum rounds without workspace
- * (LAPACK's unblocked LU on nearly singular matrices leaves whole columns of such cancelling
- * updates, with alpha = -1 / pivot); else, or where a product is beyond TwoProduct's exact
- * range, the call's own problem through the pipeline.  RN(exact) either way. */
-static ozblas_status_t exact_element(ozblas_handle_t h, const rank_t *r, int64_t i, int64_t j)
+ * into hi + lo (TwoProduct: split, the column's {hi, lo, hi', lo'}; NULL where it does not),
+ * the element is a_ij + x_i hi + x_i lo (+ y_i hi' + y_i lo'): a DOT of 2 (4) terms with
+ * alpha = 1, which the exact short sum rounds without workspace (LAPACK's unblocked LU on
+ * nearly singular matrices leaves whole columns of such cancelling updates, with alpha =
+ * -1 / pivot); else, or where a product is beyond TwoProduct's exact range, the call's own
+ * problem through the pipeline.  RN(exact) either way. */
+static ozblas_status_t exact_element(ozblas_handle_t h, const rank_t *r, int64_t i, int64_t j, const double *split)
 {
     const double av[2] = { r->x[i * r->incx], r->two ? r->y[i * r->incy] : 0.0 };
-    const double bv[2] = { r->v[j * r->incv], r->two ? r->x[j * r->incx] : 0.0 };
-    double *c = &r->A[i + j * r->lda], v, b4[4] = { 0.0, 0.0, 0.0, 0.0 };
-    if (ozb_two_prod_exact(r->alpha, bv[0], &b4[0], &b4[1]) && (!r->two || ozb_two_prod_exact(r->alpha, bv[1], &b4[2], &b4[3]))) {
+    double *c = &r->A[i + j * r->lda], v;
+    if (split) {
         const double a4[4] = { av[0], av[0], av[1], av[1] };
-        const ozb_problem p4 = { .m = 1, .n = 1, .k = r->two ? 4 : 2, .a = { a4, 0, 1 }, .b = { b4, 0, 1 }, .alpha = 1.0,
+        const ozb_problem p4 = { .m = 1, .n = 1, .k = r->two ? 4 : 2, .a = { a4, 0, 1 }, .b = { split, 0, 1 }, .alpha = 1.0,
                                  .beta = 1.0, .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
         if (ozb_exact_small_value(&p4, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
     }
+    const double bv[2] = { r->v[j * r->incv], r->two ? r->x[j * r->incx] : 0.0 };
     const ozb_problem pr = { .m = 1, .n = 1, .k = r->two ? 2 : 1, .a = { av, 0, 1 }, .b = { bv, 0, 1 }, .alpha = r->alpha,
                              .beta = 1.0, .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
     if (ozb_exact_small_value(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
@@ -147,8 +148,12 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
         if (!colbad[j]) continue;
         int64_t i0, i1;
         rows_of(r, j, &i0, &i1);
+        /* the column's alpha v_j (alpha x_j) split once for all its elements */
+        double b4[4] = { 0.0, 0.0, 0.0, 0.0 };
+        const int split = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &b4[0], &b4[1]) &&
+                          (!r->two || ozb_two_prod_exact(r->alpha, r->x[j * r->incx], &b4[2], &b4[3]));
         for (int64_t i = i0; i < i1 && st == OZBLAS_STATUS_SUCCESS; i++)
-            if (fail[i + j * r->m]) st = exact_element(h, r, i, j);
+            if (fail[i + j * r->m]) st = exact_element(h, r, i, j, split ? b4 : NULL);
     }
     ozb_fpenv_leave(env, changed);
     return st;

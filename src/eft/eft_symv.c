@@ -188,7 +188,7 @@ static int64_t units(void *ctx, int64_t lo, int64_t hi)
 
 size_t ozb_eft_symv_state_bytes(int64_t n)
 {
-    return ((size_t)n / 8 + 1) * (2 * 5 * 32 + 1 + 8 * sizeof(double[4])) + 32;
+    return ((size_t)n / 8 + 1) * (2 * 5 * 32 + 1 + 8 * sizeof(fold_t)) + 32;
 }
 
 int64_t ozb_eft_symv(ozblas_handle_t h, const ozb_symv_t *s, uint8_t *fail, void *state, int nt)
