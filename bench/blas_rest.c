@@ -1,7 +1,10 @@
 #define _POSIX_C_SOURCE 200809L
 /* ozblas-blas-rest: the rest of the double BLAS against OpenBLAS, and the level-3 routines
  * against ozblas_dgemm at the same flops, in one process, interleaved (ozblas, reference,
- * ozblas, ...), medians and ranges of the ratios over the repetitions.
+ * ozblas, ...), medians and ranges of the ratios over the repetitions.  Each routine at three
+ * sizes that live in the caches, and levels 1 and 2 also at one whose operands are far larger
+ * than the last-level cache (128 MiB a vector or matrix; band matrices of 2^20 columns): the
+ * memory-bound size, where a BLAS's time is its bytes.
  *   ozblas-blas-rest [cr|double] [reps] [routine...]   prints a markdown table (all routines,
  *                                                       or those named) */
 #include <cblas.h>
@@ -72,7 +75,7 @@ static void c_dgemv(int w)   /* the level-2 yardstick */
     else ozblas_dgemv(H, OZBLAS_OP_N, N, N, 1.0, A, N, X, 1, 0.5, Y, 1);
 }
 /* packed (P: T's lower triangle packed) and band (BD: 8 off-diagonals, the lower band's
- * diagonal 1 at BD[9 j]) storage, level-2 sizes */
+ * diagonal 1 at BD[9 j]) storage */
 static double *P, *BD;
 static void c_dspmv(int w)
 {
@@ -185,7 +188,11 @@ int main(int argc, char **argv)
     const int reps = argc > 2 ? atoi(argv[2]) : 7;
     ozblas_create(&H);
     ozblas_set_mode(H, cr ? OZBLAS_MODE_CORRECTLY_ROUNDED : OZBLAS_MODE_DOUBLE);
-    const int64_t nmax = 1 << 20, mmax = 1024;
+    /* sizes by class: level 1, level 2 dense and packed, level 3, level 2 band; 0: none */
+    enum { L1, L2, L3, BAND };
+    static const int64_t sizes[4][4] = { {100, 10000, 1 << 20, 1 << 24}, {64, 256, 1024, 4096}, {64, 256, 1024, 0},
+                                         {64, 256, 1024, 1 << 20} };
+    const int64_t nmax = 1 << 24, mmax = 4096, bmax = 1 << 20;
     X = malloc(sizeof(double) * nmax); Y = malloc(sizeof(double) * nmax); W = malloc(sizeof(double) * mmax * mmax);
     A = malloc(sizeof(double) * mmax * mmax); B = malloc(sizeof(double) * mmax * mmax);
     C = malloc(sizeof(double) * mmax * mmax); T = malloc(sizeof(double) * mmax * mmax);
@@ -197,34 +204,33 @@ int main(int argc, char **argv)
     }
     for (int64_t i = 0; i < mmax; i++) T[i + i * mmax] = 1.0;   /* leading dimension N: diagonal at i(N+1) below */
     P = malloc(sizeof(double) * (size_t)(mmax * (mmax + 1) / 2));
-    BD = malloc(sizeof(double) * 17 * (size_t)mmax);
-    for (int64_t i = 0; i < 17 * mmax; i++) BD[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
-    for (int64_t j = 0; j < mmax; j++) BD[9 * j] = 1.0;
+    BD = malloc(sizeof(double) * 17 * (size_t)bmax);
+    for (int64_t i = 0; i < 17 * bmax; i++) BD[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
+    for (int64_t j = 0; j < bmax; j++) BD[9 * j] = 1.0;
     printf("mode %s, %d interleaved repetitions; ratio = ozblas time / the other's (median, range)\n\n", cr ? "CR" : "DOUBLE", reps);
     printf("| routine | n | ozblas us | vs OpenBLAS | vs ozblas_dgemm, same flops |\n|---|---|---|---|---|\n");
-    struct { const char *name; call_fn f; int level; } rs[] = {
-        {"daxpy", c_daxpy, 1}, {"dscal", c_dscal, 1}, {"dcopy", c_dcopy, 1}, {"drot", c_drot, 1}, {"dasum", c_dasum, 1},
-        {"dnrm2", c_dnrm2, 1}, {"idamax", c_idamax, 1}, {"dgemv", c_dgemv, 2}, {"dsymv", c_dsymv, 2}, {"dtrmv", c_dtrmv, 2},
-        {"dtrsv", c_dtrsv, 2}, {"dger", c_dger, 2}, {"dsyr2", c_dsyr2, 2}, {"dsyrk", c_dsyrk, 3}, {"dsyr2k", c_dsyr2k, 3},
-        {"dsymm", c_dsymm, 3}, {"dtrmm", c_dtrmm, 3}, {"dtrsm", c_dtrsm, 3}, {"dspmv", c_dspmv, 2},
-        {"dtpmv", c_dtpmv, 2}, {"dtpsv", c_dtpsv, 2}, {"dgbmv", c_dgbmv, 2}, {"dsbmv", c_dsbmv, 2},
-        {"dtbmv", c_dtbmv, 2}, {"dtbsv", c_dtbsv, 2},
+    struct { const char *name; call_fn f; int cls; } rs[] = {
+        {"daxpy", c_daxpy, L1}, {"dscal", c_dscal, L1}, {"dcopy", c_dcopy, L1}, {"drot", c_drot, L1}, {"dasum", c_dasum, L1},
+        {"dnrm2", c_dnrm2, L1}, {"idamax", c_idamax, L1}, {"dgemv", c_dgemv, L2}, {"dsymv", c_dsymv, L2}, {"dtrmv", c_dtrmv, L2},
+        {"dtrsv", c_dtrsv, L2}, {"dger", c_dger, L2}, {"dsyr2", c_dsyr2, L2}, {"dsyrk", c_dsyrk, L3}, {"dsyr2k", c_dsyr2k, L3},
+        {"dsymm", c_dsymm, L3}, {"dtrmm", c_dtrmm, L3}, {"dtrsm", c_dtrsm, L3}, {"dspmv", c_dspmv, L2},
+        {"dtpmv", c_dtpmv, L2}, {"dtpsv", c_dtpsv, L2}, {"dgbmv", c_dgbmv, BAND}, {"dsbmv", c_dsbmv, BAND},
+        {"dtbmv", c_dtbmv, BAND}, {"dtbsv", c_dtbsv, BAND},
     };
-    const int64_t n1[] = {100, 10000, 1 << 20}, n2[] = {64, 256, 1024}, n3[] = {64, 256, 1024};
     for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++)
-        for (int s = 0; s < 3; s++) {
+        for (int s = 0; s < 4; s++) {
             int want = argc <= 3;
             for (int a = 3; a < argc; a++) want |= !strcmp(argv[a], rs[r].name);
-            if (!want) continue;
-            N = rs[r].level == 1 ? n1[s] : rs[r].level == 2 ? n2[s] : n3[s];
+            N = sizes[rs[r].cls][s];
+            if (!want || N == 0) continue;
             K = N;
-            for (int64_t i = 0; i < N && rs[r].level > 1; i++) T[i + i * N] = 1.0;
-            for (int64_t j = 0, q = 0; j < N && rs[r].level == 2; j++)   /* T's lower triangle, packed */
+            for (int64_t i = 0; i < N && (rs[r].cls == L2 || rs[r].cls == L3); i++) T[i + i * N] = 1.0;
+            for (int64_t j = 0, q = 0; j < N && rs[r].cls == L2; j++)   /* T's lower triangle, packed */
                 for (int64_t i = j; i < N; i++) P[q++] = T[i + j * N];
             double med, lo, hi, t;
             ratio(rs[r].f, rs[r].f, 1, reps, &med, &lo, &hi, &t);
             printf("| %s | %lld | %.1f | %.2f (%.2f-%.2f) |", rs[r].name, (long long)N, 1e6 * t, med, lo, hi);
-            if (rs[r].level == 3) {
+            if (rs[r].cls == L3) {
                 /* flops of the routine: syrk N^2 K, syr2k 2 N^2 K, symm 2 N^3, trmm/trsm N^3 */
                 const double fl = !strcmp(rs[r].name, "dsyrk") ? 1.0 : !strcmp(rs[r].name, "dsyr2k") ? 2.0
                                 : !strcmp(rs[r].name, "dsymm") ? 2.0 : 1.0;

@@ -175,6 +175,28 @@ START_TEST(nrm2_range)
 }
 END_TEST
 
+/* dnrm2 on vectors longer than one chunk of its sum (2^16 elements): the chunks' double-doubles
+ * added, contiguous and strided, over several phi */
+START_TEST(nrm2_long)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "nrm2_long");
+    const int64_t n = 3 * ((int64_t)1 << 16) + 5;
+    const double phis[] = { 0, 1, 4, 8 };
+    for (int f = 0; f < 4; f++)
+        for (int64_t inc = 1; inc <= 3; inc += 2) {
+            double *x = tu_alloc((size_t)tu_vec_len(n, inc));
+            tu_fill_vec(&r, x, n, inc, phis[f]);
+            double got, exp = ozref_dnrm2(n, x, inc);
+            ck_assert_int_eq(ozblas_dnrm2(h, n, x, inc, &got), OZBLAS_STATUS_SUCCESS);
+            check_bits(&got, &exp, 1, "dnrm2 long");
+            free(x);
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* ---- level 2 ---- */
 /* DROT on vectors scaled toward underflow (as LAPACK's test matrices are): both tiny (the
  * certified sum in the frame 2^600), results normal, near 2^-1022 and subnormal (left to the
@@ -1073,6 +1095,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, tu_timeout(600));
     tcase_add_loop_test(t, level1, 0, 3);
     tcase_add_test(t, nrm2_range);
+    tcase_add_test(t, nrm2_long);
     tcase_add_loop_test(t, rot_scaled, 0, 3);
     tcase_add_loop_test(t, level2, 0, 3);
     tcase_add_test(t, symv_rows_left);

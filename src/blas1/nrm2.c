@@ -33,11 +33,11 @@ static void two_sum(double a, double b, double *s, double *e)
     *e = (a - (*s - bb)) + (b - bb);
 }
 
-/* candidate r, estimate of S' - r^2 and its bound, in the frame 2^-e */
-static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
+/* The squares of x_i 2^-e (s1 s2 = 2^-e) of one chunk as a double-double h + l by eight
+ * compensated lanes, and the count of |x_i 2^-e| < 2^-480 added to *tiny.  Its error is at most
+ * 2 (n + 4)^2 u^2 times the chunk's exact sum (all terms positive). */
+static void chunk_sum(const double *xv, int64_t n, int64_t inc, double s1, double s2, double *hp, double *lp, int64_t *tinyp)
 {
-    /* x 2^-e as two exact power-of-two products (2^-e alone leaves the range below e = -1023) */
-    const double s1 = e < -1000 ? 0x1p600 : 1.0, s2 = ldexp(1.0, e < -1000 ? -e - 600 : -e);
     double sh[LANES] = { 0 }, sl[LANES] = { 0 };
     int64_t tiny = 0, i = 0;
     if (inc == 1) {   /* contiguous: the same lanes, two AVX2 registers of four */
@@ -89,6 +89,28 @@ static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
         h = s;
         l += err + sl[q];
     }
+    two_sum(h, l, hp, lp);
+    *tinyp += tiny;
+}
+
+/* Elements per chunk: the lanes' bound grows as the square of their length, so a long vector
+ * is summed in chunks whose double-doubles are added by one more compensated sum */
+#define CHUNK ((int64_t)1 << 16)
+
+/* candidate r, estimate of S' - r^2 and its bound, in the frame 2^-e */
+static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
+{
+    /* x 2^-e as two exact power-of-two products (2^-e alone leaves the range below e = -1023) */
+    const double s1 = e < -1000 ? 0x1p600 : 1.0, s2 = ldexp(1.0, e < -1000 ? -e - 600 : -e);
+    double h = 0.0, l = 0.0;
+    int64_t tiny = 0, chunks = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += CHUNK, chunks++) {
+        double hc, lc, s, err;
+        chunk_sum(xv + i0 * inc, n - i0 < CHUNK ? n - i0 : CHUNK, inc, s1, s2, &hc, &lc, &tiny);
+        two_sum(h, hc, &s, &err);
+        h = s;
+        l += err + lc;
+    }
     two_sum(h, l, &h, &l);
     /* sqrt(h) alone misses sqrt(h + l) by up to an ulp: one Newton step on the double-double
      * (r0 + (h + l - r0^2) / (2 r0)) leaves the candidate wrong only next to a midpoint */
@@ -96,8 +118,11 @@ static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
     const double r = r0 + (((h - q0) - fma(r0, r0, -q0)) + l) / (2.0 * r0);
     const double rh = r * r, rl = fma(r, r, -rh), d = h - rh;
     const double est = (d - rl) + l;
-    const double nn = (double)n + 4.0;
-    const double bound = 2.0 * nn * nn * 0x1p-106 * h * 2.0 + (double)tiny * 0x1p-958 +
+    /* the chunks' errors: 2 (m + 4)^2 u^2 S' in all for chunks of at most m elements (their
+     * exact sums add up to S'); the sum of the chunks' double-doubles is itself a compensated
+     * sum of `chunks` positive terms: 2 (chunks + 4)^2 u^2 S' more.  S' <= 2 h. */
+    const double nn = (double)(n < CHUNK ? n : CHUNK) + 4.0, nc = chunks > 1 ? (double)chunks + 4.0 : 0.0;
+    const double bound = 2.0 * (nn * nn + nc * nc) * 0x1p-106 * h * 2.0 + (double)tiny * 0x1p-958 +
                          0x1p-51 * (fabs(d) + fabs(rl) + fabs(l));
     return (cand){ r, est, bound };
 }
