@@ -813,9 +813,10 @@ START_TEST(banded)
     ozref_rng r;
     tu_rng(&r, "banded");
     char ctx[160];
-    const int64_t ns[] = { 1, 9, 40 }, ks[][2] = { { 0, 0 }, { 1, 2 }, { 3, 0 }, { 5, 7 } };
+    /* (kl, ku): the last wider than one block of the band strips' kernel (32 columns) */
+    const int64_t ns[] = { 1, 9, 40 }, ks[][2] = { { 0, 0 }, { 1, 2 }, { 3, 0 }, { 5, 7 }, { 20, 17 } };
     for (size_t a = 0; a < 3; a++)
-        for (size_t b = 0; b < 4; b++) {
+        for (size_t b = 0; b < 5; b++) {
             const int64_t n = ns[a], m = n + 3, kl = ks[b][0], ku = ks[b][1], ldab = kl + ku + 2;
             double *F = tri_operand(&r, m, m, 2.0);   /* full m x m, ld m; the band taken from it */
             double *AB = tu_alloc((size_t)(ldab * m));
@@ -827,14 +828,15 @@ START_TEST(banded)
                 }
             double *x = tu_alloc((size_t)(2 * m)), *y = tu_alloc((size_t)(2 * m)), *y1 = tu_alloc((size_t)(2 * m)),
                    *y2 = tu_alloc((size_t)(2 * m));
-            tu_fill_vec(&r, x, m, 1, 2.0);
+            tu_fill_vec(&r, x, 2 * m, 1, 2.0);   /* x read with increments up to 2 */
             tu_fill_vec(&r, y, m, 2, 2.0);
             snprintf(ctx, sizeof ctx, "%s band n=%d kl=%d ku=%d", tu_mode_name(mode), (int)n, (int)kl, (int)ku);
             for (int tr = 0; tr < 2 && exact_mode(mode); tr++) {
                 memcpy(y1, y, sizeof(double) * (size_t)(2 * m)); memcpy(y2, y, sizeof(double) * (size_t)(2 * m));
                 const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
-                ck_assert_int_eq(ozblas_dgbmv(h, op, m, n, kl, ku, -1.5, AB, ldab, x, 1, 0.5, y1, 2), 0);
-                ck_assert_int_eq(ozblas_dgemv(h, op, m, n, -1.5, G, m, x, 1, 0.5, y2, 2), 0);
+                const int64_t ix = b % 2 ? -2 : 1;   /* x strided (gathered for the strips) or not */
+                ck_assert_int_eq(ozblas_dgbmv(h, op, m, n, kl, ku, -1.5, AB, ldab, x, ix, 0.5, y1, 2), 0);
+                ck_assert_int_eq(ozblas_dgemv(h, op, m, n, -1.5, G, m, x, ix, 0.5, y2, 2), 0);
                 check_bits(y1, y2, (size_t)(2 * m), ctx);
             }
             /* symmetric and triangular bands of order n, k = ku off-diagonals */

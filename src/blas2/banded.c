@@ -1,15 +1,20 @@
-/* The banded level-2 routines, element by element over the band (O(n k) work, no matrix made
- * whole): each output element's terms gathered into a short list and summed exactly, rounded
- * once (the short error-free DOT where it certifies a nonzero result, the short exact sums up
- * to 64 terms, the pipeline correctly rounded beyond), so every
- * element is correctly rounded in every mode and equals what dgemv / dsymv / dtrmv compute
- * correctly rounded on the matrix in full storage; dtbsv follows the solve rule of CONTRACT §6
- * with every sum correctly rounded. */
+/* The banded level-2 routines over the band alone (O(n k) work, no matrix made whole).  DGBMV,
+ * DSBMV and DTBMV go by strips of eight output rows: the strip's window of the band packed
+ * with zeros outside it and summed by the error-free GEMV-N strip (eft/eft_band.h), which
+ * certifies each row's RN(exact); a row it leaves has its terms gathered into a short list and
+ * summed exactly, rounded once (the short error-free DOT where it certifies a nonzero result,
+ * the short exact sums up to 64 terms, the pipeline correctly rounded beyond).  So every element
+ * is correctly rounded in every mode, whichever path takes it, and equals what dgemv / dsymv /
+ * dtrmv compute correctly rounded on the matrix in full storage; dtbsv follows the solve rule
+ * of CONTRACT §6 with every sum correctly rounded. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "eft/eft_band.h"
+#include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <stdlib.h>
+#include <string.h>
 
 /* *c := RN(alpha sum_l a_l b_l + beta c) (beta == 0: c not read), the terms contiguous */
 static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const double *b, int64_t k, double alpha,
@@ -27,8 +32,6 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
     return ozb_run_rn(h, &pr);
 }
 
-/* A(i, j) of a general band matrix (kl sub-, ku superdiagonals) */
-static inline double gb(const double *A, int64_t lda, int64_t ku, int64_t i, int64_t j) { return A[ku + i - j + j * lda]; }
 /* A(i, j) of a symmetric/triangular band matrix with k off-diagonals stored in its `lower`
  * (else upper) triangle: the caller asks only for stored (i, j) */
 static inline double sb(const double *A, int64_t lda, int64_t k, int lower, int64_t i, int64_t j)
@@ -38,6 +41,142 @@ static inline double sb(const double *A, int64_t lda, int64_t k, int lower, int6
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* One banded operator M: output o's terms are M(o, j) x_j for j in two runs of A, each
+ * possibly empty, together [j0(o), j1(o)], their ends nondecreasing in o:
+ *   by columns: M(o, j) = A[j (lda - 1) + co + o] for j in [c0, c1] (a stretch of column j
+ *               holds consecutive outputs' terms: eight outputs by one load);
+ *   by rows:    M(o, j) = A[o (lda - 1) + ro + j] for j in [r0, r1] (output o's terms in a row).
+ * GB_N / GB_T: a general band (kl sub-, ku superdiagonals) or its transpose; SB: symmetric with
+ * k = kl off-diagonals stored in its `lower` (else upper) triangle; TB: op(T) of a triangular
+ * one (trans), unit: ones on its diagonal, not read. */
+enum { GB_N, GB_T, SB, TB };
+typedef struct {
+    const double *A;
+    int64_t lda, m, n, kl, ku;
+    int kind, lower, trans, unit;
+} band_t;
+typedef struct { int64_t c0, c1, r0, r1; } runs_t;
+
+static int64_t co_of(const band_t *B) { return B->kind == GB_N ? B->ku : B->lower ? 0 : B->kl; }
+static int64_t ro_of(const band_t *B) { return B->kind == GB_T ? B->ku : B->lower ? 0 : B->kl; }
+
+static runs_t runs(const band_t *B, int64_t o)
+{
+    const int64_t k = B->kl, lo = max64(0, o - k), hi = min64(B->n - 1, o + k);
+    switch (B->kind) {
+    case GB_N: return (runs_t){ max64(0, o - B->kl), min64(B->n - 1, o + B->ku), 0, -1 };
+    case GB_T: return (runs_t){ 0, -1, max64(0, o - B->ku), min64(B->m - 1, o + B->kl) };
+    case SB: return B->lower ? (runs_t){ lo, o, o + 1, hi } : (runs_t){ o, hi, lo, o - 1 };
+    default: {
+        /* op(T) lower (j <= o) where lower and not transposed, or upper and transposed; op(T)
+         * = T reads T(o, j) down columns, op(T) = T^T reads T(j, o) along a row */
+        const int64_t a = B->lower != B->trans ? lo : o, b = B->lower != B->trans ? o : hi;
+        return B->trans ? (runs_t){ 0, -1, a, b } : (runs_t){ a, b, 0, -1 };
+    }
+    }
+}
+
+static inline double coef(const band_t *B, const runs_t *R, int64_t o, int64_t j)
+{
+    if (B->kind == TB && B->unit && o == j) return 1.0;
+    return j >= R->c0 && j <= R->c1 ? B->A[j * (B->lda - 1) + co_of(B) + o] : B->A[o * (B->lda - 1) + ro_of(B) + j];
+}
+
+static int64_t jlo(const runs_t *R) { return R->c0 <= R->c1 ? (R->r0 <= R->r1 ? min64(R->c0, R->r0) : R->c0) : R->r0; }
+static int64_t jhi(const runs_t *R) { return R->c0 <= R->c1 ? (R->r0 <= R->r1 ? max64(R->c1, R->r1) : R->c1) : R->r1; }
+
+/* the widest span */
+static int64_t span_max(const band_t *B) { return B->kind <= GB_T ? B->kl + B->ku + 1 : 2 * B->kl + 1; }
+
+/* The strip of outputs o0..o0+rows-1 over columns J0..J0+w-1 into P ([column][8], zeros outside
+ * the band).  The column runs eight rows at a time by two loads, their lanes outside the run
+ * masked (the loads stay inside A, else that column goes element by element); the row runs
+ * element by element */
+static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, int64_t J0, int64_t w, double *P)
+{
+    memset(P, 0, sizeof(double) * 8 * (size_t)w);
+    const int64_t co = co_of(B), ro = ro_of(B), end = B->lda * B->n, l1 = B->lda - 1;
+    int64_t cl = INT64_MAX, ch = -1;
+    int64_t c0[8], c1[8];
+    for (int r = 0; r < 8; r++) {
+        c0[r] = r < rows ? R[r].c0 : 1;
+        c1[r] = r < rows ? R[r].c1 : 0;
+        if (c0[r] <= c1[r]) { cl = min64(cl, c0[r]); ch = max64(ch, c1[r]); }
+    }
+    const __m256i a0 = _mm256_loadu_si256((const __m256i *)c0), a1 = _mm256_loadu_si256((const __m256i *)(c0 + 4));
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)c1), b1 = _mm256_loadu_si256((const __m256i *)(c1 + 4));
+    for (int64_t j = cl; j <= ch; j++) {
+        const int64_t base = j * l1 + co + o0;
+        double *p = P + 8 * (j - J0);
+        if (base >= 0 && base + 8 <= end) {
+            /* lane r: c0[r] <= j <= c1[r] */
+            const __m256i jv = _mm256_set1_epi64x(j);
+            const __m256i m0 = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(a0, jv), _mm256_cmpgt_epi64(jv, b0)),
+                                                   _mm256_set1_epi64x(-1));
+            const __m256i m1 = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(a1, jv), _mm256_cmpgt_epi64(jv, b1)),
+                                                   _mm256_set1_epi64x(-1));
+            _mm256_storeu_pd(p, _mm256_and_pd(_mm256_loadu_pd(B->A + base), _mm256_castsi256_pd(m0)));
+            _mm256_storeu_pd(p + 4, _mm256_and_pd(_mm256_loadu_pd(B->A + base + 4), _mm256_castsi256_pd(m1)));
+        } else
+            for (int r = 0; r < rows; r++)
+                if (j >= c0[r] && j <= c1[r]) p[r] = B->A[base + r];
+    }
+    for (int r = 0; r < rows; r++)
+        for (int64_t j = R[r].r0; j <= R[r].r1; j++) P[8 * (j - J0) + r] = B->A[(o0 + r) * l1 + ro + j];
+    if (B->kind == TB && B->unit)
+        for (int r = 0; r < rows; r++) P[8 * (o0 + r - J0) + r] = 1.0;
+}
+
+/* y_o := RN(alpha sum_j M(o, j) x_j + beta y_o) for o < ny (beta == 0: y not read): strips of
+ * eight outputs by ozb_eft_band_strip where it applies, each output it leaves (and every one
+ * where it does not apply) by its own short exact sum */
+static ozblas_status_t band_mv(ozblas_handle_t h, const band_t *B, int64_t ny, double alpha, const double *x0,
+                               int64_t incx, double beta, double *y0, int64_t incy)
+{
+    const int64_t sm = span_max(B), wm = sm + 7;              /* a strip's window: at most sm + 7 columns */
+    const int strips = alpha != 0.0 && ozb_eft_band_applies(h, alpha, beta);
+    double *P = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)(2 * sm + (strips ? 9 * wm : 0)));
+    if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *a = P + (strips ? 9 * wm : 0), *b = a + sm, *xs = P + 8 * wm;
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    for (int64_t o0 = 0; o0 < ny && st == OZBLAS_STATUS_SUCCESS; o0 += 8) {
+        const int rows = ny - o0 < 8 ? (int)(ny - o0) : 8;
+        unsigned left = (1u << rows) - 1;
+        if (strips) {
+            runs_t R[8];
+            int64_t J0 = INT64_MAX, J1 = -1;
+            for (int r = 0; r < rows; r++) {
+                R[r] = runs(B, o0 + r);
+                if (jlo(&R[r]) <= jhi(&R[r])) { J0 = min64(J0, jlo(&R[r])); J1 = max64(J1, jhi(&R[r])); }
+            }
+            if (J0 <= J1) {
+                const int64_t w = J1 - J0 + 1;
+                fill_strip(B, R, o0, rows, J0, w, P);
+                const double *xw = x0 + J0 * incx;
+                if (incx != 1) {
+                    for (int64_t j = 0; j < w; j++) xs[j] = xw[j * incx];
+                    xw = xs;
+                }
+                left = ozb_eft_band_strip(P, xw, w, rows, alpha, beta, y0 + o0 * incy, incy);
+            }
+        }
+        for (int r = 0; r < rows && st == OZBLAS_STATUS_SUCCESS; r++) {
+            if (!(left >> r & 1)) continue;
+            const runs_t R = runs(B, o0 + r);
+            int64_t c = 0;
+            for (int64_t j = jlo(&R); j <= jhi(&R) && alpha != 0.0; j++, c++) {
+                a[c] = coef(B, &R, o0 + r, j);
+                b[c] = x0[j * incx];
+            }
+            st = exact_sum(h, a, b, c, alpha, beta, &y0[(o0 + r) * incy]);
+        }
+    }
+    ozb_fpenv_leave(env, changed);
+    return st;
+}
 
 ozblas_status_t ozblas_dgbmv(ozblas_handle_t h, ozblas_operation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku,
                              double alpha, const double *A, int64_t lda, const double *x, int64_t incx, double beta,
@@ -50,45 +189,9 @@ ozblas_status_t ozblas_dgbmv(ozblas_handle_t h, ozblas_operation_t trans, int64_
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
     ozb_info_reset(h);
     const int t = trans == OZBLAS_OP_T;
-    const int64_t leny = t ? n : m, lenx = t ? m : n, w = kl + ku + 1;
-    const double *x0 = ozb_vec0(x, lenx, incx);
-    double *y0 = ozb_vec0_mut(y, leny, incy);
-    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * 2 * (size_t)w);
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    ozb_fpenv_t env;
-    const int changed = ozb_fpenv_enter(&env);
-    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-    for (int64_t o = 0; o < leny && st == OZBLAS_STATUS_SUCCESS; o++) {
-        /* trans N: row o, columns j in [o - kl, o + ku]; trans T: column o, rows i in [o - ku, o + kl] */
-        const int64_t l0 = t ? max64(0, o - ku) : max64(0, o - kl), l1 = t ? min64(m - 1, o + kl) : min64(n - 1, o + ku);
-        int64_t k = 0;
-        for (int64_t l = l0; l <= l1 && alpha != 0.0; l++, k++) {
-            buf[k] = t ? gb(A, lda, ku, l, o) : gb(A, lda, ku, o, l);
-            buf[w + k] = x0[l * incx];
-        }
-        st = exact_sum(h, buf, buf + w, k, alpha, beta, &y0[o * incy]);
-    }
-    ozb_fpenv_leave(env, changed);
-    return st;
-}
-
-/* row i of the symmetric band matrix (or of op(T) for a triangular one): its terms times x
- * gathered into a (values) and b (x), count returned.  tri: only op(T)'s triangle, unit: 1 on
- * its diagonal. */
-static int64_t band_row(const double *A, int64_t lda, int64_t n, int64_t k, int lower, int tri, int trans, int unit,
-                        int64_t i, const double *x0, int64_t incx, double *a, double *b)
-{
-    /* op(T) lower (j <= i) where lower and not transposed, or upper and transposed */
-    const int low = lower != trans;
-    const int64_t j0 = max64(0, tri && !low ? i : i - k), j1 = min64(n - 1, tri && low ? i : i + k);
-    int64_t c = 0;
-    for (int64_t j = j0; j <= j1; j++) {
-        /* the stored element (r, s) with r >= s (lower) or r <= s (upper) */
-        const int64_t r = (lower ? i >= j : i <= j) ? i : j, s = r == i ? j : i;
-        a[c] = tri && unit && i == j ? 1.0 : sb(A, lda, k, lower, r, s);
-        b[c++] = x0[j * incx];
-    }
-    return c;
+    const int64_t leny = t ? n : m, lenx = t ? m : n;
+    const band_t B = { A, lda, m, n, kl, ku, t ? GB_T : GB_N, 0, 0, 0 };
+    return band_mv(h, &B, leny, alpha, ozb_vec0(x, lenx, incx), incx, beta, ozb_vec0_mut(y, leny, incy), incy);
 }
 
 ozblas_status_t ozblas_dsbmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, int64_t k, double alpha,
@@ -102,20 +205,8 @@ ozblas_status_t ozblas_dsbmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, i
     if (!y || (alpha != 0.0 && (!A || !x))) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
     ozb_info_reset(h);
-    const double *x0 = ozb_vec0(x, n, incx);
-    double *y0 = ozb_vec0_mut(y, n, incy);
-    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * 2 * (size_t)(2 * k + 1));
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    ozb_fpenv_t env;
-    const int changed = ozb_fpenv_enter(&env);
-    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-    for (int64_t i = 0; i < n && st == OZBLAS_STATUS_SUCCESS; i++) {
-        const int64_t c = alpha != 0.0 ? band_row(A, lda, n, k, uplo == OZBLAS_LOWER, 0, 0, 0, i, x0, incx, buf,
-                                                  buf + 2 * k + 1) : 0;
-        st = exact_sum(h, buf, buf + 2 * k + 1, c, alpha, beta, &y0[i * incy]);
-    }
-    ozb_fpenv_leave(env, changed);
-    return st;
+    const band_t B = { A, lda, n, n, k, k, SB, uplo == OZBLAS_LOWER, 0, 0 };
+    return band_mv(h, &B, n, alpha, ozb_vec0(x, n, incx), incx, beta, ozb_vec0_mut(y, n, incy), incy);
 }
 
 static ozblas_status_t tb_args(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -135,19 +226,12 @@ ozblas_status_t ozblas_dtbmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     ozblas_status_t st = tb_args(h, uplo, trans, diag, n, k, A, lda, x, incx);
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     ozb_info_reset(h);
-    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * ((size_t)n + 2 * (size_t)(k + 1)));
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *xc = buf, *a = buf + n, *b = a + k + 1, *x0 = ozb_vec0_mut(x, n, incx);
+    /* x := op(T) x from a copy of x (every output reads the old values) */
+    double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n), *x0 = ozb_vec0_mut(x, n, incx);
+    if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
     for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
-    ozb_fpenv_t env;
-    const int changed = ozb_fpenv_enter(&env);
-    for (int64_t i = 0; i < n && st == OZBLAS_STATUS_SUCCESS; i++) {
-        const int64_t c = band_row(A, lda, n, k, uplo == OZBLAS_LOWER, 1, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT, i,
-                                   xc, 1, a, b);
-        st = exact_sum(h, a, b, c, 1.0, 0.0, &x0[i * incx]);
-    }
-    ozb_fpenv_leave(env, changed);
-    return st;
+    const band_t B = { A, lda, n, n, k, k, TB, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT };
+    return band_mv(h, &B, n, 1.0, xc, 1, 0.0, x0, incx);
 }
 
 /* DTBSV: the rule of CONTRACT §6 with the band's zeros left out of each exact sum (the sums,

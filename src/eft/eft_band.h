@@ -1,0 +1,19 @@
+/* Banded level 2 by strips of eight rows: the error-free GEMV-N strip on a strip's window of
+ * the band (eft_band.c). */
+#ifndef OZB_EFT_BAND_H
+#define OZB_EFT_BAND_H
+#include "core/problem.h"
+
+/* 1 where ozb_eft_band_strip may run: the kernels are built (AVX2 and FMA), OZBLAS_NO_DOT2 is
+ * not set, alpha and beta are finite */
+int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta);
+
+/* Rows r < rows <= 8 of y (row r at y[r incy]) := RN(alpha sum_{j < w} P[8 j + r] xs[j] +
+ * beta y) (beta == 0: y not read), P the strip's terms column by column (a zero where row r
+ * has no term in column j).  Writes every row it certifies and returns the others as bits
+ * (bit r: row r, left as it was: Inf or NaN among the products, a product beyond the
+ * kernel's range, a result at a rounding boundary or zero).  In the standard floating-point
+ * environment (core/fpenv.h). */
+unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
+                            int64_t incy);
+#endif
