@@ -61,7 +61,7 @@ typedef struct { int64_t c0, c1, r0, r1; } runs_t;
 static int64_t co_of(const band_t *B) { return B->kind == GB_N ? B->ku : B->lower ? 0 : B->kl; }
 static int64_t ro_of(const band_t *B) { return B->kind == GB_T ? B->ku : B->lower ? 0 : B->kl; }
 
-static runs_t runs(const band_t *B, int64_t o)
+static inline runs_t runs(const band_t *B, int64_t o)
 {
     const int64_t k = B->kl, lo = max64(0, o - k), hi = min64(B->n - 1, o + k);
     switch (B->kind) {
@@ -95,7 +95,6 @@ static int64_t span_max(const band_t *B) { return B->kind <= GB_T ? B->kl + B->k
  * element by element */
 static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, int64_t J0, int64_t w, double *P)
 {
-    memset(P, 0, sizeof(double) * 8 * (size_t)w);
     const int64_t co = co_of(B), ro = ro_of(B), end = B->lda * B->n, l1 = B->lda - 1;
     int64_t cl = INT64_MAX, ch = -1;
     int64_t c0[8], c1[8];
@@ -103,6 +102,15 @@ static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, i
         c0[r] = r < rows ? R[r].c0 : 1;
         c1[r] = r < rows ? R[r].c1 : 0;
         if (c0[r] <= c1[r]) { cl = min64(cl, c0[r]); ch = max64(ch, c1[r]); }
+    }
+    /* the column runs write whole columns cl..ch of P (zeros in the lanes outside): zeros
+     * first only in the window's other columns, where the row runs write */
+    if (cl > ch) {
+        memset(P, 0, sizeof(double) * 8 * (size_t)w);
+        cl = 1, ch = 0;
+    } else {
+        memset(P, 0, sizeof(double) * 8 * (size_t)(cl - J0));
+        memset(P + 8 * (ch + 1 - J0), 0, sizeof(double) * 8 * (size_t)(J0 + w - 1 - ch));
     }
     const __m256i a0 = _mm256_loadu_si256((const __m256i *)c0), a1 = _mm256_loadu_si256((const __m256i *)(c0 + 4));
     const __m256i b0 = _mm256_loadu_si256((const __m256i *)c1), b1 = _mm256_loadu_si256((const __m256i *)(c1 + 4));
@@ -119,8 +127,7 @@ static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, i
             _mm256_storeu_pd(p, _mm256_and_pd(_mm256_loadu_pd(B->A + base), _mm256_castsi256_pd(m0)));
             _mm256_storeu_pd(p + 4, _mm256_and_pd(_mm256_loadu_pd(B->A + base + 4), _mm256_castsi256_pd(m1)));
         } else
-            for (int r = 0; r < rows; r++)
-                if (j >= c0[r] && j <= c1[r]) p[r] = B->A[base + r];
+            for (int r = 0; r < 8; r++) p[r] = r < rows && j >= c0[r] && j <= c1[r] ? B->A[base + r] : 0.0;
     }
     for (int r = 0; r < rows; r++)
         for (int64_t j = R[r].r0; j <= R[r].r1; j++) P[8 * (j - J0) + r] = B->A[(o0 + r) * l1 + ro + j];
