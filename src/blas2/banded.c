@@ -12,7 +12,9 @@
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include "eft/eft_band.h"
+#include "eft/eft_dot_small.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,19 +26,18 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
         *c = beta == 0.0 ? 0.0 : beta * *c;
         return OZBLAS_STATUS_SUCCESS;
     }
+    /* alpha = 1, beta = 0 (DTBSV's and DTBMV's rows): the short error-free DOT straight away,
+     * without the problem (ozb_short_sum's first step there, where it certifies a nonzero) */
+    double v;
+    if (alpha == 1.0 && beta == 0.0 && k <= OZB_DOT_ONE_SIGMA && ozb_eft_dot_unit(a, b, k, 0, &v) && v != 0.0) {
+        *c = v;
+        return OZBLAS_STATUS_SUCCESS;
+    }
     const ozb_problem pr = { .m = 1, .n = 1, .k = k, .a = { a, 0, 1 }, .b = { b, 0, 1 }, .alpha = alpha, .beta = beta,
                              .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
-    double v;
     if (alpha != 0.0 && ozb_short_sum(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
     if (alpha == 0.0) { *c = beta == 0.0 ? 0.0 : beta * *c; return OZBLAS_STATUS_SUCCESS; }
     return ozb_run_rn(h, &pr);
-}
-
-/* A(i, j) of a symmetric/triangular band matrix with k off-diagonals stored in its `lower`
- * (else upper) triangle: the caller asks only for stored (i, j) */
-static inline double sb(const double *A, int64_t lda, int64_t k, int lower, int64_t i, int64_t j)
-{
-    return lower ? A[i - j + j * lda] : A[k + i - j + j * lda];
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -252,6 +253,7 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * 2 * (size_t)(k + 2));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     const int lower = uplo == OZBLAS_LOWER, t = trans == OZBLAS_OP_T, low = lower != t;
+    const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
     double *x0 = ozb_vec0_mut(x, n, incx), *a = buf, *b = buf + k + 2;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
@@ -262,19 +264,24 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
         for (int part = 0; part < 2 && st == OZBLAS_STATUS_SUCCESS; part++) {
             const int64_t q0 = part == 0 ? max64(0, p - k) : max64(s, p - k), q1 = part == 0 ? min64(s, p) : p;
             if (part == 0 && s == 0) continue;   /* the first block has no update */
+            /* no term but x_i: RN(x_i) = x_i where it is finite and nonzero (zeros and the
+             * rest take the exact sums' rules) */
+            if (q0 >= q1 && isfinite(x0[i * incx]) && x0[i * incx] != 0.0) continue;
             int64_t c = 0;
             a[c] = 1.0;
             b[c++] = x0[i * incx];
-            for (int64_t q = q0; q < q1; q++) {
-                const int64_t j = low ? q : n - 1 - q;
-                /* op(T)(i, j) = T(i, j) or T(j, i): stored where lower ? r >= s : r <= s */
-                const int64_t r = t ? j : i, cc = t ? i : j;
-                a[c] = -sb(A, lda, k, lower, r, cc);
-                b[c++] = x0[j * incx];
+            /* op(T)(i, j) = T(i, j) or T(j, i), T(r, cc) at A[cc (lda - 1) + r + off]: j moves
+             * by dj a step, so the address by dj along a row of the storage (t) or dj (lda - 1) */
+            const int64_t j0 = low ? q0 : n - 1 - q0;
+            int64_t ad = t ? i * (lda - 1) + j0 + off : j0 * (lda - 1) + i + off;
+            const double *xj = x0 + j0 * incx;
+            for (int64_t q = q0; q < q1; q++, ad += step, xj += dj * incx) {
+                a[c] = -A[ad];
+                b[c++] = *xj;
             }
             st = exact_sum(h, a, b, c, 1.0, 0.0, &x0[i * incx]);
         }
-        if (diag == OZBLAS_NON_UNIT && st == OZBLAS_STATUS_SUCCESS) x0[i * incx] /= sb(A, lda, k, lower, i, i);
+        if (diag == OZBLAS_NON_UNIT && st == OZBLAS_STATUS_SUCCESS) x0[i * incx] /= A[i * lda + off];
     }
     ozb_fpenv_leave(env, changed);
     return st;

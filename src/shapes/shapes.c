@@ -142,12 +142,20 @@ ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int l
 
 int ozb_short_sum(const ozb_problem *pr, double *out)
 {
-    double v = *pr->c;
-    ozb_problem q = *pr;
-    q.c = &v;
-    if (pr->k <= OZB_DOT_ONE_SIGMA && ozb_eft_dot_short(&q) && v != 0.0) {
-        *out = v;
-        return 1;
+    if (pr->k <= OZB_DOT_ONE_SIGMA) {
+        double v = *pr->c;
+        int ok;
+        if (pr->alpha == 1.0 && pr->beta == 0.0 && pr->a.cs == 1 && pr->b.cs == 1)
+            ok = ozb_eft_dot_unit(pr->a.p, pr->b.p, pr->k, 0, &v);   /* ozb_eft_dot_short's steps there */
+        else {
+            ozb_problem q = *pr;
+            q.c = &v;
+            ok = ozb_eft_dot_short(&q);
+        }
+        if (ok && v != 0.0) {
+            *out = v;
+            return 1;
+        }
     }
     return ozb_exact_small_value(pr, out);
 }
