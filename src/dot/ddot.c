@@ -2,6 +2,11 @@
  * with op(A) = x^T (one row) and op(B) = y (one column): all slice pairs of a k-block
  * in one GEMM (GEMM-ization, seed 001 §4.3). */
 #include "dispatch/dispatch.h"
+#include "core/backend.h"
+
+/* strided DOTs up to this many products go to the direct path through contiguous copies on the
+ * stack (LAPACK's DOTs along rows of a matrix) */
+#define DOT_GATHER 128
 
 ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,
                             const double *y, int64_t incy, double *result)
@@ -20,10 +25,23 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
         if (st == OZBLAS_STATUS_SUCCESS) *result = r;
         return st;
     }
+    const double *x0 = x + (incx < 0 ? (n - 1) * -incx : 0), *y0 = y + (incy < 0 ? (n - 1) * -incy : 0);
+    if ((incx != 1 || incy != 1) && n <= DOT_GATHER && ozb_host_operands(h)) {
+        /* the same terms in the same order: the same bits as the strided walk */
+        double xb[DOT_GATHER], yb[DOT_GATHER];
+        for (int64_t l = 0; l < n; l++) {
+            xb[l] = x0[l * incx];
+            yb[l] = y0[l * incy];
+        }
+        if (ozb_run_dot_direct(h, xb, yb, n, &r, &st)) {
+            if (st == OZBLAS_STATUS_SUCCESS) *result = r;
+            return st;
+        }
+    }
     ozb_problem pr = {
         .m = 1, .n = 1, .k = n,
-        .a = { x + (incx < 0 ? (n - 1) * -incx : 0), 0, incx },
-        .b = { y + (incy < 0 ? (n - 1) * -incy : 0), 0, incy },
+        .a = { x0, 0, incx },
+        .b = { y0, 0, incy },
         .alpha = 1.0, .beta = 0.0, .c = &r, .crs = 0, .ccs = 0,
         .kblock = OZB_KBLOCK_DOT,
         .c_host = 1,
