@@ -29,9 +29,20 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
     /* alpha = 1, beta = 0 (DTBSV's and DTBMV's rows): the short error-free DOT straight away,
      * without the problem (ozb_short_sum's first step there, where it certifies a nonzero) */
     double v;
-    if (alpha == 1.0 && beta == 0.0 && k <= OZB_DOT_ONE_SIGMA && ozb_eft_dot_unit(a, b, k, 0, &v) && v != 0.0) {
-        *c = v;
-        return OZBLAS_STATUS_SUCCESS;
+    if (alpha == 1.0 && beta == 0.0 && k <= OZB_DOT_ONE_SIGMA) {
+        if (ozb_eft_dot_unit(a, b, k, 0, &v) && v != 0.0) {
+            *c = v;
+            return OZBLAS_STATUS_SUCCESS;
+        }
+        /* every product exactly zero (a zero factor, the other finite): the exact sum is zero,
+         * +0 as the exact sums round it (ozb_exact_zero_products): LAPACK's right-hand sides
+         * of zeros */
+        int64_t l = 0;
+        while (l < k && ((a[l] == 0.0 && isfinite(b[l])) || (b[l] == 0.0 && isfinite(a[l])))) l++;
+        if (l == k) {
+            *c = 0.0;
+            return OZBLAS_STATUS_SUCCESS;
+        }
     }
     const ozb_problem pr = { .m = 1, .n = 1, .k = k, .a = { a, 0, 1 }, .b = { b, 0, 1 }, .alpha = alpha, .beta = beta,
                              .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
