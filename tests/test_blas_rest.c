@@ -867,6 +867,12 @@ START_TEST(banded)
                         ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, SB, lds, y1, -2), 0);
                         ck_assert_int_eq(ozblas_dtrsv(h, ul, op, dg, n, S, n, y2, -2), 0);
                         check_bits(y1, y2, (size_t)(2 * m), ctx);
+                        /* a right-hand side of signed zeros: the first position solved has no
+                         * term (its -0 kept), every other an exact zero sum, as DTRSV's */
+                        for (int64_t q = 0; q < 2 * m; q++) y1[q] = y2[q] = q % 4 ? 0.0 : -0.0;
+                        ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, SB, lds, y1, -2), 0);
+                        ck_assert_int_eq(ozblas_dtrsv(h, ul, op, dg, n, S, n, y2, -2), 0);
+                        check_bits(y1, y2, (size_t)(2 * m), ctx);
                     }
                 free(SB); free(S);
             }

@@ -275,6 +275,7 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
         for (int part = 0; part < 2 && st == OZBLAS_STATUS_SUCCESS; part++) {
             const int64_t q0 = part == 0 ? max64(0, p - k) : max64(s, p - k), q1 = part == 0 ? min64(s, p) : p;
             if (part == 0 && s == 0) continue;   /* the first block has no update */
+            if (p == 0) continue;                 /* the first position has no term: DTRSV's x_i */
             /* no term but x_i: RN(x_i) = x_i where it is finite and nonzero (zeros and the
              * rest take the exact sums' rules) */
             if (q0 >= q1 && isfinite(x0[i * incx]) && x0[i * incx] != 0.0) continue;
