@@ -253,6 +253,33 @@ ozblas_status_t ozblas_dtbmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     return band_mv(h, &B, n, 1.0, xc, 1, 0.0, x0, incx);
 }
 
+/* DTBSV's update of block s (its positions p in [s, s + OZBLAS_TRSM_BLOCK) with a term before
+ * it, p < s + k): x_i := RN(x_i - sum_{q in [p - k, s)} op(T)(i, j) x_j) for eight positions at
+ * a time by ozb_eft_band_strip (i, j the positions' rows, i = p or n - 1 - p by `low`, and j
+ * likewise from q; T(r, cc) at A[cc (lda - 1) + r + off]).  Returns the positions it made (bit
+ * p - s); the others are left as they were, to the exact sums. */
+static unsigned block_update(const double *A, int64_t lda, int64_t n, int64_t k, int t, int low, int64_t off, int64_t s,
+                             double *x0, int64_t incx, double *P, double *xs)
+{
+    const int64_t e = min64(min64(s + OZBLAS_TRSM_BLOCK, n), s + k), Q0 = max64(0, s - k), w = s - Q0, dj = low ? 1 : -1;
+    unsigned done = 0;
+    for (int64_t q = Q0; q < s; q++) xs[q - Q0] = x0[(low ? q : n - 1 - q) * incx];
+    for (int64_t p0 = s; p0 < e; p0 += 8) {
+        const int rows = e - p0 < 8 ? (int)(e - p0) : 8;
+        memset(P, 0, sizeof(double) * 8 * (size_t)w);
+        for (int r = 0; r < rows; r++) {
+            const int64_t p = p0 + r, i = low ? p : n - 1 - p, q0 = max64(0, p - k), j0 = low ? q0 : n - 1 - q0;
+            /* as DTBSV's rows below: j moves by dj a step */
+            int64_t ad = t ? i * (lda - 1) + j0 + off : j0 * (lda - 1) + i + off;
+            const int64_t st = t ? dj : dj * (lda - 1);
+            for (int64_t q = q0; q < s; q++, ad += st) P[8 * (q - Q0) + r] = A[ad];
+        }
+        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x0 + (low ? p0 : n - 1 - p0) * incx, dj * incx);
+        done |= (((1u << rows) - 1) & ~left) << (p0 - s);
+    }
+    return done;
+}
+
 /* DTBSV: the rule of CONTRACT §6 with the band's zeros left out of each exact sum (the sums,
  * and so every rounding, are those of DTRSV on the full matrix, correctly rounded) */
 ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -261,20 +288,23 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     ozblas_status_t st = tb_args(h, uplo, trans, diag, n, k, A, lda, x, incx);
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     ozb_info_reset(h);
-    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * 2 * (size_t)(k + 2));
+    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (2 * (size_t)(k + 2) + 9 * (size_t)(k + 1)));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     const int lower = uplo == OZBLAS_LOWER, t = trans == OZBLAS_OP_T, low = lower != t;
     const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
-    double *x0 = ozb_vec0_mut(x, n, incx), *a = buf, *b = buf + k + 2;
+    double *x0 = ozb_vec0_mut(x, n, incx), *a = buf, *b = buf + k + 2, *P = b + k + 2, *xs = P + 8 * (k + 1);
+    const int strips = ozb_eft_band_applies(h, -1.0, 1.0);
+    unsigned done0 = 0;                   /* the block's positions whose update is made (bit p - s) */
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
     for (int64_t p = 0; p < n && st == OZBLAS_STATUS_SUCCESS; p++) {
         const int64_t i = low ? p : n - 1 - p;                      /* solve order */
         const int64_t s = p / OZBLAS_TRSM_BLOCK * OZBLAS_TRSM_BLOCK; /* the block's first position */
+        if (p == s) done0 = s > 0 && strips ? block_update(A, lda, n, k, t, low, off, s, x0, incx, P, xs) : 0;
         /* earlier positions q in [p - k, p): before the block (q < s), then in it */
         for (int part = 0; part < 2 && st == OZBLAS_STATUS_SUCCESS; part++) {
             const int64_t q0 = part == 0 ? max64(0, p - k) : max64(s, p - k), q1 = part == 0 ? min64(s, p) : p;
-            if (part == 0 && s == 0) continue;   /* the first block has no update */
+            if (part == 0 && (s == 0 || (done0 >> (p - s) & 1))) continue;   /* none, or made */
             if (p == 0) continue;                 /* the first position has no term: DTRSV's x_i */
             /* no term but x_i: RN(x_i) = x_i where it is finite and nonzero (zeros and the
              * rest take the exact sums' rules) */
