@@ -890,8 +890,7 @@ START_TEST(symv_rows_left)
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
     ozref_rng r;
     tu_rng(&r, "symv_rows_left");
-    /* 1100: DSYMV's DOTs down the columns computed beside the strips, with the prefetches
-     * (eft_symv.c: from n = 1024 on) */
+    /* 1100: DSYMV's strips with the prefetches (eft_symv.c: from n = 1024 on) */
     const int64_t ns[] = { 40, 300, 1100 };
     char ctx[160];
     for (size_t a = 0; a < 3; a++)
@@ -904,7 +903,10 @@ START_TEST(symv_rows_left)
             A[20 + 3 * lda] = A[3 + 20 * lda] = NAN;
             A[n - 2 + (n - 5) * lda] = A[n - 5 + (n - 2) * lda] = INFINITY;
             x[11] = 0.0;
-            snprintf(ctx, sizeof ctx, "n=%d lower=%d", (int)n, lower);
+            /* 1 to 3 threads: the triangle's column partitions, one per thread (eft_symv.c) */
+            const int nth = (int)(1 + (a + (size_t)lower) % 3);
+            ozblas_set_num_threads(h, nth);
+            snprintf(ctx, sizeof ctx, "n=%d lower=%d threads=%d", (int)n, lower, nth);
             const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
             double *S = sym_whole(A, lda, n, lower), *y1 = tu_alloc((size_t)n), *y2 = tu_alloc((size_t)n);
             for (int beta0 = 0; beta0 < 2; beta0++) {

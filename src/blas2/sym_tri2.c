@@ -55,14 +55,17 @@ static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t ld
 {
     if (!ozb_run_rounds_exact(h) || !ozb_eft_symv_applies(h, alpha, beta, n))
         return panel_rows(h, A, lda, n, lower, tri, low, unit, alpha, x0, incx, beta, y0, incy, 0, n);
-    const size_t sb = (ozb_eft_symv_state_bytes(n) + 63) & ~(size_t)63;
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    const int nt = changed ? 1 : ozb_threads_for(h, (double)n * (double)n);
+    const size_t sb = (ozb_eft_symv_state_bytes(n, nt) + 63) & ~(size_t)63;
     char *buf = ozb_buf_get(h, OZB_BUF_SHAPE_T, sb + (size_t)n + 8);
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
+    if (!buf) { ozb_fpenv_leave(env, changed); return OZBLAS_STATUS_ALLOC_FAILED; }
     uint8_t *fail = (uint8_t *)buf + sb;
     const double *xc = x0;
     if (incx != 1) {
         double *c = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);   /* (DTRMV passes its copy, incx 1) */
-        if (!c) return OZBLAS_STATUS_ALLOC_FAILED;
+        if (!c) { ozb_fpenv_leave(env, changed); return OZBLAS_STATUS_ALLOC_FAILED; }
         for (int64_t j = 0; j < n; j++) c[j] = x0[j * incx];
         xc = c;
     }
@@ -71,9 +74,7 @@ static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t ld
      * stored column i of T with its diagonal */
     const int rows = !tri || low == lower;
     const ozb_symv_t s = { A, lda, n, lower, rows, !tri || !rows, tri && !rows, tri && unit, alpha, beta, xc, y0, incy };
-    ozb_fpenv_t env;
-    const int changed = ozb_fpenv_enter(&env);
-    const int64_t left = ozb_eft_symv(h, &s, fail, buf, changed ? 1 : ozb_threads_for(h, (double)n * (double)n));
+    const int64_t left = ozb_eft_symv(h, &s, fail, buf, nt);
     ozb_fpenv_leave(env, changed);
     for (int64_t i = 0; left > 0 && i < n;) {
         if (!fail[i]) { i++; continue; }

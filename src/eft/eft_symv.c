@@ -12,12 +12,18 @@
  * The folds are joined by fold_add (a TwoSum of the S, the error and the other C into C, their
  * magnitudes into A, the G added): a tree over at most n + 3 + 8 (2 + 2) + 4 terms, within
  * ozb_eft_terms(n, LANES, 3), so ozb_eft_put's bound and certificate hold as for one fold.
- * Rows are computed by units of two strips, b and the last but b (the triangle's rows get
- * longer down a lower one: a pair has about the same work as any other), each unit on one
- * thread, every row of it written (or flagged) there: no bit depends on the threads.  A
- * thread's part_n runs column block by column block over its strips, so that each column is
- * read down in a stream (strip by strip, each column would be read 64 bytes a page apart).
- * Compiled with -ffp-contract=off: the FMAs are explicit. */
+ * The threads share the triangle by columns: partition t holds a range of column blocks of
+ * about equal area (a lower triangle's column j has n - j elements, an upper one's j + 1),
+ * computes part_n over those columns for every strip into its own partial lanes, column block
+ * by column block down the strips (each column read down in a stream), and right after each
+ * block the part_t DOTs of the block's rows, down the columns it has just read: every element
+ * is read once, by one core.  Then, by strips, each row's partial folds are joined in
+ * partition order with its part_t (fold_add) and the row rounded or flagged.  A partition's
+ * lane is a fold like any other, and joining at most SYMV_PARTS of them adds that many terms
+ * to the tree, which ozb_eft_terms(n, LANES, 3 + SYMV_PARTS) counts (the bound is the same
+ * for every thread count).  Which partials a row has depends on the threads; a certified
+ * row is RN(exact) whatever they are, and a row left goes to the caller's exact sums: no bit
+ * depends on the threads.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_symv.h"
 #include "eft/eft_dot.h"
 #include "eft/eft_kern.h"
@@ -48,13 +54,18 @@ int ozb_eft_symv_applies(ozblas_handle_t h, double alpha, double beta, int64_t n
 #define PF_STRIPS 16
 #define PF_MIN_N 1024
 
+/* partitions of the columns at most (threads beyond share them) */
+#define SYMV_PARTS 64
+
 typedef struct {
     const ozb_symv_t *s;
     const ozb_eft_t *e;
     int wide;
-    row4_t *st;               /* strip b's lanes at st + 2 b */
-    uint8_t *bad;             /* strip b out of range */
-    fold_t *tf;               /* row i's part_t at tf[i], where computed beside part_n */
+    int64_t nparts;
+    const int64_t *cut;       /* partition t: columns cut[t] .. cut[t + 1] - 1 (multiples of BLN) */
+    row4_t *st;               /* partition t's lanes of strip b at st + 2 (t nstrip + b) */
+    uint8_t *bad;             /* partition t's strip b out of range: bad[t nstrip + b] */
+    fold_t *tf;               /* row i's part_t at tf[i] */
 } symv_ctx;
 
 /* is (i, j) in part_n, and its value there */
@@ -66,11 +77,13 @@ static inline double part_n_elem(const ozb_symv_t *s, int64_t i, int64_t j)
 }
 
 /* strip b's part_n over its columns in [l0, l0 + BLN) (lower: 0..8b+7, upper: 8b..n-1) into
- * st; 0 where a product is out of the kernels' range */
-static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, row4_t st[2], double *pad)
+ * st, a partition's lanes whose columns start at `from` (its first block there starts them);
+ * 0 where a product is out of the kernels' range */
+static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t from, row4_t st[2], double *pad)
 {
     const int64_t n = s->n, r0 = 8 * b, c0 = s->lower ? 0 : r0, c1 = s->lower ? (r0 + 8 < n ? r0 + 8 : n) : n;
     const int64_t j0 = l0 > c0 ? l0 : c0, j1 = l0 + BLN < c1 ? l0 + BLN : c1;
+    const int64_t first = from > c0 ? from : c0;          /* the partition's first column of the strip */
     if (j0 >= j1) return 1;
     const int64_t nb = j1 - j0;
     const double *a = s->A + r0 + j0 * s->lda;
@@ -86,7 +99,7 @@ static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, row4_t st[2
         a = pad;
         ld = 8;
     }
-    return ozb_eft_strip_block(a, ld, s->x + j0, nb, st, j0 == c0);
+    return ozb_eft_strip_block(a, ld, s->x + j0, nb, st, j0 == first);
 }
 
 /* row i's part_t as a fold (S = NaN where out of range) */
@@ -109,86 +122,92 @@ static fold_t row_part_t(const symv_ctx *c, int64_t i)
     return f;
 }
 
-/* the strip of unit u's q-th half (-1: none) */
-static inline int64_t unit_strip(int64_t u, int q, int64_t nstrip)
-{
-    const int64_t b = q ? nstrip - 1 - u : u;
-    return q && b == u ? -1 : b;
-}
-
-/* whether strip b is in units lo..hi-1 (unit u holds strips u and nstrip - 1 - u) */
-static inline int owns(int64_t b, int64_t nstrip, int64_t lo, int64_t hi)
-{
-    const int64_t u = b < nstrip - 1 - b ? b : nstrip - 1 - b;
-    return u >= lo && u < hi;
-}
-
-/* units lo..hi-1: part_n column block by column block over all their strips (each column
- * streams down the strips, as a GEMV-N reads), then row by row part_t and the rounding.
- * Where both parts run (DSYMV), a row's part_t, a DOT down column i of the triangle from the
- * diagonal, is computed as soon as the threads' part_n has passed column block i / BLN: those
- * columns were just read down the strips (this thread's and, at about the same time, the
- * others'), so the triangle comes from memory once instead of twice (from n = PF_MIN_N on,
- * where it is beyond the L2).  Each row's arithmetic is the same whenever it runs: the
- * schedule changes no bit and no flag. */
-static int64_t units(void *ctx, int64_t lo, int64_t hi)
+/* Partitions lo..hi-1: part_n of every strip over the partition's columns, column block by
+ * column block, each block's part_t DOTs right after it */
+static int64_t parts(void *ctx, int64_t lo, int64_t hi)
 {
     const symv_ctx *c = ctx;
     const ozb_symv_t *s = c->s;
     const int64_t n = s->n, nstrip = (n + 7) / 8;
-    const double N = ozb_eft_terms(n, LANES, 3);
     double pad[8 * BLN];
     const __m256d z = _mm256_setzero_pd();
-    for (int64_t u = lo; u < hi; u++)
-        for (int q = 0; q < 2; q++) {
-            const int64_t b = unit_strip(u, q, nstrip);
-            if (b < 0) continue;
-            row4_t *st = c->st + 2 * b;
-            for (int v = 0; v < 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
-            c->bad[b] = 0;
+    for (int64_t t = lo; t < hi; t++) {
+        row4_t *st = c->st + 2 * t * nstrip;
+        uint8_t *bad = c->bad + t * nstrip;
+        for (int64_t q = 0; q < 2 * nstrip; q++) st[q].t.s = st[q].t.c = st[q].t.a = st[q].t.g = st[q].g = z;
+        memset(bad, 0, (size_t)nstrip);
+        const int64_t from = c->cut[t], to = c->cut[t + 1];
+        for (int64_t l0 = from; l0 < to; l0 += BLN) {
+            /* the strips with columns in the block: lower, those from row l0 down; upper,
+             * those down to row l0 + BLN */
+            const int64_t b0 = s->lower ? l0 / 8 : 0, b1 = s->lower ? nstrip : ((l0 + BLN < n ? l0 + BLN : n) + 7) / 8;
+            for (int64_t b = b0; s->part_n && b < b1; b++)
+                if (!bad[b] && !strip_block_n(s, b, l0, from, st + 2 * b, pad)) bad[b] = 1;
+            for (int64_t i = l0; s->part_t && i < l0 + BLN && i < n; i++) c->tf[i] = row_part_t(c, i);
         }
-    const int beside = s->part_n && s->part_t && n >= PF_MIN_N;
-    for (int64_t l0 = 0; l0 < n && s->part_n; l0 += BLN) {
-        for (int q = 0; q < 2; q++)
-            for (int64_t u = q ? hi - 1 : lo; q ? u >= lo : u < hi; u += q ? -1 : 1) {
-                const int64_t b = unit_strip(u, q, nstrip);
-                if (b >= 0 && !c->bad[b] && !strip_block_n(s, b, l0, c->st + 2 * b, pad)) c->bad[b] = 1;
-            }
-        for (int64_t i = l0; beside && i < l0 + BLN && i < n; i++)
-            if (owns(i / 8, nstrip, lo, hi)) c->tf[i] = row_part_t(c, i);
     }
+    return 0;
+}
+
+/* Strips lo..hi-1: each row's partial folds joined in partition order with its part_t, then
+ * rounded into y or flagged */
+static int64_t strips(void *ctx, int64_t lo, int64_t hi)
+{
+    const symv_ctx *c = ctx;
+    const ozb_symv_t *s = c->s;
+    const int64_t n = s->n, nstrip = (n + 7) / 8;
+    const double N = ozb_eft_terms(n, LANES, 3 + SYMV_PARTS);
     int64_t left = 0;
-    for (int64_t u = lo; u < hi; u++)
-        for (int q = 0; q < 2; q++) {
-            const int64_t b = unit_strip(u, q, nstrip);
-            if (b < 0) continue;
-            double sn[8] = {0}, cn[8] = {0}, an[8] = {0}, gn[8] = {0};
-            if (s->part_n) {
-                const row4_t *st = c->st + 2 * b;
-                for (int v = 0; v < 2; v++) {
-                    _mm256_storeu_pd(sn + 4 * v, st[v].t.s); _mm256_storeu_pd(cn + 4 * v, st[v].t.c);
-                    _mm256_storeu_pd(an + 4 * v, st[v].t.a); _mm256_storeu_pd(gn + 4 * v, st[v].t.g);
-                }
-                if (c->bad[b]) for (int r = 0; r < 8; r++) sn[r] = NAN;
+    for (int64_t b = lo; b < hi; b++) {
+        fold_t f[8] = {{0}};
+        for (int64_t t = 0; s->part_n && t < c->nparts; t++) {
+            const row4_t *st = c->st + 2 * (t * nstrip + b);
+            double sn[8], cn[8], an[8], gn[8];
+            for (int v = 0; v < 2; v++) {
+                _mm256_storeu_pd(sn + 4 * v, st[v].t.s); _mm256_storeu_pd(cn + 4 * v, st[v].t.c);
+                _mm256_storeu_pd(an + 4 * v, st[v].t.a); _mm256_storeu_pd(gn + 4 * v, st[v].t.g);
             }
-            for (int r = 0; r < 8 && 8 * b + r < n; r++) {
-                const int64_t i = 8 * b + r;
-                fold_t f = {sn[r], cn[r], an[r], gn[r]};
-                if (s->part_t) {
-                    const fold_t t = beside ? c->tf[i] : row_part_t(c, i);
-                    fold_add(&f, t.S, t.C, t.A + fabs(t.C), t.G);
-                }
-                if (s->part_t && s->diag_t && s->unit) fold_add(&f, s->x[i], 0.0, 0.0, 0.0);
-                left += ozb_eft_put(c->e, i, f, N);
-            }
+            if (c->bad[t * nstrip + b]) for (int r = 0; r < 8; r++) sn[r] = NAN;
+            for (int r = 0; r < 8; r++) fold_add(&f[r], sn[r], cn[r], an[r], gn[r]);
         }
+        for (int r = 0; r < 8 && 8 * b + r < n; r++) {
+            const int64_t i = 8 * b + r;
+            if (s->part_t) {
+                const fold_t t = c->tf[i];
+                fold_add(&f[r], t.S, t.C, t.A + fabs(t.C), t.G);
+            }
+            if (s->part_t && s->diag_t && s->unit) fold_add(&f[r], s->x[i], 0.0, 0.0, 0.0);
+            left += ozb_eft_put(c->e, i, f[r], N);
+        }
+    }
     return left;
+}
+
+/* the partitions' first columns for np partitions (cut[np] = n): multiples of BLN splitting
+ * the triangle's area evenly (lower: column j holds n - j elements, upper: j + 1) */
+static void cuts(int64_t n, int lower, int64_t np, int64_t *cut)
+{
+    const double total = (double)n * (double)(n + 1) / 2.0;
+    int64_t j = 0;
+    double area = 0.0;
+    cut[0] = 0;
+    for (int64_t t = 1; t < np; t++) {
+        while (j < n && area < total * (double)t / (double)np) {
+            const int64_t e = j + BLN < n ? j + BLN : n;
+            for (; j < e; j++) area += lower ? (double)(n - j) : (double)(j + 1);
+        }
+        cut[t] = j;
+    }
+    cut[np] = n;
 }
 #endif
 
-size_t ozb_eft_symv_state_bytes(int64_t n)
+static int64_t parts_for(int nt) { return nt < 1 ? 1 : nt > SYMV_PARTS ? SYMV_PARTS : nt; }
+
+size_t ozb_eft_symv_state_bytes(int64_t n, int nt)
 {
-    return ((size_t)n / 8 + 1) * (2 * 5 * 32 + 1 + 8 * sizeof(fold_t)) + 32;
+    const size_t np = (size_t)parts_for(nt), nstrip = (size_t)n / 8 + 1;
+    return np * nstrip * (2 * sizeof(row4_t) + 1) + (size_t)n * sizeof(fold_t) + (np + 1) * sizeof(int64_t) + 96;
 }
 
 int64_t ozb_eft_symv(ozblas_handle_t h, const ozb_symv_t *s, uint8_t *fail, void *state, int nt)
@@ -197,11 +216,15 @@ int64_t ozb_eft_symv(ozblas_handle_t h, const ozb_symv_t *s, uint8_t *fail, void
     const ozb_problem pr = { .m = s->n, .n = 1, .k = s->n, .alpha = s->alpha, .beta = s->beta, .c = s->y,
                              .crs = s->incy, .ccs = 0 };
     const ozb_eft_t e = { &pr, fail, NULL, NULL, 1, 0.0, ozb_eft_wide(h) };
-    const int64_t nstrip = (s->n + 7) / 8;
-    row4_t *st = (row4_t *)state;
-    uint8_t *bad = (uint8_t *)(st + 2 * nstrip);
-    const symv_ctx c = { s, &e, e.wide, st, bad, (fold_t *)(bad + ((nstrip + 31) & ~(int64_t)31)) };
-    return ozb_par_for(nt > 1, nt, (nstrip + 1) / 2, units, (void *)&c);
+    const int64_t nstrip = (s->n + 7) / 8, np = parts_for(nt);
+    row4_t *st = (row4_t *)state;                               /* 32-byte aligned */
+    fold_t *tf = (fold_t *)(st + 2 * np * nstrip);
+    int64_t *cut = (int64_t *)(tf + s->n);
+    uint8_t *bad = (uint8_t *)(cut + np + 1);
+    cuts(s->n, s->lower, np, cut);
+    const symv_ctx c = { s, &e, e.wide, np, cut, st, bad, tf };
+    (void)ozb_par_for(nt > 1, nt, np, parts, (void *)&c);
+    return ozb_par_for(nt > 1, nt, nstrip, strips, (void *)&c);
 #else
     (void)h; (void)s; (void)nt; (void)state;
     memset(fail, 1, (size_t)s->n);

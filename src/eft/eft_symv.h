@@ -32,6 +32,6 @@ int ozb_eft_symv_applies(ozblas_handle_t h, double alpha, double beta, int64_t n
  * or zero).  Returns the rows left.  In the caller's floating-point environment, which must
  * be the standard one (core/fpenv.h). */
 int64_t ozb_eft_symv(ozblas_handle_t h, const ozb_symv_t *s, uint8_t *fail, void *state, int nt);
-/* the bytes of ozb_eft_symv's state (32-byte aligned) */
-size_t ozb_eft_symv_state_bytes(int64_t n);
+/* the bytes of ozb_eft_symv's state for nt threads (32-byte aligned) */
+size_t ozb_eft_symv_state_bytes(int64_t n, int nt);
 #endif
