@@ -754,8 +754,12 @@ START_TEST(packed)
     ozref_rng r;
     tu_rng(&r, "packed");
     char ctx[120];
-    for (int64_t n = 1; n <= 70; n += 23)
+    /* 450: the triangle's copies on 3 threads (packed.c: pairs of column blocks) */
+    const int64_t ns[] = { 1, 24, 47, 70, 450 };
+    for (size_t q = 0; q < 5; q++)
         for (int lower = 0; lower < 2; lower++) {
+            const int64_t n = ns[q];
+            ozblas_set_num_threads(h, n > 400 ? 3 : 0);
             double *A = tri_operand(&r, n, n, 2.0), *AP = malloc(sizeof(double) * (size_t)(n * (n + 1) / 2 + 1));
             for (int64_t j = 0, k = 0; j < n; j++)
                 for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++) AP[k++] = A[i + j * n];

@@ -4,6 +4,9 @@
  * counterpart (CONTRACT §6).  The copies cost O(n^2), the order of the routine itself. */
 #include "shapes/shapes.h"
 #include "core/backend.h"
+#include "core/par.h"
+#include "core/ozb_internal.h"
+#include <string.h>
 
 /* element (i, j) of the stored triangle in column-major packed storage */
 static inline int64_t packed_index(int64_t n, int lower, int64_t i, int64_t j)
@@ -12,14 +15,41 @@ static inline int64_t packed_index(int64_t n, int lower, int64_t i, int64_t j)
 }
 
 /* the stored triangle into full (ld n), or back (pack != 0) */
-static void move_triangle(double *AP, double *full, int64_t n, int lower, int pack)
+typedef struct { double *AP, *full; int64_t n; int lower, pack; } move_t;
+
+/* columns lo..hi-1 of the move */
+static int64_t move_columns(void *ctx, int64_t lo, int64_t hi)
 {
-    for (int64_t j = 0; j < n; j++) {
-        const int64_t i0 = lower ? j : 0, i1 = lower ? n : j + 1;
-        double *p = AP + packed_index(n, lower, i0, j), *f = full + i0 + j * n;
-        if (pack) memcpy(p, f, sizeof(double) * (size_t)(i1 - i0));
+    const move_t *mv = ctx;
+    for (int64_t j = lo; j < hi; j++) {
+        const int64_t i0 = mv->lower ? j : 0, i1 = mv->lower ? mv->n : j + 1;
+        double *p = mv->AP + packed_index(mv->n, mv->lower, i0, j), *f = mv->full + i0 + j * mv->n;
+        if (mv->pack) memcpy(p, f, sizeof(double) * (size_t)(i1 - i0));
         else memcpy(f, p, sizeof(double) * (size_t)(i1 - i0));
     }
+    return 0;
+}
+
+/* Two ranges of columns of about equal area a thread: the copy is as memory-bound as the
+ * routine after it, and one core does not draw the memory's bandwidth */
+static int64_t move_pairs(void *ctx, int64_t lo, int64_t hi)
+{
+    const move_t *mv = ctx;
+    const int64_t n = mv->n, units = (n + 63) / 64;
+    for (int64_t u = lo; u < hi; u++) {
+        /* unit u: column blocks u and units - 1 - u (lower: long then short columns) */
+        const int64_t a = u, b = units - 1 - u;
+        (void)move_columns(ctx, 64 * a, 64 * a + 64 < n ? 64 * a + 64 : n);
+        if (b != a) (void)move_columns(ctx, 64 * b, 64 * b + 64 < n ? 64 * b + 64 : n);
+    }
+    return 0;
+}
+
+static void move_triangle(ozblas_handle_t h, double *AP, double *full, int64_t n, int lower, int pack)
+{
+    move_t mv = { AP, full, n, lower, pack };
+    const int nt = ozb_threads_for(h, (double)n * (double)n / 2.0);
+    (void)ozb_par_for(nt > 1, nt, (n + 127) / 128, move_pairs, &mv);
 }
 
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
@@ -28,7 +58,7 @@ static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS
 static double *unpacked(ozblas_handle_t h, const double *AP, int64_t n, int lower)
 {
     double *full = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)n * (size_t)n);
-    if (full) move_triangle((double *)AP, full, n, lower, 0);
+    if (full) move_triangle(h, (double *)AP, full, n, lower, 0);
     return full;
 }
 
@@ -86,7 +116,7 @@ ozblas_status_t ozblas_dspr(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, do
     double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
     if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
     const ozblas_status_t st = ozblas_dsyr(h, uplo, n, alpha, x, incx, full, n);
-    if (st == OZBLAS_STATUS_SUCCESS) move_triangle(AP, full, n, uplo == OZBLAS_LOWER, 1);
+    if (st == OZBLAS_STATUS_SUCCESS) move_triangle(h, AP, full, n, uplo == OZBLAS_LOWER, 1);
     return st;
 }
 
@@ -100,6 +130,6 @@ ozblas_status_t ozblas_dspr2(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
     if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
     const ozblas_status_t st = ozblas_dsyr2(h, uplo, n, alpha, x, incx, y, incy, full, n);
-    if (st == OZBLAS_STATUS_SUCCESS) move_triangle(AP, full, n, uplo == OZBLAS_LOWER, 1);
+    if (st == OZBLAS_STATUS_SUCCESS) move_triangle(h, AP, full, n, uplo == OZBLAS_LOWER, 1);
     return st;
 }
