@@ -122,8 +122,11 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
     const int wide = ozb_eft_wide(h);   /* the 512-bit one-term loop: the same bits */
     /* pass 1, parallel over columns: the certified updates; a column whose factors do not
      * split exactly is flagged whole (fail[m n] byte per element) */
-    /* (no OpenMP region at all on one thread: core/par.h) */
-    OZB_PARALLEL_FOR_IF(nt > 1, schedule(static) num_threads(nt),
+    /* (no OpenMP region at all on one thread: core/par.h).  A triangle's columns get shorter
+     * (or longer) across it: there the threads take blocks of 16 columns in turn, so that each
+     * has about the same share of it; a rectangle's, one range each */
+    const int chunk = r->tri ? 16 : (int)((r->n + nt - 1) / nt);
+    OZB_PARALLEL_FOR_IF(nt > 1, schedule(static, chunk) num_threads(nt),
     for (int64_t j = 0; j < r->n; j++) {
         int64_t i0, i1;
         rows_of(r, j, &i0, &i1);
