@@ -1,12 +1,13 @@
 /* ozblas_dnrm2: RN(sqrt(sum x_i^2)) with the sum exact, in every mode.
  *
  * Frame: e = floor(log2 max|x_i|); the candidate r for sqrt(S 2^-2e) (S' in [1, 4n)) comes from
- * a double-double sum of the squares of x_i 2^-e in eight lanes (fixed lanes, fixed order).
+ * a double-double sum of the squares of x_i 2^-e in eight lanes (fixed lanes, fixed order) over
+ * chunks of 2^16 elements, the chunks' double-doubles added by one more compensated sum.
  * Certificate: r is RN(sqrt(S')) iff S' lies strictly between the squares of the midpoints next
  * to r, i.e. -r g_dn + g_dn^2/4 < S' - r^2 < r g_up + g_up^2/4 (g: the gaps below and above
  * r).  S' - r^2 is estimated as (sh - rh) - rl + sl (r^2 = rh + rl exactly by TwoProduct;
- * sh - rh exact by Sterbenz), known to within B: the lanes' error (all terms positive: at most
- * 2 (n + 4)^2 u^2 S'), the squares of elements below 2^-480 in the frame (TwoProduct or the
+ * sh - rh exact by Sterbenz), known to within B: the sums' error (all terms positive: at most
+ * 2 ((m + 4)^2 + (c + 4)^2) u^2 S' for chunks of at most m elements, c of them), the squares of elements below 2^-480 in the frame (TwoProduct or the
  * scaling inexact: 2^-958 each) and the estimate's own two roundings.  Certified when both
  * inequalities hold with B and a margin of 2^-38 of the gap (which also covers g^2/4).  Only
  * frames whose result is normal (-1000 <= e <= 1000) are certified this way.

@@ -99,7 +99,11 @@ static int64_t jlo(const runs_t *R) { return R->c0 <= R->c1 ? (R->r0 <= R->r1 ? 
 static int64_t jhi(const runs_t *R) { return R->c0 <= R->c1 ? (R->r0 <= R->r1 ? max64(R->c1, R->r1) : R->c1) : R->r1; }
 
 /* the widest span */
-static int64_t span_max(const band_t *B) { return B->kind <= GB_T ? B->kl + B->ku + 1 : 2 * B->kl + 1; }
+static int64_t span_max(const band_t *B)
+{
+    const int64_t w = B->kind <= GB_T ? B->kl + B->ku + 1 : 2 * B->kl + 1, len = B->kind == GB_T ? B->m : B->n;
+    return w < len ? w : len;                  /* no wider than x (a band wider than the matrix) */
+}
 
 /* The strip of outputs o0..o0+rows-1 over columns J0..J0+w-1 into P ([column][8], zeros outside
  * the band).  The column runs eight rows at a time by two loads, their lanes outside the run
@@ -288,11 +292,12 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     ozblas_status_t st = tb_args(h, uplo, trans, diag, n, k, A, lda, x, incx);
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     ozb_info_reset(h);
-    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (2 * (size_t)(k + 2) + 9 * (size_t)(k + 1)));
+    const int64_t kk = k < n ? k : n;          /* a row's terms: at most min(k, n - 1) */
+    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (2 * (size_t)(kk + 2) + 9 * (size_t)(kk + 1)));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     const int lower = uplo == OZBLAS_LOWER, t = trans == OZBLAS_OP_T, low = lower != t;
     const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
-    double *x0 = ozb_vec0_mut(x, n, incx), *a = buf, *b = buf + k + 2, *P = b + k + 2, *xs = P + 8 * (k + 1);
+    double *x0 = ozb_vec0_mut(x, n, incx), *a = buf, *b = buf + kk + 2, *P = b + kk + 2, *xs = P + 8 * (kk + 1);
     const int strips = ozb_eft_band_applies(h, -1.0, 1.0);
     unsigned done0 = 0;                   /* the block's positions whose update is made (bit p - s) */
     ozb_fpenv_t env;

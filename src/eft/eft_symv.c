@@ -10,8 +10,9 @@
  *           DOT lanes beyond (ozb_eft_dot_fold);
  *   a unit diagonal in part_t: x_i itself, an exact term.
  * The folds are joined by fold_add (a TwoSum of the S, the error and the other C into C, their
- * magnitudes into A, the G added): a tree over at most n + 3 + 8 (2 + 2) + 4 terms, within
- * ozb_eft_terms(n, LANES, 3), so ozb_eft_put's bound and certificate hold as for one fold.
+ * magnitudes into A, the G added): one partition's fold and part_t make a tree over at most
+ * n + 3 + 8 (2 + 2) + 4 terms, within ozb_eft_terms(n, LANES, 3), and each further partition
+ * one term more (below), so ozb_eft_put's bound and certificate hold as for one fold.
  * The threads share the triangle by columns: partition t holds a range of column blocks of
  * about equal area (a lower triangle's column j has n - j elements, an upper one's j + 1),
  * computes part_n over those columns for every strip into its own partial lanes, column block
