@@ -98,6 +98,21 @@ static inline double coef(const band_t *B, const runs_t *R, int64_t o, int64_t j
 static int64_t jlo(const runs_t *R) { return R->c0 <= R->c1 ? (R->r0 <= R->r1 ? min64(R->c0, R->r0) : R->c0) : R->r0; }
 static int64_t jhi(const runs_t *R) { return R->c0 <= R->c1 ? (R->r0 <= R->r1 ? max64(R->c1, R->r1) : R->c1) : R->r1; }
 
+/* One past the last element of A the band refers to: the storage may end there (a caller
+ * need not hold the rows of the last columns below the band: the CBLAS testers' row-major band
+ * matrices are allocated to their last element), so no load may read beyond it.  General:
+ * the last column with an element, min(n - 1, m - 1 + ku), down to its last row; lower: the
+ * last diagonal element, (n - 1) lda; upper: the same at row k of the storage. */
+static int64_t band_end(const band_t *B)
+{
+    if (B->kind <= GB_T) {
+        const int64_t j = B->n - 1 < B->m - 1 + B->ku ? B->n - 1 : B->m - 1 + B->ku;
+        const int64_t i = B->m - 1 < j + B->kl ? B->m - 1 : j + B->kl;
+        return j * B->lda + B->ku + i - j + 1;
+    }
+    return (B->n - 1) * B->lda + (B->lower ? 0 : B->kl) + 1;
+}
+
 /* the widest span */
 static int64_t span_max(const band_t *B)
 {
@@ -107,11 +122,11 @@ static int64_t span_max(const band_t *B)
 
 /* The strip of outputs o0..o0+rows-1 over columns J0..J0+w-1 into P ([column][8], zeros outside
  * the band).  The column runs eight rows at a time by two loads, their lanes outside the run
- * masked (the loads stay inside A, else that column goes element by element); the row runs
- * element by element */
+ * masked (the loads stay within A[0 .. band_end), else that column goes element by element);
+ * the row runs element by element */
 static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, int64_t J0, int64_t w, double *P)
 {
-    const int64_t co = co_of(B), ro = ro_of(B), end = B->lda * B->n, l1 = B->lda - 1;
+    const int64_t co = co_of(B), ro = ro_of(B), end = band_end(B), l1 = B->lda - 1;
     int64_t cl = INT64_MAX, ch = -1;
     int64_t c0[8], c1[8];
     for (int r = 0; r < 8; r++) {
