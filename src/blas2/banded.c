@@ -13,6 +13,8 @@
 #include "core/fpenv.h"
 #include "eft/eft_band.h"
 #include "eft/eft_dot_small.h"
+#include "exact/exact_small.h"
+#include "exact/zero_products.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
 #include <stdlib.h>
@@ -22,23 +24,23 @@
 static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const double *b, int64_t k, double alpha,
                                  double beta, double *c)
 {
-    if (k == 0) {
+    if (k == 0 || alpha == 0.0) {
         *c = beta == 0.0 ? 0.0 : beta * *c;
         return OZBLAS_STATUS_SUCCESS;
     }
-    /* alpha = 1, beta = 0 (DTBSV's and DTBMV's rows): the short error-free DOT straight away,
-     * without the problem (ozb_short_sum's first step there, where it certifies a nonzero) */
+    /* alpha = 1, beta = 0 (DTBSV's and DTBMV's rows): ozb_short_sum's first step, the short
+     * error-free DOT, straight away without the problem, where it certifies a nonzero */
+    const int unit = alpha == 1.0 && beta == 0.0 && k <= OZB_DOT_ONE_SIGMA;
     double v;
-    if (alpha == 1.0 && beta == 0.0 && k <= OZB_DOT_ONE_SIGMA) {
+    if (unit) {
         if (ozb_eft_dot_unit(a, b, k, 0, &v) && v != 0.0) {
             *c = v;
             return OZBLAS_STATUS_SUCCESS;
         }
-        /* every product exactly zero (a zero factor, the other finite): the exact sum is zero,
-         * +0 as the exact sums round it (ozb_exact_zero_products): LAPACK's right-hand sides
-         * of zeros */
+        /* every product exactly zero: the exact sum is zero, +0 as the exact sums round it
+         * (ozb_exact_zero_products): LAPACK's right-hand sides of zeros */
         int64_t l = 0;
-        while (l < k && ((a[l] == 0.0 && isfinite(b[l])) || (b[l] == 0.0 && isfinite(a[l])))) l++;
+        while (l < k && ozb_zero_pair(a[l], b[l])) l++;
         if (l == k) {
             *c = 0.0;
             return OZBLAS_STATUS_SUCCESS;
@@ -46,8 +48,8 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
     }
     const ozb_problem pr = { .m = 1, .n = 1, .k = k, .a = { a, 0, 1 }, .b = { b, 0, 1 }, .alpha = alpha, .beta = beta,
                              .c = c, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
-    if (alpha != 0.0 && ozb_short_sum(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
-    if (alpha == 0.0) { *c = beta == 0.0 ? 0.0 : beta * *c; return OZBLAS_STATUS_SUCCESS; }
+    /* where unit, the short DOT has just failed: ozb_short_sum's second step alone */
+    if (unit ? ozb_exact_small_value(&pr, &v) : ozb_short_sum(&pr, &v)) { *c = v; return OZBLAS_STATUS_SUCCESS; }
     return ozb_run_rn(h, &pr);
 }
 
@@ -272,13 +274,20 @@ ozblas_status_t ozblas_dtbmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     return band_mv(h, &B, n, 1.0, xc, 1, 0.0, x0, incx);
 }
 
+/* DTBSV's op(T)(i, j) = T(i, j) or T(j, i) (t), T(r, cc) at A[cc (lda - 1) + r + off]: its
+ * address; along a row of op(T), j moving by dj, the address moves by dj (t) or dj (lda - 1) */
+static inline int64_t tb_at(int t, int64_t lda, int64_t off, int64_t i, int64_t j)
+{
+    return t ? i * (lda - 1) + j + off : j * (lda - 1) + i + off;
+}
+
 /* DTBSV's update of block s (its positions p in [s, s + OZBLAS_TRSM_BLOCK) with a term before
  * it, p < s + k): x_i := RN(x_i - sum_{q in [p - k, s)} op(T)(i, j) x_j) for eight positions at
  * a time by ozb_eft_band_strip (i, j the positions' rows, i = p or n - 1 - p by `low`, and j
  * likewise from q; T(r, cc) at A[cc (lda - 1) + r + off]).  Returns the positions it made (bit
  * p - s); the others are left as they were, to the exact sums. */
-static unsigned block_update(const double *A, int64_t lda, int64_t n, int64_t k, int t, int low, int64_t off, int64_t s,
-                             double *x0, int64_t incx, double *P, double *xs)
+static unsigned block_update(const double *A, int64_t lda, int64_t n, int64_t k, int t, int low, int64_t off,
+                             int64_t step, int64_t s, double *x0, int64_t incx, double *P, double *xs)
 {
     const int64_t e = min64(min64(s + OZBLAS_TRSM_BLOCK, n), s + k), Q0 = max64(0, s - k), w = s - Q0, dj = low ? 1 : -1;
     unsigned done = 0;
@@ -288,10 +297,8 @@ static unsigned block_update(const double *A, int64_t lda, int64_t n, int64_t k,
         memset(P, 0, sizeof(double) * 8 * (size_t)w);
         for (int r = 0; r < rows; r++) {
             const int64_t p = p0 + r, i = low ? p : n - 1 - p, q0 = max64(0, p - k), j0 = low ? q0 : n - 1 - q0;
-            /* as DTBSV's rows below: j moves by dj a step */
-            int64_t ad = t ? i * (lda - 1) + j0 + off : j0 * (lda - 1) + i + off;
-            const int64_t st = t ? dj : dj * (lda - 1);
-            for (int64_t q = q0; q < s; q++, ad += st) P[8 * (q - Q0) + r] = A[ad];
+            int64_t ad = tb_at(t, lda, off, i, j0);
+            for (int64_t q = q0; q < s; q++, ad += step) P[8 * (q - Q0) + r] = A[ad];
         }
         const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x0 + (low ? p0 : n - 1 - p0) * incx, dj * incx);
         done |= (((1u << rows) - 1) & ~left) << (p0 - s);
@@ -320,7 +327,7 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     for (int64_t p = 0; p < n && st == OZBLAS_STATUS_SUCCESS; p++) {
         const int64_t i = low ? p : n - 1 - p;                      /* solve order */
         const int64_t s = p / OZBLAS_TRSM_BLOCK * OZBLAS_TRSM_BLOCK; /* the block's first position */
-        if (p == s) done0 = s > 0 && strips ? block_update(A, lda, n, k, t, low, off, s, x0, incx, P, xs) : 0;
+        if (p == s) done0 = s > 0 && strips ? block_update(A, lda, n, k, t, low, off, step, s, x0, incx, P, xs) : 0;
         /* earlier positions q in [p - k, p): before the block (q < s), then in it */
         for (int part = 0; part < 2 && st == OZBLAS_STATUS_SUCCESS; part++) {
             const int64_t q0 = part == 0 ? max64(0, p - k) : max64(s, p - k), q1 = part == 0 ? min64(s, p) : p;
@@ -332,10 +339,8 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
             int64_t c = 0;
             a[c] = 1.0;
             b[c++] = x0[i * incx];
-            /* op(T)(i, j) = T(i, j) or T(j, i), T(r, cc) at A[cc (lda - 1) + r + off]: j moves
-             * by dj a step, so the address by dj along a row of the storage (t) or dj (lda - 1) */
             const int64_t j0 = low ? q0 : n - 1 - q0;
-            int64_t ad = t ? i * (lda - 1) + j0 + off : j0 * (lda - 1) + i + off;
+            int64_t ad = tb_at(t, lda, off, i, j0);
             const double *xj = x0 + j0 * incx;
             for (int64_t q = q0; q < q1; q++, ad += step, xj += dj * incx) {
                 a[c] = -A[ad];

@@ -18,16 +18,14 @@ static inline int64_t packed_index(int64_t n, int lower, int64_t i, int64_t j)
 typedef struct { double *AP, *full; int64_t n; int lower, pack; } move_t;
 
 /* columns lo..hi-1 of the move */
-static int64_t move_columns(void *ctx, int64_t lo, int64_t hi)
+static void move_columns(const move_t *mv, int64_t lo, int64_t hi)
 {
-    const move_t *mv = ctx;
     for (int64_t j = lo; j < hi; j++) {
         const int64_t i0 = mv->lower ? j : 0, i1 = mv->lower ? mv->n : j + 1;
         double *p = mv->AP + packed_index(mv->n, mv->lower, i0, j), *f = mv->full + i0 + j * mv->n;
         if (mv->pack) memcpy(p, f, sizeof(double) * (size_t)(i1 - i0));
         else memcpy(f, p, sizeof(double) * (size_t)(i1 - i0));
     }
-    return 0;
 }
 
 /* Two ranges of columns of about equal area a thread: the copy is as memory-bound as the
@@ -39,8 +37,8 @@ static int64_t move_pairs(void *ctx, int64_t lo, int64_t hi)
     for (int64_t u = lo; u < hi; u++) {
         /* unit u: column blocks u and units - 1 - u (lower: long then short columns) */
         const int64_t a = u, b = units - 1 - u;
-        (void)move_columns(ctx, 64 * a, 64 * a + 64 < n ? 64 * a + 64 : n);
-        if (b != a) (void)move_columns(ctx, 64 * b, 64 * b + 64 < n ? 64 * b + 64 : n);
+        move_columns(mv, 64 * a, 64 * a + 64 < n ? 64 * a + 64 : n);
+        if (b != a) move_columns(mv, 64 * b, 64 * b + 64 < n ? 64 * b + 64 : n);
     }
     return 0;
 }

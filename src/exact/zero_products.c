@@ -11,14 +11,12 @@
 
 enum { CAND = 256 };          /* candidate rows per pass of a column (on the stack) */
 
-/* 1 when the pair contributes exactly zero */
-static inline int zero_pair(double x, double y) { return (x == 0.0 && isfinite(y)) || (y == 0.0 && isfinite(x)); }
 
 static int zero_row(const ozb_problem *pr, int64_t i, int64_t j)
 {
     const double *a = pr->a.p + i * pr->a.rs, *b = pr->b.p + j * pr->b.rs;
     for (int64_t l = 0; l < pr->k; l++)
-        if (!zero_pair(a[l * pr->a.cs], b[l * pr->b.cs])) return 0;
+        if (!ozb_zero_pair(a[l * pr->a.cs], b[l * pr->b.cs])) return 0;
     return 1;
 }
 

@@ -5,6 +5,11 @@
 #ifndef OZB_ZERO_PRODUCTS_H
 #define OZB_ZERO_PRODUCTS_H
 #include "core/problem.h"
+#include <math.h>
+
+/* 1 when the pair (x, y) contributes exactly zero: one factor zero, the other finite (0 Inf is
+ * NaN) */
+static inline int ozb_zero_pair(double x, double y) { return (x == 0.0 && isfinite(y)) || (y == 0.0 && isfinite(x)); }
 
 /* For every flagged element (fail: m n flags, column-major) whose products op(A)(i, l)
  * op(B)(l, j) are all exactly zero (for each l one factor is zero and the other finite):
