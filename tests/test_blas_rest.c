@@ -1018,6 +1018,72 @@ START_TEST(rank_tiny)
 }
 END_TEST
 
+/* Updates that cancel to about the first level's own bound (a Householder step that zeroes an
+ * element leaves u |a|): the second level of exact/two_term.c (every product split, VecSum
+ * passes) decides them; DGER and DSYR2 (nine terms) against MPFR, and DROT's Givens case
+ * (which its first level takes: no product there is left unsplit).  Then the
+ * one-FMA update (alpha y_j one double) where the FMA's result is zero: an exact zero is +0,
+ * as the two-term loop gives it, also where the FMA gives -0 (a = -0, x_i alpha y_j = -0) */
+START_TEST(update_cancelling)
+{
+    ozblas_handle_t h = tu_handle(MODES[_i]);
+    ozref_rng r;
+    tu_rng(&r, "update_cancelling");
+    const int64_t m = 29, n = 7;
+    double x[29], y[29], A[29 * 7], A2[29 * 7], Ae[29 * 7];
+    tu_fill_vec(&r, x, m, 1, 1.0);
+    tu_fill_vec(&r, y, m, 1, 1.0);
+    const double alpha = -1.39541;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) A[i + j * m] = -(alpha * y[j]) * x[i];
+    memcpy(A2, A, sizeof A);
+    ck_assert_int_eq(ozblas_dger(h, m, n, alpha, x, 1, y, 1, A2, m), 0);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+            Ae[i + j * m] = ozref_dgemm_elem(0, 1, 0, 0, 1, alpha, &x[i], 1, &y[j], 1, 1.0, A[i + j * m]);
+    check_bits(A2, Ae, (size_t)(m * n), "update_cancelling: dger alpha");
+    /* DSYR2 on the lower triangle of the first n rows */
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) A[i + j * m] = -(0.7 * (x[i] * y[j] + y[i] * x[j]));
+    memcpy(A2, A, sizeof A);
+    ck_assert_int_eq(ozblas_dsyr2(h, OZBLAS_LOWER, n, 0.7, x, 1, y, 1, A2, m), 0);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            const double av[2] = { x[i], y[i] }, bv[2] = { y[j], x[j] };
+            Ae[i + j * m] = i < j || i >= n ? A[i + j * m] : ozref_dgemm_elem(0, 0, 0, 0, 2, 0.7, av, 1, bv, 2, 1.0, A[i + j * m]);
+        }
+    check_bits(A2, Ae, (size_t)(m * n), "update_cancelling: dsyr2");
+    /* DROT with y_i = RN(-c x_i / s): c x_i + s y_i is some u |c x_i| */
+    const double c = 0x1.3p-1, s = 0x1.7p-1;
+    double x2[29], y2[29];
+    for (int64_t i = 0; i < m; i++) y[i] = -(c * x[i]) / s;
+    memcpy(x2, x, sizeof x);
+    memcpy(y2, y, sizeof y);
+    ck_assert_int_eq(ozblas_drot(h, m, x2, 1, y2, 1, c, s), OZBLAS_STATUS_SUCCESS);
+    for (int64_t i = 0; i < m; i++) {
+        const double u1[2] = { c, s }, u2[2] = { c, -s }, v1[2] = { x[i], y[i] }, v2[2] = { y[i], x[i] };
+        const double wx = rn_dot(2, u1, v1), wy = rn_dot(2, u2, v2);
+        check_bits(&x2[i], &wx, 1, "update_cancelling: drot x");
+        check_bits(&y2[i], &wy, 1, "update_cancelling: drot y");
+    }
+    /* exact zeros from the one-FMA update: alpha = -1, y = {-0, +0, 1, -2}, a = -0 except
+     * column 3, where a = -(x_i y_3) alpha cancels exactly; 9 rows (a vector and a tail) */
+    const double yz[4] = { -0.0, 0.0, 1.0, -2.0 };
+    double xz[9], Z[9 * 4], Z2[9 * 4];
+    for (int64_t i = 0; i < 9; i++) xz[i] = (i % 2 ? -1.0 : 1.0) * (double)(i + 1);
+    for (int64_t j = 0; j < 4; j++)
+        for (int64_t i = 0; i < 9; i++) Z[i + j * 9] = j == 3 ? -(xz[i] * 2.0) : -0.0;
+    memcpy(Z2, Z, sizeof Z);
+    ck_assert_int_eq(ozblas_dger(h, 9, 4, -1.0, xz, 1, yz, 1, Z2, 9), OZBLAS_STATUS_SUCCESS);
+    for (int64_t j = 0; j < 4; j++)
+        for (int64_t i = 0; i < 9; i++) {
+            const double want = j == 2 ? -xz[i] : 0.0;
+            check_bits(&Z2[i + j * 9], &want, 1, "update_cancelling: dger exact zeros are +0");
+        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -1131,6 +1197,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, packed, 0, 3);
     tcase_add_loop_test(t, banded, 0, 3);
     tcase_add_test(t, rank_tiny);
+    tcase_add_loop_test(t, update_cancelling, 0, 3);
     tcase_add_test(t, specials_and_args);
     suite_add_tcase(s, t);
     return s;

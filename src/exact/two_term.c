@@ -48,8 +48,11 @@ static inline int one(double a, double x, double uh, double ul, double y, double
 /* The one-term update (no y: DGER, DSYR), decided only where its result is finite: a nonzero
  * RN(exact) is unique, so the value is the one every other path finds, and what it leaves
  * (Inf, NaN, uncertified) goes to the two-term loop unchanged.  ul == 0 (alpha v exact as one
- * double): a + x uh by one FMA, rounded once, taken where nonzero (the FMA's zero may be -0
- * where the two-term loop gives +0).  Else the bit budget above with no second product: a + p
+ * double): a + x uh by one FMA, rounded once; a zero from it is the exact value only where x uh
+ * is 0 or at least 2^-960 (its last bit then at least 2^-1065, a's at least 2^-1074, so a
+ * nonzero sum is at least 2^-1074 and rounds to nonzero), and is written +0, the two-term
+ * loop's zero (every error term there is +0, so its lo = s + (+0) = +0); an FMA's -0 becomes
+ * +0 by adding +0.  Else the bit budget above with no second product: a + p
  * = s + e1 (TwoSum), e = (e1 + pe) + x ul rounded three times, B = 2^-50 (|e1| + |pe| + |x ul|)
  * (+ 2^-1069), twice that error.  An exact zero it certifies has B = 0 and every error term
  * +0 (x - x is +0, so are the TwoSum's and TwoProduct's zero errors), so lo = s + (+0) = +0:
@@ -57,8 +60,10 @@ static inline int one(double a, double x, double uh, double ul, double y, double
 static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
 {
     if (fma_only) {
-        *r = fma(x, uh, a);
-        return (*r != 0.0) & (fabs(*r) <= 0x1.fffffffffffffp1023);
+        const double f = fma(x, uh, a);
+        *r = f + 0.0;
+        const int64_t range = safe | (fabs(x * uh) >= 0x1p-960) | (x == 0.0) | (uh == 0.0);
+        return ((f != 0.0) | range) & (fabs(f) <= 0x1.fffffffffffffp1023);
     }
     const double p = x * uh, pe = fma(x, uh, -p);
     const double s = a + p, b = s - a, e1 = (a - (s - b)) + (p - b);
@@ -99,8 +104,13 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
         const __m256d va = _mm256_loadu_pd(a + i), vx = _mm256_loadu_pd(x + i);
         __m256d r, ok;
         if (fma_only) {
-            r = _mm256_fmadd_pd(vx, vuh, va);
-            ok = _mm256_and_pd(_mm256_cmp_pd(r, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(_mm256_and_pd(r, absm), big, _CMP_LE_OQ));
+            const __m256d f = _mm256_fmadd_pd(vx, vuh, va);
+            const __m256d range = _mm256_or_pd(keep_range, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(_mm256_mul_pd(vx, vuh), absm),
+                                                                                      tiny, _CMP_GE_OQ),
+                                                                        _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)));
+            ok = _mm256_and_pd(_mm256_or_pd(_mm256_cmp_pd(f, zero, _CMP_NEQ_UQ), range),
+                               _mm256_cmp_pd(_mm256_and_pd(f, absm), big, _CMP_LE_OQ));
+            r = _mm256_add_pd(f, zero);
         } else {
             const __m256d p = _mm256_mul_pd(vx, vuh), pe = _mm256_fmsub_pd(vx, vuh, p);
             const __m256d s = _mm256_add_pd(va, p), b = _mm256_sub_pd(s, va);
@@ -242,9 +252,90 @@ int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, doub
 #endif
 }
 
+/* TwoSum of every neighbouring pair, upwards: t[n-1] becomes the rounded sum, t[0..n-2] the
+ * errors; the exact sum of t is unchanged */
+static inline void vec_sum(double *t, int n)
+{
+    for (int i = 0; i + 1 < n; i++) {
+        const double s = t[i] + t[i + 1], b = s - t[i];
+        t[i] = (t[i] - (s - b)) + (t[i + 1] - b);
+        t[i + 1] = s;
+    }
+}
+
+/* TwoProduct x v = t[0] + t[1], 1 where exact (the product 0, or within [2^-960, 2^1000]:
+ * the low part's last bit at least 2^-1066) */
+static inline int two_prod_term(double x, double v, double *t)
+{
+    t[0] = x * v;
+    t[1] = fma(x, v, -t[0]);
+    const double ap = fabs(t[0]);
+    return (x == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(x) && isfinite(v);
+}
+
+/* The second level, one element the first left (a result that cancels to about the first
+ * level's own bound: a Householder or Givens update that zeroes an element leaves u |a|, whose
+ * last bits the rounded x ul spoils): every product split by TwoProduct, so the terms a, x uh,
+ * x ul (y vh, y vl) are n <= 9 doubles whose sum is the exact value; up to three VecSum passes,
+ * each followed by the bracket of the bit budget at the top of two_term.h: s = t[n-1], e the
+ * rest summed in order (n - 2 roundings, error <= (n - 2) u (1 + 2^-50) sum |t_i| < 2^-50
+ * sum |t_i|, plus 2^-1072 for roundings of tiny values), B = 2^-48 sum |t_i| + 2^-1069 at
+ * least twice that, and at least 2u |e| so that RN(e -+ B) stays outside the error interval.
+ * Taken only where nonzero and finite (a zero result keeps the first level's and the exact
+ * path's sign rules). */
+static int deep(double a, double x, double uh, double ul, const double *y, double vh, double vl, double *r)
+{
+    double t[9];
+    int ok = isfinite(a) && two_prod_term(x, uh, t + 1) && two_prod_term(x, ul, t + 3);
+    int n = 5;
+    t[0] = a;
+    if (y) {
+        ok &= two_prod_term(*y, vh, t + 5) && two_prod_term(*y, vl, t + 7);
+        n = 9;
+    }
+    if (!ok) return 0;
+    for (int pass = 0; pass < 3; pass++) {
+        vec_sum(t, n);
+        double e = 0.0, sum = 0.0;
+        for (int i = 0; i + 1 < n; i++) {
+            e += t[i];
+            sum += fabs(t[i]);
+        }
+        const double B = 0x1p-48 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
+        const double lo = t[n - 1] + (e - B), hi = t[n - 1] + (e + B);
+        if (lo == hi) {
+            *r = lo;
+            return lo != 0.0 && fabs(lo) <= 0x1.fffffffffffffp1023;
+        }
+    }
+    return 0;
+}
+
+static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
+                           double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
+                           int safe, uint8_t *fail, int wide);
+
 int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
                      uint8_t *fail, int wide)
+{
+    int64_t nf = first_level(m, a, inca, x, incx, uh, ul, y, incy, vh, vl, out, inco, safe, fail, wide);
+    /* the flagged elements' a and out are untouched: the second level reads them as inputs */
+    for (int64_t i = 0; i < m && nf > 0; i++)
+        if (fail[i]) {
+            double r;
+            if (deep(a ? a[i * inca] : 0.0, x[i * incx], uh, ul, y ? &y[i * incy] : NULL, vh, vl, &r)) {
+                out[i * inco] = r;
+                fail[i] = 0;
+                nf--;
+            }
+        }
+    return nf;
+}
+
+static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
+                           double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
+                           int safe, uint8_t *fail, int wide)
 {
     int64_t nf = 0;
     if (!y && a && out == a && inca == 1 && incx == 1 && inco == 1) {

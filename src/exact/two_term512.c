@@ -42,8 +42,11 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
         __m512d r;
         __mmask8 ok;
         if (fma_only) {
-            r = _mm512_fmadd_pd(vx, vuh, va);
-            ok = _mm512_cmp_pd_mask(r, zero, _CMP_NEQ_UQ) & _mm512_cmp_pd_mask(_mm512_abs_pd(r), big, _CMP_LE_OQ);
+            const __m512d f = _mm512_fmadd_pd(vx, vuh, va);
+            const __mmask8 range = keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_mul_pd(vx, vuh)), tiny, _CMP_GE_OQ) |
+                                   _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
+            ok = (_mm512_cmp_pd_mask(f, zero, _CMP_NEQ_UQ) | range) & _mm512_cmp_pd_mask(_mm512_abs_pd(f), big, _CMP_LE_OQ);
+            r = _mm512_add_pd(f, zero);
         } else {
             const __m512d p = _mm512_mul_pd(vx, vuh), pe = _mm512_fmsub_pd(vx, vuh, p);
             const __m512d s = _mm512_add_pd(va, p), b = _mm512_sub_pd(s, va);
