@@ -1084,6 +1084,78 @@ START_TEST(update_cancelling)
 }
 END_TEST
 
+/* op(T)(i, j) of a band matrix (upper: T(r, c) at A[k + r - c + c lda]; lower: A[r - c + c lda]) */
+static double band_op(int lower, int trans, int64_t k, const double *A, int64_t lda, int64_t i, int64_t j)
+{
+    const int64_t r = trans ? j : i, c = trans ? i : j;
+    return lower ? A[r - c + c * lda] : A[k + r - c + c * lda];
+}
+
+/* CONTRACT's triangular-solve rule on a band matrix, every sum exact (MPFR), in solve order: with
+ * s the block's first position, r_i = RN(b_i - sum over positions before s) (b_i where none),
+ * x_i = RN(RN(r_i - sum over positions in [s, p)) / t_ii) (no division for a unit diagonal) */
+static void tbsv_rule(int lower, int trans, int unit, int64_t n, int64_t k, const double *A, int64_t lda, double *x)
+{
+    const int low = lower != trans;
+    double *co = tu_alloc((size_t)(n + 1)), *va = tu_alloc((size_t)(n + 1));
+    for (int64_t p = 0; p < n; p++) {
+        const int64_t i = low ? p : n - 1 - p, s = p / OZBLAS_TRSM_BLOCK * OZBLAS_TRSM_BLOCK;
+        double r = x[i];
+        for (int part = 0; part < 2; part++) {
+            const int64_t q0 = part == 0 ? (p - k > 0 ? p - k : 0) : (p - k > s ? p - k : s), q1 = part == 0 ? (s < p ? s : p) : p;
+            if (q0 >= q1) continue;
+            int64_t c = 0;
+            co[c] = 1.0;
+            va[c++] = r;
+            for (int64_t q = q0; q < q1; q++) {
+                const int64_t j = low ? q : n - 1 - q;
+                co[c] = -band_op(lower, trans, k, A, lda, i, j);
+                va[c++] = x[j];
+            }
+            r = ozref_ddot(c, co, 1, va, 1);
+        }
+        x[i] = unit ? r : r / band_op(lower, trans, k, A, lda, i, i);
+    }
+    free(co); free(va);
+}
+
+/* DTBSV on systems scaled toward underflow (LAPACK's scaled test matrices): products below the
+ * short DOT's range, right-hand sides subnormal or tiny, so rows whose other products are
+ * negligible next to b_i (b_i itself), rows summed in the frame 2^600, results on the subnormal
+ * grid, and the exact short sums with a subnormal factor; against the rule computed with MPFR */
+START_TEST(tbsv_scaled)
+{
+    ozblas_handle_t h = tu_handle(MODES[_i]);
+    ozref_rng r;
+    tu_rng(&r, "tbsv_scaled");
+    const int sa[] = { -300, -600, -973, -20 }, sx[] = { -1000, -1040, -700, -300 };
+    char ctx[160];
+    for (int c = 0; c < 4; c++)
+        for (int64_t k = 3; k <= 39; k += 18)
+            for (int v = 0; v < 8; v++) {
+                const int lower = v & 1, trans = v >> 1 & 1, unit = v >> 2 & 1;
+                const int64_t n = 40, lda = k + 2;
+                double *A = tu_alloc((size_t)(lda * n)), x[40], x1[40], x2[40];
+                for (int64_t q = 0; q < lda * n; q++) A[q] = ldexp(ozref_uniform(&r) - 0.5, sa[c]);
+                for (int64_t j = 0; j < n; j++) A[(lower ? 0 : k) + j * lda] = ldexp(ozref_uniform(&r) + 0.5, sa[c] + 5);
+                for (int64_t i = 0; i < n; i++) {
+                    x[i] = ldexp(ozref_uniform(&r) - 0.5, sx[c] + (int)(ozref_uniform(&r) * 40));
+                    if (i % 7 == 3) x[i] = ldexp(floor((ozref_uniform(&r) - 0.5) * 64) + 0.5, -1074 + 1);
+                }
+                memcpy(x1, x, sizeof x);
+                memcpy(x2, x, sizeof x);
+                ck_assert_int_eq(ozblas_dtbsv(h, lower ? OZBLAS_LOWER : OZBLAS_UPPER, trans ? OZBLAS_OP_T : OZBLAS_OP_N,
+                                              unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT, n, k, A, lda, x1, 1), 0);
+                tbsv_rule(lower, trans, unit, n, k, A, lda, x2);
+                snprintf(ctx, sizeof ctx, "tbsv_scaled %s A 2^%d b 2^%d k=%lld lower=%d trans=%d unit=%d",
+                         tu_mode_name(MODES[_i]), sa[c], sx[c], (long long)k, lower, trans, unit);
+                check_bits(x1, x2, (size_t)n, ctx);
+                free(A);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -1198,6 +1270,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, banded, 0, 3);
     tcase_add_test(t, rank_tiny);
     tcase_add_loop_test(t, update_cancelling, 0, 3);
+    tcase_add_loop_test(t, tbsv_scaled, 0, 3);
     tcase_add_test(t, specials_and_args);
     suite_add_tcase(s, t);
     return s;

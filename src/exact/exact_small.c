@@ -41,11 +41,18 @@ static inline void term(double v, int shift, double *P, int32_t *E)
 }
 
 /* v 2^t into *out where v is normal and so is the result (then exact: only the exponent
- * changes); 0 otherwise */
+ * changes), or v subnormal and t > 0 with a normal result (the two factors of 2^t scale it up,
+ * every bit kept: exact); 0 otherwise */
 static inline int scale_exact(double v, int t, double *out)
 {
     const uint64_t b = ozb_bits(v);
     const int e = (int)(b >> 52 & 0x7ff);
+    if (e == 0 && t > 0 && v != 0.0) {
+        double g[2];
+        ozb_pow2_pair(t, g);
+        *out = v * g[0] * g[1];
+        return fabs(*out) >= 0x1p-1022 && fabs(*out) <= 0x1.fffffffffffffp1023;
+    }
     if (e == 0 || e == 0x7ff || e + t < 1 || e + t > 2046) return 0;
     const uint64_t r = b + ((uint64_t)(int64_t)t << 52);
     memcpy(out, &r, sizeof r);
@@ -83,9 +90,20 @@ static int direct_terms(const ozb_problem *pr, int64_t i, int64_t j, int t, doub
     return 1;
 }
 
+/* the exponent field a normal double of v's binade would have: v's own where v is normal,
+ * 1023 + floor(log2 |v|) <= 0 where v is subnormal (LAPACK's right-hand sides scaled toward
+ * underflow) */
+static inline int field_of(double v)
+{
+    const uint64_t b = ozb_bits(v);
+    const int e = (int)(b >> 52 & 0x7ff);
+    return e ? e : 1023 - 1074 + 63 - __builtin_clzll(b & 0xfffffffffffffull);
+}
+
 /* The power of two t that brings every product of element (i, j) (and beta c) into
  * [2^-969, 2^1000] (each |x y| lies in [2^e, 2^(e+2)) with e the sum of the factors' unbiased
- * exponents): 0 where none does, or some factor is subnormal or not finite */
+ * exponents, a subnormal factor's its binade's): 0 where none does, or some factor is not
+ * finite */
 static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
 {
     int emin = INT_MAX, emax = INT_MIN;
@@ -95,8 +113,8 @@ static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
         else if (pr->beta != 0.0) { x = pr->beta; y = pr->c[i * pr->crs + j * pr->ccs]; }
         else break;
         if (x == 0.0 || y == 0.0) continue;
-        const int ex = (int)(ozb_bits(x) >> 52 & 0x7ff), ey = (int)(ozb_bits(y) >> 52 & 0x7ff);
-        if (ex == 0 || ey == 0 || ex == 0x7ff || ey == 0x7ff) return 0;
+        const int ex = field_of(x), ey = field_of(y);
+        if (ex == 0x7ff || ey == 0x7ff) return 0;
         const int e = ex + ey - 2046;
         emin = e < emin ? e : emin;
         emax = e > emax ? e : emax;
@@ -110,8 +128,8 @@ static int product_shift(const ozb_problem *pr, int64_t i, int64_t j)
     /* up: the terms centred on 2^0 where the span allows (at least -969 - emin, at most 998 -
      * emax, and at most 1075, which element_direct's subnormal grid needs), so that neither the
      * low parts nor NearSum's errors are subnormal (each such operation costs some 30 ns:
-     * residuals of matrices near 2^-975, LAPACK's scaled tests).  -969 - emin <= 1075: the
-     * factors are normal, emin >= -2044. */
+     * residuals of matrices near 2^-975, LAPACK's scaled tests).  lo > 1075 (a subnormal factor
+     * times a tiny one, emin < -2044) gives none. */
     const int lo = -969 - emin, hi = 998 - emax < 1075 ? 998 - emax : 1075, mid = -(emin + emax) / 2;
     return lo > hi ? 0 : mid < lo ? lo : mid > hi ? hi : mid;
 }
