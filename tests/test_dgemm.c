@@ -37,6 +37,57 @@ START_TEST(dgemm_random)
 }
 END_TEST
 
+/* C - A B with A near 2^-950..2^-1000 (LAPACK's LU of matrices scaled toward underflow): the
+ * trailing update cancels to about u of its terms, often to subnormal results, which the sums
+ * scaled by 2^s take with their second level and round to the subnormal grid (midpoints of it
+ * left to the exact sums); CORRECTLY_ROUNDED against MPFR bit for bit */
+START_TEST(dgemm_tiny_cancel)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_tiny_cancel");
+    char ctx[128];
+    for (int t = 0; t < 24; t++) {
+        const int64_t m = 3 + t % 7 * 5, n = 2 + t % 5 * 6, k = t % 3 == 0 ? 3 : t % 3 == 1 ? 17 : 50;
+        const int sa = -950 - (int)(ozref_uniform(&r) * 50), kind = t % 4;
+        double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C = tu_alloc((size_t)(m * n));
+        double *C2 = tu_alloc((size_t)(m * n)), *W = tu_alloc((size_t)(m * n));
+        for (int64_t q = 0; q < m * k; q++) A[q] = ldexp(ozref_uniform(&r) - 0.5, sa);
+        for (int64_t q = 0; q < k * n; q++) B[q] = ldexp(ozref_uniform(&r) - 0.5, (int)(ozref_uniform(&r) * 8) - 4);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                double s = 0.0;           /* the products' sum in order: C - A B then cancels */
+                for (int64_t l = 0; l < k; l++) s += A[i + l * m] * B[l + j * k];
+                C[i + j * m] = kind == 0 ? s : kind == 1 ? s + ldexp(ozref_uniform(&r) - 0.5, -1060 + (int)(ozref_uniform(&r) * 30))
+                             : kind == 2 ? s + ldexp(ozref_uniform(&r) - 0.5, sa - 40) : ldexp(ozref_uniform(&r) - 0.5, sa);
+            }
+        memcpy(C2, C, sizeof(double) * (size_t)(m * n));
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, -1.0, A, m, B, k, 1.0, C2, m), 0);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) W[i + j * m] = ozref_dgemm_elem(0, 0, i, j, k, -1.0, A, m, B, k, 1.0, C[i + j * m]);
+        snprintf(ctx, sizeof ctx, "dgemm_tiny_cancel %lldx%lldx%lld A 2^%d kind %d", (long long)m, (long long)n, (long long)k, sa, kind);
+        tu_check_bits(C2, W, (size_t)(m * n), 0, ctx);
+        free(A); free(B); free(C); free(C2); free(W);
+    }
+    /* C = RN(A B) itself (MPFR), products near 2^-1040: C - A B is within 2^-1075 of zero, so
+     * most results are zeros signed as the exact value (RN of a nonzero below 2^-1075) */
+    {
+        const int64_t m = 12, n = 9, k = 6;
+        double A[12 * 6], B[6 * 9], C[12 * 9], C2[12 * 9], W[12 * 9];
+        for (int64_t q = 0; q < m * k; q++) A[q] = ldexp(ozref_uniform(&r) - 0.5, -1000);
+        for (int64_t q = 0; q < k * n; q++) B[q] = ldexp(ozref_uniform(&r) - 0.5, -40);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) C[i + j * m] = ozref_dgemm_elem(0, 0, i, j, k, 1.0, A, m, B, k, 0.0, 0.0);
+        memcpy(C2, C, sizeof C);
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, -1.0, A, m, B, k, 1.0, C2, m), 0);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) W[i + j * m] = ozref_dgemm_elem(0, 0, i, j, k, -1.0, A, m, B, k, 1.0, C[i + j * m]);
+        tu_check_bits(C2, W, (size_t)(m * n), 0, "dgemm_tiny_cancel: signed zeros below 2^-1075");
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(dgemm_257)
 {
     /* 257^3 with sampled rows of C */
@@ -166,6 +217,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, tu_timeout(150));
     tcase_add_loop_test(tc, dgemm_random, 0, 3);
     tcase_add_loop_test(tc, dgemm_257, 0, 3);
+    tcase_add_test(tc, dgemm_tiny_cancel);
     tcase_add_loop_test(tc, dgemm_large_dim, 0, 3);
     tcase_add_loop_test(tc, dgemm_alpha_beta, 0, 3);
     tcase_add_test(tc, dgemm_double_vs_openblas);

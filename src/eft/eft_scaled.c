@@ -2,10 +2,17 @@
  * one with fewer elements, if it stays below 2^990) and C are multiplied by 2^s, which is exact
  * (scaling up loses no bit, even of a subnormal), so the scaled call's exact results are 2^s
  * times the call's.  A certified scaled result r' is RN(2^s exact); 2^-s r' is RN(exact)
- * wherever it is a normal number (no bit is lost scaling it back); a subnormal one could be a
- * double rounding and is left to the next method. */
+ * wherever it is a normal number (no bit is lost scaling it back).  A subnormal one is rounded
+ * again, to the subnormal grid scaled, q = 2^(s-1074): |2^s exact| < 2^(s-1022) there (RN is
+ * monotone), where the doubles' spacing is at most q/2, so every midpoint of the q grid is a
+ * double; where r' is not one, 2^s exact lies on r''s side of every midpoint (r' between them,
+ * RN monotone) and rounds to r''s nearest multiple of q: RN(exact) = 2^-s times it, on
+ * 2^-1074's grid (a signed zero below 2^-1075).  An r' on a midpoint may be a double rounding
+ * and is left to the next method (LAPACK's LU of matrices scaled toward underflow: trailing
+ * updates whose results are subnormal). */
 #include "eft/eft_scaled.h"
 #include "eft/eft_dot.h"
+#include "eft/eft_deep.h"
 #include <math.h>
 #include <string.h>
 
@@ -68,7 +75,7 @@ static int plan(ozblas_handle_t h, const ozb_problem *pr, int *side)
         if (mc < 0.0 || (mc > 0.0 && ilogb(mc) + s > 990)) return 0;
     }
     const size_t mn = (size_t)pr->m * (size_t)pr->n;
-    const size_t bytes = up64(mn + 8) + up64(mn * sizeof(double)) + up64((size_t)(*side ? pr->n : pr->m) * (size_t)pr->k * sizeof(double));
+    const size_t bytes = up64(mn + 8) + 2 * up64(mn * sizeof(double)) + up64((size_t)(*side ? pr->n : pr->m) * (size_t)pr->k * sizeof(double));
     return bytes <= ozb_workspace_limit(h) ? s : 0;
 }
 
@@ -92,14 +99,15 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
     int side = 0;
     const int s = plan(h, pr, &side);
     const int64_t rows = side ? n : m;
-    char *buf = ozb_buf_get(h, OZB_BUF_SCALED, up64(mn + 8) + up64(mn * sizeof(double)) + up64((size_t)rows * (size_t)k * sizeof(double)));
+    char *buf = ozb_buf_get(h, OZB_BUF_SCALED, up64(mn + 8) + 2 * up64(mn * sizeof(double)) + up64((size_t)rows * (size_t)k * sizeof(double)));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     uint8_t *fail = (uint8_t *)buf;
     *failp = fail;
     memset(fail, 1, mn);
     *nfail = (int64_t)mn;
     if (s == 0) return OZBLAS_STATUS_SUCCESS;
-    double *Cs = (double *)(buf + up64(mn + 8)), *P = (double *)((char *)Cs + up64(mn * sizeof(double)));
+    double *Cs = (double *)(buf + up64(mn + 8)), *Cs2 = (double *)((char *)Cs + up64(mn * sizeof(double)));
+    double *P = (double *)((char *)Cs2 + up64(mn * sizeof(double)));
     const double f = ldexp(1.0, s < 1000 ? s : 1000);
     const ozb_view *v = side ? &pr->b : &pr->a;
     for (int64_t i = 0; i < rows; i++)
@@ -118,8 +126,27 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
     sp.c = Cs; sp.crs = 1; sp.ccs = m;
     uint8_t *f2;
     int64_t n2;
+    if (pr->beta != 0.0) memcpy(Cs2, Cs, mn * sizeof(double));    /* the scaled C for the second level */
     ozblas_status_t st = ozb_eft_cr_in(h, &sp, nt, OZB_BUF_EFT2, &f2, &n2);
     if (st != OZBLAS_STATUS_SUCCESS) return st;
+    /* what the first level leaves (results that cancel to about u of their terms: LAPACK's
+     * trailing updates of matrices scaled toward underflow) by the deep sums on the scaled
+     * problem, those elements alone (want), into the copy of C; the first level's are kept */
+    if (n2 > 0 && !h->knobs.no_deep) {
+        ozb_problem dp = sp;
+        dp.c = Cs2;
+        dp.want = f2;
+        if (ozb_eft_deep_bytes(h, &dp) <= ozb_workspace_limit(h)) {
+            uint8_t *f3;
+            int64_t n3;
+            if ((st = ozb_eft_deep_cr(h, &dp, nt, &f3, &n3)) != OZBLAS_STATUS_SUCCESS) return st;
+            for (size_t e = 0; e < mn; e++)
+                if (f2[e] && !f3[e]) {
+                    Cs[e] = Cs2[e];
+                    f2[e] = 0;
+                }
+        }
+    }
     int64_t left = 0;
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
@@ -131,6 +158,14 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
                 fail[e] = 0;
             else if (!f2[e] && r != 0.0 && ilogb(r) - s >= -1022) {
                 pr->c[i * pr->crs + j * pr->ccs] = ldexp(r, -s);
+                fail[e] = 0;
+            } else if (!f2[e] && r != 0.0 && fabs(r) <= 0x1p1000) {
+                const double g = ldexp(r, 1074 - s), t = rint(g);     /* r / q; |g| < 2^52 */
+                if (fabs(g - trunc(g)) == 0.5) {
+                    left++;
+                    continue;
+                }
+                pr->c[i * pr->crs + j * pr->ccs] = t == 0.0 ? copysign(0.0, r) : t * 0x1p-1074;
                 fail[e] = 0;
             } else
                 left++;
