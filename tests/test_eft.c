@@ -682,8 +682,9 @@ START_TEST(eft_gemm_paths_agree)
 }
 END_TEST
 
-/* Tiny inner dimensions (LAPACK's panel updates C - A B with k = 1..4): what the first level
- * leaves, the exact tiny sums (TwoProduct and one or two VecSum passes, eight rows at a time)
+/* Tiny inner dimensions (LAPACK's panel updates C - A B with k = 1..4, residuals of a few
+ * right-hand sides up to k = 16): what the first level leaves, the exact tiny sums (TwoProduct
+ * and one to three VecSum passes, eight rows at a time)
  * certify, cancelling results too (residuals C - A B with C = RN(A B): no deep sums, info.fused
  * 2), exact results of integer data (zeros, doubles, midpoints) and random ones; rows scaled beyond TwoProduct's range, Inf and NaN go
  * on to the later methods.  Every path the same bits, and MPFR's. */
@@ -700,9 +701,11 @@ START_TEST(eft_exact_tiny)
     ozref_rng r;
     tu_rng(&r, "eft_exact_tiny");
     const int64_t shapes[][2] = {{13, 7}, {4, 3}, {1, 5}, {30, 2}, {3, 20}};   /* {1, 5}, {3, 20}: worked transposed */
-    for (int64_t k = 1; k <= 4; k++)
+    const int64_t ks[] = {1, 2, 3, 4, 5, 10, 16};
+    for (size_t kq = 0; kq < sizeof ks / sizeof *ks; kq++)
         for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
             for (int kind = 0; kind < 4; kind++) {
+                const int64_t k = ks[kq];
                 const int64_t m = shapes[q][0], n = shapes[q][1];
                 const int ta = (int)((k + (int64_t)q + kind) % 2);
                 const int64_t lda = ta ? k : m;
@@ -762,7 +765,7 @@ START_TEST(eft_deep_residuals)
     ozblas_handle_t h = tu_handle(CR);
     ozref_rng r;
     tu_rng(&r, "eft_deep_residuals");
-    const int64_t shapes[][3] = {{16, 16, 16}, {37, 20, 150}, {9, 70, 300}, {64, 3, 64}, {1, 1, 150}};
+    const int64_t shapes[][3] = {{16, 16, 17}, {37, 20, 150}, {9, 70, 300}, {64, 3, 64}, {1, 1, 150}};   /* k > 16: past the exact tiny sums */
     const double phis[] = {0, 1, 4};
     for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
         for (int f = 0; f < 3; f++) {

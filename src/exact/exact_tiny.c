@@ -30,12 +30,12 @@
 #include "core/par.h"
 #include <string.h>
 
-#define TERMS (2 * OZB_EXACT_TINY_K + 2)
+#define TERMS (2 * OZB_EXACT_TINY_CANCEL_K + 2)
 
 int ozb_exact_tiny_eligible(const ozb_problem *pr)
 {
 #ifdef EFT_AVX2
-    return pr->k <= OZB_EXACT_TINY_K && (pr->alpha == 1.0 || pr->alpha == -1.0);
+    return pr->k <= OZB_EXACT_TINY_CANCEL_K && (pr->alpha == 1.0 || pr->alpha == -1.0);
 #else
     (void)pr;
     return 0;
@@ -44,7 +44,7 @@ int ozb_exact_tiny_eligible(const ozb_problem *pr)
 
 int ozb_exact_tiny_first(const ozb_problem *pr)
 {
-    return ozb_exact_tiny_eligible(pr) && (pr->m < 8 || pr->k == 1);
+    return ozb_exact_tiny_eligible(pr) && pr->k <= OZB_EXACT_TINY_K && (pr->m < 8 || pr->k == 1);
 }
 
 #ifdef EFT_AVX2
@@ -141,11 +141,21 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
      * (both at once where the caller knows the call cancels) */
     __m256d y[2];
     int mask[2];
+    if (!(_mm256_movemask_pd(ok[0]) | _mm256_movemask_pd(ok[1]))) {   /* every lane out of range */
+        for (int h = 0; h < 2; h++)
+            for (int64_t r = 0; r < nh[h]; r++) t->fail[(i + 4 * h + r) * t->fi + j * t->fj] = 1;
+        return nr;
+    }
     vecsum_pass(T, m);
     if (t->two) vecsum_pass(T, m);
     certify(T, m, ok, y, mask);
     const int act[2] = { (1 << nh[0]) - 1, (1 << nh[1]) - 1 };     /* the lanes of rows below m */
     if (!t->two && ((mask[0] & act[0]) != act[0] || (mask[1] & act[1]) != act[1])) {
+        vecsum_pass(T, m);
+        certify(T, m, ok, y, mask);
+    }
+    /* longer sums (k > OZB_EXACT_TINY_K) may need a third pass to leave nothing */
+    if (k > OZB_EXACT_TINY_K && ((mask[0] & act[0]) != act[0] || (mask[1] & act[1]) != act[1])) {
         vecsum_pass(T, m);
         certify(T, m, ok, y, mask);
     }
@@ -224,8 +234,16 @@ static int64_t group(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
     return group_sums(t, i, nr, j);
 }
 
+/* k in (OZB_EXACT_TINY_K, OZB_EXACT_TINY_CANCEL_K]: the same steps with k a variable (the
+ * terms in memory rather than registers) */
+static __attribute__((noinline)) int64_t group_long(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
+{
+    return group_k(t, i, nr, j, (int)t->pr->k, t->pr->beta != 0.0);
+}
+
 static int64_t group_sums(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
 {
+    if (t->pr->k > OZB_EXACT_TINY_K) return group_long(t, i, nr, j);
     switch (t->pr->k * 2 + (t->pr->beta != 0.0)) {
     case 2: return group_k(t, i, nr, j, 1, 0);
     case 3: return group_k(t, i, nr, j, 1, 1);

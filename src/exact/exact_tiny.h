@@ -1,4 +1,4 @@
-/* CORRECTLY_ROUNDED GEMM, GEMV and DOT with a tiny inner dimension (k <= OZB_EXACT_TINY_K):
+/* CORRECTLY_ROUNDED GEMM, GEMV and DOT with a tiny inner dimension (k <= OZB_EXACT_TINY_CANCEL_K):
  * LAPACK's blocked factorizations update C - A B with panels of 1-8 columns by the thousand,
  * and the result often cancels far below its terms (a trailing update of a matrix whose
  * factor is nearly exact), which the error-free sums leave to slower methods.  Here every
@@ -9,9 +9,12 @@
 #define OZB_EXACT_TINY_H
 #include "core/problem.h"
 
-#define OZB_EXACT_TINY_K 4          /* inner dimensions up to this */
+#define OZB_EXACT_TINY_K 4          /* inner dimensions up to this before the error-free sums */
+#define OZB_EXACT_TINY_CANCEL_K 16  /* and up to this after them, for what they leave: LAPACK's
+                                     * residuals B - A X of a few right-hand sides (k = 5, 10),
+                                     * some 30 ns an element against the deep sums' 60-90 */
 
-/* 1 where the method applies to the call: k <= OZB_EXACT_TINY_K, alpha = +-1, and the
+/* 1 where the method applies to the call: k <= OZB_EXACT_TINY_CANCEL_K, alpha = +-1, and the
  * build has AVX2 and FMA */
 int ozb_exact_tiny_eligible(const ozb_problem *pr);
 
@@ -21,7 +24,8 @@ ozblas_status_t ozb_exact_tiny(ozblas_handle_t h, const ozb_problem *pr, int nt,
 /* The same for a call known to cancel (what the error-free sums left): both VecSum passes at
  * once, no first certificate that would fail */
 ozblas_status_t ozb_exact_tiny_cancel(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **fail, int64_t *nfail);
-/* 1 where the exact tiny sums go before the error-free sums: C of fewer than 8 rows (worked
+/* 1 where the exact tiny sums go before the error-free sums: k <= OZB_EXACT_TINY_K and a C of
+ * fewer than 8 rows (worked
  * transposed, which the error-free sums' strips of 8 rows are not) or k = 1; measured on an
  * AVX512-VNNI EPYC, non-cancelling data: 1x15x1 0.15 against 1.2 us, 48x15x1 3.5 against 4.1
  * us, 32x32x3 8.3 against 6.0 us (the error-free sums first there) */
