@@ -12,6 +12,7 @@
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include "eft/eft_band.h"
+#include "eft/eft_tiny_row.h"
 #include "eft/eft_dot_small.h"
 #include "exact/exact_small.h"
 #include "exact/zero_products.h"
@@ -19,75 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* the exponent field of v, 1 for zeros and subnormals: |v| < 2^(field - 1022) */
-static inline int64_t exp_field(double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    const int64_t e = (int64_t)((u >> 52) & 0x7ff);
-    return e ? e : 1;
-}
-
-/* Rows of tiny products, sum_l a_l b_l with a_0 = 1 (DTBSV's b_i - sum t_ij x_j: the right-hand
- * sides of LAPACK's solves with matrices scaled toward underflow, whose products lie below the
- * short DOT's range), 1 and *out where decided:
- * - b_0 itself where the other products' magnitudes sum to less than half the spacing of the
- *   doubles around b_0 (b_0 finite and nonzero; then b_0 plus them rounds to b_0, no tie).  Bit
- *   budget: with E the exponent field (1 for subnormals), |v| < 2^(E(v) - 1022), so each product
- *   is below 2^(E(a_l) + E(b_l) - 2044) and the k - 1 of them below 2^(M - 2044 + lg), M their
- *   largest E(a_l) + E(b_l), 2^lg >= k - 1; half the spacing next to a normal b_0 of exponent e
- *   is at least 2^(e - 54) (below a power of two the spacing is half its ulp), next to a
- *   subnormal one 2^-1075.
- * - else, every product below 2^-900: the row with a scaled by 2^600 (exact: every |a_l| below
- *   2^401, and b_0 below 2^301, so no scaled product passes 2^901) through the short DOT, whose
- *   RN(2^600 exact) is 2^600 RN(exact) where it is at least 2^-422 (both normal: only the
- *   exponent differs).  Below that (|exact| < 2^-1022, RN monotone) the result is RN on the
- *   subnormal grid: with q = 2^-474 (2^-1074 scaled) and C = -sign(v) 2^53 q, C + 2^600 exact
- *   lies in (2^52 q, 2^53 q] in magnitude, where the doubles are the multiples of q, so the short
- *   DOT with the term C added gives RN(C + 2^600 exact), and minus C (exact) that is 2^600 exact
- *   rounded to the grid, ties to the even multiple as C is one (exact/exact_small.c's rule). */
-static int tiny_row(const double *a, const double *b, int64_t k, double *out)
-{
-    if (a[0] != 1.0 || b[0] == 0.0 || !isfinite(b[0])) return 0;
-    int64_t M = -1, amax = 0;
-    for (int64_t l = 1; l < k; l++) {
-        const int64_t ea = exp_field(a[l]), eb = exp_field(b[l]);
-        if (ea == 2047 || eb == 2047) return 0;          /* Inf, NaN */
-        if (a[l] != 0.0 && b[l] != 0.0 && ea + eb > M) M = ea + eb;
-        if (ea > amax) amax = ea;
-    }
-    if (M < 0) {                                          /* every other product exactly 0 */
-        *out = b[0];
-        return 1;
-    }
-    int64_t lg = 0;
-    while (((int64_t)1 << lg) < k - 1) lg++;
-    uint64_t u;
-    memcpy(&u, &b[0], sizeof u);
-    const int64_t f = (int64_t)((u >> 52) & 0x7ff), half = f ? f - 1077 : -1075;
-    if (M - 2044 + lg <= half) {
-        *out = b[0];
-        return 1;
-    }
-    if (M - 2044 > -900 || amax > 1023 + 400 || f > 1023 + 300 || k >= OZB_DOT_ONE_SIGMA) return 0;
-    double s[OZB_DOT_ONE_SIGMA + 1], bb[OZB_DOT_ONE_SIGMA + 1], v;
-    for (int64_t l = 0; l < k; l++) s[l] = a[l] * 0x1p600;
-    if (!ozb_eft_dot_unit(s, b, k, 0, &v) || v == 0.0) return 0;
-    if (fabs(v) >= 0x1p-422) {
-        *out = v * 0x1p-600;
-        return 1;
-    }
-    const double C = v < 0.0 ? 0x1p-421 : -0x1p-421;
-    memcpy(bb, b, sizeof(double) * (size_t)k);
-    s[k] = C;
-    bb[k] = 1.0;
-    double r;
-    if (!ozb_eft_dot_unit(s, bb, k + 1, 0, &r)) return 0;
-    r = (r - C) * 0x1p-600;
-    *out = r == 0.0 ? copysign(0.0, v) : r;     /* nonzero but below 2^-1075: a signed zero */
-    return 1;
-}
 
 /* *c := RN(alpha sum_l a_l b_l + beta c) (beta == 0: c not read), the terms contiguous */
 static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const double *b, int64_t k, double alpha,
@@ -114,7 +46,7 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
             *c = 0.0;
             return OZBLAS_STATUS_SUCCESS;
         }
-        if (tiny_row(a, b, k, &v)) {
+        if (ozb_eft_tiny_row(a, b, k, &v)) {
             *c = v;
             return OZBLAS_STATUS_SUCCESS;
         }

@@ -9,6 +9,7 @@
 #include "core/info.h"
 #include "eft/eft_dot_small.h"
 #include "eft/eft_dot.h"
+#include "exact/zero_products.h"
 
 ozb_env_t ozb_env_enter(ozblas_handle_t h)
 {
@@ -61,6 +62,16 @@ int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int6
     if (pl.mode != OZBLAS_MODE_CORRECTLY_ROUNDED || pl.engine != OZBLAS_ENGINE_FP64 || !ozb_short_dot_applies(h, 1, 1, n))
         return 0;
     if (ozb_eft_dot_unit(x, y, n, !h->knobs.fused_avx2, out)) {  /* (the knob: 256-bit code only) */
+        ozb_info_short_dot(h, n);
+        *st = OZBLAS_STATUS_SUCCESS;
+        return 1;
+    }
+    /* every product exactly zero (one factor zero, the other finite): the exact sums' +0, at
+     * once (LAPACK's DOTs of vectors with disjoint nonzeros) */
+    int64_t l = 0;
+    while (l < n && ozb_zero_pair(x[l], y[l])) l++;
+    if (l == n) {
+        *out = 0.0;
         ozb_info_short_dot(h, n);
         *st = OZBLAS_STATUS_SUCCESS;
         return 1;

@@ -252,65 +252,6 @@ int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, doub
 #endif
 }
 
-/* TwoSum of every neighbouring pair, upwards: t[n-1] becomes the rounded sum, t[0..n-2] the
- * errors; the exact sum of t is unchanged */
-static inline void vec_sum(double *t, int n)
-{
-    for (int i = 0; i + 1 < n; i++) {
-        const double s = t[i] + t[i + 1], b = s - t[i];
-        t[i] = (t[i] - (s - b)) + (t[i + 1] - b);
-        t[i + 1] = s;
-    }
-}
-
-/* TwoProduct x v = t[0] + t[1], 1 where exact (the product 0, or within [2^-960, 2^1000]:
- * the low part's last bit at least 2^-1066) */
-static inline int two_prod_term(double x, double v, double *t)
-{
-    t[0] = x * v;
-    t[1] = fma(x, v, -t[0]);
-    const double ap = fabs(t[0]);
-    return (x == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(x) && isfinite(v);
-}
-
-/* The second level, one element the first left (a result that cancels to about the first
- * level's own bound: a Householder or Givens update that zeroes an element leaves u |a|, whose
- * last bits the rounded x ul spoils): every product split by TwoProduct, so the terms a, x uh,
- * x ul (y vh, y vl) are n <= 9 doubles whose sum is the exact value; up to three VecSum passes,
- * each followed by the bracket of the bit budget at the top of two_term.h: s = t[n-1], e the
- * rest summed in order (n - 2 roundings, error <= (n - 2) u (1 + 2^-50) sum |t_i| < 2^-50
- * sum |t_i|, plus 2^-1072 for roundings of tiny values), B = 2^-48 sum |t_i| + 2^-1069 at
- * least twice that, and at least 2u |e| so that RN(e -+ B) stays outside the error interval.
- * Taken only where nonzero and finite (a zero result keeps the first level's and the exact
- * path's sign rules). */
-static int deep(double a, double x, double uh, double ul, const double *y, double vh, double vl, double *r)
-{
-    double t[9];
-    int ok = isfinite(a) && two_prod_term(x, uh, t + 1) && two_prod_term(x, ul, t + 3);
-    int n = 5;
-    t[0] = a;
-    if (y) {
-        ok &= two_prod_term(*y, vh, t + 5) && two_prod_term(*y, vl, t + 7);
-        n = 9;
-    }
-    if (!ok) return 0;
-    for (int pass = 0; pass < 3; pass++) {
-        vec_sum(t, n);
-        double e = 0.0, sum = 0.0;
-        for (int i = 0; i + 1 < n; i++) {
-            e += t[i];
-            sum += fabs(t[i]);
-        }
-        const double B = 0x1p-48 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
-        const double lo = t[n - 1] + (e - B), hi = t[n - 1] + (e + B);
-        if (lo == hi) {
-            *r = lo;
-            return lo != 0.0 && fabs(lo) <= 0x1.fffffffffffffp1023;
-        }
-    }
-    return 0;
-}
-
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
                            int safe, uint8_t *fail, int wide);
@@ -324,7 +265,7 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
     for (int64_t i = 0; i < m && nf > 0; i++)
         if (fail[i]) {
             double r;
-            if (deep(a ? a[i * inca] : 0.0, x[i * incx], uh, ul, y ? &y[i * incy] : NULL, vh, vl, &r)) {
+            if (ozb_two_term_second(a ? a[i * inca] : 0.0, x[i * incx], uh, ul, y ? &y[i * incy] : NULL, vh, vl, &r)) {
                 out[i * inco] = r;
                 fail[i] = 0;
                 nf--;

@@ -38,6 +38,11 @@ int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, doub
  * (wide = 1 above: only where the handle's kernel set is the 512-bit one); two_term512.c */
 int64_t ozb_two_prod512(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail);
 
+/* RN(a + x (uh + ul) + y (vh + vl)) of one element (y == NULL: no second product) by its
+ * terms split exactly and summed error-free (two_term_deep.c): 1 and *r where certified,
+ * nonzero and finite; ozb_two_term's second level for what its first leaves */
+int ozb_two_term_second(double a, double x, double uh, double ul, const double *y, double vh, double vl, double *r);
+
 /* alpha * v = *hi + *lo exactly (TwoProduct), 1 where that holds (the product 0 or within
  * [2^-960, 2^1000]), else 0 */
 int ozb_two_prod_exact(double alpha, double v, double *hi, double *lo);
