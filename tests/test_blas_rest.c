@@ -1092,8 +1092,10 @@ static double band_op(int lower, int trans, int64_t k, const double *A, int64_t 
 }
 
 /* CONTRACT's triangular-solve rule on a band matrix, every sum exact (MPFR), in solve order: with
- * s the block's first position, r_i = RN(b_i - sum over positions before s) (b_i where none),
- * x_i = RN(RN(r_i - sum over positions in [s, p)) / t_ii) (no division for a unit diagonal) */
+ * s the block's first position, r_i = RN(b_i - sum over positions before s) (b_i in the first
+ * block), x_i = RN(RN(r_i - sum over positions in [s, p)) / t_ii) (no division for a unit
+ * diagonal); an empty sum after the first position is exact too, so a zero r_i becomes the
+ * exact sums' +0 there (the first position keeps its b_i) */
 static void tbsv_rule(int lower, int trans, int unit, int64_t n, int64_t k, const double *A, int64_t lda, double *x)
 {
     const int low = lower != trans;
@@ -1101,9 +1103,13 @@ static void tbsv_rule(int lower, int trans, int unit, int64_t n, int64_t k, cons
     for (int64_t p = 0; p < n; p++) {
         const int64_t i = low ? p : n - 1 - p, s = p / OZBLAS_TRSM_BLOCK * OZBLAS_TRSM_BLOCK;
         double r = x[i];
-        for (int part = 0; part < 2; part++) {
+        for (int part = 0; part < 2 && p > 0; part++) {
             const int64_t q0 = part == 0 ? (p - k > 0 ? p - k : 0) : (p - k > s ? p - k : s), q1 = part == 0 ? (s < p ? s : p) : p;
-            if (q0 >= q1) continue;
+            if (part == 0 && s == 0) continue;
+            if (q0 >= q1) {
+                if (r == 0.0) r = 0.0;
+                continue;
+            }
             int64_t c = 0;
             co[c] = 1.0;
             va[c++] = r;

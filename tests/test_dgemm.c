@@ -84,6 +84,18 @@ START_TEST(dgemm_tiny_cancel)
             for (int64_t i = 0; i < m; i++) W[i + j * m] = ozref_dgemm_elem(0, 0, i, j, k, -1.0, A, m, B, k, 1.0, C[i + j * m]);
         tu_check_bits(C2, W, (size_t)(m * n), 0, "dgemm_tiny_cancel: signed zeros below 2^-1075");
     }
+    /* a scaled result on a midpoint of the subnormal grid that the exact value is not on:
+     * 5 2^-1075 + 2^-1140 = (2.5 + 2^-66) 2^-1074, whose 53-bit RN in the frame 2^1073 is 1.25,
+     * 2.5 grid steps; RN(exact) is 3 2^-1074 (rounding 2.5 to even would give 2) */
+    {
+        double A[8 * 2], B[2 * 3], C[8 * 3];
+        for (int i = 0; i < 8; i++) { A[i] = 5 * 0x1p-1000; A[i + 8] = 0x1p-1000; }
+        for (int j = 0; j < 3; j++) { B[2 * j] = 0x1p-75; B[2 * j + 1] = 0x1p-140; }
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, 8, 3, 2, 1.0, A, 8, B, 2, 0.0, C, 8), 0);
+        const double want = 3 * 0x1p-1074;
+        ck_assert(ozref_dgemm_elem(0, 0, 0, 0, 2, 1.0, A, 8, B, 2, 0.0, 0.0) == want);
+        for (int e = 0; e < 8 * 3; e++) tu_check_bits(&C[e], &want, 1, 0, "dgemm_tiny_cancel: above a midpoint of the subnormal grid");
+    }
     ozblas_destroy(h);
 }
 END_TEST

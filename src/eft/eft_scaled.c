@@ -139,12 +139,13 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
         if (ozb_eft_deep_bytes(h, &dp) <= ozb_workspace_limit(h)) {
             uint8_t *f3;
             int64_t n3;
-            if ((st = ozb_eft_deep_cr(h, &dp, nt, &f3, &n3)) != OZBLAS_STATUS_SUCCESS) return st;
-            for (size_t e = 0; e < mn; e++)
-                if (f2[e] && !f3[e]) {
-                    Cs[e] = Cs2[e];
-                    f2[e] = 0;
-                }
+            /* a step that may be skipped: without its buffer the flags stay for the next method */
+            if (ozb_eft_deep_cr(h, &dp, nt, &f3, &n3) == OZBLAS_STATUS_SUCCESS)
+                for (size_t e = 0; e < mn; e++)
+                    if (f2[e] && !f3[e]) {
+                        Cs[e] = Cs2[e];
+                        f2[e] = 0;
+                    }
         }
     }
     int64_t left = 0;

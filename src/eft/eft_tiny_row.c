@@ -14,6 +14,28 @@ static inline int64_t exp_field(double v)
     return e ? e : 1;
 }
 
+/* the row with a scaled by 2^600 through the short DOT (eft_tiny_row.h), 0 < k <
+ * OZB_DOT_ONE_SIGMA; its 16 KiB of copies in their own frame, entered only here */
+static __attribute__((noinline)) int scaled_row(const double *a, const double *b, int64_t k, double *out)
+{
+    double s[OZB_DOT_ONE_SIGMA + 1], bb[OZB_DOT_ONE_SIGMA + 1], v;
+    for (int64_t l = 0; l < k; l++) s[l] = a[l] * 0x1p600;
+    if (!ozb_eft_dot_unit(s, b, k, 0, &v) || v == 0.0) return 0;
+    if (fabs(v) >= 0x1p-422) {
+        *out = v * 0x1p-600;
+        return 1;
+    }
+    const double C = v < 0.0 ? 0x1p-421 : -0x1p-421;
+    memcpy(bb, b, sizeof(double) * (size_t)k);
+    s[k] = C;
+    bb[k] = 1.0;
+    double r;
+    if (!ozb_eft_dot_unit(s, bb, k + 1, 0, &r)) return 0;
+    r = (r - C) * 0x1p-600;
+    *out = r == 0.0 ? copysign(0.0, v) : r;     /* nonzero but below 2^-1075: a signed zero */
+    return 1;
+}
+
 int ozb_eft_tiny_row(const double *a, const double *b, int64_t k, double *out)
 {
     if (a[0] != 1.0 || b[0] == 0.0 || !isfinite(b[0])) return 0;
@@ -38,20 +60,5 @@ int ozb_eft_tiny_row(const double *a, const double *b, int64_t k, double *out)
         return 1;
     }
     if (M - 2044 > -900 || amax > 1023 + 400 || f > 1023 + 300 || k >= OZB_DOT_ONE_SIGMA) return 0;
-    double s[OZB_DOT_ONE_SIGMA + 1], bb[OZB_DOT_ONE_SIGMA + 1], v;
-    for (int64_t l = 0; l < k; l++) s[l] = a[l] * 0x1p600;
-    if (!ozb_eft_dot_unit(s, b, k, 0, &v) || v == 0.0) return 0;
-    if (fabs(v) >= 0x1p-422) {
-        *out = v * 0x1p-600;
-        return 1;
-    }
-    const double C = v < 0.0 ? 0x1p-421 : -0x1p-421;
-    memcpy(bb, b, sizeof(double) * (size_t)k);
-    s[k] = C;
-    bb[k] = 1.0;
-    double r;
-    if (!ozb_eft_dot_unit(s, bb, k + 1, 0, &r)) return 0;
-    r = (r - C) * 0x1p-600;
-    *out = r == 0.0 ? copysign(0.0, v) : r;     /* nonzero but below 2^-1075: a signed zero */
-    return 1;
+    return scaled_row(a, b, k, out);
 }

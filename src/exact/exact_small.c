@@ -169,7 +169,7 @@ static int element_direct(const ozb_problem *pr, int64_t i, int64_t j, const ter
              * sum C + 2^t exact lies in (2^52 q, 2^53 q] in magnitude, where the doubles are the
              * multiples of q: NearSum's RN(C + v) - C (exact) is v rounded to that grid, ties to
              * the even multiple as C is one, and 2^-t times it is RN(exact), a multiple of 2^-1074
-             * (C <= 2^54: t <= 1075 with normal factors).  Scaled down (t < 0), q is below the
+             * (C <= 2^54: product_shift never gives t > 1075).  Scaled down (t < 0), q is below the
              * doubles: the framed path. */
             if (t < 0) return 0;
             const double C = x < 0.0 ? ozb_pow2(t - 1021) : -ozb_pow2(t - 1021);

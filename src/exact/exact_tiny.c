@@ -5,10 +5,11 @@
  *     alpha = -1 (exact); beta c split alike.  m = 2k (+ 2) doubles of magnitude <= 2^1000
  *     whose sum is exactly alpha sum x y + beta c.  A lane out of range is left to the caller.
  *   - passes of VecSum: for q = 1..m-1, (t_q, t_(q-1)) = TwoSum(t_q, t_(q-1)); each TwoSum
- *     is exact (no sum reaches 2^1004), so the terms' sum never changes; after a pass t_(m-1)
- *     holds the sum rounded and the others what is left (Sum2), after two (Sum3) what is left
- *     is about 2^-53 of that again.  One pass, certified as below, decides what does not
- *     cancel; a group with a lane left takes the second pass and is certified again.
+ *     is exact (no sum reaches 2^1006: at most 34 terms of 2^1000), so the terms' sum never
+ *     changes; after a pass t_(m-1) holds the sum rounded and the others what is left (Sum2),
+ *     after two (Sum3) what is left is about 2^-53 of that again.  One pass, certified as below,
+ *     decides what does not cancel; a group with a lane left takes the second pass and is
+ *     certified again (and a third for k > 4).
  *   - R: the lower terms t_0..t_(m-2) by a chain of TwoSums, whose errors e_q make
  *     R + sum e_q = sum t_q exactly; (y, z) = TwoSum(t_(m-1), R), so the element is y + z + d
  *     with d = sum e_q.
@@ -78,7 +79,7 @@ static inline __m256d split(__m256d x, __m256d y, int neg, __m256d *T)
 }
 
 /* One VecSum pass over the terms of both groups: (t_q, t_(q-1)) = TwoSum(t_q, t_(q-1)) for
- * q = 1..m-1, exact (no sum reaches 2^1004), the terms' sum unchanged */
+ * q = 1..m-1, exact (no sum reaches 2^1006), the terms' sum unchanged */
 static inline __attribute__((always_inline)) void vecsum_pass(__m256d T[2][TERMS], const int m)
 {
     for (int q = 1; q < m; q++)
@@ -141,7 +142,8 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
      * (both at once where the caller knows the call cancels) */
     __m256d y[2];
     int mask[2];
-    if (!(_mm256_movemask_pd(ok[0]) | _mm256_movemask_pd(ok[1]))) {   /* every lane out of range */
+    const int act[2] = { (1 << nh[0]) - 1, (1 << nh[1]) - 1 };     /* the lanes of rows below m */
+    if (!((_mm256_movemask_pd(ok[0]) & act[0]) | (_mm256_movemask_pd(ok[1]) & act[1]))) {   /* every row out of range */
         for (int h = 0; h < 2; h++)
             for (int64_t r = 0; r < nh[h]; r++) t->fail[(i + 4 * h + r) * t->fi + j * t->fj] = 1;
         return nr;
@@ -149,7 +151,6 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
     vecsum_pass(T, m);
     if (t->two) vecsum_pass(T, m);
     certify(T, m, ok, y, mask);
-    const int act[2] = { (1 << nh[0]) - 1, (1 << nh[1]) - 1 };     /* the lanes of rows below m */
     if (!t->two && ((mask[0] & act[0]) != act[0] || (mask[1] & act[1]) != act[1])) {
         vecsum_pass(T, m);
         certify(T, m, ok, y, mask);

@@ -18,9 +18,10 @@ static inline void vec_sum(double *t, int n)
 static inline int two_prod_term(double x, double v, double *t)
 {
     t[0] = x * v;
-    t[1] = fma(x, v, -t[0]);
     const double ap = fabs(t[0]);
-    return (x == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(x) && isfinite(v);
+    if (!((x == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(x) && isfinite(v))) return 0;
+    t[1] = fma(x, v, -t[0]);      /* only in range: a subnormal low part costs some 30 ns */
+    return 1;
 }
 
 /* The second level of ozb_two_term, one element the first left (a result that cancels to about the first
@@ -36,14 +37,13 @@ static inline int two_prod_term(double x, double v, double *t)
 int ozb_two_term_second(double a, double x, double uh, double ul, const double *y, double vh, double vl, double *r)
 {
     double t[9];
-    int ok = isfinite(a) && two_prod_term(x, uh, t + 1) && two_prod_term(x, ul, t + 3);
+    if (!(isfinite(a) && two_prod_term(x, uh, t + 1) && two_prod_term(x, ul, t + 3))) return 0;
     int n = 5;
     t[0] = a;
     if (y) {
-        ok &= two_prod_term(*y, vh, t + 5) && two_prod_term(*y, vl, t + 7);
+        if (!(two_prod_term(*y, vh, t + 5) && two_prod_term(*y, vl, t + 7))) return 0;
         n = 9;
     }
-    if (!ok) return 0;
     for (int pass = 0; pass < 3; pass++) {
         vec_sum(t, n);
         double e = 0.0, sum = 0.0;
