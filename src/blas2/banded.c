@@ -40,9 +40,7 @@ static ozblas_status_t exact_sum(ozblas_handle_t h, const double *a, const doubl
         }
         /* every product exactly zero: the exact sum is zero, +0 as the exact sums round it
          * (ozb_exact_zero_products): LAPACK's right-hand sides of zeros */
-        int64_t l = 0;
-        while (l < k && ozb_zero_pair(a[l], b[l])) l++;
-        if (l == k) {
+        if (ozb_zero_pairs(a, b, k)) {
             *c = 0.0;
             return OZBLAS_STATUS_SUCCESS;
         }

@@ -68,9 +68,7 @@ int ozb_run_dot_direct(ozblas_handle_t h, const double *x, const double *y, int6
     }
     /* every product exactly zero (one factor zero, the other finite): the exact sums' +0, at
      * once (LAPACK's DOTs of vectors with disjoint nonzeros) */
-    int64_t l = 0;
-    while (l < n && ozb_zero_pair(x[l], y[l])) l++;
-    if (l == n) {
+    if (ozb_zero_pairs(x, y, n)) {
         *out = 0.0;
         ozb_info_short_dot(h, n);
         *st = OZBLAS_STATUS_SUCCESS;

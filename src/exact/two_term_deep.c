@@ -1,27 +1,13 @@
 /* The second level of the certified element-wise updates (exact/two_term.h). */
 #include "exact/two_term.h"
+#include "sum/eft.h"
 #include <math.h>
 
 /* TwoSum of every neighbouring pair, upwards: t[n-1] becomes the rounded sum, t[0..n-2] the
  * errors; the exact sum of t is unchanged */
 static inline void vec_sum(double *t, int n)
 {
-    for (int i = 0; i + 1 < n; i++) {
-        const double s = t[i] + t[i + 1], b = s - t[i];
-        t[i] = (t[i] - (s - b)) + (t[i + 1] - b);
-        t[i + 1] = s;
-    }
-}
-
-/* TwoProduct x v = t[0] + t[1], 1 where exact (the product 0, or within [2^-960, 2^1000]:
- * the low part's last bit at least 2^-1066) */
-static inline int two_prod_term(double x, double v, double *t)
-{
-    t[0] = x * v;
-    const double ap = fabs(t[0]);
-    if (!((x == 0.0 || v == 0.0 || (ap >= 0x1p-960 && ap <= 0x1p1000)) && isfinite(x) && isfinite(v))) return 0;
-    t[1] = fma(x, v, -t[0]);      /* only in range: a subnormal low part costs some 30 ns */
-    return 1;
+    for (int i = 0; i + 1 < n; i++) ozb_two_sum(t[i], t[i + 1], &t[i + 1], &t[i]);
 }
 
 /* The second level of ozb_two_term, one element the first left (a result that cancels to about the first
@@ -37,11 +23,11 @@ static inline int two_prod_term(double x, double v, double *t)
 int ozb_two_term_second(double a, double x, double uh, double ul, const double *y, double vh, double vl, double *r)
 {
     double t[9];
-    if (!(isfinite(a) && two_prod_term(x, uh, t + 1) && two_prod_term(x, ul, t + 3))) return 0;
+    if (!(isfinite(a) && ozb_two_prod_exact(x, uh, t + 1, t + 2) && ozb_two_prod_exact(x, ul, t + 3, t + 4))) return 0;
     int n = 5;
     t[0] = a;
     if (y) {
-        if (!(two_prod_term(*y, vh, t + 5) && two_prod_term(*y, vl, t + 7))) return 0;
+        if (!(ozb_two_prod_exact(*y, vh, t + 5, t + 6) && ozb_two_prod_exact(*y, vl, t + 7, t + 8))) return 0;
         n = 9;
     }
     for (int pass = 0; pass < 3; pass++) {

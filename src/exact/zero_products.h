@@ -11,6 +11,14 @@
  * NaN) */
 static inline int ozb_zero_pair(double x, double y) { return (x == 0.0 && isfinite(y)) || (y == 0.0 && isfinite(x)); }
 
+/* 1 when every product x_l y_l (l < n, contiguous) is exactly zero */
+static inline int ozb_zero_pairs(const double *x, const double *y, int64_t n)
+{
+    int64_t l = 0;
+    while (l < n && ozb_zero_pair(x[l], y[l])) l++;
+    return l == n;
+}
+
 /* For every flagged element (fail: m n flags, column-major) whose products op(A)(i, l)
  * op(B)(l, j) are all exactly zero (for each l one factor is zero and the other finite):
  * writes RN(beta c) (+0 where beta or c is zero: the contract's exact zero) and clears its
