@@ -12,7 +12,7 @@
 #define OZB_EXACT_TINY_K 4          /* inner dimensions up to this before the error-free sums */
 #define OZB_EXACT_TINY_CANCEL_K 16  /* and up to this after them, for what they leave: LAPACK's
                                      * residuals B - A X of a few right-hand sides (k = 5, 10),
-                                     * some 30 ns an element against the deep sums' 60-90 */
+                                     * some 45 ns an element at k = 10 against the deep sums' 60-90 */
 
 /* 1 where the method applies to the call: k <= OZB_EXACT_TINY_CANCEL_K, alpha = +-1, and the
  * build has AVX2 and FMA */
