@@ -9,6 +9,7 @@
 #include "core/backend.h"
 #include "core/par.h"
 #include "eft/eft_subst.h"
+#include "eft/eft_trcols.h"
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
  * pipeline per row, which costs about a microsecond); at and above it, the lane groups below
@@ -144,9 +145,63 @@ static ozblas_status_t block_lanes(ozblas_handle_t h, ozb_view t, int unit, int6
     return OZBLAS_STATUS_SUCCESS;
 }
 
+/* row i's diagonal step: row i := row i / T(i, i) (non-unit), where the operands lie */
+static ozblas_status_t divide_row(ozblas_handle_t h, ozb_view t, int64_t i, int64_t nrhs, double *x, int64_t xrs,
+                                  int64_t xcs)
+{
+    const ozb_op_shape dv = { .kind = OZB_SHAPE_DIV, .m = 1, .n = nrhs, .dst = x + i * xrs, .drs = xrs, .dcs = xcs,
+                              .div = t.p + i * t.rs + i * t.cs };
+    return ozb_shape(h, &dv);
+}
+
+/* One right-hand side where op(T)'s columns are contiguous (t.rs = +-1) and ozb_run rounds
+ * exactly: the rule's block sums RN(b_i - T[i, 0..s) X[0..s)) from the column-by-column sums
+ * (eft/eft_trcols.h: op(T) read once, down its columns), each row they leave by ozb_run on
+ * that row alone; the in-block rows as ozb_tri_solve does.  RN(exact) on every path: the bits
+ * of the block GEMVs.  x is solved in a contiguous copy. */
+static ozblas_status_t solve_by_columns(ozblas_handle_t h, ozb_view t, int unit, int64_t m, double *x, int64_t xrs)
+{
+    const size_t sb = ozb_eft_trcols_bytes(m);
+    char *buf = ozb_buf_get(h, OZB_BUF_SHAPE_T, sb + sizeof(double) * (size_t)m);
+    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *xw = (double *)(buf + sb);
+    for (int64_t i = 0; i < m; i++) xw[i] = x[i * xrs];
+    ozb_trcols_t c;
+    ozb_eft_trcols_init(&c, t.p, t.rs, t.cs, m, buf);
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    for (int64_t s = 0; s < m && st == OZBLAS_STATUS_SUCCESS; s += OZBLAS_TRSM_BLOCK) {
+        const int64_t bs = m - s < OZBLAS_TRSM_BLOCK ? m - s : OZBLAS_TRSM_BLOCK;
+        for (int64_t b = s / 8; s > 0 && 8 * b < s + bs && st == OZBLAS_STATUS_SUCCESS; b++) {
+            uint8_t fail[8];
+            if (ozb_eft_trcols_put(&c, b, s, xw, fail) == 0) continue;
+            for (int64_t r = 0; r < 8 && 8 * b + r < m && st == OZBLAS_STATUS_SUCCESS; r++) {
+                if (!fail[r]) continue;
+                const int64_t i = 8 * b + r;
+                const ozb_problem row = {
+                    .m = 1, .n = 1, .k = s, .a = { t.p + i * t.rs, t.rs, t.cs }, .b = { xw, 0, 1 },
+                    .alpha = -1.0, .beta = 1.0, .c = xw + i, .crs = 1, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+                };
+                st = ozb_run(h, &row);
+            }
+        }
+        for (int64_t i = s; i < s + bs && st == OZBLAS_STATUS_SUCCESS; i++) {
+            if (i > s) st = in_block_row(h, t, i, s, 1, xw, 1, 0);
+            if (!unit && st == OZBLAS_STATUS_SUCCESS) st = divide_row(h, t, i, 1, xw, 1, 0);
+        }
+        /* the rows below the block take its columns (strips from row s + bs: a multiple of 8) */
+        if (s + bs < m && st == OZBLAS_STATUS_SUCCESS)
+            ozb_eft_trcols_add(&c, (s + bs) / 8, s, bs, xw, ozb_threads_for(h, 4.0 * (double)(m - s - bs) * (double)bs));
+    }
+    for (int64_t i = 0; i < m && st == OZBLAS_STATUS_SUCCESS; i++) x[i * xrs] = xw[i];
+    return st;
+}
+
 ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m, int64_t nrhs,
                               double *x, int64_t xrs, int64_t xcs)
 {
+    if (nrhs == 1 && m > OZBLAS_TRSM_BLOCK && (t.rs == 1 || t.rs == -1) && ozb_host_operands(h) &&
+        ozb_run_rounds_exact(h) && ozb_eft_trcols_applies(h))
+        return solve_by_columns(h, t, unit, m, x, xrs);
     for (int64_t s = 0; s < m; s += OZBLAS_TRSM_BLOCK) {
         const int64_t bs = m - s < OZBLAS_TRSM_BLOCK ? m - s : OZBLAS_TRSM_BLOCK;
         ozblas_status_t st;
@@ -167,11 +222,7 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
         }
         for (int64_t i = s; i < s + bs; i++) {
             if (i > s && (st = in_block_row(h, t, i, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
-            if (!unit) {   /* row i := row i / T(i, i), where the operands lie */
-                const ozb_op_shape dv = { .kind = OZB_SHAPE_DIV, .m = 1, .n = nrhs, .dst = x + i * xrs, .drs = xrs,
-                                          .dcs = xcs, .div = t.p + i * t.rs + i * t.cs };
-                if ((st = ozb_shape(h, &dv)) != OZBLAS_STATUS_SUCCESS) return st;
-            }
+            if (!unit && (st = divide_row(h, t, i, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
         }
     }
     return OZBLAS_STATUS_SUCCESS;
