@@ -1169,13 +1169,14 @@ START_TEST(threads)
     ozblas_handle_t h1 = tu_handle(mode), h2 = tu_handle(mode);
     ozblas_set_num_threads(h1, 1);
     ozblas_set_num_threads(h2, 2);
+    ozblas_set_parallel_threshold(h2, 1);   /* every routine's threads, at these sizes too */
     ozref_rng r;
     tu_rng(&r, "threads");
     const int64_t n = 150, k = 90;
     double *A = tri_operand(&r, n, n, 4.0), *B = mat(&r, n, k, n, 4.0), *C = mat(&r, n, n, n, 4.0);
     double *X1 = tu_alloc((size_t)(n * k)), *X2 = tu_alloc((size_t)(n * k));
     double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n));
-    for (int rt = 0; rt < 6; rt++) {
+    for (int rt = 0; rt < 8; rt++) {
         memcpy(X1, B, sizeof(double) * (size_t)(n * k));
         memcpy(X2, B, sizeof(double) * (size_t)(n * k));
         if (rt == 4)   /* DROT's chunks on two threads, two of them left to the slow path */
@@ -1193,6 +1194,11 @@ START_TEST(threads)
             if (rt == 4) st = ozblas_drot(hs[t], n * k, Xs[t], 1, Cs[t], 1, 0.6, -0.8);
             /* increment 0: x[0] rotated against every y_i in order, whatever the threads */
             if (rt == 5) st = ozblas_drot(hs[t], n * k, Xs[t], 0, Cs[t], 1, 0.6, 0.8);
+            /* the band strips on both threads, with outputs left to the exact sums (an Inf in
+             * x, a product below the strips' range) */
+            if (rt >= 6) { B[40] = INFINITY; B[77] = 0x1p-1000; }
+            if (rt == 6) st = ozblas_dgbmv(hs[t], OZBLAS_OP_N, n, n, 3, 5, 1.5, C, n, B, 1, -0.5, Xs[t], 1);
+            if (rt == 7) st = ozblas_dtbmv(hs[t], OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_NON_UNIT, n, 4, C, n, Xs[t], 1);
             ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
         }
         check_bits(X1, X2, (size_t)(n * k), "threads X");

@@ -130,51 +130,84 @@ static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, i
         for (int r = 0; r < rows; r++) P[8 * (o0 + r - J0) + r] = 1.0;
 }
 
+/* One band_mv call's strips of eight outputs */
+typedef struct {
+    const band_t *B;
+    int64_t ny, incx, incy, wm;
+    double alpha, beta;
+    const double *x0;
+    double *y0;
+    double *scr;            /* the strips' scratch (9 wm doubles), or NULL: each thread's stack */
+    uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
+} mv_t;
+
+/* Windows up to this many columns take their scratch on the thread's stack (18 KiB), so the
+ * strips may run on the call's threads; wider ones (bands as wide as 250 columns and more)
+ * run on the calling thread with the handle's. */
+enum { WM_STACK = 256 };
+
+/* Strips lo..hi-1 by ozb_eft_band_strip, the outputs each leaves in v->left.  Each output is
+ * its own sum, written by its strip alone: the strips' order and threads change no bit. */
+static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
+{
+    const mv_t *v = ctx;
+    const band_t *B = v->B;
+    double stack[9 * WM_STACK];
+    double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
+    for (int64_t q = lo; q < hi; q++) {
+        const int64_t o0 = 8 * q;
+        const int rows = v->ny - o0 < 8 ? (int)(v->ny - o0) : 8;
+        runs_t R[8];
+        int64_t J0 = INT64_MAX, J1 = -1;
+        for (int r = 0; r < rows; r++) {
+            R[r] = runs(B, o0 + r);
+            if (jlo(&R[r]) <= jhi(&R[r])) { J0 = min64(J0, jlo(&R[r])); J1 = max64(J1, jhi(&R[r])); }
+        }
+        v->left[q] = (uint8_t)((1u << rows) - 1);
+        if (J0 > J1) continue;
+        const int64_t w = J1 - J0 + 1;
+        fill_strip(B, R, o0, rows, J0, w, P);
+        const double *xw = v->x0 + J0 * v->incx;
+        if (v->incx != 1) {
+            for (int64_t j = 0; j < w; j++) xs[j] = xw[j * v->incx];
+            xw = xs;
+        }
+        v->left[q] = (uint8_t)ozb_eft_band_strip(P, xw, w, rows, v->alpha, v->beta, v->y0 + o0 * v->incy, v->incy);
+    }
+    return 0;
+}
+
 /* y_o := RN(alpha sum_j M(o, j) x_j + beta y_o) for o < ny (beta == 0: y not read): strips of
- * eight outputs by ozb_eft_band_strip where it applies, each output it leaves (and every one
- * where it does not apply) by its own short exact sum */
+ * eight outputs by ozb_eft_band_strip where it applies (on the call's threads), then on the
+ * calling thread each output they leave (and every one where they do not apply) by its own
+ * short exact sum */
 static ozblas_status_t band_mv(ozblas_handle_t h, const band_t *B, int64_t ny, double alpha, const double *x0,
                                int64_t incx, double beta, double *y0, int64_t incy)
 {
-    const int64_t sm = span_max(B), wm = sm + 7;              /* a strip's window: at most sm + 7 columns */
-    const int strips = alpha != 0.0 && ozb_eft_band_applies(h, alpha, beta);
-    double *P = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)(2 * sm + (strips ? 9 * wm : 0)));
-    if (!P) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *a = P + (strips ? 9 * wm : 0), *b = a + sm, *xs = P + 8 * wm;
+    const int64_t sm = span_max(B), wm = sm + 7, ns = (ny + 7) / 8;  /* a strip's window: at most sm + 7 columns */
+    const int strips = alpha != 0.0 && ozb_eft_band_applies(h, alpha, beta), heap = strips && wm > WM_STACK;
+    double *a = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)(2 * sm + (heap ? 9 * wm : 0)) + (size_t)ns);
+    if (!a) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *b = a + sm;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
+    const mv_t v = { B, ny, incx, incy, wm, alpha, beta, x0, y0, heap ? b + sm : NULL,
+                     (uint8_t *)(b + sm + (heap ? 9 * wm : 0)) };
+    if (strips) {
+        const int nt = changed || heap ? 1 : ozb_threads_for(h, 2.0 * (double)ny * (double)wm);
+        (void)ozb_par_for(nt > 1, nt, ns, strip_range, (void *)&v);
+    } else
+        memset(v.left, 0xff, (size_t)ns);
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-    for (int64_t o0 = 0; o0 < ny && st == OZBLAS_STATUS_SUCCESS; o0 += 8) {
-        const int rows = ny - o0 < 8 ? (int)(ny - o0) : 8;
-        unsigned left = (1u << rows) - 1;
-        if (strips) {
-            runs_t R[8];
-            int64_t J0 = INT64_MAX, J1 = -1;
-            for (int r = 0; r < rows; r++) {
-                R[r] = runs(B, o0 + r);
-                if (jlo(&R[r]) <= jhi(&R[r])) { J0 = min64(J0, jlo(&R[r])); J1 = max64(J1, jhi(&R[r])); }
-            }
-            if (J0 <= J1) {
-                const int64_t w = J1 - J0 + 1;
-                fill_strip(B, R, o0, rows, J0, w, P);
-                const double *xw = x0 + J0 * incx;
-                if (incx != 1) {
-                    for (int64_t j = 0; j < w; j++) xs[j] = xw[j * incx];
-                    xw = xs;
-                }
-                left = ozb_eft_band_strip(P, xw, w, rows, alpha, beta, y0 + o0 * incy, incy);
-            }
+    for (int64_t o = 0; o < ny && st == OZBLAS_STATUS_SUCCESS; o++) {
+        if (!(v.left[o / 8] >> (o % 8) & 1)) continue;
+        const runs_t R = runs(B, o);
+        int64_t c = 0;
+        for (int64_t j = jlo(&R); j <= jhi(&R) && alpha != 0.0; j++, c++) {
+            a[c] = coef(B, &R, o, j);
+            b[c] = x0[j * incx];
         }
-        for (int r = 0; r < rows && st == OZBLAS_STATUS_SUCCESS; r++) {
-            if (!(left >> r & 1)) continue;
-            const runs_t R = runs(B, o0 + r);
-            int64_t c = 0;
-            for (int64_t j = jlo(&R); j <= jhi(&R) && alpha != 0.0; j++, c++) {
-                a[c] = coef(B, &R, o0 + r, j);
-                b[c] = x0[j * incx];
-            }
-            st = ozb_band_sum(h, a, b, c, alpha, beta, &y0[(o0 + r) * incy]);
-        }
+        st = ozb_band_sum(h, a, b, c, alpha, beta, &y0[o * incy]);
     }
     ozb_fpenv_leave(env, changed);
     return st;
