@@ -392,45 +392,63 @@ START_TEST(gemm_block_six_match_two)
 }
 END_TEST
 
-/* DROT's two-product loop (exact/two_term.c two1) with 512-bit vectors against the 256-bit
- * one: every value and flag bit for bit, on lengths around the vector width, random operands
- * of several magnitudes, and zeros, subnormals, products near 2^-960, huge, Inf and NaN among
- * them (skipped where the CPU lacks AVX-512). */
-START_TEST(two_prod_512_match_256)
+/* DROT's pair loop (exact/two_term.c ozb_rot_pairs): every pair it certifies is RN of its
+ * exact two-term sums, against MPFR, bit for bit (nonzero results; an exact zero +0), and
+ * nothing non-finite is certified; on lengths around the vector width (the scalar tail),
+ * random operands of several magnitudes, and zeros, subnormals, products near 2^-960, huge,
+ * Inf and NaN among them, for rotations, zero and huge or tiny entries of H. */
+START_TEST(rot_pairs_exact)
 {
-#if defined(__x86_64__)
-    if (!have_avx512("two_prod_512_match_256")) return;
     ozref_rng r;
-    tu_rng(&r, "two_prod_512_match_256");
+    tu_rng(&r, "rot_pairs_exact");
     enum { N = 203 };
     static const double special[] = { 0.0, -0.0, 0x1p-1074, -0x1p-1000, 0x1p-480, 0x1p-500, 0x1p1000, -0x1p1020,
                                       INFINITY, -INFINITY, NAN, 1.0 };
-    const double cs[][2] = { { 0.6, 0.8 }, { 0.0, 1.0 }, { -1.0, 0.0 }, { 0x1p-600, 3.0 }, { 0x1.8p900, -0x1p-3 } };
-    double x[N], y[N], o256[N], o512[N];
-    uint8_t f256[N], f512[N];
-    for (size_t q = 0; q < sizeof cs / sizeof *cs; q++)
+    const double hs[][4] = { { 0.6, 0.8, -0.8, 0.6 }, { 0.0, 1.0, -1.0, 0.0 }, { -1.0, 0.0, 0.0, 3.0 },
+                             { 0x1p-600, 3.0, 0x1p70, -0x1p-3 }, { 0x1.8p900, -0x1p-3, 0.25, 0x1p-1060 },
+                             { 1.0, -1.0, 1.0, 1.0 } };
+    double x[N], y[N], nx[N], ny[N];
+    uint8_t f[N];
+    mpfr_t a, b;
+    mpfr_inits2(4400, a, b, (mpfr_ptr)0);
+    int64_t certified = 0;
+    for (size_t q = 0; q < sizeof hs / sizeof *hs; q++)
         for (int64_t m = 1; m <= N; m += (m < 20 ? 1 : 61)) {
             for (int64_t i = 0; i < m; i++) {
                 x[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 40.0) - 20);
                 y[i] = i % 7 == 3 ? x[i] * 0.75 : ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 40.0) - 20);
+                if (i % 9 == 2) y[i] = x[i];                          /* exact cancellations where h = (1, -1) */
                 if (i % 5 == 1) x[i] = special[(size_t)(i + q) % (sizeof special / sizeof *special)];
                 if (i % 11 == 4) y[i] = special[(size_t)(3 * i + q) % (sizeof special / sizeof *special)];
             }
-            const int64_t n256 = ozb_two_prod(m, x, cs[q][0], y, cs[q][1], o256, f256, 0);
-            const int64_t n512 = ozb_two_prod(m, x, cs[q][0], y, cs[q][1], o512, f512, 1);
-            ck_assert_msg(n256 == n512, "c %g s %g m %lld: %lld flagged against %lld", cs[q][0], cs[q][1], (long long)m,
-                          (long long)n512, (long long)n256);
+            const double *h = hs[q];
+            int64_t nf = ozb_rot_pairs(m, x, y, h, nx, ny, f), count = 0;
             for (int64_t i = 0; i < m; i++) {
-                ck_assert_msg(f256[i] == f512[i], "c %g s %g m %lld element %lld: flag differs", cs[q][0], cs[q][1],
-                              (long long)m, (long long)i);
-                if (!f256[i])
-                    ck_assert_msg(memcmp(&o256[i], &o512[i], sizeof(double)) == 0, "c %g s %g m %lld element %lld: %a against %a",
-                                  cs[q][0], cs[q][1], (long long)m, (long long)i, o512[i], o256[i]);
+                count += f[i];
+                if (f[i]) continue;
+                certified++;
+                for (int k = 0; k < 2; k++) {
+                    const double got = k ? ny[i] : nx[i];
+                    ck_assert_msg(isfinite(x[i]) && isfinite(y[i]) && isfinite(got), "h %zu m %lld element %lld: non-finite certified",
+                                  q, (long long)m, (long long)i);
+                    mpfr_set_d(a, h[2 * k], MPFR_RNDN);
+                    mpfr_mul_d(a, a, x[i], MPFR_RNDN);
+                    mpfr_set_d(b, h[2 * k + 1], MPFR_RNDN);
+                    mpfr_mul_d(b, b, y[i], MPFR_RNDN);
+                    mpfr_add(a, a, b, MPFR_RNDN);                          /* exact at 4400 bits */
+                    const double want = mpfr_get_d(a, MPFR_RNDN);
+                    if (want == 0.0)
+                        ck_assert_msg(tu_bits(got) == 0, "h %zu m %lld element %lld: exact zero as %a", q, (long long)m,
+                                      (long long)i, got);
+                    else
+                        ck_assert_msg(tu_bits(got) == tu_bits(want), "h %zu m %lld element %lld (%a, %a): %a against %a", q,
+                                      (long long)m, (long long)i, x[i], y[i], got, want);
+                }
             }
+            ck_assert_int_eq(nf, count);
         }
-#else
-    tu_skip_note("two_prod_512_match_256", "not an x86-64 build");
-#endif
+    ck_assert(certified > 1000);
+    mpfr_clears(a, b, (mpfr_ptr)0);
 }
 END_TEST
 
@@ -506,7 +524,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, dot_lanes_512_match_256);
     tcase_add_test(tc, gemm_block_512_match_256);
     tcase_add_test(tc, gemm_block_six_match_two);
-    tcase_add_test(tc, two_prod_512_match_256);
+    tcase_add_test(tc, rot_pairs_exact);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);
     return s;

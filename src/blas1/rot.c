@@ -61,8 +61,8 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
 }
 
 /* x, y := (h11 x + h12 y, h21 x + h22 y) element by element: chunks gathered into
- * contiguous buffers, both new vectors by the certified two-product loop (exact/two_term.h),
- * then written back.  A chunk with elements that loop leaves (products out of range: scaled
+ * contiguous buffers, both new vectors by the certified pair loop (ozb_rot_pairs,
+ * exact/two_term.h), then written back.  A chunk with elements that loop leaves (products out of range: scaled
  * matrices; Inf, NaN) is left unwritten and marked, and done afterwards on the calling thread
  * (apply_std).  Every element is computed from its own x_i and y_i, so neither the chunks nor
  * the threads that take them change a bit. */
@@ -71,15 +71,14 @@ typedef struct {
     double *xv, *yv;
     int64_t n, incx, incy;
     double h11, h12, h21, h22;
-    int wide;
     uint8_t *left;          /* per chunk: 1 where it is left to the calling thread */
 } rot_t;
 
-/* Chunk c: both new vectors by the certified two-product loop (contiguous vectors read in
- * place, others gathered), written back where it decides every element.  h == NULL (a pool
- * thread): a chunk with elements it leaves is marked in r->left and left unwritten; else
- * those elements by the two-term loop (the two-product loop's arithmetic with a = +0, so the
- * same values where both certify) and rn2, then the chunk is written back.  Returns 1 where
+/* Chunk c: both new vectors by the certified pair loop (contiguous vectors read in place,
+ * others gathered), written back where it decides every element.  h == NULL (a pool thread):
+ * a chunk with elements it leaves is marked in r->left and left unwritten; else both new
+ * values of those elements by the two-term loop (a = +0: RN(exact) where it certifies, as
+ * the pair loop's, and an exact zero +0) and rn2, then the chunk is written back.  Returns 1 where
  * it left the chunk, -1 where rn2 failed (*st), 0 otherwise. */
 static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *xc, const double *yc, ozblas_status_t *st)
 {
@@ -87,11 +86,12 @@ static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *
     double nx[CH], ny[CH];
     uint8_t fx[CH], fy[CH];
     const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
-    int64_t bx = ozb_two_prod(len, xc, r->h11, yc, r->h12, nx, fx, r->wide);
-    int64_t by = ozb_two_prod(len, xc, r->h21, yc, r->h22, ny, fy, r->wide);
-    if (bx || by) {
+    const double hm[4] = { r->h11, r->h12, r->h21, r->h22 };
+    int64_t bx = ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx), by = bx;
+    if (bx) {
         if (!h) return r->left[c] = 1;
-        if (bx) bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
+        memcpy(fy, fx, (size_t)len);
+        bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
         if (by) by = ozb_two_term(len, zero, 1, xc, 1, r->h21, 0.0, yc, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
         for (int64_t i = 0; i < len && (bx || by); i++) {
             if (fx[i] && (*st = rn2(h, r->h11, xc[i], r->h12, yc[i], &nx[i])) != OZBLAS_STATUS_SUCCESS) return -1;
@@ -139,8 +139,7 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
     const int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 32.0 * (double)n);
     uint8_t *left = nt > 1 ? ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)nch) : NULL;
     if (nt > 1 && !left) return OZBLAS_STATUS_ALLOC_FAILED;
-    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22,
-                      ozb_eft_wide(h), left };
+    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22, left };
     /* on threads: the chunks decided whole, then those left on this thread; on one thread each
      * chunk whole in turn */
     if (nt > 1 && ozb_par_for(1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;

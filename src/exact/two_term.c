@@ -168,90 +168,81 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
 }
 #endif
 
-/* RN(c x + s y), decided only where finite: x c = p + pe and y s = q + qe exactly
- * (TwoProduct, each product 0 or within [2^-960, 2^1000]), p + q = t + e1 (TwoSum), e = e1 +
- * (pe + qe) rounded twice, B = 2^-50 (|e1| + |pe| + |qe|) (+ 2^-1069): twice its error, as the
- * bit budget above.  It is the two-term loop's arithmetic with a = +0 (whose TwoSum with p
- * adds nothing): the same certificate, and the same +0 for an exact zero (lo = t + (+0)). */
-static inline int64_t two1(double x, double c, double y, double s, double *r)
+/* DROT's pairs.  Each new element is RN(c x + s y) for its row (c, s) of H: x c = p + pe and
+ * y s = q + qe exactly (TwoProduct: exact where each product is 0 or at least 2^-960 in
+ * magnitude, the low part's last bit >= 2^-1013; overflow makes p, q or a sum Inf or NaN),
+ * p + q = t + e1 exactly (TwoSum), and e = e1 + (pe + qe) is rounded twice:
+ *     |e - (e1 + pe + qe)| <= u |pe + qe| + u |e1 + RN(pe + qe)| <= 2u (|e1| + |pe| + |qe|)
+ *                          <= 2u u (|t| + |p| + |q|) <= 4 u^2 (|p| + |q|) = 2^-104 (|p| + |q|)
+ * (u = 2^-53; |e1| <= u |t|, |pe| <= u |p|, |qe| <= u |q|, |t| <= |p| + |q|; a subnormal sum is
+ * exact, so underflow adds nothing).  B = 2^-101 RN(|p| + |q|) is more than twice that, so
+ * RN(t + RN(e - B)) and RN(t + RN(e + B)) bracket RN of the exact value (RN is monotone, and
+ * RN(e -+ B) moves e by at most u |e| < B / 2); where they are equal and finite (their
+ * difference exactly 0: Inf - Inf is NaN) that is the result.  An exact zero with p or q
+ * nonzero has lo = -B != hi: it is flagged, and ozb_two_term with a = +0 gives it +0; with
+ * p = q = 0, B = 0 and lo = t + (e - 0), ozb_two_term's value (+0 from the zeros' signs as
+ * IEEE adds them).
+ * The range test is on the factors, once for both new elements: |x| >= tx, tx = 2^-950 / the
+ * smallest nonzero |c| of x's column of H (rounded: the quotient is normal, since it is taken
+ * only up to |c| = 2^64, and 2^-1014 above), gives |x c| >= 2^-950 (1 - u) > 2^-960 for both;
+ * x = 0 gives exact zero products. */
+static double factor_floor(double c1, double c2)
+{
+    const double a = c1 == 0.0 ? fabs(c2) : c2 == 0.0 ? fabs(c1) : fmin(fabs(c1), fabs(c2));
+    if (a == 0.0) return 0.0;                  /* both zero: every product is exactly zero */
+    return a <= 0x1p64 ? 0x1p-950 / a : 0x1p-1014;
+}
+
+static inline int rot1(double x, double y, double c, double s, double *r)
 {
     const double p = x * c, pe = fma(x, c, -p), q = y * s, qe = fma(y, s, -q);
     const double t = p + q, b = t - p, e1 = (p - (t - b)) + (q - b);
-    const double e = e1 + (pe + qe);
-    const double sum = fabs(e1) + fabs(pe) + fabs(qe);
-    const double B = 0x1p-50 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
+    const double e = e1 + (pe + qe), B = 0x1p-101 * (fabs(p) + fabs(q));
     const double lo = t + (e - B), hi = t + (e + B);
     *r = lo;
-    const int64_t range = ((fabs(p) >= 0x1p-960) | (x == 0.0) | (c == 0.0)) & ((fabs(q) >= 0x1p-960) | (y == 0.0) | (s == 0.0));
-    return range & (lo == hi) & (fabs(lo) <= 0x1.fffffffffffffp1023);
+    return hi - lo == 0.0;
 }
 
-#if defined(__AVX2__) && defined(__FMA__)
-/* two1 four elements a vector, its operations in its order (every value and flag two1's), the
- * masks kept as vectors until one movemask; the last m mod 4 by two1 */
-static int64_t two_prod256(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail)
+int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double h[4], double *nx, double *ny,
+                      uint8_t *fail)
 {
-    const __m256d vc = _mm256_set1_pd(c), vs = _mm256_set1_pd(s), zero = _mm256_setzero_pd();
-    const __m256d big = _mm256_set1_pd(0x1.fffffffffffffp1023), tiny = _mm256_set1_pd(0x1p-960);
-    const __m256d b50 = _mm256_set1_pd(0x1p-50), b1069 = _mm256_set1_pd(0x1p-1069);
-    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-    const __m256d czero = _mm256_castsi256_pd(_mm256_set1_epi64x(c == 0.0 ? -1 : 0));
-    const __m256d szero = _mm256_castsi256_pd(_mm256_set1_epi64x(s == 0.0 ? -1 : 0));
+    const double tx = factor_floor(h[0], h[2]), ty = factor_floor(h[1], h[3]);
     int64_t nf = 0, i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+    const __m256d zero = _mm256_setzero_pd(), b101 = _mm256_set1_pd(0x1p-101);
+    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256d vtx = _mm256_set1_pd(tx), vty = _mm256_set1_pd(ty);
+    const __m256d c1 = _mm256_set1_pd(h[0]), s1 = _mm256_set1_pd(h[1]), c2 = _mm256_set1_pd(h[2]), s2 = _mm256_set1_pd(h[3]);
+    /* rot1 four elements a vector, its operations in its order */
+#define ROT4(C, S, OUT) do {                                                                       \
+        const __m256d p = _mm256_mul_pd(vx, C), pe = _mm256_fmsub_pd(vx, C, p);                   \
+        const __m256d q = _mm256_mul_pd(vy, S), qe = _mm256_fmsub_pd(vy, S, q);                   \
+        const __m256d t = _mm256_add_pd(p, q), b = _mm256_sub_pd(t, p);                           \
+        const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(p, _mm256_sub_pd(t, b)), _mm256_sub_pd(q, b)); \
+        const __m256d e = _mm256_add_pd(e1, _mm256_add_pd(pe, qe));                               \
+        const __m256d B = _mm256_mul_pd(b101, _mm256_add_pd(_mm256_and_pd(p, absm), _mm256_and_pd(q, absm))); \
+        const __m256d lo = _mm256_add_pd(t, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(t, _mm256_add_pd(e, B)); \
+        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_sub_pd(hi, lo), zero, _CMP_EQ_OQ));          \
+        _mm256_storeu_pd(OUT + i, lo);                                                             \
+    } while (0)
     for (; i + 4 <= m; i += 4) {
         const __m256d vx = _mm256_loadu_pd(x + i), vy = _mm256_loadu_pd(y + i);
-        const __m256d p = _mm256_mul_pd(vx, vc), pe = _mm256_fmsub_pd(vx, vc, p);
-        const __m256d q = _mm256_mul_pd(vy, vs), qe = _mm256_fmsub_pd(vy, vs, q);
-        const __m256d t = _mm256_add_pd(p, q), b = _mm256_sub_pd(t, p);
-        const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(p, _mm256_sub_pd(t, b)), _mm256_sub_pd(q, b));
-        const __m256d e = _mm256_add_pd(e1, _mm256_add_pd(pe, qe));
-        const __m256d sum = _mm256_add_pd(_mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(pe, absm)), _mm256_and_pd(qe, absm));
-        const __m256d B = _mm256_add_pd(_mm256_mul_pd(b50, sum), _mm256_and_pd(_mm256_cmp_pd(sum, zero, _CMP_GT_OQ), b1069));
-        const __m256d lo = _mm256_add_pd(t, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(t, _mm256_add_pd(e, B));
-        const __m256d rx = _mm256_or_pd(czero, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(p, absm), tiny, _CMP_GE_OQ),
-                                                            _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)));
-        const __m256d ry = _mm256_or_pd(szero, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(q, absm), tiny, _CMP_GE_OQ),
-                                                            _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ)));
-        const __m256d ok = _mm256_and_pd(_mm256_and_pd(rx, ry), _mm256_and_pd(_mm256_cmp_pd(lo, hi, _CMP_EQ_OQ),
-                                                                               _mm256_cmp_pd(_mm256_and_pd(lo, absm), big, _CMP_LE_OQ)));
-        _mm256_storeu_pd(out + i, lo);
+        __m256d ok = _mm256_and_pd(
+            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vx, absm), vtx, _CMP_GE_OQ), _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)),
+            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vy, absm), vty, _CMP_GE_OQ), _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ)));
+        ROT4(c1, s1, nx);
+        ROT4(c2, s2, ny);
         nf += put4(fail + i, _mm256_movemask_pd(ok));
     }
+#undef ROT4
+#endif
     for (; i < m; i++) {
-        const int64_t ok = two1(x[i], c, y[i], s, &out[i]);
+        const int ok = (fabs(x[i]) >= tx || x[i] == 0.0) & (fabs(y[i]) >= ty || y[i] == 0.0) &
+                       rot1(x[i], y[i], h[0], h[1], &nx[i]) & rot1(x[i], y[i], h[2], h[3], &ny[i]);
         fail[i] = (uint8_t)!ok;
         nf += !ok;
     }
     return nf;
-}
-#endif
-
-int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail, int wide)
-{
-#if defined(__x86_64__)
-    if (wide) return ozb_two_prod512(m, x, c, y, s, out, fail);
-#else
-    (void)wide;
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-    return two_prod256(m, x, c, y, s, out, fail);
-#else
-    enum { CH = 256 };
-    int64_t fl[CH], nf = 0;
-    for (int64_t c0 = 0; c0 < m; c0 += CH) {
-        const int64_t len = m - c0 < CH ? m - c0 : CH;
-        int64_t bad = 0;
-        for (int64_t i = 0; i < len; i++) {
-            double r;
-            const int64_t ok = two1(x[c0 + i], c, y[c0 + i], s, &r);
-            out[c0 + i] = r;
-            fl[i] = 1 - ok;
-            bad += 1 - ok;
-        }
-        nf += narrow_flags(fail + c0, fl, len, bad);
-    }
-    return nf;
-#endif
 }
 
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,

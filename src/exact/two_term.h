@@ -29,14 +29,13 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail);
 
-/* out[i] = RN(c x[i] + s y[i]) for i < m (contiguous) where certified and finite (an exact zero
- * as +0, as ozb_two_term with a = +0 gives it), fail[i] = 1 elsewhere (out[i] then
+/* DROT's and DROTM's new pairs for i < m (contiguous): nx[i] = RN(h[0] x[i] + h[1] y[i]) and
+ * ny[i] = RN(h[2] x[i] + h[3] y[i]) where both are certified and finite (an exact zero as +0,
+ * as ozb_two_term with a = +0 gives it); fail[i] = 1 elsewhere (nx[i], ny[i] then
  * meaningless: ozb_two_term with a = 0 decides those as it always has).  Returns the number
- * flagged.  wide: by the 512-bit loop (the same bits). */
-int64_t ozb_two_prod(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail, int wide);
-/* two_term.c's two-product loop with 512-bit vectors, the same values and flags bit for bit
- * (wide = 1 above: only where the handle's kernel set is the 512-bit one); two_term512.c */
-int64_t ozb_two_prod512(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail);
+ * flagged. */
+int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double h[4], double *nx, double *ny,
+                      uint8_t *fail);
 
 /* RN(a + x (uh + ul) + y (vh + vl)) of one element (y == NULL: no second product) by its
  * terms split exactly and summed error-free (two_term_deep.c): 1 and *r where certified,

@@ -1,6 +1,6 @@
-/* The one-term loop of two_term.c (one1, the rank updates' a + x (uh + ul)) and its
- * two-product loop (two1, DROT's c x + s y) with 512-bit vectors: built with -mavx512f -mavx512dq and called only where the handle's kernel set is the
- * 512-bit one.  Each element goes through one1's operations in one1's order (no contraction:
+/* The one-term loop of two_term.c (one1, the rank updates' a + x (uh + ul)) with 512-bit
+ * vectors: built with -mavx512f -mavx512dq and called only where the handle's kernel set is
+ * the 512-bit one.  Each element goes through one1's operations in one1's order (no contraction:
  * the FMAs are the explicit ones), so the decided elements and their flags are one1's, bit
  * for bit.  Why: GCC's 256-bit loop spends a third of its instructions moving the 64-bit
  * comparison masks between vector and integer form; here they stay in mask registers.
@@ -63,34 +63,6 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
         }
         ok &= live;
         _mm512_mask_storeu_pd(out + i, ok, r);
-        nf += put_flags(fail + i, ok, live, m - i >= 8 ? 8 : m - i);
-    }
-    return nf;
-}
-
-/* two1 (two_term.c) eight elements at a time: every value and flag as two1 makes it */
-int64_t ozb_two_prod512(int64_t m, const double *x, double c, const double *y, double s, double *out, uint8_t *fail)
-{
-    const __m512d vc = _mm512_set1_pd(c), vs = _mm512_set1_pd(s), zero = _mm512_setzero_pd();
-    const __m512d big = _mm512_set1_pd(0x1.fffffffffffffp1023), tiny = _mm512_set1_pd(0x1p-960);
-    const __m512d b50 = _mm512_set1_pd(0x1p-50), b1069 = _mm512_set1_pd(0x1p-1069);
-    const __mmask8 czero = c == 0.0 ? 0xff : 0x00, szero = s == 0.0 ? 0xff : 0x00;
-    int64_t nf = 0;
-    for (int64_t i = 0; i < m; i += 8) {
-        const __mmask8 live = m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u);
-        const __m512d vx = _mm512_maskz_loadu_pd(live, x + i), vy = _mm512_maskz_loadu_pd(live, y + i);
-        const __m512d p = _mm512_mul_pd(vx, vc), pe = _mm512_fmsub_pd(vx, vc, p);
-        const __m512d q = _mm512_mul_pd(vy, vs), qe = _mm512_fmsub_pd(vy, vs, q);
-        const __m512d t = _mm512_add_pd(p, q), b = _mm512_sub_pd(t, p);
-        const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(p, _mm512_sub_pd(t, b)), _mm512_sub_pd(q, b));
-        const __m512d e = _mm512_add_pd(e1, _mm512_add_pd(pe, qe));
-        const __m512d sum = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe)), _mm512_abs_pd(qe));
-        const __m512d B = _mm512_add_pd(_mm512_mul_pd(b50, sum), _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(sum, zero, _CMP_GT_OQ), b1069));
-        const __m512d lo = _mm512_add_pd(t, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(t, _mm512_add_pd(e, B));
-        const __mmask8 rx = czero | _mm512_cmp_pd_mask(_mm512_abs_pd(p), tiny, _CMP_GE_OQ) | _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
-        const __mmask8 ry = szero | _mm512_cmp_pd_mask(_mm512_abs_pd(q), tiny, _CMP_GE_OQ) | _mm512_cmp_pd_mask(vy, zero, _CMP_EQ_OQ);
-        const __mmask8 ok = rx & ry & _mm512_cmp_pd_mask(lo, hi, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(_mm512_abs_pd(lo), big, _CMP_LE_OQ) & live;
-        _mm512_mask_storeu_pd(out + i, live, lo);
         nf += put_flags(fail + i, ok, live, m - i >= 8 ? 8 : m - i);
     }
     return nf;
