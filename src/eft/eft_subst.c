@@ -114,6 +114,60 @@ static double row_tmax(const double *t, int64_t i)
     for (int64_t l = 0; l < i; l++) m = fabs(t[l]) > m ? fabs(t[l]) : m;
     return m;
 }
+
+/* One right-hand side: row i's c := RN(c - sum_{l < i} t_l x_l) where certified (1), else 0
+ * and c untouched.  The products four a vector, lane q taking l = 4 v + q (at most four a
+ * lane, the lanes beyond i masked to zeros, whatever x holds there); each lane a CHAIN4 chain
+ * from tau = sigma.  Bit budget (u = 2^-53, n = i <= 15 products), row_chain's with lanes
+ * over l instead of right-hand sides:
+ *   - M = RN(tmax xmax) <= 2^990, sigma = sigma_for(M) > 2^9 M: every |t_l x_l| <= M (1 + u)
+ *     <= 2^-9 sigma (1 + u), so each chain (four products at most) keeps tau within
+ *     [sigma / 2, 2 sigma) and its S_q = tau_q - sigma is exact, a multiple of u sigma below
+ *     sigma / 4 in magnitude; their sum S, below sigma, is exact in any order;
+ *   - R, a floating sum of the n errors r_l (four chains, then the lanes' sum: a summation
+ *     tree over n terms below (1 + u) u sigma), with the r_l's own roundings: sum -t_l x_l =
+ *     S + R + D1, |D1| <= n^2 u^2 sigma (1 + 2^-40) + n 2^-1075, CHAIN4's bound for n products;
+ *   - from there on row_chain's finish: TwoSum(c, S) (|c| <= 2^1000), w, TwoSum again, the
+ *     bound b and ozb_cert_ok4, lane 0 of four equal lanes. */
+static int row_one(const double *t, const double *x, int64_t i, double xmax, double *c)
+{
+    const __m256d z = _mm256_setzero_pd(), absm = ABSMASK, sgn = _mm256_set1_pd(-0.0);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const int64_t nv = (i + 3) / 4;
+    __m256d tv[4], xv[4], tm = z;
+    for (int64_t v = 0; v < nv; v++) {
+        const __m256d keep = _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(i - 4 * v), lane));
+        tv[v] = _mm256_xor_pd(_mm256_and_pd(_mm256_loadu_pd(t + 4 * v), keep), sgn);   /* -t_l */
+        xv[v] = _mm256_and_pd(_mm256_loadu_pd(x + 4 * v), keep);
+        tm = _mm256_max_pd(tm, _mm256_and_pd(tv[v], absm));
+    }
+    double tq[4];
+    _mm256_storeu_pd(tq, tm);
+    const double tmax = fmax(fmax(tq[0], tq[1]), fmax(tq[2], tq[3])), M = tmax * xmax;
+    if (!(M <= 0x1p990) || !(fabs(*c) <= 0x1p1000)) return 0;      /* (NaN: no) */
+    const __m256d sg = sigma_for(_mm256_set1_pd(M));
+    __m256d T = sg, R = z;
+    for (int64_t v = 0; v < nv; v++) CHAIN4(T, R, xv[v], tv[v]);
+    double sq[4], rq[4];
+    _mm256_storeu_pd(sq, _mm256_sub_pd(T, sg));
+    _mm256_storeu_pd(rq, R);
+    const __m256d S = _mm256_set1_pd((sq[0] + sq[1]) + (sq[2] + sq[3]));
+    const __m256d Rs = _mm256_set1_pd((rq[0] + rq[1]) + (rq[2] + rq[3]));
+    __m256d y1, z1, y, zz;
+    ozb_two_sum4(_mm256_set1_pd(*c), S, &y1, &z1);
+    const __m256d w = _mm256_add_pd(z1, Rs);
+    ozb_two_sum4(y1, w, &y, &zz);
+    const __m256d c1 = _mm256_set1_pd((double)(i * i) * 0x1p-106 * (1.0 + 0x1p-30));
+    const __m256d b = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c1, sg), _mm256_mul_pd(_mm256_and_pd(w, absm), _mm256_set1_pd(0x1p-52))),
+                                    _mm256_set1_pd(0x1p-1000));
+    const __m256d ay = _mm256_and_pd(y, absm);
+    const __m256d ok = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(ay, _mm256_set1_pd(0x1p-960), _CMP_GE_OQ),
+                                                   _mm256_cmp_pd(ay, _mm256_set1_pd(0x1p1010), _CMP_LE_OQ)),
+                                     _mm256_cmp_pd(b, _mm256_set1_pd(0x1p1000), _CMP_LE_OQ));
+    if (!(_mm256_movemask_pd(ozb_cert_ok4(ok, y, zz, b)) & 1)) return 0;
+    *c = _mm256_cvtsd_f64(y);
+    return 1;
+}
 #endif
 
 int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0, int lanes, double *buf,
@@ -167,6 +221,23 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
     (void)tb; (void)d; (void)bs; (void)buf;   /* not offered (ozb_eft_subst_applies) */
     memset(fail, 0, 8);
     memset(fail, 1, (size_t)lanes);
+    return r0;
+#endif
+}
+
+int64_t ozb_eft_subst1(const double *tb, const double *d, int64_t bs, int64_t r0, double *x)
+{
+#ifdef EFT_AVX2
+    double xmax = 0.0;            /* the largest |x_l| of the rows before; a NaN kept */
+    for (int64_t l = 0; l < r0; l++) xmax = fabs(x[l]) > xmax || isnan(x[l]) ? fabs(x[l]) : xmax;
+    for (int64_t i = r0; i < bs; i++) {
+        if (i > 0 && !row_one(tb + OZB_SUBST_ROWS * i, x, i, xmax, &x[i])) return i;
+        if (d) x[i] /= d[i];
+        xmax = fabs(x[i]) > xmax || isnan(x[i]) ? fabs(x[i]) : xmax;
+    }
+    return bs;
+#else
+    (void)tb; (void)d; (void)bs; (void)x;   /* not offered (ozb_eft_subst_applies) */
     return r0;
 #endif
 }

@@ -18,4 +18,11 @@ int ozb_eft_subst_applies(ozblas_handle_t h);
 #define OZB_SUBST_ROWS 16
 int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0, int lanes, double *buf,
                        uint8_t fail[8]);
+/* The same on one right-hand side, x[i] the block's row i: rows r0 .. bs-1 of
+ *     x[i] := RN(x[i] - sum_{l < i} tb[OZB_SUBST_ROWS i + l] x[l])   (i > 0)
+ *     x[i] := x[i] / d[i]                                          (d == NULL: unit)
+ * Returns bs when every row is done; else the row r whose sum is not certified (a zero,
+ * Inf or NaN, products out of range, a rounding boundary): rows before r done, x[r]
+ * untouched.  Every certified value is RN(exact), as subst8's. */
+int64_t ozb_eft_subst1(const double *tb, const double *d, int64_t bs, int64_t r0, double *x);
 #endif

@@ -154,6 +154,35 @@ static ozblas_status_t divide_row(ozblas_handle_t h, ozb_view t, int64_t i, int6
     return ozb_shape(h, &dv);
 }
 
+/* The in-block rows of the block at s on one contiguous right-hand side xb (its row 0 the
+ * block's): ozb_eft_subst1 on a copy of the block's triangle, each row it leaves by the short
+ * exact sums (the pipeline correctly rounded where they do not apply), divided, and the
+ * substitution resumed.  RN(exact) on every path, as block_lanes. */
+static ozblas_status_t block_one(ozblas_handle_t h, ozb_view t, int unit, int64_t s, int64_t bs, double *xb)
+{
+    enum { R = OZB_SUBST_ROWS };
+    double tb[R * R], d[R];
+    for (int64_t i = 0; i < bs; i++) {
+        for (int64_t l = 0; l < i; l++) tb[R * i + l] = t.p[(s + i) * t.rs + (s + l) * t.cs];
+        if (!unit) d[i] = t.p[(s + i) * (t.rs + t.cs)];
+    }
+    for (int64_t r = ozb_eft_subst1(tb, unit ? NULL : d, bs, 0, xb); r < bs;
+         r = ozb_eft_subst1(tb, unit ? NULL : d, bs, r + 1, xb)) {
+        const ozb_problem e = {
+            .m = 1, .n = 1, .k = r, .a = { tb + R * r, 0, 1 }, .b = { xb, 0, 1 }, .alpha = -1.0, .beta = 1.0,
+            .c = xb + r, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
+        };
+        double v;
+        if (ozb_short_sum(&e, &v)) xb[r] = v;
+        else {
+            const ozblas_status_t st = ozb_run_rn(h, &e);
+            if (st != OZBLAS_STATUS_SUCCESS) return st;
+        }
+        if (!unit) xb[r] /= d[r];
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 /* One right-hand side where op(T)'s columns are contiguous (t.rs = +-1) and ozb_run rounds
  * exactly: the rule's block sums RN(b_i - T[i, 0..s) X[0..s)) from the column-by-column sums
  * (eft/eft_trcols.h: op(T) read once, down its columns), each row they leave by ozb_run on
@@ -184,7 +213,7 @@ static ozblas_status_t solve_by_columns(ozblas_handle_t h, ozb_view t, int unit,
                 st = ozb_run(h, &row);
             }
         }
-        if (st == OZBLAS_STATUS_SUCCESS) st = block_lanes(h, t, unit, s, bs, 1, xw, 1, 0);
+        if (st == OZBLAS_STATUS_SUCCESS) st = block_one(h, t, unit, s, bs, xw + s);
         /* the rows below the block take its columns (strips from row s + bs: a multiple of 8) */
         if (s + bs < m && st == OZBLAS_STATUS_SUCCESS)
             ozb_eft_trcols_add(&c, (s + bs) / 8, s, bs, xw, ozb_threads_for(h, 4.0 * (double)(m - s - bs) * (double)bs));
