@@ -1,6 +1,6 @@
-/* DTRSV by columns (shapes/trsolve.c, eft/eft_trcols.h): one right-hand side whose op(T) has
- * contiguous columns (lower or upper, no transpose) takes the solve rule's block sums column
- * block by column block.  Each case against DTRSM on eight copies of the right-hand side
+/* DTRSV and DTPSV by columns (shapes/trsolve_cols.c, eft/eft_trcols.h): one right-hand side
+ * whose op(T) has contiguous columns (lower or upper, no transpose; full or packed storage)
+ * takes the solve rule's block sums column block by column block.  Each case against DTRSM on eight copies of the right-hand side
  * (its GEMM updates and in-block lanes: MPFR-checked in test_blas_rest), on 1 and 2 threads,
  * with sizes whose last strip is partial, strips that leave the kernel's range (an Inf in T,
  * a NaN in b, a row near overflow, a row of tiny products), rows that cancel exactly (integer
@@ -74,6 +74,9 @@ START_TEST(trsv_columns)
                         const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
                         const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
                         const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+                        double *AP = tu_alloc((size_t)(n * (n + 1) / 2));
+                        for (int64_t j = 0, q2 = 0; j < n; j++)
+                            for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); i++) AP[q2++] = A[i + j * lda];
                         /* DTRSM on eight copies: its block GEMVs and lanes */
                         double *B8 = tu_alloc((size_t)(n * 8));
                         for (int c = 0; c < 8; c++) memcpy(B8 + c * n, b, sizeof(double) * (size_t)n);
@@ -91,12 +94,18 @@ START_TEST(trsv_columns)
                             snprintf(ctx, sizeof ctx, "%s n=%d case=%d lower=%d trans=%d unit=%d inc=%d threads=%d",
                                      tu_mode_name(mode), (int)n, v, lower, tr, unit, (int)inc, t);
                             tu_check_bits(got, B8, (size_t)n, 1, ctx);
+                            /* DTPSV on the packed triangle: DTRSV's bits (without transpose
+                             * solved where the packed columns lie) */
+                            for (int64_t i = 0; i < n; i++) *tu_vec_elem(x, n, inc, i) = b[i];
+                            ck_assert_int_eq(ozblas_dtpsv(h, ul, op, dg, n, AP, x, inc), 0);
+                            for (int64_t i = 0; i < n; i++) got[i] = *tu_vec_elem(x, n, inc, i);
+                            tu_check_bits(got, B8, (size_t)n, 1, ctx);
                             if (X && mode != OZBLAS_MODE_FIXED)
                                 for (int64_t i = 0; i < n; i++) ck_assert_msg(got[i] == X[i], "%s: x[%d] not exact", ctx, (int)i);
                             free(x);
                             ozblas_destroy(h);
                         }
-                        free(A); free(b); free(B8); free(X);
+                        free(A); free(AP); free(b); free(B8); free(X);
                     }
 }
 END_TEST

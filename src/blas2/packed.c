@@ -3,6 +3,7 @@
  * for the updates the triangle packed back; so each gives the bits of its full-storage
  * counterpart (CONTRACT §6).  The copies cost O(n^2), the order of the routine itself. */
 #include "shapes/shapes.h"
+#include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/par.h"
 #include "core/ozb_internal.h"
@@ -97,8 +98,16 @@ ozblas_status_t ozblas_dtpmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
 ozblas_status_t ozblas_dtpsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
                              int64_t n, const double *AP, double *x, int64_t incx)
 {
-    const ozblas_status_t st = tp_args(h, uplo, trans, diag, n, AP, x, incx);
+    ozblas_status_t st = tp_args(h, uplo, trans, diag, n, AP, x, incx);
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
+    if (trans == OZBLAS_OP_N && ozb_tri_cols_apply(h, n)) {
+        /* op(T)'s columns are the packed columns: solved where they lie (DTRSV's path for
+         * such a triangle in full storage, so its bits), in the environment DTRSV sets */
+        const ozb_env_t e = ozb_env_enter(h);
+        st = ozb_tri_solve_packed(h, AP, n, uplo == OZBLAS_LOWER, diag == OZBLAS_UNIT, ozb_vec0_mut(x, n, incx), incx);
+        ozb_env_leave(h, e);
+        return st;
+    }
     const double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
     if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
     return ozblas_dtrsv(h, uplo, trans, diag, n, full, n, x, incx);

@@ -312,6 +312,8 @@ typedef struct { tot4 t; __m256d g; } row4_t;
  * columns lda apart; xs the block's x; first: the row's first block.  0 where a row's
  * magnitudes are out of range (then the strip is left to the caller).  (eft_gemv_n.c) */
 int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first);
+/* The same with column j's row 0 at cols[j] (columns at no fixed distance: packed storage) */
+int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_t nb, row4_t st[2], int first);
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
  * four at once where alpha = +-1.  Returns the rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);

@@ -27,9 +27,9 @@ static int64_t strips(int64_t m) { return (m + 7) / 8; }
 
 size_t ozb_eft_trcols_bytes(int64_t m) { return ((sizeof(row4_t) * 2 + 1) * (size_t)strips(m) + 31) & ~(size_t)31; }
 
-void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t cs, int64_t m, void *buf)
+void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t cs, int64_t m, int kind, void *buf)
 {
-    *c = (ozb_trcols_t){ p, rs, cs, m, buf, (uint8_t *)buf + sizeof(row4_t) * 2 * (size_t)strips(m) };
+    *c = (ozb_trcols_t){ p, rs, cs, m, kind, buf, (uint8_t *)buf + sizeof(row4_t) * 2 * (size_t)strips(m) };
     row4_t *st = buf;
     const __m256d z = _mm256_setzero_pd();
     for (int64_t q = 0; q < 2 * strips(m); q++) st[q].t.s = st[q].t.c = st[q].t.a = st[q].t.g = st[q].g = z;
@@ -53,19 +53,24 @@ static int64_t add_strips(void *ctx, int64_t lo, int64_t hi)
     const ozb_trcols_t *c = a->c;
     row4_t *st = c->st;
     double pad[8 * 16];
+    const double *col[16], *cb[16], *pcol[16];
+    for (int64_t j = 0; j < a->nb; j++) {
+        col[j] = ozb_trcols_col(c, a->c0 + j);
+        pcol[j] = pad + 8 * j;
+    }
     for (int64_t b = a->b0 + lo; b < a->b0 + hi; b++) {
         if (c->bad[b]) continue;
-        const double *col = c->p + a->c0 * c->cs;
-        int64_t ld = c->cs;
+        const double *const *cs = cb;
         if (8 * b + 8 > c->m) {
             const int64_t rows = c->m - 8 * b;
             for (int64_t j = 0; j < a->nb; j++)
-                for (int64_t r = 0; r < 8; r++) pad[8 * j + r] = r < rows ? col[(8 * b + r) * c->rs + j * c->cs] : 0.0;
-            col = pad;
-            ld = 8;
-        } else
-            col += reversed(c, b) ? -(8 * b + 7) : 8 * b;
-        if (!ozb_eft_strip_block(col, ld, a->x + a->c0, a->nb, &st[2 * b], a->c0 == 0)) c->bad[b] = 1;
+                for (int64_t r = 0; r < 8; r++) pad[8 * j + r] = r < rows ? col[j][(8 * b + r) * c->rs] : 0.0;
+            cs = pcol;
+        } else {
+            const int64_t off = reversed(c, b) ? -(8 * b + 7) : 8 * b;
+            for (int64_t j = 0; j < a->nb; j++) cb[j] = col[j] + off;
+        }
+        if (!ozb_eft_strip_block_cols(cs, a->x + a->c0, a->nb, &st[2 * b], a->c0 == 0)) c->bad[b] = 1;
     }
     return 0;
 }
@@ -96,9 +101,9 @@ int64_t ozb_eft_trcols_put(const ozb_trcols_t *c, int64_t b, int64_t k, double *
 }
 #else
 size_t ozb_eft_trcols_bytes(int64_t m) { (void)m; return 32; }
-void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t cs, int64_t m, void *buf)
+void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t cs, int64_t m, int kind, void *buf)
 {
-    *c = (ozb_trcols_t){ p, rs, cs, m, buf, buf };
+    *c = (ozb_trcols_t){ p, rs, cs, m, kind, buf, buf };
 }
 void ozb_eft_trcols_add(const ozb_trcols_t *c, int64_t b0, int64_t c0, int64_t nb, const double *x, int nt)
 {

@@ -11,19 +11,36 @@
 #define OZB_EFT_TRCOLS_H
 #include "core/problem.h"
 
+/* Where op(T)'s columns lie: full storage, op(T)(i, j) = p[i rs + j cs]; or the reference
+ * BLAS's packed storage of an m x m triangle (p: AP), lower (op(T) = T, read down its columns,
+ * rs = 1) or upper (op(T) = T read from its last row and column, rs = -1, as the full upper
+ * triangle is after ozb_tri_solve_op's flip) */
+enum { OZB_COLS_FULL, OZB_COLS_PACKED_LOWER, OZB_COLS_PACKED_UPPER };
 typedef struct {
     const double *p;
-    int64_t rs, cs, m;        /* op(T)(i, j) = p[i rs + j cs], rs = 1 or -1; m rows */
+    int64_t rs, cs, m;        /* rs = 1 or -1; m rows; cs: full storage only */
+    int kind;                 /* OZB_COLS_* */
     void *st;                 /* two lanes of four per strip of eight rows */
     uint8_t *bad;             /* per strip: its sums left to the caller */
 } ozb_trcols_t;
+
+/* the address of op(T)(0, j) (a position in the array whatever the storage: packed lower,
+ * j m - j (j - 1) / 2 - j >= 0; packed upper, column m - 1 - j's row m - 1); op(T)(i, j) at
+ * that plus i rs */
+static inline const double *ozb_trcols_col(const ozb_trcols_t *c, int64_t j)
+{
+    if (c->kind == OZB_COLS_FULL) return c->p + j * c->cs;
+    if (c->kind == OZB_COLS_PACKED_LOWER) return c->p + j * c->m - j * (j - 1) / 2 - j;
+    const int64_t jm = c->m - 1 - j;
+    return c->p + jm * (jm + 1) / 2 + c->m - 1;
+}
 
 /* 1 where the kernels are built (AVX2 and FMA) and OZBLAS_NO_DOT2 is not set */
 int ozb_eft_trcols_applies(ozblas_handle_t h);
 /* the bytes of the state of m rows (32-byte aligned) */
 size_t ozb_eft_trcols_bytes(int64_t m);
 /* every sum zero; buf: ozb_eft_trcols_bytes(m) bytes, 32-byte aligned */
-void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t cs, int64_t m, void *buf);
+void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t cs, int64_t m, int kind, void *buf);
 /* Strips b0.. (rows 8 b0 .. m-1) += sum_{c0 <= j < c0 + nb} T_ij x[j], nb <= 16, on nt threads
  * (each strip its own: the split changes nothing).  A strip whose products leave the kernel's
  * range (Inf, NaN, beyond 2^990) is marked bad and no longer read. */

@@ -61,6 +61,19 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
 ozblas_status_t ozb_tri_solve_op(ozblas_handle_t h, const double *A, int64_t lda, int64_t m, int lower, int trans,
                                  int unit, int64_t nrhs, double *x, int64_t xrs, int64_t xcs);
 
+/* 1 where ozb_tri_solve_cols may take a solve of m rows: m above one block, host operands,
+ * ozb_run's results RN(exact) (so every path gives the same bits), the kernels offered */
+int ozb_tri_cols_apply(ozblas_handle_t h, int64_t m);
+/* ozb_tri_solve's solve on one right-hand side x (element i at x[i xrs]) where op(T)'s columns
+ * are contiguous (trsolve_cols.c): kind OZB_COLS_FULL, op(T)(i, j) = p[i rs + j cs], rs = +-1;
+ * or the packed storages of eft/eft_trcols.h (p: AP).  The same bits as ozb_tri_solve. */
+ozblas_status_t ozb_tri_solve_cols(ozblas_handle_t h, const double *p, int64_t rs, int64_t cs, int kind, int unit,
+                                   int64_t m, double *x, int64_t xrs);
+/* DTPSV without transpose on the packed triangle where it lies (ozb_tri_cols_apply's
+ * conditions): the bits of DTRSV on the triangle in full storage */
+ozblas_status_t ozb_tri_solve_packed(ozblas_handle_t h, const double *AP, int64_t n, int lower, int unit, double *x,
+                                     int64_t incx);
+
 /* After y = alpha op(T) x was computed on op(T) made whole (its absent zeros multiplied): the
  * elements y_i for which a non-finite x_k met an absent zero of row i (0 Inf or 0 NaN, a NaN
  * the reference BLAS never forms) computed again on row i's triangle alone, correctly

@@ -154,74 +154,6 @@ static ozblas_status_t divide_row(ozblas_handle_t h, ozb_view t, int64_t i, int6
     return ozb_shape(h, &dv);
 }
 
-/* The in-block rows of the block at s on one contiguous right-hand side xb (its row 0 the
- * block's): ozb_eft_subst1 on a copy of the block's triangle, each row it leaves by the short
- * exact sums (the pipeline correctly rounded where they do not apply), divided, and the
- * substitution resumed.  RN(exact) on every path, as block_lanes. */
-static ozblas_status_t block_one(ozblas_handle_t h, ozb_view t, int unit, int64_t s, int64_t bs, double *xb)
-{
-    enum { R = OZB_SUBST_ROWS };
-    double tb[R * R], d[R];
-    for (int64_t i = 0; i < bs; i++) {
-        for (int64_t l = 0; l < i; l++) tb[R * i + l] = t.p[(s + i) * t.rs + (s + l) * t.cs];
-        if (!unit) d[i] = t.p[(s + i) * (t.rs + t.cs)];
-    }
-    for (int64_t r = ozb_eft_subst1(tb, unit ? NULL : d, bs, 0, xb); r < bs;
-         r = ozb_eft_subst1(tb, unit ? NULL : d, bs, r + 1, xb)) {
-        const ozb_problem e = {
-            .m = 1, .n = 1, .k = r, .a = { tb + R * r, 0, 1 }, .b = { xb, 0, 1 }, .alpha = -1.0, .beta = 1.0,
-            .c = xb + r, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
-        };
-        double v;
-        if (ozb_short_sum(&e, &v)) xb[r] = v;
-        else {
-            const ozblas_status_t st = ozb_run_rn(h, &e);
-            if (st != OZBLAS_STATUS_SUCCESS) return st;
-        }
-        if (!unit) xb[r] /= d[r];
-    }
-    return OZBLAS_STATUS_SUCCESS;
-}
-
-/* One right-hand side where op(T)'s columns are contiguous (t.rs = +-1) and ozb_run rounds
- * exactly: the rule's block sums RN(b_i - T[i, 0..s) X[0..s)) from the column-by-column sums
- * (eft/eft_trcols.h: op(T) read once, down its columns), each row they leave by ozb_run on
- * that row alone; the in-block rows as ozb_tri_solve does.  RN(exact) on every path: the bits
- * of the block GEMVs.  x is solved in a contiguous copy. */
-static ozblas_status_t solve_by_columns(ozblas_handle_t h, ozb_view t, int unit, int64_t m, double *x, int64_t xrs)
-{
-    const size_t sb = ozb_eft_trcols_bytes(m);
-    char *buf = ozb_buf_get(h, OZB_BUF_SHAPE_A, sb + sizeof(double) * (size_t)m);   /* (block_lanes: _T) */
-    if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *xw = (double *)(buf + sb);
-    for (int64_t i = 0; i < m; i++) xw[i] = x[i * xrs];
-    ozb_trcols_t c;
-    ozb_eft_trcols_init(&c, t.p, t.rs, t.cs, m, buf);
-    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-    for (int64_t s = 0; s < m && st == OZBLAS_STATUS_SUCCESS; s += OZBLAS_TRSM_BLOCK) {
-        const int64_t bs = m - s < OZBLAS_TRSM_BLOCK ? m - s : OZBLAS_TRSM_BLOCK;
-        for (int64_t b = s / 8; s > 0 && 8 * b < s + bs && st == OZBLAS_STATUS_SUCCESS; b++) {
-            uint8_t fail[8];
-            if (ozb_eft_trcols_put(&c, b, s, xw, fail) == 0) continue;
-            for (int64_t r = 0; r < 8 && 8 * b + r < m && st == OZBLAS_STATUS_SUCCESS; r++) {
-                if (!fail[r]) continue;
-                const int64_t i = 8 * b + r;
-                const ozb_problem row = {
-                    .m = 1, .n = 1, .k = s, .a = { t.p + i * t.rs, t.rs, t.cs }, .b = { xw, 0, 1 },
-                    .alpha = -1.0, .beta = 1.0, .c = xw + i, .crs = 1, .ccs = 0, .kblock = OZB_KBLOCK_MAX,
-                };
-                st = ozb_run(h, &row);
-            }
-        }
-        if (st == OZBLAS_STATUS_SUCCESS) st = block_one(h, t, unit, s, bs, xw + s);
-        /* the rows below the block take its columns (strips from row s + bs: a multiple of 8) */
-        if (s + bs < m && st == OZBLAS_STATUS_SUCCESS)
-            ozb_eft_trcols_add(&c, (s + bs) / 8, s, bs, xw, ozb_threads_for(h, 4.0 * (double)(m - s - bs) * (double)bs));
-    }
-    for (int64_t i = 0; i < m && st == OZBLAS_STATUS_SUCCESS; i++) x[i * xrs] = xw[i];
-    return st;
-}
-
 /* An upper op(T) is solved from its last row (ozb_tri_solve_op), so a block's GEMV may read
  * A and X backwards; where the results are RN(exact) its sums are taken in the other order
  * (k reversed where A's steps along k are negative, the rows where they are negative down
@@ -246,9 +178,8 @@ static void forward(ozb_problem *pr)
 ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m, int64_t nrhs,
                               double *x, int64_t xrs, int64_t xcs)
 {
-    if (nrhs == 1 && m > OZBLAS_TRSM_BLOCK && (t.rs == 1 || t.rs == -1) && ozb_host_operands(h) &&
-        ozb_run_rounds_exact(h) && ozb_eft_trcols_applies(h))
-        return solve_by_columns(h, t, unit, m, x, xrs);
+    if (nrhs == 1 && (t.rs == 1 || t.rs == -1) && ozb_tri_cols_apply(h, m))
+        return ozb_tri_solve_cols(h, t.p, t.rs, t.cs, OZB_COLS_FULL, unit, m, x, xrs);
     for (int64_t s = 0; s < m; s += OZBLAS_TRSM_BLOCK) {
         const int64_t bs = m - s < OZBLAS_TRSM_BLOCK ? m - s : OZBLAS_TRSM_BLOCK;
         ozblas_status_t st;
