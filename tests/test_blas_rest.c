@@ -773,6 +773,24 @@ START_TEST(packed)
             ck_assert_int_eq(ozblas_dspmv(h, ul, n, -1.5, AP, x, 2, 0.5, a1, 1), 0);
             ck_assert_int_eq(ozblas_dsymv(h, ul, n, -1.5, A, n, x, 2, 0.5, a2, 1), 0);
             check_bits(a1, a2, (size_t)(2 * n), ctx);
+            /* the same with an Inf and a NaN in x (DTPMV: the rows they reach only through the
+             * absent zeros recomputed, on the triangle unpacked), then x as it was */
+            for (int sp = 0; sp < 2 && n > 2; sp++) {
+                const double keep[2] = { x[2 * (n / 3)], x[2 * (n / 2)] };
+                x[2 * (n / 3)] = INFINITY;
+                x[2 * (n / 2)] = NAN;
+                memcpy(a1, sp ? x : y, sizeof(double) * (size_t)(2 * n)); memcpy(a2, sp ? x : y, sizeof(double) * (size_t)(2 * n));
+                if (sp) {
+                    ck_assert_int_eq(ozblas_dtpmv(h, ul, OZBLAS_OP_N, OZBLAS_NON_UNIT, n, AP, a1, 2), 0);
+                    ck_assert_int_eq(ozblas_dtrmv(h, ul, OZBLAS_OP_N, OZBLAS_NON_UNIT, n, A, n, a2, 2), 0);
+                } else {
+                    ck_assert_int_eq(ozblas_dspmv(h, ul, n, 0.75, AP, x, 2, -1.0, a1, 1), 0);
+                    ck_assert_int_eq(ozblas_dsymv(h, ul, n, 0.75, A, n, x, 2, -1.0, a2, 1), 0);
+                }
+                check_bits(a1, a2, (size_t)(2 * n), ctx);
+                x[2 * (n / 3)] = keep[0];
+                x[2 * (n / 2)] = keep[1];
+            }
             for (int tr = 0; tr < 2; tr++)
                 for (int unit = 0; unit < 2; unit++) {
                     const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;

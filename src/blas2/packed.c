@@ -1,12 +1,15 @@
-/* The packed level-2 routines: the packed triangle unpacked into the handle's workspace (a
- * full-storage matrix whose other triangle is never read), the full-storage routine on it, and
- * for the updates the triangle packed back; so each gives the bits of its full-storage
- * counterpart (CONTRACT §6).  The copies cost O(n^2), the order of the routine itself. */
+/* The packed level-2 routines, each with the bits of its full-storage counterpart (CONTRACT
+ * §6).  DSPMV and DTPMV read the packed triangle where it lies (the error-free pass of
+ * sym_tri2.c; the rows it leaves on the triangle unpacked), as does DTPSV without transpose
+ * (shapes/trsolve_cols.c); the others run the full-storage routine on the triangle unpacked
+ * into the handle's workspace (a full-storage matrix whose other triangle is never read), and
+ * the updates pack it back.  The copies cost O(n^2), the order of the routine itself. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/par.h"
 #include "core/ozb_internal.h"
+#include "blas2/blas2.h"
 #include <string.h>
 
 /* element (i, j) of the stored triangle in column-major packed storage */
@@ -61,6 +64,8 @@ static double *unpacked(ozblas_handle_t h, const double *AP, int64_t n, int lowe
     return full;
 }
 
+const double *ozb_packed_full(ozblas_handle_t h, const double *AP, int64_t n, int lower) { return unpacked(h, AP, n, lower); }
+
 ozblas_status_t ozblas_dspmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *AP,
                              const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
@@ -68,10 +73,7 @@ ozblas_status_t ozblas_dspmv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!y || (alpha != 0.0 && (!AP || !x))) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    if (alpha == 0.0) return ozblas_dsymv(h, uplo, n, 0.0, NULL, n, x, incx, beta, y, incy);
-    const double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
-    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
-    return ozblas_dsymv(h, uplo, n, alpha, full, n, x, incx, beta, y, incy);
+    return ozb_symv_stored(h, uplo, n, alpha, NULL, n, AP, x, incx, beta, y, incy);
 }
 
 static ozblas_status_t tp_args(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -90,9 +92,7 @@ ozblas_status_t ozblas_dtpmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
 {
     const ozblas_status_t st = tp_args(h, uplo, trans, diag, n, AP, x, incx);
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
-    const double *full = unpacked(h, AP, n, uplo == OZBLAS_LOWER);
-    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
-    return ozblas_dtrmv(h, uplo, trans, diag, n, full, n, x, incx);
+    return ozb_trmv_stored(h, uplo, trans, diag, n, NULL, n, AP, x, incx);
 }
 
 ozblas_status_t ozblas_dtpsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,

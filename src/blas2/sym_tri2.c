@@ -9,6 +9,7 @@
 #include "eft/eft_symv.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "blas2/blas2.h"
 
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
 static int valid_diag(ozblas_diag_t d) { return d == OZBLAS_NON_UNIT || d == OZBLAS_UNIT; }
@@ -48,13 +49,17 @@ static ozblas_status_t panel_rows(ozblas_handle_t h, const double *A, int64_t ld
 
 /* The same for every row: first the error-free pass on the stored triangle where the handle's
  * results are RN(exact) (x copied contiguous where it is not), then the panels for each run
- * of rows it left.  symv: M symmetric (else op(T), tri's flags) */
-static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t lda, int64_t n, int lower, int tri,
-                                  int low, int unit, double alpha, const double *x0, int64_t incx, double beta,
+ * of rows it left.  symv: M symmetric (else op(T), tri's flags).  The triangle in full storage
+ * (A, lda), or packed (AP, A == NULL): the error-free pass reads it where it lies, and the
+ * panels read it unpacked (ozb_packed_full), only where some rows are left to them. */
+static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t lda, const double *AP, int64_t n, int lower,
+                                  int tri, int low, int unit, double alpha, const double *x0, int64_t incx, double beta,
                                   double *y0, int64_t incy)
 {
-    if (!ozb_run_rounds_exact(h) || !ozb_eft_symv_applies(h, alpha, beta, n))
-        return panel_rows(h, A, lda, n, lower, tri, low, unit, alpha, x0, incx, beta, y0, incy, 0, n);
+    if (!ozb_run_rounds_exact(h) || !ozb_eft_symv_applies(h, alpha, beta, n)) {
+        if (!A && !(A = ozb_packed_full(h, AP, n, lower))) return OZBLAS_STATUS_ALLOC_FAILED;
+        return panel_rows(h, A, AP ? n : lda, n, lower, tri, low, unit, alpha, x0, incx, beta, y0, incy, 0, n);
+    }
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
     const int nt = changed ? 1 : ozb_threads_for(h, (double)n * (double)n);
@@ -73,9 +78,14 @@ static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t ld
      * stored row of T where op(T) keeps what T stores in rows (low == lower), else the
      * stored column i of T with its diagonal */
     const int rows = !tri || low == lower;
-    const ozb_symv_t s = { A, lda, n, lower, rows, !tri || !rows, tri && !rows, tri && unit, alpha, beta, xc, y0, incy };
+    const ozb_symv_t s = { A ? A : AP, lda, n, lower, rows, !tri || !rows, tri && !rows, tri && unit, !A, alpha, beta, xc,
+                           y0, incy };
     const int64_t left = ozb_eft_symv(h, &s, fail, buf, nt);
     ozb_fpenv_leave(env, changed);
+    if (left > 0 && !A) {
+        if (!(A = ozb_packed_full(h, AP, n, lower))) return OZBLAS_STATUS_ALLOC_FAILED;
+        lda = n;
+    }
     for (int64_t i = 0; left > 0 && i < n;) {
         if (!fail[i]) { i++; continue; }
         int64_t i2 = i + 1;
@@ -87,6 +97,15 @@ static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t ld
     return OZBLAS_STATUS_SUCCESS;
 }
 
+ozblas_status_t ozb_symv_stored(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *A,
+                                int64_t lda, const double *AP, const double *x, int64_t incx, double beta, double *y,
+                                int64_t incy)
+{
+    double *y0 = ozb_vec0_mut(y, n, incy);
+    if (alpha == 0.0) return ozb_scale_c(h, y0, incy, 0, n, 1, beta);
+    return panel_gemv(h, A, lda, AP, n, uplo == OZBLAS_LOWER, 0, 0, 0, alpha, ozb_vec0(x, n, incx), incx, beta, y0, incy);
+}
+
 ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, double alpha, const double *A,
                              int64_t lda, const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
@@ -95,9 +114,29 @@ ozblas_status_t ozblas_dsymv(ozblas_handle_t h, ozblas_uplo_t uplo, int64_t n, d
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!y || (alpha != 0.0 && (!A || !x))) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    double *y0 = ozb_vec0_mut(y, n, incy);
-    if (alpha == 0.0) return ozb_scale_c(h, y0, incy, 0, n, 1, beta);
-    return panel_gemv(h, A, lda, n, uplo == OZBLAS_LOWER, 0, 0, 0, alpha, ozb_vec0(x, n, incx), incx, beta, y0, incy);
+    return ozb_symv_stored(h, uplo, n, alpha, A, lda, NULL, x, incx, beta, y, incy);
+}
+
+ozblas_status_t ozb_trmv_stored(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                                int64_t n, const double *A, int64_t lda, const double *AP, double *x, int64_t incx)
+{
+    /* x is overwritten row block by row block: the products read a copy */
+    double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);
+    if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *x0 = ozb_vec0_mut(x, n, incx);
+    for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
+    const int t = trans == OZBLAS_OP_T, low = (uplo == OZBLAS_LOWER) != t;
+    const ozblas_status_t st = panel_gemv(h, A, lda, AP, n, uplo == OZBLAS_LOWER, 1, low, diag == OZBLAS_UNIT, 1.0, xc, 1,
+                                          0.0, x0, incx);
+    if (st != OZBLAS_STATUS_SUCCESS || ozb_all_finite(xc, n)) return st;
+    /* where x holds Inf or NaN: the rows they reached only through op(T)'s zeros (op(T)(i, k)
+     * = A[i + k lda], or A[k + i lda] transposed) */
+    if (!A) {
+        if (!(A = ozb_packed_full(h, AP, n, uplo == OZBLAS_LOWER))) return OZBLAS_STATUS_ALLOC_FAILED;
+        lda = n;
+    }
+    return ozb_tri_absent_zeros(h, t ? (ozb_view){ A, lda, 1 } : (ozb_view){ A, 1, lda }, low, diag == OZBLAS_UNIT, n, 1.0,
+                                xc, 1, x0, incx);
 }
 
 ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -109,19 +148,7 @@ ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    /* x is overwritten row block by row block: the products read a copy */
-    double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);
-    if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *x0 = ozb_vec0_mut(x, n, incx);
-    for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
-    const int t = trans == OZBLAS_OP_T, low = (uplo == OZBLAS_LOWER) != t;
-    const ozblas_status_t st = panel_gemv(h, A, lda, n, uplo == OZBLAS_LOWER, 1, low, diag == OZBLAS_UNIT, 1.0, xc, 1, 0.0,
-                                          x0, incx);
-    if (st != OZBLAS_STATUS_SUCCESS) return st;
-    /* where x holds Inf or NaN: the rows they reached only through op(T)'s zeros (op(T)(i, k)
-     * = A[i + k lda], or A[k + i lda] transposed) */
-    return ozb_tri_absent_zeros(h, t ? (ozb_view){ A, lda, 1 } : (ozb_view){ A, 1, lda }, low, diag == OZBLAS_UNIT, n, 1.0,
-                                xc, 1, x0, incx);
+    return ozb_trmv_stored(h, uplo, trans, diag, n, A, lda, NULL, x, incx);
 }
 
 ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,

@@ -69,12 +69,20 @@ typedef struct {
     fold_t *tf;               /* row i's part_t at tf[i] */
 } symv_ctx;
 
+/* the address of the triangle's (0, j), its (i, j) at that plus i (for (i, j) in the stored
+ * triangle; packed lower: j n - j (j - 1) / 2 - j >= 0, a position in the array) */
+static inline const double *col0(const ozb_symv_t *s, int64_t j)
+{
+    if (!s->packed) return s->A + j * s->lda;
+    return s->lower ? s->A + j * s->n - j * (j - 1) / 2 - j : s->A + j * (j + 1) / 2;
+}
+
 /* is (i, j) in part_n, and its value there */
 static inline double part_n_elem(const ozb_symv_t *s, int64_t i, int64_t j)
 {
     if (i >= s->n || (s->lower ? j > i : j < i)) return 0.0;
-    if (i == j) return s->diag_t ? 0.0 : s->unit ? 1.0 : s->A[i + j * s->lda];
-    return s->A[i + j * s->lda];
+    if (i == j) return s->diag_t ? 0.0 : s->unit ? 1.0 : col0(s, j)[i];
+    return col0(s, j)[i];
 }
 
 /* strip b's part_n over its columns in [l0, l0 + BLN) (lower: 0..8b+7, upper: 8b..n-1) into
@@ -87,20 +95,27 @@ static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t fro
     const int64_t first = from > c0 ? from : c0;          /* the partition's first column of the strip */
     if (j0 >= j1) return 1;
     const int64_t nb = j1 - j0;
-    const double *a = s->A + r0 + j0 * s->lda;
-    /* the same columns of the strip PF_STRIPS below, which the walk reads soon: the
-     * block's columns are BLN streams, more than the hardware prefetchers follow */
-    if (n >= PF_MIN_N && r0 + 8 * PF_STRIPS < n)
-        for (int64_t j = 0; j < nb; j++) _mm_prefetch((const char *)(a + 8 * PF_STRIPS + j * s->lda), _MM_HINT_T0);
-    int64_t ld = s->lda;
     /* the diagonal block r0..r0+7 crossed, or rows beyond n: through the copy */
-    if (r0 + 8 > n || (j0 < r0 + 8 && j1 > r0)) {
+    const int copy = r0 + 8 > n || (j0 < r0 + 8 && j1 > r0);
+    if (!s->packed) {
+        const double *a = s->A + r0 + j0 * s->lda;
+        /* the same columns of the strip PF_STRIPS below, which the walk reads soon: the
+         * block's columns are BLN streams, more than the hardware prefetchers follow */
+        if (n >= PF_MIN_N && r0 + 8 * PF_STRIPS < n)
+            for (int64_t j = 0; j < nb; j++) _mm_prefetch((const char *)(a + 8 * PF_STRIPS + j * s->lda), _MM_HINT_T0);
+        if (!copy) return ozb_eft_strip_block(a, s->lda, s->x + j0, nb, st, j0 == first);
+    }
+    if (copy) {
         for (int64_t j = 0; j < nb; j++)
             for (int r = 0; r < 8; r++) pad[8 * j + r] = part_n_elem(s, r0 + r, j0 + j);
-        a = pad;
-        ld = 8;
+        return ozb_eft_strip_block(pad, 8, s->x + j0, nb, st, j0 == first);
     }
-    return ozb_eft_strip_block(a, ld, s->x + j0, nb, st, j0 == first);
+    /* packed: the columns at no fixed distance */
+    const double *cols[BLN];
+    for (int64_t j = 0; j < nb; j++) cols[j] = col0(s, j0 + j) + r0;
+    if (n >= PF_MIN_N && r0 + 8 * PF_STRIPS < n)
+        for (int64_t j = 0; j < nb; j++) _mm_prefetch((const char *)(cols[j] + 8 * PF_STRIPS), _MM_HINT_T0);
+    return ozb_eft_strip_block_cols(cols, s->x + j0, nb, st, j0 == first);
 }
 
 /* row i's part_t as a fold (S = NaN where out of range) */
@@ -112,7 +127,7 @@ static fold_t row_part_t(const symv_ctx *c, int64_t i)
     const int64_t l0 = s->lower ? (with_diag ? i : i + 1) : 0;
     const int64_t l1 = s->lower ? s->n : (with_diag ? i + 1 : i);
     const int64_t len = l1 - l0;
-    const double *a = s->A + l0 + i * s->lda, *x = s->x + l0;
+    const double *a = col0(s, i) + l0, *x = s->x + l0;
     fold_t f = {0.0, 0.0, 0.0, 0.0};
     if (len <= 0) return f;
     if (len > SPLIT1_MAX) return ozb_eft_dot_fold(a, 1, x, 1, len, c->wide);

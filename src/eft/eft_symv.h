@@ -5,7 +5,8 @@
 #include "core/problem.h"
 
 /* y_i := RN(alpha sum_j M_ij x_j + beta y_i) (beta == 0: y not read), where row i of M is
- * made of A's stored triangle in up to two parts:
+ * made of A's stored triangle (full storage, or packed: element (i, j) of the triangle at
+ * column j's start plus its row's offset) in up to two parts:
  *   part_n: the stored elements of row i (lower: j <= i, upper: j >= i), read along rows as
  *           a GEMV-N reads them (strips of 8 rows over the triangle's columns);
  *   part_t: the stored elements of column i (lower: j >= i, upper: j <= i), each a DOT down
@@ -17,6 +18,7 @@ typedef struct {
     const double *A;
     int64_t lda, n;
     int lower, part_n, part_t, diag_t, unit;
+    int packed;               /* A is the reference BLAS's packed triangle (lda unused) */
     double alpha, beta;
     const double *x;          /* contiguous, n */
     double *y;                /* element i at y[i incy] */
