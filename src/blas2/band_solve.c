@@ -45,6 +45,100 @@ static unsigned block_update(const double *A, int64_t lda, int64_t n, int64_t k,
     return done;
 }
 
+/* One DTBSV problem: op(T)(i, j) at A[tb_at(t, lda, off, i, j)], a row's address moving by step
+ * along it; positions p in solve order (row i = p, or n - 1 - p where op(T) is upper: low = 0) */
+typedef struct {
+    const double *A;
+    int64_t lda, n, k, off, dj, step;
+    int t, low, unit;
+    double *x0;
+    int64_t incx;
+    double *a, *b;              /* a row's terms (k + 2 each) */
+} tbsv_t;
+
+static int64_t row_of(const tbsv_t *v, int64_t p) { return v->low ? p : v->n - 1 - p; }
+static double *x_at(const tbsv_t *v, int64_t p) { return &v->x0[row_of(v, p) * v->incx]; }
+static double diag_of(const tbsv_t *v, int64_t p) { return v->A[row_of(v, p) * v->lda + v->off]; }
+
+/* Position p's part (0: the terms before its block, at s; 1: those in it):
+ *     x_i := RN(x_i - sum_q op(T)(i, j_q) x_{j_q})
+ * by the exact sums over the band's terms; a part with no term leaves x_i, a finite zero as +0
+ * (the exact sums' zero, ozb_exact_zero_products' rule), and the first position has none. */
+static ozblas_status_t part_sum(ozblas_handle_t h, const tbsv_t *v, int64_t s, int64_t p, int part)
+{
+    const int64_t i = row_of(v, p);
+    const int64_t q0 = part == 0 ? max64(0, p - v->k) : max64(s, p - v->k), q1 = part == 0 ? min64(s, p) : p;
+    double *xi = &v->x0[i * v->incx];
+    if (p == 0) return OZBLAS_STATUS_SUCCESS;
+    if (q0 >= q1 && isfinite(*xi)) {
+        if (*xi == 0.0) *xi = 0.0;
+        return OZBLAS_STATUS_SUCCESS;
+    }
+    int64_t c = 0;
+    v->a[c] = 1.0;
+    v->b[c++] = *xi;
+    const int64_t j0 = row_of(v, q0);
+    int64_t ad = tb_at(v->t, v->lda, v->off, i, j0);
+    const double *xj = v->x0 + j0 * v->incx;
+    for (int64_t q = q0; q < q1; q++, ad += v->step, xj += v->dj * v->incx) {
+        v->a[c] = -v->A[ad];
+        v->b[c++] = *xj;
+    }
+    return ozb_band_sum(h, v->a, v->b, c, 1.0, 0.0, xi);
+}
+
+/* Position p's in-block part, RN(c - sum_q op(T)(i, j_q) x_q) over q in [max(s, p - k), p)
+ * (xb[q - s] the block's solved x), by a compensated sum with its own certificate: 1 and *out
+ * where certified (finite and nonzero), 0 where not (the exact sums then decide).  Bit budget
+ * (u = 2^-53, at most 15 products): each product t x = pp + pe exactly (TwoProduct: pp 0 with a
+ * zero factor, or |pp| >= 2^-960, the range tested), each hi + pp = sm + e2 exactly (TwoSum;
+ * an overflow leaves Inf or NaN, refused below), so the exact value is hi + sum (e2 + pe);
+ * lo, a floating sum of those at most 30 terms, errs by at most gamma_29 a' <= 30 u a (1 +
+ * 2^-40), a' = sum (|e2| + |pe|) and a its floating sum (a subnormal sum is exact, so
+ * underflow adds nothing).  B = 2^-46 a is more than twice that and more than 2u |lo|, so
+ * RN(hi + RN(lo - B)) and RN(hi + RN(lo + B)) bracket RN of the exact value (RN is monotone;
+ * two_term.h's argument), and where they are equal that is it.  A zero is left to the exact
+ * sums (its sign is theirs to decide). */
+static int inblock_dot2(const tbsv_t *v, int64_t s, int64_t p, double c, const double *xb, double *out)
+{
+    const int64_t i = row_of(v, p), q0 = max64(s, p - v->k);
+    int64_t ad = tb_at(v->t, v->lda, v->off, i, row_of(v, q0));
+    double hi = c, lo = 0.0, a = 0.0;
+    int range = 1;
+    for (int64_t q = q0; q < p; q++, ad += v->step) {
+        const double t = -v->A[ad], x = xb[q - s];
+        const double pp = t * x, pe = fma(t, x, -pp);
+        const double sm = hi + pp, bb = sm - hi, e2 = (hi - (sm - bb)) + (pp - bb);
+        range &= (fabs(pp) >= 0x1p-960) | (t == 0.0) | (x == 0.0);
+        lo += e2 + pe;
+        a += fabs(e2) + fabs(pe);
+        hi = sm;
+    }
+    const double B = 0x1p-46 * a, r1 = hi + (lo - B), r2 = hi + (lo + B);
+    *out = r1;
+    return range && r1 == r2 && r1 != 0.0 && fabs(r1) <= 0x1.fffffffffffffp1023;
+}
+
+/* The in-block parts of the block at s and the divisions, position by position: each by
+ * inblock_dot2 where it certifies (RN(exact): the exact sums' value, since it is nonzero and
+ * finite), else by part_sum on x itself.  The first position's part has no term (part_sum's
+ * rule; the very first position keeps x_i). */
+static ozblas_status_t block_in(ozblas_handle_t h, const tbsv_t *v, int64_t s, int64_t bs)
+{
+    double xb[OZBLAS_TRSM_BLOCK];
+    for (int64_t r = 0; r < bs; r++) {
+        double *xi = x_at(v, s + r), y;
+        if (r > 0 && inblock_dot2(v, s, s + r, *xi, xb, &y)) *xi = y;
+        else {
+            const ozblas_status_t st = part_sum(h, v, s, s + r, 1);
+            if (st != OZBLAS_STATUS_SUCCESS) return st;
+        }
+        if (!v->unit) *xi /= diag_of(v, s + r);
+        xb[r] = *xi;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 /* DTBSV: the rule of CONTRACT §6 with the band's zeros left out of each exact sum (the sums,
  * and so every rounding, are those of DTRSV on the full matrix, correctly rounded) */
 ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
@@ -58,39 +152,27 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     const int lower = uplo == OZBLAS_LOWER, t = trans == OZBLAS_OP_T, low = lower != t;
     const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
-    double *x0 = ozb_vec0_mut(x, n, incx), *a = buf, *b = buf + kk + 2, *P = b + kk + 2, *xs = P + 8 * (kk + 1);
-    const int strips = ozb_eft_band_applies(h, -1.0, 1.0);
-    unsigned done0 = 0;                   /* the block's positions whose update is made (bit p - s) */
+    double *x0 = ozb_vec0_mut(x, n, incx), *P = buf + 2 * (kk + 2), *xs = P + 8 * (kk + 1);
+    const tbsv_t v = { A, lda, n, k, off, dj, step, t, low, diag == OZBLAS_UNIT, x0, incx, buf, buf + kk + 2 };
+    /* the strips where the error-free kernels are offered; the guessed in-block parts where
+     * the band has terms in a block (k >= 1) */
+    const int strips = ozb_eft_band_applies(h, -1.0, 1.0), guess = strips && k >= 1;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
-    for (int64_t p = 0; p < n && st == OZBLAS_STATUS_SUCCESS; p++) {
-        const int64_t i = low ? p : n - 1 - p;                      /* solve order */
-        const int64_t s = p / OZBLAS_TRSM_BLOCK * OZBLAS_TRSM_BLOCK; /* the block's first position */
-        if (p == s) done0 = s > 0 && strips ? block_update(A, lda, n, k, t, low, off, step, s, x0, incx, P, xs) : 0;
-        /* earlier positions q in [p - k, p): before the block (q < s), then in it */
-        for (int part = 0; part < 2 && st == OZBLAS_STATUS_SUCCESS; part++) {
-            const int64_t q0 = part == 0 ? max64(0, p - k) : max64(s, p - k), q1 = part == 0 ? min64(s, p) : p;
-            if (part == 0 && (s == 0 || (done0 >> (p - s) & 1))) continue;   /* none, or made */
-            if (p == 0) continue;                 /* the first position has no term: DTRSV's x_i */
-            /* no term but x_i: RN(x_i) = x_i where it is finite and nonzero, and a zero x_i is
-             * the exact sums' +0 (ozb_exact_zero_products' rule); Inf and NaN take the exact sums */
-            if (q0 >= q1 && isfinite(x0[i * incx])) {
-                if (x0[i * incx] == 0.0) x0[i * incx] = 0.0;
-                continue;
-            }
-            int64_t c = 0;
-            a[c] = 1.0;
-            b[c++] = x0[i * incx];
-            const int64_t j0 = low ? q0 : n - 1 - q0;
-            int64_t ad = tb_at(t, lda, off, i, j0);
-            const double *xj = x0 + j0 * incx;
-            for (int64_t q = q0; q < q1; q++, ad += step, xj += dj * incx) {
-                a[c] = -A[ad];
-                b[c++] = *xj;
-            }
-            st = ozb_band_sum(h, a, b, c, 1.0, 0.0, &x0[i * incx]);
+    for (int64_t s = 0; s < n && st == OZBLAS_STATUS_SUCCESS; s += OZBLAS_TRSM_BLOCK) {
+        const int64_t bs = n - s < OZBLAS_TRSM_BLOCK ? n - s : OZBLAS_TRSM_BLOCK;
+        /* the positions' terms before the block: eight at a time by the band strips, what they
+         * leave by the exact sums */
+        const unsigned done0 = s > 0 && strips ? block_update(A, lda, n, k, t, low, off, step, s, x0, incx, P, xs) : 0;
+        for (int64_t p = s; p < s + bs && s > 0 && st == OZBLAS_STATUS_SUCCESS; p++)
+            if (!(done0 >> (p - s) & 1)) st = part_sum(h, &v, s, p, 0);
+        if (st != OZBLAS_STATUS_SUCCESS) break;
+        if (guess) {
+            st = block_in(h, &v, s, bs);
+            continue;
         }
-        if (diag == OZBLAS_NON_UNIT && st == OZBLAS_STATUS_SUCCESS) x0[i * incx] /= A[i * lda + off];
+        for (int64_t p = s; p < s + bs && st == OZBLAS_STATUS_SUCCESS; p++)
+            if ((st = part_sum(h, &v, s, p, 1)) == OZBLAS_STATUS_SUCCESS && !v.unit) *x_at(&v, p) /= diag_of(&v, p);
     }
     ozb_fpenv_leave(env, changed);
     return st;
