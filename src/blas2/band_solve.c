@@ -6,6 +6,7 @@
 #include "dispatch/dispatch.h"
 #include "core/fpenv.h"
 #include "eft/eft_band.h"
+#include "exact/residual.h"
 #include "blas2/band_sum.h"
 #include <math.h>
 #include <string.h>
@@ -87,48 +88,18 @@ static ozblas_status_t part_sum(ozblas_handle_t h, const tbsv_t *v, int64_t s, i
     return ozb_band_sum(h, v->a, v->b, c, 1.0, 0.0, xi);
 }
 
-/* Position p's in-block part, RN(c - sum_q op(T)(i, j_q) x_q) over q in [max(s, p - k), p)
- * (xb[q - s] the block's solved x), by a compensated sum with its own certificate: 1 and *out
- * where certified (finite and nonzero), 0 where not (the exact sums then decide).  Bit budget
- * (u = 2^-53, at most 15 products): each product t x = pp + pe exactly (TwoProduct: pp 0 with a
- * zero factor, or |pp| >= 2^-960, the range tested), each hi + pp = sm + e2 exactly (TwoSum;
- * an overflow leaves Inf or NaN, refused below), so the exact value is hi + sum (e2 + pe);
- * lo, a floating sum of those at most 30 terms, errs by at most gamma_29 a' <= 30 u a (1 +
- * 2^-40), a' = sum (|e2| + |pe|) and a its floating sum (a subnormal sum is exact, so
- * underflow adds nothing).  B = 2^-46 a is more than twice that and more than 2u |lo|, so
- * RN(hi + RN(lo - B)) and RN(hi + RN(lo + B)) bracket RN of the exact value (RN is monotone;
- * two_term.h's argument), and where they are equal that is it.  A zero is left to the exact
- * sums (its sign is theirs to decide). */
-static int inblock_dot2(const tbsv_t *v, int64_t s, int64_t p, double c, const double *xb, double *out)
-{
-    const int64_t i = row_of(v, p), q0 = max64(s, p - v->k);
-    int64_t ad = tb_at(v->t, v->lda, v->off, i, row_of(v, q0));
-    double hi = c, lo = 0.0, a = 0.0;
-    int range = 1;
-    for (int64_t q = q0; q < p; q++, ad += v->step) {
-        const double t = -v->A[ad], x = xb[q - s];
-        const double pp = t * x, pe = fma(t, x, -pp);
-        const double sm = hi + pp, bb = sm - hi, e2 = (hi - (sm - bb)) + (pp - bb);
-        range &= (fabs(pp) >= 0x1p-960) | (t == 0.0) | (x == 0.0);
-        lo += e2 + pe;
-        a += fabs(e2) + fabs(pe);
-        hi = sm;
-    }
-    const double B = 0x1p-46 * a, r1 = hi + (lo - B), r2 = hi + (lo + B);
-    *out = r1;
-    return range && r1 == r2 && r1 != 0.0 && fabs(r1) <= 0x1.fffffffffffffp1023;
-}
-
 /* The in-block parts of the block at s and the divisions, position by position: each by
- * inblock_dot2 where it certifies (RN(exact): the exact sums' value, since it is nonzero and
- * finite), else by part_sum on x itself.  The first position's part has no term (part_sum's
+ * ozb_residual_short where it certifies (RN(exact): the exact sums' value, since it is nonzero
+ * and finite), else by part_sum on x itself.  The first position's part has no term (part_sum's
  * rule; the very first position keeps x_i). */
 static ozblas_status_t block_in(ozblas_handle_t h, const tbsv_t *v, int64_t s, int64_t bs)
 {
     double xb[OZBLAS_TRSM_BLOCK];
     for (int64_t r = 0; r < bs; r++) {
         double *xi = x_at(v, s + r), y;
-        if (r > 0 && inblock_dot2(v, s, s + r, *xi, xb, &y)) *xi = y;
+        const int64_t q0 = max64(s, s + r - v->k);   /* the in-block terms: q0 .. s + r - 1 */
+        const double *t0 = &v->A[tb_at(v->t, v->lda, v->off, row_of(v, s + r), row_of(v, q0))];
+        if (r > 0 && ozb_residual_short(*xi, t0, v->step, xb + (q0 - s), s + r - q0, &y)) *xi = y;
         else {
             const ozblas_status_t st = part_sum(h, v, s, s + r, 1);
             if (st != OZBLAS_STATUS_SUCCESS) return st;
