@@ -13,6 +13,7 @@
 #include <string.h>
 #include "tu.h"
 #include "exact/two_term.h"
+#include "exact/residual.h"
 #include "eft/eft_kern.h"
 #include "sum/sum.h"
 #include <mpfr.h>
@@ -452,6 +453,67 @@ START_TEST(rot_pairs_exact)
 }
 END_TEST
 
+/* DTBSV's in-block residual (exact/residual.c ozb_residual_short): every value it certifies is
+ * RN(c - sum t x) against MPFR, bit for bit, nonzero and finite; rows of 0 to 32 products of
+ * several magnitudes, strides 1 and -3, rows that cancel to below an ulp of c (c the rounded
+ * sum) or exactly (c the exact sum of integers), products near 2^-960 and below, huge, Inf
+ * and NaN among them. */
+START_TEST(residual_short_exact)
+{
+    ozref_rng r;
+    tu_rng(&r, "residual_short_exact");
+    static const double special[] = { 0.0, -0.0, 0x1p-1074, 0x1p-480, 0x1p-500, 0x1p1000, INFINITY, NAN, 1.0 };
+    double t[3 * 33], x[33];
+    mpfr_t acc, p;
+    mpfr_inits2(4400, acc, p, (mpfr_ptr)0);
+    int64_t certified = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        const int64_t n = rep % 33, step = rep % 2 ? -3 : 1;
+        double *t0 = step < 0 ? t + 3 * 32 : t;
+        const int kind = rep % 7;
+        for (int64_t l = 0; l < n; l++) {
+            t0[l * step] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 30.0) - 15);
+            x[l] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 30.0) - 15);
+            if (kind == 5 && l % 4 == 1) x[l] = special[(size_t)(rep + l) % (sizeof special / sizeof *special)];
+            if (kind == 6) t0[l * step] = ldexp(t0[l * step], -1000);  /* products about 2^-960 and below */
+        }
+        double c = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 10.0) - (kind == 6 ? 1000 : 0));
+        if (kind == 2) {                  /* c = RN(sum t x): the residual cancels to below an ulp of c */
+            mpfr_set_d(acc, 0.0, MPFR_RNDN);
+            for (int64_t l = 0; l < n; l++) {
+                mpfr_set_d(p, t0[l * step], MPFR_RNDN);
+                mpfr_mul_d(p, p, x[l], MPFR_RNDN);
+                mpfr_add(acc, acc, p, MPFR_RNDN);
+            }
+            c = mpfr_get_d(acc, MPFR_RNDN);
+        }
+        if (kind == 3 || kind == 4) {     /* c the exact sum of small integers: a cancelling row */
+            c = 0.0;
+            for (int64_t l = 0; l < n; l++) {
+                t0[l * step] = (double)((rep + 3 * l) % 9 - 4);
+                x[l] = (double)((rep * 7 + l) % 5 - 2);
+                c += t0[l * step] * x[l];
+            }
+            if (kind == 4) c += 0x1p-40;
+        }
+        double got;
+        if (!ozb_residual_short(c, t0, step, x, n, &got)) continue;
+        certified++;
+        mpfr_set_d(acc, c, MPFR_RNDN);
+        for (int64_t l = 0; l < n; l++) {
+            mpfr_set_d(p, t0[l * step], MPFR_RNDN);
+            mpfr_mul_d(p, p, x[l], MPFR_RNDN);
+            mpfr_sub(acc, acc, p, MPFR_RNDN);
+        }
+        const double want = mpfr_get_d(acc, MPFR_RNDN);
+        ck_assert_msg(isfinite(got) && got != 0.0, "rep %d: certified %a", rep, got);
+        ck_assert_msg(tu_bits(got) == tu_bits(want), "rep %d n %lld: %a against %a", rep, (long long)n, got, want);
+    }
+    ck_assert_msg(certified > 1000, "%lld certified", (long long)certified);
+    mpfr_clears(acc, p, (mpfr_ptr)0);
+}
+END_TEST
+
 /* The running split of eft_gemm.c (CHAIN4, eft_kern.h): for every block it may see (nb <= BL
  * products per lane, each |x y| below 2^-9 sigma, sigma from 2^-960 to 2^1000), S = tau - sigma
  * and R satisfy the bound the totals assume, |S + R - sum x y| <= nb^2 u^2 sigma (1 + 2^-40)
@@ -525,6 +587,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, gemm_block_512_match_256);
     tcase_add_test(tc, gemm_block_six_match_two);
     tcase_add_test(tc, rot_pairs_exact);
+    tcase_add_test(tc, residual_short_exact);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);
     return s;
