@@ -101,6 +101,7 @@ ozblas_status_t ozblas_dtpsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     ozblas_status_t st = tp_args(h, uplo, trans, diag, n, AP, x, incx);
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     if (trans == OZBLAS_OP_N && ozb_tri_cols_apply(h, n)) {
+        ozb_info_reset(h);
         /* op(T)'s columns are the packed columns: solved where they lie (DTRSV's path for
          * such a triangle in full storage, so its bits), in the environment DTRSV sets */
         const ozb_env_t e = ozb_env_enter(h);

@@ -160,6 +160,7 @@ ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_info_reset(h);   /* (the problems it runs report themselves; a solve by columns may run none) */
     const ozb_env_t e = ozb_env_enter(h);   /* the divisions rounded as CONTRACT §1 says (as DTRSM) */
     const ozblas_status_t st = ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T,
                                                 diag == OZBLAS_UNIT, 1, ozb_vec0_mut(x, n, incx), incx, 0);

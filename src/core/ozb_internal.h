@@ -35,7 +35,8 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_CRTFAIL, /* DOUBLE-mode CRT (crt/crt.c): the elements it did not certify, for the fallback */
        OZB_BUF_CRTLOW,  /* DOUBLE-mode CRT: a tile's lower bounds of |A||B| */
        OZB_BUF_SHAPE_A, OZB_BUF_SHAPE_B, OZB_BUF_SHAPE_T, /* the level-2/3 shapes (shapes/shapes.h): operands
-                                                       * made whole, a diagonal block, a copy of B */
+                                                       * made whole or a solve's column sums, a
+                                                       * diagonal block, a copy of B */
        OZB_BUF_SHAPE_P, /* a packed matrix unpacked (blas2/packed.c) */
        OZB_NBUF };
 struct ozblas_context {

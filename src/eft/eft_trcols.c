@@ -22,6 +22,8 @@ int ozb_eft_trcols_applies(ozblas_handle_t h)
 
 #ifdef EFT_AVX2
 _Static_assert(16 <= BLN, "a solved block's columns are one strip block");
+_Static_assert(OZBLAS_TRSM_BLOCK <= 16 && OZBLAS_TRSM_BLOCK % 8 == 0,
+               "a block's columns fit add_strips' 16, and its rows are whole strips");
 
 static int64_t strips(int64_t m) { return (m + 7) / 8; }
 

@@ -176,7 +176,7 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
 
 /* DROT's pairs.  Each new element is RN(c x + s y) for its row (c, s) of H: x c = p + pe and
  * y s = q + qe exactly (TwoProduct: exact where each product is 0 or at least 2^-960 in
- * magnitude, the low part's last bit >= 2^-1013; overflow makes p, q or a sum Inf or NaN),
+ * magnitude, the low part's last bit >= 2^-1065; overflow makes p, q or a sum Inf or NaN),
  * p + q = t + e1 exactly (TwoSum), and e = e1 + (pe + qe) is rounded twice:
  *     |e - (e1 + pe + qe)| <= u |pe + qe| + u |e1 + RN(pe + qe)| <= 2u (|e1| + |pe| + |qe|)
  *                          <= 2u u (|t| + |p| + |q|) <= 4 u^2 (|p| + |q|) = 2^-104 (|p| + |q|)

@@ -3,7 +3,8 @@
  * then row by row the exact sum of the block's earlier rows (one rounding, correctly rounded
  * in every mode) and the IEEE division by the diagonal.  Each column of X depends on its own
  * column of B alone, so a solve cut into column blocks, or one column at a time (DTRSV), gives
- * the same bits. */
+ * the same bits.  One column whose op(T) has contiguous columns goes by columns instead
+ * (trsolve_cols.c: the same sums, op(T) read down its columns). */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"

@@ -64,7 +64,6 @@ static ozblas_status_t row_sum(ozblas_handle_t h, const ozb_trcols_t *c, int64_t
 ozblas_status_t ozb_tri_solve_cols(ozblas_handle_t h, const double *p, int64_t rs, int64_t cs, int kind, int unit,
                                    int64_t m, double *x, int64_t xrs)
 {
-    ozb_info_reset(h);   /* (the problems below report themselves; the column sums nothing) */
     const size_t sb = ozb_eft_trcols_bytes(m);
     char *buf = ozb_buf_get(h, OZB_BUF_SHAPE_A, sb + 2 * sizeof(double) * (size_t)m);
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
