@@ -87,12 +87,11 @@ static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *
     uint8_t fx[CH], fy[CH];
     const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
     const double hm[4] = { r->h11, r->h12, r->h21, r->h22 };
-    int64_t bx = ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx), by = bx;
-    if (bx) {
+    if (ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx)) {
         if (!h) return r->left[c] = 1;
         memcpy(fy, fx, (size_t)len);
-        bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
-        if (by) by = ozb_two_term(len, zero, 1, xc, 1, r->h21, 0.0, yc, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
+        const int64_t bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
+        const int64_t by = ozb_two_term(len, zero, 1, xc, 1, r->h21, 0.0, yc, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
         for (int64_t i = 0; i < len && (bx || by); i++) {
             if (fx[i] && (*st = rn2(h, r->h11, xc[i], r->h12, yc[i], &nx[i])) != OZBLAS_STATUS_SUCCESS) return -1;
             if (fy[i] && (*st = rn2(h, r->h21, xc[i], r->h22, yc[i], &ny[i])) != OZBLAS_STATUS_SUCCESS) return -1;

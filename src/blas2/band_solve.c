@@ -1,7 +1,7 @@
 /* DTBSV: the solve rule of CONTRACT §6 over the band alone, every sum correctly rounded: each
  * block's updates from the positions before it by the band strips (eft/eft_band.h), eight
- * positions at a time, and what they leave and the in-block sums by the exact sums
- * (ozb_band_sum). */
+ * positions at a time; the in-block sums by the certified short residual
+ * (exact/residual.h); what either leaves by the exact sums (ozb_band_sum). */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/fpenv.h"
@@ -21,31 +21,6 @@ static inline int64_t tb_at(int t, int64_t lda, int64_t off, int64_t i, int64_t 
     return t ? i * (lda - 1) + j + off : j * (lda - 1) + i + off;
 }
 
-/* DTBSV's update of block s (its positions p in [s, s + OZBLAS_TRSM_BLOCK) with a term before
- * it, p < s + k): x_i := RN(x_i - sum_{q in [p - k, s)} op(T)(i, j) x_j) for eight positions at
- * a time by ozb_eft_band_strip (i, j the positions' rows, i = p or n - 1 - p by `low`, and j
- * likewise from q; T(r, cc) at A[cc (lda - 1) + r + off]).  Returns the positions it made (bit
- * p - s); the others are left as they were, to the exact sums. */
-static unsigned block_update(const double *A, int64_t lda, int64_t n, int64_t k, int t, int low, int64_t off,
-                             int64_t step, int64_t s, double *x0, int64_t incx, double *P, double *xs)
-{
-    const int64_t e = min64(min64(s + OZBLAS_TRSM_BLOCK, n), s + k), Q0 = max64(0, s - k), w = s - Q0, dj = low ? 1 : -1;
-    unsigned done = 0;
-    for (int64_t q = Q0; q < s; q++) xs[q - Q0] = x0[(low ? q : n - 1 - q) * incx];
-    for (int64_t p0 = s; p0 < e; p0 += 8) {
-        const int rows = e - p0 < 8 ? (int)(e - p0) : 8;
-        memset(P, 0, sizeof(double) * 8 * (size_t)w);
-        for (int r = 0; r < rows; r++) {
-            const int64_t p = p0 + r, i = low ? p : n - 1 - p, q0 = max64(0, p - k), j0 = low ? q0 : n - 1 - q0;
-            int64_t ad = tb_at(t, lda, off, i, j0);
-            for (int64_t q = q0; q < s; q++, ad += step) P[8 * (q - Q0) + r] = A[ad];
-        }
-        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x0 + (low ? p0 : n - 1 - p0) * incx, dj * incx);
-        done |= (((1u << rows) - 1) & ~left) << (p0 - s);
-    }
-    return done;
-}
-
 /* One DTBSV problem: op(T)(i, j) at A[tb_at(t, lda, off, i, j)], a row's address moving by step
  * along it; positions p in solve order (row i = p, or n - 1 - p where op(T) is upper: low = 0) */
 typedef struct {
@@ -60,6 +35,30 @@ typedef struct {
 static int64_t row_of(const tbsv_t *v, int64_t p) { return v->low ? p : v->n - 1 - p; }
 static double *x_at(const tbsv_t *v, int64_t p) { return &v->x0[row_of(v, p) * v->incx]; }
 static double diag_of(const tbsv_t *v, int64_t p) { return v->A[row_of(v, p) * v->lda + v->off]; }
+
+/* DTBSV's update of block s (its positions p in [s, s + OZBLAS_TRSM_BLOCK) with a term before
+ * it, p < s + k): x_i := RN(x_i - sum_{q in [p - k, s)} op(T)(i, j) x_j) for eight positions at
+ * a time by ozb_eft_band_strip (i, j the positions' rows, row_of), P and xs its scratch.
+ * Returns the positions it made (bit p - s); the others are left as they were, to the exact
+ * sums. */
+static unsigned block_update(const tbsv_t *v, int64_t s, double *P, double *xs)
+{
+    const int64_t e = min64(min64(s + OZBLAS_TRSM_BLOCK, v->n), s + v->k), Q0 = max64(0, s - v->k), w = s - Q0;
+    unsigned done = 0;
+    for (int64_t q = Q0; q < s; q++) xs[q - Q0] = *x_at(v, q);
+    for (int64_t p0 = s; p0 < e; p0 += 8) {
+        const int rows = e - p0 < 8 ? (int)(e - p0) : 8;
+        memset(P, 0, sizeof(double) * 8 * (size_t)w);
+        for (int r = 0; r < rows; r++) {
+            const int64_t p = p0 + r, q0 = max64(0, p - v->k);
+            int64_t ad = tb_at(v->t, v->lda, v->off, row_of(v, p), row_of(v, q0));
+            for (int64_t q = q0; q < s; q++, ad += v->step) P[8 * (q - Q0) + r] = v->A[ad];
+        }
+        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x_at(v, p0), v->dj * v->incx);
+        done |= (((1u << rows) - 1) & ~left) << (p0 - s);
+    }
+    return done;
+}
 
 /* Position p's part (0: the terms before its block, at s; 1: those in it):
  *     x_i := RN(x_i - sum_q op(T)(i, j_q) x_{j_q})
@@ -125,20 +124,20 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
     double *x0 = ozb_vec0_mut(x, n, incx), *P = buf + 2 * (kk + 2), *xs = P + 8 * (kk + 1);
     const tbsv_t v = { A, lda, n, k, off, dj, step, t, low, diag == OZBLAS_UNIT, x0, incx, buf, buf + kk + 2 };
-    /* the strips where the error-free kernels are offered; the guessed in-block parts where
-     * the band has terms in a block (k >= 1) */
-    const int strips = ozb_eft_band_applies(h, -1.0, 1.0), guess = strips && k >= 1;
+    /* the strips where the error-free kernels are offered; the certified in-block residuals
+     * with them, where the band has terms in a block (k >= 1) */
+    const int strips = ozb_eft_band_applies(h, -1.0, 1.0), in_block = strips && k >= 1;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
     for (int64_t s = 0; s < n && st == OZBLAS_STATUS_SUCCESS; s += OZBLAS_TRSM_BLOCK) {
         const int64_t bs = n - s < OZBLAS_TRSM_BLOCK ? n - s : OZBLAS_TRSM_BLOCK;
         /* the positions' terms before the block: eight at a time by the band strips, what they
          * leave by the exact sums */
-        const unsigned done0 = s > 0 && strips ? block_update(A, lda, n, k, t, low, off, step, s, x0, incx, P, xs) : 0;
+        const unsigned done0 = s > 0 && strips ? block_update(&v, s, P, xs) : 0;
         for (int64_t p = s; p < s + bs && s > 0 && st == OZBLAS_STATUS_SUCCESS; p++)
             if (!(done0 >> (p - s) & 1)) st = part_sum(h, &v, s, p, 0);
         if (st != OZBLAS_STATUS_SUCCESS) break;
-        if (guess) {
+        if (in_block) {
             st = block_in(h, &v, s, bs);
             continue;
         }

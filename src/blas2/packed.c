@@ -12,12 +12,6 @@
 #include "blas2/blas2.h"
 #include <string.h>
 
-/* element (i, j) of the stored triangle in column-major packed storage */
-static inline int64_t packed_index(int64_t n, int lower, int64_t i, int64_t j)
-{
-    return lower ? j * n - j * (j - 1) / 2 + (i - j) : j * (j + 1) / 2 + i;
-}
-
 /* the stored triangle into full (ld n), or back (pack != 0) */
 typedef struct { double *AP, *full; int64_t n; int lower, pack; } move_t;
 
@@ -26,7 +20,7 @@ static void move_columns(const move_t *mv, int64_t lo, int64_t hi)
 {
     for (int64_t j = lo; j < hi; j++) {
         const int64_t i0 = mv->lower ? j : 0, i1 = mv->lower ? mv->n : j + 1;
-        double *p = mv->AP + packed_index(mv->n, mv->lower, i0, j), *f = mv->full + i0 + j * mv->n;
+        double *p = mv->AP + ozb_packed_at(mv->n, mv->lower, i0, j), *f = mv->full + i0 + j * mv->n;
         if (mv->pack) memcpy(p, f, sizeof(double) * (size_t)(i1 - i0));
         else memcpy(f, p, sizeof(double) * (size_t)(i1 - i0));
     }

@@ -139,31 +139,36 @@ ozblas_status_t ozb_trmv_stored(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_op
                                 xc, 1, x0, incx);
 }
 
-ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
-                             int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
+/* DTRMV's and DTRSV's arguments as the reference BLAS checks them (INVALID_VALUE), and host
+ * operands (NOT_SUPPORTED elsewhere); n == 0 passes (nothing to do) */
+static ozblas_status_t tr_args(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                               int64_t n, const double *A, int64_t lda, const double *x, int64_t incx)
 {
     if (!h || !valid_uplo(uplo) || !ozb_valid_op(trans) || !valid_diag(diag) || n < 0 || lda < (n > 1 ? n : 1) ||
         incx == 0)
         return OZBLAS_STATUS_INVALID_VALUE;
-    if (n == 0) return OZBLAS_STATUS_SUCCESS;
-    if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
-    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    if (n > 0 && (!A || !x)) return OZBLAS_STATUS_INVALID_VALUE;
+    if (n > 0 && !ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+ozblas_status_t ozblas_dtrmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
+                             int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
+{
+    const ozblas_status_t st = tr_args(h, uplo, trans, diag, n, A, lda, x, incx);
+    if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     return ozb_trmv_stored(h, uplo, trans, diag, n, A, lda, NULL, x, incx);
 }
 
 ozblas_status_t ozblas_dtrsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, ozblas_diag_t diag,
                              int64_t n, const double *A, int64_t lda, double *x, int64_t incx)
 {
-    if (!h || !valid_uplo(uplo) || !ozb_valid_op(trans) || !valid_diag(diag) || n < 0 || lda < (n > 1 ? n : 1) ||
-        incx == 0)
-        return OZBLAS_STATUS_INVALID_VALUE;
-    if (n == 0) return OZBLAS_STATUS_SUCCESS;
-    if (!A || !x) return OZBLAS_STATUS_INVALID_VALUE;
-    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozblas_status_t st = tr_args(h, uplo, trans, diag, n, A, lda, x, incx);
+    if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     ozb_info_reset(h);   /* (the problems it runs report themselves; a solve by columns may run none) */
     const ozb_env_t e = ozb_env_enter(h);   /* the divisions rounded as CONTRACT §1 says (as DTRSM) */
-    const ozblas_status_t st = ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T,
-                                                diag == OZBLAS_UNIT, 1, ozb_vec0_mut(x, n, incx), incx, 0);
+    st = ozb_tri_solve_op(h, A, lda, n, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT, 1,
+                          ozb_vec0_mut(x, n, incx), incx, 0);
     ozb_env_leave(h, e);
     return st;
 }

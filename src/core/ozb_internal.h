@@ -92,6 +92,15 @@ static inline double ozb_now_if(int timed) { return timed ? ozb_now() : 0.0; }
 #define OZB_TIMED_WORK 16384.0
 static inline int ozb_timed(double work) { return work >= OZB_TIMED_WORK; }
 
+/* Element (i, j) of the stored triangle of an n x n matrix in the reference BLAS's packed
+ * storage (column-major, the lower or the upper triangle): its index in AP.  Also defined as
+ * an address for i outside the triangle (i = 0 in a lower one: column j's start less j, >= 0),
+ * so that a column's elements are AP + ozb_packed_at(n, lower, 0, j) + i. */
+static inline int64_t ozb_packed_at(int64_t n, int lower, int64_t i, int64_t j)
+{
+    return lower ? j * n - j * (j - 1) / 2 + (i - j) : j * (j + 1) / 2 + i;
+}
+
 /* 2^e as a double for -1022 <= e <= 1023, built from its bits (exact, no libm). */
 static inline double ozb_pow2(int e) {
     uint64_t b = (uint64_t)(e + 1023) << 52;

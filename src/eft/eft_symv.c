@@ -70,11 +70,10 @@ typedef struct {
 } symv_ctx;
 
 /* the address of the triangle's (0, j), its (i, j) at that plus i (for (i, j) in the stored
- * triangle; packed lower: j n - j (j - 1) / 2 - j >= 0, a position in the array) */
+ * triangle) */
 static inline const double *col0(const ozb_symv_t *s, int64_t j)
 {
-    if (!s->packed) return s->A + j * s->lda;
-    return s->lower ? s->A + j * s->n - j * (j - 1) / 2 - j : s->A + j * (j + 1) / 2;
+    return s->packed ? s->A + ozb_packed_at(s->n, s->lower, 0, j) : s->A + j * s->lda;
 }
 
 /* is (i, j) in part_n, and its value there */

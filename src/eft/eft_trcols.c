@@ -10,16 +10,6 @@
 #include "core/par.h"
 #include <string.h>
 
-int ozb_eft_trcols_applies(ozblas_handle_t h)
-{
-#ifdef EFT_AVX2
-    return !h->knobs.no_dot2;
-#else
-    (void)h;
-    return 0;
-#endif
-}
-
 #ifdef EFT_AVX2
 _Static_assert(16 <= BLN, "a solved block's columns are one strip block");
 _Static_assert(OZBLAS_TRSM_BLOCK <= 16 && OZBLAS_TRSM_BLOCK % 8 == 0,
@@ -109,7 +99,7 @@ void ozb_eft_trcols_init(ozb_trcols_t *c, const double *p, int64_t rs, int64_t c
 }
 void ozb_eft_trcols_add(const ozb_trcols_t *c, int64_t b0, int64_t c0, int64_t nb, const double *x, int nt)
 {
-    (void)c; (void)b0; (void)c0; (void)nb; (void)x; (void)nt;   /* not offered (ozb_eft_trcols_applies) */
+    (void)c; (void)b0; (void)c0; (void)nb; (void)x; (void)nt;   /* not offered (ozb_eft_subst_applies) */
 }
 int64_t ozb_eft_trcols_put(const ozb_trcols_t *c, int64_t b, int64_t k, double *x, uint8_t fail[8])
 {

@@ -24,19 +24,16 @@ typedef struct {
     uint8_t *bad;             /* per strip: its sums left to the caller */
 } ozb_trcols_t;
 
-/* the address of op(T)(0, j) (a position in the array whatever the storage: packed lower,
- * j m - j (j - 1) / 2 - j >= 0; packed upper, column m - 1 - j's row m - 1); op(T)(i, j) at
- * that plus i rs */
+/* the address of op(T)(0, j) (a position in the array whatever the storage: packed upper,
+ * T's column m - 1 - j at row m - 1); op(T)(i, j) at that plus i rs */
 static inline const double *ozb_trcols_col(const ozb_trcols_t *c, int64_t j)
 {
     if (c->kind == OZB_COLS_FULL) return c->p + j * c->cs;
-    if (c->kind == OZB_COLS_PACKED_LOWER) return c->p + j * c->m - j * (j - 1) / 2 - j;
-    const int64_t jm = c->m - 1 - j;
-    return c->p + jm * (jm + 1) / 2 + c->m - 1;
+    if (c->kind == OZB_COLS_PACKED_LOWER) return c->p + ozb_packed_at(c->m, 1, 0, j);
+    return c->p + ozb_packed_at(c->m, 0, c->m - 1, c->m - 1 - j);
 }
 
-/* 1 where the kernels are built (AVX2 and FMA) and OZBLAS_NO_DOT2 is not set */
-int ozb_eft_trcols_applies(ozblas_handle_t h);
+/* (offered where ozb_eft_subst_applies: the same kernels, and the solve by columns runs both) */
 /* the bytes of the state of m rows (32-byte aligned) */
 size_t ozb_eft_trcols_bytes(int64_t m);
 /* every sum zero; buf: ozb_eft_trcols_bytes(m) bytes, 32-byte aligned */

@@ -192,8 +192,8 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
  * with 2^e <= a < 2^(e+1), a the smallest nonzero |c| of x's column of H, gives |x c| >= 2^-950
  * > 2^-960 for both (tx at least 2^-1022: above e = 72 a normal x suffices; a subnormal a
  * takes tx = Inf, so only x = 0 passes); x = 0 gives exact zero products.  (A power of two
- * from the exponent's bits: a division here cost a DROT of eight elements a tenth of its
- * time.) */
+ * from the exponent's bits rather than a division: LAPACK's DROTs are a few elements long, and
+ * this runs once per call.) */
 static double factor_floor(double c1, double c2)
 {
     const double a = c1 == 0.0 ? fabs(c2) : c2 == 0.0 ? fabs(c1) : fmin(fabs(c1), fabs(c2));

@@ -15,7 +15,7 @@
 
 int ozb_tri_cols_apply(ozblas_handle_t h, int64_t m)
 {
-    return m > OZBLAS_TRSM_BLOCK && ozb_host_operands(h) && ozb_run_rounds_exact(h) && ozb_eft_trcols_applies(h);
+    return m > OZBLAS_TRSM_BLOCK && ozb_host_operands(h) && ozb_run_rounds_exact(h) && ozb_eft_subst_applies(h);
 }
 
 static double el(const ozb_trcols_t *c, int64_t i, int64_t j) { return ozb_trcols_col(c, j)[i * c->rs]; }
