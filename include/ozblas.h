@@ -30,7 +30,12 @@ typedef enum {
     OZBLAS_STATUS_INVALID_VALUE,
     OZBLAS_STATUS_ALLOC_FAILED,
     OZBLAS_STATUS_NOT_SUPPORTED,
-    OZBLAS_STATUS_EXECUTION_FAILED
+    OZBLAS_STATUS_EXECUTION_FAILED,
+    /* the call failed after it had written part of its output (its workspace ran out, or a
+     * device operation failed, midway): the output holds some results and some old values.
+     * Every other failure status of ozblas_dgemm, ozblas_dgemv and ozblas_ddot leaves the
+     * output as it was (CONTRACT §4). */
+    OZBLAS_STATUS_PARTIAL
 } ozblas_status_t;
 
 typedef enum { OZBLAS_OP_N = 0, OZBLAS_OP_T = 1 } ozblas_operation_t;

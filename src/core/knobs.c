@@ -31,6 +31,7 @@ static const ozb_knob_def ozb_knob_table[] = {
      "CUDA handles: CORRECTLY_ROUNDED (and FP64 DOUBLE) DOT/GEMV without the certified error-free kernels (the slice path)", K(cuda_no_eft)},
     {"OZBLAS_CUDA_EMU_ORDER", OZB_KNOB_INT, 1, 1,
      "the emulated device's kernels: seed of the shuffled order of blocks and threads (0: in order)", K(cuda_emu_order)},
+    {"OZBLAS_FAIL_ALLOC", OZB_KNOB_INT, 0, 1, "n > 0: the handle's n-th growth of a host workspace buffer fails (fault injection)", K(fail_alloc)},
     {"OZBLAS_CUDA_FAIL_ALLOC", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th device allocation fails (fault injection)", K(cuda_fail[0])},
     {"OZBLAS_CUDA_FAIL_COPY", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th copy between host and device fails", K(cuda_fail[1])},
     {"OZBLAS_CUDA_FAIL_LAUNCH", OZB_KNOB_INT, 0, 1, "n > 0: a CUDA handle's n-th kernel launch fails", K(cuda_fail[2])},

@@ -21,6 +21,7 @@ typedef struct {
     int cuda_no_fused;  /* OZBLAS_CUDA_NO_FUSED */
     int cuda_no_eft;    /* OZBLAS_CUDA_NO_EFT   */
     int cuda_emu_order; /* OZBLAS_CUDA_EMU_ORDER */
+    int fail_alloc;     /* OZBLAS_FAIL_ALLOC    */
     int cuda_fail[4];   /* OZBLAS_CUDA_FAIL_ALLOC, _COPY, _LAUNCH, _BLAS (cuda/dev.c) */
 } ozb_knobs;
 

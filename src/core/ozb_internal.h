@@ -60,6 +60,9 @@ struct ozblas_context {
     ozblas_mode_t      info_dot_mode;
     ozblas_engine_t    info_dot_engine;
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
+    int                grows;         /* workspace buffers grown (OZBLAS_FAIL_ALLOC counts them) */
+    int                out_partial;   /* the call's failure came after part of C was written
+                                         (ozb_execute then reports OZBLAS_STATUS_PARTIAL) */
     /* a routine made of several problems (level 3 on a CUDA handle): what they all moved
      * between host and device, reported as the routine's (core/info.h: ozb_info_moves_*) */
     int                moves_on, moves_staged;

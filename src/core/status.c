@@ -10,6 +10,7 @@ const char *ozblas_status_string(ozblas_status_t status)
                                                 "CUDA support or without a GPU: see ozblas_cuda_unavailable_reason; the INT8 "
                                                 "and CRT_INT8 formats on the CPU without oneDNN)";
     case OZBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
+    case OZBLAS_STATUS_PARTIAL:          return "failed after writing part of the output (workspace or device failure midway)";
     }
     return "unknown status";
 }

@@ -59,7 +59,9 @@ static int first_kept(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *
  * recomputed), which costs less than many small calls; the flags are the copy's `want`, so its
  * stages may skip the strips that hold none.  The copy and its flags are the
  * executor's own memory: the stages of the nested walk use the handle's buffers, the flags'
- * included.  Each part's info is added to the stage's. */
+ * included.  Each part's info is added to the stage's.  A failure after some runs were written
+ * marks C partly written (h->out_partial); the whole call's copy is copied back only where it
+ * succeeds. */
 static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_stage_list L, int pos,
                                const uint8_t *fail, int64_t nfail, int frac)
 {
@@ -87,6 +89,7 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
         h->info = fi;
         return st;
     }
+    int wrote = 0;            /* a run done: a later one's failure leaves C partly written */
     for (int64_t j = 0; j < n && nfail > 0 && st == OZBLAS_STATUS_SUCCESS; j++)
         for (int64_t i = 0; i < m; i++) {
             if (!fail[i + j * m]) continue;
@@ -98,7 +101,11 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
             sub.a.p += i * pr->a.rs;
             sub.b.p += j * pr->b.rs;
             sub.c += i * pr->crs + j * pr->ccs;
-            if ((st = walk(h, &sub, pl, L, pos)) != OZBLAS_STATUS_SUCCESS) break;
+            if ((st = walk(h, &sub, pl, L, pos)) != OZBLAS_STATUS_SUCCESS) {
+                h->out_partial |= wrote;
+                break;
+            }
+            wrote = 1;
             info_add(&fi, &h->info);
             nfail -= e - i;
             i = e;
@@ -134,10 +141,18 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             }
             continue;
         }
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        if (st != OZBLAS_STATUS_SUCCESS) {
+            h->out_partial |= s->partial;
+            return st;
+        }
+        /* whether the stage wrote any element: then a failure of the rest leaves C partly
+         * written (an element not flagged counts as written: C's elements outside the kept
+         * ones too, which errs toward PARTIAL) */
+        int wrote = nfail < pr->m * pr->n;
         if (nfail > 0 && s->zeros) {     /* exact zero sums (LAPACK's structured zeros): RN(beta c) */
             const int64_t z = ozb_exact_zero_products(pr, fail);
             nfail -= z;
+            wrote |= z > 0;
             if (h->info.exact_fallbacks >= z) h->info.exact_fallbacks -= z;   /* the stage counted them */
         }
         if (nfail > 0) {
@@ -152,6 +167,7 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                 at = find(&L, pos, s->rest_at(pr));
             }
             st = rest_of(h, pr, &rp, R, at, fail, nfail, first_kept(h, pr, &rp, R, at) ? OZB_KEPT_FRAC : s->whole_frac);
+            if (st != OZBLAS_STATUS_SUCCESS) h->out_partial |= wrote;
         }
         if (timed) h->info.seconds_total = ozb_now() - t0;
         return st;
@@ -168,7 +184,13 @@ ozblas_status_t ozb_walk_from(ozblas_handle_t h, const ozb_problem *pr, const oz
 ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     const ozb_backend *be = h->be;
-    if (!be->host_begin) return walk(h, pr, pl, ozb_stage_list_for(h, pl), 0);
+    h->out_partial = 0;
+    if (!be->host_begin) {
+        /* a failure after part of C was written is reported as such (host copies, below,
+         * leave the device's C as it was on every failure) */
+        const ozblas_status_t st = walk(h, pr, pl, ozb_stage_list_for(h, pl), 0);
+        return st != OZBLAS_STATUS_SUCCESS && st != OZBLAS_STATUS_NOT_SUPPORTED && h->out_partial ? OZBLAS_STATUS_PARTIAL : st;
+    }
     uint64_t d0, h0, d1, h1;
     be->moved(h, &d0, &h0);
     /* the backend's own stages on its memory: each decides the whole call or declines */

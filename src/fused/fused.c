@@ -357,7 +357,10 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
         /* groups holding an undecided row, in order (gl), then their pair sums (P2) */
         const size_t glb = (sizeof(int64_t) * (size_t)nund + 63) & ~(size_t)63;
         int64_t *gl = ozb_buf_get(h, OZB_BUF_FZ_TERMS2, glb + psums_bytes(nund, gw2, nkb, NP2));
-        if (!gl) return OZBLAS_STATUS_ALLOC_FAILED;
+        if (!gl) {
+            h->out_partial |= nund < m;   /* the rows the first pass decided are written */
+            return OZBLAS_STATUS_ALLOC_FAILED;
+        }
         double *P2 = (double *)((char *)gl + glb);
         for (int64_t i = 0; i < m; i++)
             if (state[i] == 0 && (ng2 == 0 || gl[ng2 - 1] != i / gw2)) gl[ng2++] = i / gw2;

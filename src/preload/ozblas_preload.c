@@ -28,8 +28,10 @@
  * zero GEMV increments) and every status other than SUCCESS are handed to the real BLAS
  * (dlsym(RTLD_NEXT, ...)) with the caller's original arguments: the real BLAS's xerbla
  * behaviour for the former, a correct (non-ozblas) answer for the latter.  Before a call
- * whose output is read (beta != 0) the output is saved, and restored before the fallback, so
- * that a failure midway never leaves a partly scaled C or y.
+ * whose output is read (beta != 0, or updated in place) the output is saved, and restored
+ * before the fallback, so that a failure midway never leaves a partly scaled C or y; except
+ * DGEMM's C, which ozblas_dgemm leaves as it was on every failure but OZBLAS_STATUS_PARTIAL
+ * (partial_abort).
  *
  * One ozblas handle per thread, created on the thread's first intercepted call and
  * destroyed when the thread exits (pthread key destructor) or, for the thread that calls
@@ -492,6 +494,7 @@ static const char *status_name(ozblas_status_t st)
     case OZBLAS_STATUS_ALLOC_FAILED:     return "ALLOC_FAILED";
     case OZBLAS_STATUS_NOT_SUPPORTED:    return "NOT_SUPPORTED";
     case OZBLAS_STATUS_EXECUTION_FAILED: return "EXECUTION_FAILED";
+    case OZBLAS_STATUS_PARTIAL:          return "PARTIAL";
     }
     return "unknown status";
 }
@@ -523,10 +526,10 @@ static int below_threshold(long long a, long long b, long long c)
 /* Outputs saved before ozblas runs when they are read (beta != 0), restored on failure:
  * the rows x cols elements v[i*rs + j*cs] (saved_out: preload_core.h).  Each thread keeps two
  * save buffers (a call saves at most two outputs: DROT's x and y) between calls, so that the
- * save of a large C costs a copy and not fresh pages: a LAPACK factorisation's trailing updates
- * C := C - A B save C on every call, and at n = 3000 malloc's fresh pages (its large blocks are
- * mapped and unmapped per call) cost as much as the products.  A save above SAVE_KEEP bytes
- * is allocated and freed per call instead, so that at most that much is held per thread. */
+ * save of a large output costs a copy and not fresh pages (malloc maps and unmaps its large
+ * blocks per call: for a LAPACK factorisation's updates of the trailing matrix, as costly as
+ * the products).  A save above SAVE_KEEP bytes is allocated and freed per call instead, so
+ * that at most that much is held per thread. */
 #define SAVE_KEEP ((size_t)256 << 20)
 typedef struct { double *p; size_t cap; int used; } save_buf;
 static OZB_TLS save_buf save_pool[2];
@@ -602,6 +605,18 @@ static ozblas_handle_t enter_call(const call_desc *c, int64_t a, int64_t b, int6
     return h;
 }
 
+/* A call that failed after writing part of an output it also reads (C with beta != 0), where
+ * nothing was saved: it can be neither completed nor handed to the real BLAS, whose answer
+ * needs the values overwritten.  ozblas returns that only where its workspace ran out midway
+ * (OZBLAS_STATUS_PARTIAL); a BLAS has no error to return, and out of memory a BLAS aborts, so
+ * this stops the process with the reason rather than return a wrong C. */
+static void partial_abort(const call_desc *c)
+{
+    fprintf(stderr, "ozblas_preload: %s failed after writing part of its output (workspace exhausted midway); "
+                    "it can be neither completed nor undone: aborting\n", c->name);
+    abort();
+}
+
 /* After ozblas: 1 done; 0 failed (the saved output, if any, put back for the real BLAS). */
 static int finish_call(const call_desc *c, ozblas_status_t st, saved_out *sv)
 {
@@ -624,14 +639,18 @@ static int oz_dgemm(const call_desc *c, int ta, int tb, int64_t m, int64_t n, in
     }
     ozblas_handle_t h = enter_call(c, m, n, k);
     if (!h) return 0;
+    /* C is not saved: ozblas_dgemm leaves it as it was on every failure but PARTIAL (the
+     * copy would cost a tenth of a LAPACK factorisation's trailing updates); only the test
+     * knob, which fails calls after they succeeded, needs the copy */
     saved_out sv = OZB_SAVED_NONE;
-    if (beta != 0.0 && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
+    if (beta != 0.0 && cfg.test_fail && !save_strided(&sv, C, m, n, 1, ldc)) { say(c, "real BLAS", "cannot save C"); return 0; }
     in_ozblas = 1;
     const long long t0 = cfg.profile ? now_ns() : 0;
     ozblas_status_t st = ozblas_dgemm(h, ta ? OZBLAS_OP_T : OZBLAS_OP_N, tb ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, k,
                                       alpha, A, lda, B, ldb, beta, C, ldc);
     if (cfg.profile) prof_add(2, (double)m * (double)n * (double)k, t0);
     in_ozblas = 0;
+    if (st == OZBLAS_STATUS_PARTIAL && beta != 0.0) partial_abort(c);
     return finish_call(c, st, &sv);
 }
 

@@ -82,10 +82,13 @@ ozblas_status_t ozb_s1_run_tiles(ctx_t *c, int64_t mb, int64_t nb)
             }
             double t0 = ozb_now_if(c->timed);
             ploc_t pl = {P, pblock, ldp, mbb, nbb};
+            /* (the sums take their buffers before they write: a failure there leaves the tile) */
             if (lazy_D) {
                 if (!ozb_s1_lazy_tile(c, &MA, &MB, &SA, &SB, P, pblock, ldp, lazy_D, i0, j0, scr)) return OZBLAS_STATUS_ALLOC_FAILED;
+                c->wrote = 1;
                 if (c->dev_err) return OZBLAS_STATUS_EXECUTION_FAILED;
             } else if (!ozb_s1_sum_range(c, &MA, &MB, i0, mbb, j0, nbb, 0, &pl, NULL, 0, 0)) return OZBLAS_STATUS_ALLOC_FAILED;
+            c->wrote = 1;
             info->seconds_sum += ozb_now_if(c->timed) - t0;
         }
     }
@@ -187,6 +190,7 @@ ozblas_status_t ozb_s1_run_units(ctx_t *c, int64_t mb)
         t0 = ozb_now_if(c->timed);
         ploc_t pl = {NULL, pblock, ldp, mb, n};
         if (!ozb_s1_sum_range(c, &MA, &MB, 0, m, 0, n, mb, &pl, P, pblock, bshared)) return OZBLAS_STATUS_ALLOC_FAILED;
+        c->wrote = 1;
         info->seconds_sum += ozb_now_if(c->timed) - t0;
         return OZBLAS_STATUS_SUCCESS;
     }
@@ -278,7 +282,11 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
         ozb_tiles(limit, m, n, cost, &mb, &nb);
         st = ozb_s1_run_tiles(&c, mb, nb);
     }
-    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    /* a tile or wave of C summed before the failure: the output is partly written */
+    if (st != OZBLAS_STATUS_SUCCESS) {
+        h->out_partial |= c.wrote && st != OZBLAS_STATUS_NOT_SUPPORTED;
+        return st;
+    }
     if (c.cfg.limit == 0) {              /* remember capacities so later calls allocate once */
         h->slice_hint_a = c.capA;
         h->slice_hint_b = c.capB;

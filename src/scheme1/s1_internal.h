@@ -50,6 +50,7 @@ typedef struct {
     int smaxA, smaxB;
     int64_t fallbacks;
     int dev_err;                   /* a device product failed (CUDA handles) */
+    int wrote;                     /* a tile or wave of C written: a later failure leaves C partly written */
 } ctx_t;
 
 /* Where the partial products of one element live:

@@ -9,6 +9,10 @@
  *   test_preload fallback    OZBLAS_PRELOAD_TEST_FAIL=1: every call fails after ozblas wrote
  *                            its output; the output is restored and the real BLAS answers
  *   test_preload badenv      invalid values: one warning each, defaults used
+ *   test_preload allocfail   OZBLAS_FAIL_ALLOC=1: the first call's workspace fails; C, never
+ *                            copied, is as it was and the real BLAS answers
+ *   test_preload partial     OZBLAS_FAIL_ALLOC=2: a DGEMM's workspace fails after part of C
+ *                            was written: the process aborts with the reason
  *
  * References: ozblas_* from libozblas.so on explicit column-major copies (CORRECTLY_ROUNDED is
  * unique, so any layout must give the same bits) and the real OpenBLAS looked up directly.
@@ -427,6 +431,52 @@ static void scenario_fallback(void)
     free(log); free(A); free(B); free(C); free(R);
 }
 
+/* OZBLAS_FAIL_ALLOC=1: the first call's workspace cannot be allocated.  The interposer copies
+ * no C before a DGEMM: ozblas_dgemm leaves C as it was on such a failure, so the real BLAS
+ * still answers with the caller's C (beta = 2), bit for bit; later calls (the handle's later
+ * growths succeed) are ozblas's again. */
+static void scenario_allocfail(void)
+{
+    typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                            double, const double *, blasint, const double *, blasint, double, double *, blasint);
+    gemm_fn real = (gemm_fn)real_sym("cblas_dgemm");
+    CHECK(real != NULL, "real cblas_dgemm not found");
+    if (!real) return;
+    capture_begin();
+    double *A = rnd_vec(30 * 20), *B = rnd_vec(20 * 25), *C = rnd_vec(30 * 25), *R = malloc(sizeof(double) * 30 * 25);
+    memcpy(R, C, sizeof(double) * 30 * 25);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 30, 25, 20, 1.0, A, 30, B, 20, 2.0, C, 30);
+    real(CblasColMajor, CblasNoTrans, CblasNoTrans, 30, 25, 20, 1.0, A, 30, B, 20, 2.0, R, 30);
+    CHECK(memcmp(C, R, sizeof(double) * 30 * 25) == 0, "dgemm after ALLOC_FAILED differs from the real BLAS: C written?");
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 30, 25, 20, 1.0, A, 30, B, 20, 2.0, C, 30);
+    char *log = capture_end();
+    CHECK(count(log, "(ALLOC_FAILED)") == 1, "one fallback reported:\n%s", log);
+    CHECK(count(log, "-> ozblas") == 1, "the second call served:\n%s", log);
+    free(log); free(A); free(B); free(C); free(R);
+}
+
+/* OZBLAS_FAIL_ALLOC=2 on C - A B where the even columns of C are A B exactly (small integers:
+ * their results cancel to zero, which the first stage leaves to a later one) and the odd ones
+ * are not: the later stage's buffer fails after the odd columns were written.  The call can be
+ * neither completed nor handed back (C's old values are gone): the interposer aborts with the
+ * reason (CMakeLists.txt matches it). */
+static void scenario_partial(void)
+{
+    enum { M = 24, N = 16, K = 12 };
+    double A[M * K], B[K * N], C[M * N];
+    for (int i = 0; i < M * K; i++) A[i] = (double)((i * 7) % 17) - 8.0;
+    for (int i = 0; i < K * N; i++) B[i] = (double)((i * 5) % 13) - 6.0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            double s = 0.0;
+            for (int l = 0; l < K; l++) s += A[i + l * M] * B[l + j * K];   /* exact: small integers */
+            C[i + j * M] = j % 2 ? rnd() : s;
+        }
+    fflush(stdout);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, M, N, K, -1.0, A, M, B, K, 1.0, C, M);
+    CHECK(0, "dgemm returned after its workspace failed midway (no abort)");
+}
+
 static void scenario_badenv(void)
 {
     capture_begin();
@@ -448,6 +498,8 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "threshold")) scenario_threshold();
     else if (!strcmp(sc, "fallback")) scenario_fallback();
     else if (!strcmp(sc, "badenv")) scenario_badenv();
+    else if (!strcmp(sc, "allocfail")) scenario_allocfail();
+    else if (!strcmp(sc, "partial")) scenario_partial();
     else { printf("unknown scenario %s\n", sc); return 2; }
     printf("%s: %d checks, %d failures\n", sc, checks, failures);
     return failures ? 1 : 0;

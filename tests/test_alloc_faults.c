@@ -1,0 +1,161 @@
+/* Workspace failures midway (OZBLAS_FAIL_ALLOC=n: a handle's n-th buffer growth fails), in
+ * every mode: ozblas_dgemm, ozblas_dgemv and ozblas_ddot either succeed with the bits of a call
+ * without the fault, or fail with OZBLAS_STATUS_PARTIAL, or fail with another status and leave
+ * their output bit for bit as it was (CONTRACT §4).  The interposer copies no C before a DGEMM
+ * on that guarantee.  The problems: a product with beta != 0, and C - A B where every other
+ * column of C is RN(A B): those results cancel to about u of their terms and go to later
+ * stages (and their buffers) after the first has written the other columns. */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tu.h"
+
+static const ozblas_mode_t MODES[3] = TU_MODES;
+
+/* a handle of mode whose n-th buffer growth fails (0: none); fused: DOT and GEMV on the fused
+ * kernels (OZBLAS_NO_DOT2), whose second pass takes its buffer after the first wrote its rows */
+static int fused;
+static ozblas_handle_t faulty_handle(ozblas_mode_t mode, int n)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", n);
+    ck_assert_int_eq(setenv("OZBLAS_FAIL_ALLOC", v, 1), 0);
+    if (fused) ck_assert_int_eq(setenv("OZBLAS_NO_DOT2", "1", 1), 0);
+    ozblas_handle_t h = tu_handle(mode);
+    unsetenv("OZBLAS_FAIL_ALLOC");
+    unsetenv("OZBLAS_NO_DOT2");
+    return h;
+}
+
+typedef struct { int ok, partial, failed; } tally;
+
+/* one outcome of a call on out[len] (in: its value before, ref: the call's result without faults) */
+static void judge(ozblas_status_t st, const double *out, const double *in, const double *ref, size_t len, tally *t,
+                  const char *ctx)
+{
+    if (st == OZBLAS_STATUS_SUCCESS) {
+        tu_check_bits(out, ref, len, 1, ctx);
+        t->ok++;
+    } else if (st == OZBLAS_STATUS_PARTIAL) {
+        t->partial++;
+    } else {
+        ck_assert_msg(st == OZBLAS_STATUS_ALLOC_FAILED, "%s: status %d", ctx, (int)st);
+        tu_check_bits(out, in, len, 1, ctx);   /* untouched */
+        t->failed++;
+    }
+}
+
+/* C := alpha A B + beta C (m x n x k) with the n-th growth failing, for n = 1..24; ws: the
+ * handles' workspace limit (0: the default; a small one makes the slices' GEMM work in tiles) */
+static void gemm_faults(ozblas_mode_t mode, int64_t m, int64_t n, int64_t k, const double *A, const double *B,
+                        double alpha, double beta, const double *C0, size_t ws, tally *t, const char *tag)
+{
+    const size_t mn = (size_t)(m * n);
+    double *ref = tu_alloc(mn), *C = tu_alloc(mn);
+    ozblas_handle_t h = faulty_handle(mode, 0);
+    ck_assert_int_eq(ozblas_set_workspace_limit(h, ws), OZBLAS_STATUS_SUCCESS);
+    memcpy(ref, C0, mn * sizeof(double));
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, alpha, A, m, B, k, beta, ref, m),
+                     OZBLAS_STATUS_SUCCESS);
+    ozblas_destroy(h);
+    for (int f = 1; f <= 24; f++) {
+        h = faulty_handle(mode, f);
+        ck_assert_int_eq(ozblas_set_workspace_limit(h, ws), OZBLAS_STATUS_SUCCESS);
+        memcpy(C, C0, mn * sizeof(double));
+        const ozblas_status_t st = ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, alpha, A, m, B, k, beta, C, m);
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "%s %s fault %d", tag, tu_mode_name(mode), f);
+        judge(st, C, C0, ref, mn, t, ctx);
+        ozblas_destroy(h);
+    }
+    free(ref);
+    free(C);
+}
+
+START_TEST(dgemm_faults)
+{
+    const ozblas_mode_t mode = MODES[_i];
+    ozref_rng r;
+    tu_rng(&r, "dgemm_faults");
+    const int64_t m = 37, n = 29, k = 50;
+    double *A = tu_alloc((size_t)(m * k)), *B = tu_alloc((size_t)(k * n)), *C = tu_alloc((size_t)(m * n));
+    tu_fill_mat(&r, A, m, k, m, 1.0);
+    tu_fill_mat(&r, B, k, n, k, 1.0);
+    tu_fill_mat(&r, C, m, n, m, 1.0);
+    tally t = { 0, 0, 0 };
+    gemm_faults(mode, m, n, k, A, B, 1.0, 0.5, C, 0, &t, "product");
+    gemm_faults(mode, m, n, k, A, B, 1.0, 0.5, C, (size_t)48 << 10, &t, "product in tiles");
+    /* every other column of C := RN(A B) (a correctly rounded handle's product) */
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    for (int64_t j = 0; j < n; j += 2)
+        ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, 1, k, 1.0, A, m, B + j * k, k, 0.0, C + j * m, m),
+                         OZBLAS_STATUS_SUCCESS);
+    ozblas_destroy(h);
+    gemm_faults(mode, m, n, k, A, B, -1.0, 1.0, C, 0, &t, "residual");
+    /* the first growth fails in every mode: the call's first buffer, before any output */
+    ck_assert_int_gt(t.failed, 0);
+    fprintf(stderr, "dgemm_faults %s: %d succeeded, %d PARTIAL, %d failed untouched\n", tu_mode_name(mode), t.ok,
+            t.partial, t.failed);
+    free(A); free(B); free(C);
+}
+END_TEST
+
+START_TEST(dgemv_ddot_faults)
+{
+    const ozblas_mode_t mode = MODES[_i % 3];
+    ozref_rng r;
+    tu_rng(&r, "dgemv_ddot_faults");
+    const int64_t m = 300, n = 70;
+    double *A = tu_alloc((size_t)(m * n)), *x = tu_alloc((size_t)n), *y0 = tu_alloc((size_t)m);
+    double *y = tu_alloc((size_t)m), *ref = tu_alloc((size_t)m);
+    tu_fill_mat(&r, A, m, n, m, 2.0);
+    tu_fill_vec(&r, x, n, 1, 2.0);
+    tu_fill_vec(&r, y0, m, 1, 2.0);
+    fused = _i >= 3;
+    /* every other row of y0 := RN(A x) and y := y0 - A x: those rows cancel */
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    for (int64_t i = 0; i < m; i += 2)
+        ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_T, n, 1, 1.0, A + i, m, x, 1, 0.0, y0 + i, 1), OZBLAS_STATUS_SUCCESS);
+    ozblas_destroy(h);
+    const double alpha = -1.0;
+    tally t = { 0, 0, 0 };
+    h = faulty_handle(mode, 0);
+    memcpy(ref, y0, (size_t)m * sizeof(double));
+    ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, m, n, alpha, A, m, x, 1, 1.0, ref, 1), OZBLAS_STATUS_SUCCESS);
+    double dref = 0.0, d;
+    ck_assert_int_eq(ozblas_ddot(h, m, A, 1, y0, 1, &dref), OZBLAS_STATUS_SUCCESS);
+    ozblas_destroy(h);
+    for (int f = 1; f <= 16; f++) {
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "dgemv %s fault %d", tu_mode_name(mode), f);
+        h = faulty_handle(mode, f);
+        memcpy(y, y0, (size_t)m * sizeof(double));
+        judge(ozblas_dgemv(h, OZBLAS_OP_N, m, n, alpha, A, m, x, 1, 1.0, y, 1), y, y0, ref, (size_t)m, &t, ctx);
+        ozblas_destroy(h);
+        snprintf(ctx, sizeof ctx, "ddot %s fault %d", tu_mode_name(mode), f);
+        h = faulty_handle(mode, f);
+        d = 7.0;
+        const double d0 = 7.0;
+        judge(ozblas_ddot(h, m, A, 1, y0, 1, &d), &d, &d0, &dref, 1, &t, ctx);
+        ozblas_destroy(h);
+    }
+    fprintf(stderr, "dgemv_ddot_faults %s%s: %d succeeded, %d PARTIAL, %d failed untouched\n", tu_mode_name(mode),
+            fused ? " (fused)" : "", t.ok, t.partial, t.failed);
+    fused = 0;
+    free(A); free(x); free(y0); free(y); free(ref);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("alloc_faults");
+    TCase *tc = tcase_create("alloc_faults");
+    tcase_set_timeout(tc, tu_timeout(300));
+    tcase_add_loop_test(tc, dgemm_faults, 0, 3);
+    tcase_add_loop_test(tc, dgemv_ddot_faults, 0, 6);   /* 3..5: the fused kernels */
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TU_MAIN("test_alloc_faults", suite)
