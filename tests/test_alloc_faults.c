@@ -38,6 +38,9 @@ static void judge(ozblas_status_t st, const double *out, const double *in, const
         tu_check_bits(out, ref, len, 1, ctx);
         t->ok++;
     } else if (st == OZBLAS_STATUS_PARTIAL) {
+        /* some output written (the elements a first stage certified: with these inputs each
+         * differs from its old value, far below rounding's reach of it) */
+        ck_assert_msg(memcmp(out, in, len * sizeof(double)) != 0, "%s: PARTIAL with the output untouched", ctx);
         t->partial++;
     } else {
         ck_assert_msg(st == OZBLAS_STATUS_ALLOC_FAILED, "%s: status %d", ctx, (int)st);
@@ -93,6 +96,12 @@ START_TEST(dgemm_faults)
                          OZBLAS_STATUS_SUCCESS);
     ozblas_destroy(h);
     gemm_faults(mode, m, n, k, A, B, -1.0, 1.0, C, 0, &t, "residual");
+    /* every column cancelling: the first stage writes nothing, the rest runs on a copy of C
+     * (a failure there leaves C as it was) */
+    h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.0, C, m), OZBLAS_STATUS_SUCCESS);
+    ozblas_destroy(h);
+    gemm_faults(mode, m, n, k, A, B, -1.0, 1.0, C, 0, &t, "whole residual");
     /* the first growth fails in every mode: the call's first buffer, before any output */
     ck_assert_int_gt(t.failed, 0);
     fprintf(stderr, "dgemm_faults %s: %d succeeded, %d PARTIAL, %d failed untouched\n", tu_mode_name(mode), t.ok,

@@ -62,8 +62,6 @@ typedef struct ozb_stage {
     uint8_t kept;         /* computes only the elements ozb_kept keeps (pr->tri, pr->want): a
                              remainder that goes first to such a stage is computed whole from
                              1/OZB_KEPT_FRAC of C left */
-    uint8_t partial;      /* a failure may come after it wrote part of C: its failures mark
-                             the call's output partly written (h->out_partial) */
 } ozb_stage;
 #define OZB_KEPT_FRAC 64
 #endif

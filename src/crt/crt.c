@@ -207,7 +207,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                 const double tc = ozb_now();
                 const int64_t nf = certify_tile(h, pr, ra, rb, i0, mbb, j0, nbb, kb, resA + (size_t)s * mb * kb,
                                                 resB + (size_t)s * nb * kb, Ctmp, low, flags, tmp, nt);
-                if (nf < 0) return OZBLAS_STATUS_EXECUTION_FAILED;
+                if (nf < 0) return ozb_crt_tile_failed(h, i0, j0);
                 calls += nkb;
                 *nfail += nf;
                 tmul += ozb_now() - tc;
@@ -224,13 +224,13 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
                     if (h->be->crt_acc) {        /* products, folds and C' stay with the backend */
                         if (h->be->crt_acc(h, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB,
                                                   resA + (size_t)t * mbb * kbb, colA, mbb, nbb, kbb, s, t, kk > 0,
-                                                  ozb_crt_moduli[t])) return OZBLAS_STATUS_EXECUTION_FAILED;
+                                                  ozb_crt_moduli[t])) return ozb_crt_tile_failed(h, i0, j0);
                         calls++;
                         continue;
                     }
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
                     if (h->be->crt_gemm(h, (const uint8_t *)resB + (size_t)t * nbb * kbb, colB, resA + (size_t)t * mbb * kbb, colA,
-                                        mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) return OZBLAS_STATUS_EXECUTION_FAILED;
+                                        mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) return ozb_crt_tile_failed(h, i0, j0);
                     calls++;
                     if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }
@@ -240,7 +240,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             if (h->be->crt_recon) {
                 ozb_op_crt_consts kc;
                 ozb_crt_recon_consts(&cs, &kc);
-                if (h->be->crt_recon(h, &kc, ne, val)) return OZBLAS_STATUS_EXECUTION_FAILED;
+                if (h->be->crt_recon(h, &kc, ne, val)) return ozb_crt_tile_failed(h, i0, j0);
             } else {
                 reconstruct(C32, ne, &cs, val, nt);
             }

@@ -45,4 +45,12 @@ void ozb_crt_recon_consts(const ozb_crt_consts *cs, ozb_op_crt_consts *k);
 /* the residues' constants of moduli t0 .. t0 + s - 1 (s <= OZB_CRT_MAXMOD), truncating scaling
  * (ka, pw NULL; crt_residues.c) */
 void ozb_crt_resconst_init(int t0, int s, ozb_op_crt_res *rc);
+/* A failed product in the output tile at (i0, j0) of a loop over j0 then i0: the tiles before
+ * it are written, so the call's output is partly written unless this is the first (the
+ * executor then reports OZBLAS_STATUS_PARTIAL) */
+static inline ozblas_status_t ozb_crt_tile_failed(ozblas_handle_t h, int64_t i0, int64_t j0)
+{
+    h->out_partial |= i0 > 0 || j0 > 0;
+    return OZBLAS_STATUS_EXECUTION_FAILED;
+}
 #endif

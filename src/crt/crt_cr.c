@@ -257,7 +257,7 @@ ozblas_status_t ozb_crt_cr_run(ozblas_handle_t h, const ozb_problem *pr, int nt)
                 for (int t = 0; t < s; t++) {
                     int32_t *dst = kk == 0 ? C32 + (int64_t)t * ne : Ctmp;
                     if (h->be->crt_gemm(h, resB + (size_t)t * nbb * kbb, colB, (const int8_t *)resA + (size_t)t * mbb * kbb, colA,
-                                        mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) { free(G); return OZBLAS_STATUS_EXECUTION_FAILED; }
+                                        mbb, nbb, kbb, dst, ozb_crt_moduli[t], nt)) { free(G); return ozb_crt_tile_failed(h, i0, j0); }
                     calls++;
                     if (kk > 0) ozb_crt_fold(C32 + (int64_t)t * ne, dst, ne, ozb_crt_moduli[t]);   /* a later k-block, modulo m_t */
                 }

@@ -79,7 +79,10 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
         if (pr->beta != 0.0)      /* C as it came in wherever an element is flagged */
             for (int64_t j = 0; j < n; j++)
                 for (int64_t i = 0; i < m; i++) w[i + j * m] = pr->c[i * pr->crs + j * pr->ccs];
-        if ((st = walk(h, &whole, pl, L, pos)) == OZBLAS_STATUS_SUCCESS) {
+        const int marked = h->out_partial;   /* the nested walk's marks are the copy's, not C's */
+        st = walk(h, &whole, pl, L, pos);
+        h->out_partial = marked;
+        if (st == OZBLAS_STATUS_SUCCESS) {
             info_add(&fi, &h->info);
             for (int64_t j = 0; j < n; j++)
                 for (int64_t i = 0; i < m; i++)
@@ -141,10 +144,7 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             }
             continue;
         }
-        if (st != OZBLAS_STATUS_SUCCESS) {
-            h->out_partial |= s->partial;
-            return st;
-        }
+        if (st != OZBLAS_STATUS_SUCCESS) return st;   /* (a stage that wrote part of C marked it) */
         /* whether the stage wrote any element: then a failure of the rest leaves C partly
          * written (an element not flagged counts as written: C's elements outside the kept
          * ones too, which errs toward PARTIAL) */
@@ -189,7 +189,7 @@ ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_
         /* a failure after part of C was written is reported as such (host copies, below,
          * leave the device's C as it was on every failure) */
         const ozblas_status_t st = walk(h, pr, pl, ozb_stage_list_for(h, pl), 0);
-        return st != OZBLAS_STATUS_SUCCESS && st != OZBLAS_STATUS_NOT_SUPPORTED && h->out_partial ? OZBLAS_STATUS_PARTIAL : st;
+        return st != OZBLAS_STATUS_SUCCESS && h->out_partial ? OZBLAS_STATUS_PARTIAL : st;
     }
     uint64_t d0, h0, d1, h1;
     be->moved(h, &d0, &h0);

@@ -358,7 +358,7 @@ ozblas_status_t ozb_fused_cr(ozblas_handle_t h, const ozb_problem *pr, int nt,
         const size_t glb = (sizeof(int64_t) * (size_t)nund + 63) & ~(size_t)63;
         int64_t *gl = ozb_buf_get(h, OZB_BUF_FZ_TERMS2, glb + psums_bytes(nund, gw2, nkb, NP2));
         if (!gl) {
-            h->out_partial |= nund < m;   /* the rows the first pass decided are written */
+            for (int64_t i = 0; i < m; i++) h->out_partial |= state[i] == 1;   /* the rows decided are written */
             return OZBLAS_STATUS_ALLOC_FAILED;
         }
         double *P2 = (double *)((char *)gl + glb);

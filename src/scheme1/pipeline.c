@@ -284,7 +284,7 @@ ozblas_status_t ozb_scheme1_run(ozblas_handle_t h, const ozb_problem *pr, const 
     }
     /* a tile or wave of C summed before the failure: the output is partly written */
     if (st != OZBLAS_STATUS_SUCCESS) {
-        h->out_partial |= c.wrote && st != OZBLAS_STATUS_NOT_SUPPORTED;
+        h->out_partial |= c.wrote;
         return st;
     }
     if (c.cfg.limit == 0) {              /* remember capacities so later calls allocate once */
