@@ -431,10 +431,25 @@ static void scenario_fallback(void)
     free(log); free(A); free(B); free(C); free(R);
 }
 
+/* a DGEMV on a thread of its own (a fresh handle: its first buffer growth fails) */
+typedef struct { const double *A, *x; double *y, *yr; } gemv_job;
+static void *gemv_thread(void *p)
+{
+    gemv_job *g = p;
+    typedef void (*gemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *, blasint,
+                            const double *, blasint, double, double *, blasint);
+    gemv_fn rv = (gemv_fn)real_sym("cblas_dgemv");
+    cblas_dgemv(CblasColMajor, CblasNoTrans, 30, 20, 1.5, g->A, 30, g->x, 1, -1.0, g->y, 1);
+    if (rv) rv(CblasColMajor, CblasNoTrans, 30, 20, 1.5, g->A, 30, g->x, 1, -1.0, g->yr, 1);
+    CHECK(rv && memcmp(g->y, g->yr, sizeof(double) * 30) == 0, "dgemv after ALLOC_FAILED differs from the real BLAS: y written?");
+    return NULL;
+}
+
 /* OZBLAS_FAIL_ALLOC=1: the first call's workspace cannot be allocated.  The interposer copies
- * no C before a DGEMM: ozblas_dgemm leaves C as it was on such a failure, so the real BLAS
- * still answers with the caller's C (beta = 2), bit for bit; later calls (the handle's later
- * growths succeed) are ozblas's again. */
+ * no C before a DGEMM (nor y before a DGEMV): ozblas_dgemm leaves C as it was on such a
+ * failure, so the real BLAS still answers with the caller's C (beta = 2), bit for bit; later
+ * calls (the handle's later growths succeed) are ozblas's again.  The same for a DGEMV on a
+ * thread of its own. */
 static void scenario_allocfail(void)
 {
     typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
@@ -449,9 +464,15 @@ static void scenario_allocfail(void)
     real(CblasColMajor, CblasNoTrans, CblasNoTrans, 30, 25, 20, 1.0, A, 30, B, 20, 2.0, R, 30);
     CHECK(memcmp(C, R, sizeof(double) * 30 * 25) == 0, "dgemm after ALLOC_FAILED differs from the real BLAS: C written?");
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 30, 25, 20, 1.0, A, 30, B, 20, 2.0, C, 30);
+    double y[30], yr[30];
+    for (int i = 0; i < 30; i++) y[i] = yr[i] = rnd();
+    gemv_job g = { A, B, y, yr };
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, gemv_thread, &g) == 0, "pthread_create");
+    pthread_join(th, NULL);
     char *log = capture_end();
-    CHECK(count(log, "(ALLOC_FAILED)") == 1, "one fallback reported:\n%s", log);
-    CHECK(count(log, "-> ozblas") == 1, "the second call served:\n%s", log);
+    CHECK(count(log, "(ALLOC_FAILED)") == 2, "two fallbacks reported:\n%s", log);
+    CHECK(count(log, "-> ozblas") == 1, "the second DGEMM served:\n%s", log);
     free(log); free(A); free(B); free(C); free(R);
 }
 
