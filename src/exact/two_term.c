@@ -196,7 +196,8 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
  * this runs once per call.) */
 static double factor_floor(double c1, double c2)
 {
-    const double a = c1 == 0.0 ? fabs(c2) : c2 == 0.0 ? fabs(c1) : fmin(fabs(c1), fabs(c2));
+    const double a1 = fabs(c1), a2 = fabs(c2);
+    const double a = c1 == 0.0 ? a2 : c2 == 0.0 ? a1 : a2 < a1 ? a2 : a1;   /* (NaN: either; its products are NaN) */
     if (a == 0.0) return 0.0;                  /* both zero: every product is exactly zero */
     if (!(a >= 0x1p-1022)) return INFINITY;    /* subnormal (or NaN: its products are NaN anyway) */
     uint64_t b;
@@ -235,17 +236,37 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
         const __m256d B = _mm256_mul_pd(b101, _mm256_add_pd(_mm256_and_pd(p, absm), _mm256_and_pd(q, absm))); \
         const __m256d lo = _mm256_add_pd(t, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(t, _mm256_add_pd(e, B)); \
         ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_sub_pd(hi, lo), zero, _CMP_EQ_OQ));          \
-        _mm256_storeu_pd(OUT + i, lo);                                                             \
+        STORE(OUT + i, lo);                                                                        \
     } while (0)
+#define RANGE4() _mm256_and_pd(                                                                    \
+            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vx, absm), vtx, _CMP_GE_OQ), _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)), \
+            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vy, absm), vty, _CMP_GE_OQ), _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ)))
+#define STORE(p, v) _mm256_storeu_pd(p, v)
     for (; i + 4 <= m; i += 4) {
         const __m256d vx = _mm256_loadu_pd(x + i), vy = _mm256_loadu_pd(y + i);
-        __m256d ok = _mm256_and_pd(
-            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vx, absm), vtx, _CMP_GE_OQ), _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)),
-            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vy, absm), vty, _CMP_GE_OQ), _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ)));
+        __m256d ok = RANGE4();
         ROT4(c1, s1, nx);
         ROT4(c2, s2, ny);
         nf += put4(fail + i, _mm256_movemask_pd(ok));
     }
+#undef STORE
+    if (i < m) {   /* the last m - i (1 to 3) as lanes of one vector (LAPACK's DROTs are often this short) */
+        const int64_t r = m - i;
+        const __m256i want = _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), _mm256_set_epi64x(3, 2, 1, 0));
+        const __m256d vx = _mm256_maskload_pd(x + i, want), vy = _mm256_maskload_pd(y + i, want);
+        __m256d ok = RANGE4();
+#define STORE(p, v) _mm256_maskstore_pd(p, want, v)
+        ROT4(c1, s1, nx);
+        ROT4(c2, s2, ny);
+#undef STORE
+        const int bits = _mm256_movemask_pd(ok);
+        for (int64_t l = 0; l < r; l++) {
+            fail[i + l] = (uint8_t)!((bits >> l) & 1);
+            nf += fail[i + l];
+        }
+        i = m;
+    }
+#undef RANGE4
 #undef ROT4
 #endif
     for (; i < m; i++) {
