@@ -11,6 +11,7 @@ rounds=${2:-3}
 out=${3:-bench/results/numpy-drivers-$(date -u +%Y-%m-%d)}
 run="$PWD/$B/ozblas-run"
 [ -x "$run" ] || { echo "no $run: build first" >&2; exit 2; }
+bash scripts/deps.sh python3-matplotlib >&2 || exit 2   # the plot
 PY=/usr/bin/python3
 T="$PWD/bench/np_driver_time.py"
 feat=$(grep -o -w -E 'avx2|fma|avx512f|avx512bw|avx512_vnni|avx_vnni|amx_int8' /proc/cpuinfo | sort -u | tr '\n' ' ')

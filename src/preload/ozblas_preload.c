@@ -617,9 +617,12 @@ static void partial_abort(const call_desc *c)
     abort();
 }
 
-/* After ozblas: 1 done; 0 failed (the saved output, if any, put back for the real BLAS). */
-static int finish_call(const call_desc *c, ozblas_status_t st, saved_out *sv)
+/* After ozblas: 1 done; 0 failed (the saved output, if any, put back for the real BLAS).
+ * reads_out: the call reads the output it writes (beta != 0), so a PARTIAL failure stops the
+ * process (partial_abort). */
+static int finish_call(const call_desc *c, ozblas_status_t st, saved_out *sv, int reads_out)
 {
+    if (st == OZBLAS_STATUS_PARTIAL && reads_out) partial_abort(c);
     if (st == OZBLAS_STATUS_SUCCESS && cfg.test_fail) st = OZBLAS_STATUS_EXECUTION_FAILED;
     if (st != OZBLAS_STATUS_SUCCESS && sv) restore_strided(sv);
     if (sv) release_saved(sv);
@@ -650,8 +653,7 @@ static int oz_dgemm(const call_desc *c, int ta, int tb, int64_t m, int64_t n, in
                                       alpha, A, lda, B, ldb, beta, C, ldc);
     if (cfg.profile) prof_add(2, (double)m * (double)n * (double)k, t0);
     in_ozblas = 0;
-    if (st == OZBLAS_STATUS_PARTIAL && beta != 0.0) partial_abort(c);
-    return finish_call(c, st, &sv);
+    return finish_call(c, st, &sv, beta != 0.0);
 }
 
 static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
@@ -677,8 +679,7 @@ static int oz_dgemv(const call_desc *c, int t, int64_t m, int64_t n, double alph
     ozblas_status_t st = ozblas_dgemv(h, t ? OZBLAS_OP_T : OZBLAS_OP_N, m, n, alpha, A, lda, x, incx, beta, y, incy);
     if (cfg.profile) prof_add(1, (double)m * (double)n, t0);
     in_ozblas = 0;
-    if (st == OZBLAS_STATUS_PARTIAL && beta != 0.0) partial_abort(c);
-    return finish_call(c, st, &sv);
+    return finish_call(c, st, &sv, beta != 0.0);
 }
 
 static int oz_ddot(const call_desc *c, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
@@ -691,7 +692,7 @@ static int oz_ddot(const call_desc *c, int64_t n, const double *x, int64_t incx,
     ozblas_status_t st = ozblas_ddot(h, n, x, incx, y, incy, r);
     if (cfg.profile) prof_add(0, (double)n, t0);
     in_ozblas = 0;
-    return finish_call(c, st, NULL);
+    return finish_call(c, st, NULL, 0);
 }
 
 /* transpose codes: 0 N, 1 T, -1 invalid */
@@ -808,7 +809,7 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
 /* ---- the shared path for the other routines (preload_blas.c, preload_cblas.c) ---- */
 void ozb_preload_init(void) { ensure_init(); }
 ozblas_handle_t ozb_preload_enter(const call_desc *c, int64_t a, int64_t b, int64_t d) { return enter_call(c, a, b, d); }
-int ozb_preload_finish(const call_desc *c, ozblas_status_t st, saved_out *sv) { return finish_call(c, st, sv); }
+int ozb_preload_finish(const call_desc *c, ozblas_status_t st, saved_out *sv) { return finish_call(c, st, sv, 0); }
 int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
 {
     return save_strided(s, v, rows, cols, rs, cs);

@@ -76,6 +76,14 @@ static void *real_sym(const char *name)
     return lib ? dlsym(lib, name) : NULL;
 }
 
+/* the real BLAS's CBLAS DGEMM and DGEMV, the references of the fallback scenarios */
+typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                        double, const double *, blasint, const double *, blasint, double, double *, blasint);
+typedef void (*gemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *, blasint,
+                        const double *, blasint, double, double *, blasint);
+static gemm_fn real_dgemm(void) { return (gemm_fn)real_sym("cblas_dgemm"); }
+static gemv_fn real_dgemv(void) { return (gemv_fn)real_sym("cblas_dgemv"); }
+
 /* op(X) of a column-major matrix as an explicit column-major rows x cols copy */
 static double *opcopy(const double *X, int64_t ld, int trans, int64_t rows, int64_t cols, int rowmajor)
 {
@@ -395,9 +403,7 @@ static void scenario_threshold(void)
 
 static void scenario_fallback(void)
 {
-    typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
-                            double, const double *, blasint, const double *, blasint, double, double *, blasint);
-    gemm_fn real = (gemm_fn)real_sym("cblas_dgemm");
+    gemm_fn real = real_dgemm();
     CHECK(real != NULL, "real cblas_dgemm not found");
     if (!real) return;
     capture_begin();
@@ -422,9 +428,7 @@ static void scenario_fallback(void)
         free(C2); free(R2);
     }
     /* y = A x - y by the real dgemv */
-    typedef void (*gemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *, blasint,
-                            const double *, blasint, double, double *, blasint);
-    gemv_fn rv = (gemv_fn)real_sym("cblas_dgemv");
+    gemv_fn rv = real_dgemv();
     if (rv) rv(CblasColMajor, CblasNoTrans, 30, 20, 1.0, A, 30, B, 1, -1.0, yr, 1);
     CHECK(rv && memcmp(y, yr, sizeof y) == 0, "fallback dgemv (beta = -1) differs from the real BLAS");
     CHECK(count(log, "(EXECUTION_FAILED)") == 7, "7 fallbacks reported:\n%s", log);
@@ -436,9 +440,7 @@ typedef struct { const double *A, *x; double *y, *yr; } gemv_job;
 static void *gemv_thread(void *p)
 {
     gemv_job *g = p;
-    typedef void (*gemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint, double, const double *, blasint,
-                            const double *, blasint, double, double *, blasint);
-    gemv_fn rv = (gemv_fn)real_sym("cblas_dgemv");
+    gemv_fn rv = real_dgemv();
     cblas_dgemv(CblasColMajor, CblasNoTrans, 30, 20, 1.5, g->A, 30, g->x, 1, -1.0, g->y, 1);
     if (rv) rv(CblasColMajor, CblasNoTrans, 30, 20, 1.5, g->A, 30, g->x, 1, -1.0, g->yr, 1);
     CHECK(rv && memcmp(g->y, g->yr, sizeof(double) * 30) == 0, "dgemv after ALLOC_FAILED differs from the real BLAS: y written?");
@@ -452,9 +454,7 @@ static void *gemv_thread(void *p)
  * thread of its own. */
 static void scenario_allocfail(void)
 {
-    typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint,
-                            double, const double *, blasint, const double *, blasint, double, double *, blasint);
-    gemm_fn real = (gemm_fn)real_sym("cblas_dgemm");
+    gemm_fn real = real_dgemm();
     CHECK(real != NULL, "real cblas_dgemm not found");
     if (!real) return;
     capture_begin();
