@@ -67,6 +67,54 @@ START_TEST(special_gemm_nan_inf)
 }
 END_TEST
 
+/* Operands with zero regions (triangular and banded, as DTRMM and LAPACK pass them), an Inf
+ * or NaN of the other operand inside them: the error-free strips leave out the steps where
+ * every product is an exact zero, and must not leave out a 0 * Inf (NaN).  Both ways round,
+ * over several blocks of k and the four-, six- and two-column loops.  Planting "every column
+ * finite" or "every strip finite" into the strips' spans (eft_gemm.c strip_span) fails this
+ * test and no other. */
+START_TEST(special_gemm_zero_regions)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "special_gemm_zero_regions");
+    const int ks[4] = {24, 40, 150, 300}, ns[4] = {1, 4, 6, 9};
+    for (int t = 0; t < 16; t++) {
+        tu_gemm_params p = {0};
+        p.m = 16 + 8 * (t % 2); p.k = ks[t % 4]; p.n = ns[(t / 4) % 4];
+        p.ldc = p.m;
+        p.alpha = 1.0;
+        p.beta = (t % 3 == 0) ? 0.0 : 1.0;
+        int64_t lda, ldb, ldc; size_t na, nb, nc;
+        tu_gemm_sizes(&p, &lda, &ldb, &ldc, &na, &nb, &nc);
+        double *A = tu_alloc(na), *B = tu_alloc(nb), *C = tu_alloc(nc);
+        tu_fill_mat(&r, A, p.m, p.k, lda, 1.0);
+        tu_fill_mat(&r, B, p.k, p.n, ldb, 1.0);
+        tu_fill_mat(&r, C, p.m, p.n, ldc, 1.0);
+        const int a_zero = t % 2 == 0;   /* zeros in A, specials in B; else the converse */
+        /* A lower trapezoidal (row i nonzero in columns < i + 1 + 8 t % 3) or B's columns zero
+         * above a step that grows with j */
+        for (int64_t i = 0; i < p.m; i++)
+            for (int64_t l = 0; l < p.k; l++)
+                if (a_zero && l >= i + 1 + 8 * (t % 3)) A[i + l * lda] = 0.0;
+        for (int64_t l = 0; l < p.k; l++)
+            for (int64_t j = 0; j < p.n; j++)
+                if (!a_zero && l < p.k / 2 + j) B[l + j * ldb] = 0.0;
+        /* a special value where the other operand is zero: past the first strip's span (A) or
+         * in the zero rows of column 0 (B) */
+        const double sv = (t / 2) % 2 ? NAN : ((t / 4) % 2 ? -INFINITY : INFINITY);
+        if (a_zero) B[(p.k - 1 - (int64_t)(ozref_uniform(&r) * 4)) + (int64_t)(ozref_uniform(&r) * p.n) * ldb] = sv;
+        else A[(int64_t)(ozref_uniform(&r) * p.m) + (int64_t)(ozref_uniform(&r) * (p.k / 2)) * lda] = sv;
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "zero regions t=%d", t);
+        tu_gemm_run(h, mode, &p, A, B, C, ctx);
+        free(A); free(B); free(C);
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(special_alpha_beta_nonfinite)
 {
     ozblas_mode_t mode = MODES[_i];
@@ -246,6 +294,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("special");
     tcase_set_timeout(tc, tu_timeout(120));
     tcase_add_loop_test(tc, special_gemm_nan_inf, 0, 3);
+    tcase_add_loop_test(tc, special_gemm_zero_regions, 0, 3);
     tcase_add_loop_test(tc, special_alpha_beta_nonfinite, 0, 3);
     tcase_add_loop_test(tc, special_dot_gemv_nan_inf, 0, 3);
     tcase_add_loop_test(tc, special_gemm_ranges, 0, 3);

@@ -26,7 +26,22 @@ static int64_t nsub(const ozb_problem *pr) { return (pr->k + SBL - 1) / SBL; }
 static size_t maxima_bytes(const ozb_problem *pr)
 {
     return up64((size_t)(8 * ((pr->m + 7) / 8) + pr->n) * (size_t)(nsub(pr) + nblocks(pr)) * sizeof(double)) +
-           up64((size_t)((pr->m + 7) / 8 + pr->n));
+           up64((size_t)((pr->m + 7) / 8 + pr->n)) + up64(2 * (size_t)((pr->m + 7) / 8 + pr->n) * sizeof(int32_t));
+}
+
+/* The sub-blocks [sp[0], sp[1]) outside which every maximum is zero ([0, 0): all zero); w
+ * maxima per sub-block (a strip's 8 lanes, or a column's 1), ns sub-blocks.  NaN, kept by the
+ * maxima, is nonzero. */
+static void span_of(const double *mx, int w, int64_t ns, int32_t sp[2])
+{
+    sp[0] = sp[1] = 0;
+    for (int64_t q = 0; q < ns; q++) {
+        int nz = 0;
+        for (int r = 0; r < w; r++) nz |= mx[w * q + r] != 0.0;
+        if (!nz) continue;
+        if (sp[1] == 0) sp[0] = (int32_t)q;
+        sp[1] = (int32_t)q + 1;
+    }
 }
 
 /* bit 0: every maximum zero, bit 1: every maximum finite */
@@ -211,6 +226,8 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     ps.mXc += j0 * s->nq;
     ps.zA += b;
     ps.zX += j0;
+    ps.spA += 2 * b;
+    ps.spX += 2 * j0;
     int64_t pl = gemm_units(&ps, 0, 1);
     if (pl) pl -= ozb_exact_zero_products(&pp, pfail);
     const int residual = 2 * pl > pm * pn;
@@ -251,7 +268,10 @@ static int64_t prepare(void *ctx, int64_t lo, int64_t hi)
         q.a.p += 8 * b0 * pr->a.rs;
         double *mA = (double *)s->mA + 8 * b0 * ns, *mAc = (double *)s->mAc + 8 * b0 * nq;
         ozb_eft_pack_strips(&q, pp->P + 8 * k * b0, mA, mAc);
-        for (int64_t b = b0; b < b1; b++) ((uint8_t *)s->zA)[b] = zero_finite(s->mAc + 8 * b * nq, 8 * nq, 1);
+        for (int64_t b = b0; b < b1; b++) {
+            ((uint8_t *)s->zA)[b] = zero_finite(s->mAc + 8 * b * nq, 8 * nq, 1);
+            span_of(s->mA + 8 * b * ns, 8, ns, (int32_t *)s->spA + 2 * b);
+        }
     }
     const int64_t j0 = (lo > pp->nstrips ? lo : pp->nstrips) - pp->nstrips, j1 = hi - pp->nstrips;
     if (j0 < j1) {
@@ -260,7 +280,10 @@ static int64_t prepare(void *ctx, int64_t lo, int64_t hi)
         q.b.p += j0 * pr->b.rs;
         if (pp->Bp) ozb_eft_pack_columns(&q, pp->Bp + j0 * k);
         ozb_eft_column_maxima(&q, s->Bx + j0 * s->ldx, s->ldx, (double *)s->mX + j0 * ns, (double *)s->mXc + j0 * nq);
-        for (int64_t j = j0; j < j1; j++) ((uint8_t *)s->zX)[j] = zero_finite(s->mX + j * ns, ns, 1);
+        for (int64_t j = j0; j < j1; j++) {
+            ((uint8_t *)s->zX)[j] = zero_finite(s->mX + j * ns, ns, 1);
+            span_of(s->mX + j * ns, 1, ns, (int32_t *)s->spX + 2 * j);
+        }
     }
     return 0;
 }
@@ -296,8 +319,9 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         double *mA = (double *)(p + strips_bytes(pr)), *mX = mA + na * nsub(pr);
         double *mAc = mX + pr->n * nsub(pr), *mXc = mAc + na * nblocks(pr);
         uint8_t *zA = (uint8_t *)(mXc + pr->n * nblocks(pr)), *zX = zA + (pr->m + 7) / 8;
-        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, nblocks(pr), nsub(pr),
-                             -1, 0, 0, g.wide };
+        int32_t *spA = (int32_t *)((char *)zA + up64((size_t)((pr->m + 7) / 8 + pr->n))), *spX = spA + 2 * ((pr->m + 7) / 8);
+        ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, spA, spX,
+                             nblocks(pr), nsub(pr), -1, 0, 0, g.wide };
         const int64_t nstrips = (pr->m + 7) / 8;
         prep_t pp = { &s, (double *)p, NULL, nstrips };
         p += strips_bytes(pr) + maxima_bytes(pr);

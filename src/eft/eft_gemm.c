@@ -14,6 +14,7 @@
  * (ozb_eft_strip_block, the GEMV kernel); rows whose products themselves are out of range,
  * Inf or NaN are left to the caller.  Compiled with -ffp-contract=off. */
 #include "eft/eft_kern.h"
+#include "eft/eft_gemm_span.h"
 #include "eft/eft_cert4.h"
 #include "eft/eft_dot_small.h"
 #include "exact/zero_products.h"
@@ -143,27 +144,30 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
     /* the totals are set by the first block (tot_first), or zeroed before ozb_eft_strip_block
      * adds to them: no stores for nothing (twenty per pair of columns) */
     const double *a = g->P + 8 * k * b;
-    for (int64_t q = 0; q < g->nq; q++) {
-        const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
+    int64_t lo, hi;
+    strip_span(g, b, j, nc, &lo, &hi);
+    const int64_t q0 = lo / BL;
+    for (int64_t q = q0; q * BL < hi; q++) {
+        const int64_t l0 = q * BL > lo ? q * BL : lo, nb = (hi < (q + 1) * BL ? hi : (q + 1) * BL) - l0;
         const double *ab = a + 8 * l0;
         __m256d m[4];
         int in[2] = {0, 0};
         for (int c = 0; c < nc; c++) in[c] = !bad[c] && block_bound(g, b, j + c, q, &m[2 * c], &m[2 * c + 1]);
         if (nc == 2 && in[0] && in[1]) {
             const __m256d gs[4] = { sigma_for(m[0]), sigma_for(m[1]), sigma_for(m[2]), sigma_for(m[3]) };
-            block_two(ab, g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, nb, gs, st, st + 2, q == 0, g->wide);
+            block_two(ab, g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, nb, gs, st, st + 2, q == q0, g->wide);
             continue;
         }
         for (int c = 0; c < nc; c++) {
             if (bad[c]) continue;
             const double *xb = g->Bx + (j + c) * g->ldx + l0;
             if (in[c])
-                block_one(ab, xb, nb, sigma_for(m[2 * c]), sigma_for(m[2 * c + 1]), st + 2 * c, q == 0);
+                block_one(ab, xb, nb, sigma_for(m[2 * c]), sigma_for(m[2 * c + 1]), st + 2 * c, q == q0);
             /* the bound overflows (a large |a| and a large |x| at different l) or is NaN: the
              * block learns sigma from its own products instead, as a GEMV does */
             else {
                 bounded[c] = 0;
-                if (q == 0)
+                if (q == q0)
                     for (int v = 2 * c; v < 2 * c + 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
                 if (!ozb_eft_strip_block(ab, 8, xb, nb, st + 2 * c, 1)) bad[c] = 1;
             }
@@ -258,13 +262,16 @@ static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *le
     const int64_t k = pr->k;
     const double *a = g->P + 8 * k * b;
     double tot[4 * 32] __attribute__((aligned(64)));
-    for (int64_t q = 0; q < g->nq; q++) {
-        const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
+    int64_t lo, hi;
+    strip_span(g, b, j, 4, &lo, &hi);
+    const int64_t q0 = lo / BL;
+    for (int64_t q = q0; q * BL < hi; q++) {
+        const int64_t l0 = q * BL > lo ? q * BL : lo, nb = (hi < (q + 1) * BL ? hi : (q + 1) * BL) - l0;
         __m256d gs[8];
         if (!block_sigmas(g, b, j, 4, q, gs)) return 0;
         const double *x[4] = { g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, g->Bx + (j + 2) * g->ldx + l0,
                                g->Bx + (j + 3) * g->ldx + l0 };
-        ozb_eft_block_four512(a + 8 * l0, x, nb, gs, tot, q == 0);
+        ozb_eft_block_four512(a + 8 * l0, x, nb, gs, tot, q == q0);
     }
     double *c = pr->c + 8 * b + j * pr->ccs;
     const int done = ozb_eft_quad_put512(tot, g->nq == 1, ozb_eft_terms(k, 1, 1), pr->alpha, pr->beta != 0.0, pr->beta, c,
@@ -294,13 +301,16 @@ static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok,
     const int64_t k = pr->k;
     const double *a = g->P + 8 * k * b;
     tot4 tot[12];
-    for (int64_t q = 0; q < g->nq; q++) {
-        const int64_t l0 = q * BL, nb = k - l0 < BL ? k - l0 : BL;
+    int64_t lo, hi;
+    strip_span(g, b, j, 6, &lo, &hi);
+    const int64_t q0 = lo / BL;
+    for (int64_t q = q0; q * BL < hi; q++) {
+        const int64_t l0 = q * BL > lo ? q * BL : lo, nb = (hi < (q + 1) * BL ? hi : (q + 1) * BL) - l0;
         __m256d gs[12];
         if (!block_sigmas(g, b, j, 6, q, gs)) return 0;
         const double *x[6];
         for (int c = 0; c < 6; c++) x[c] = g->Bx + (j + c) * g->ldx + l0;
-        ozb_eft_block_six(a + 8 * l0, x, nb, gs, tot, q == 0);
+        ozb_eft_block_six(a + 8 * l0, x, nb, gs, tot, q == q0);
     }
     *left = 0;
     if (put6 && cols_put(g, b, j, tot, 12, put6 == 1)) return 1;

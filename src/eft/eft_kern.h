@@ -334,6 +334,8 @@ typedef struct {
     const double *mAc;        /* strip b, block q: max |op(A)| of its 8 rows at mAc + 8 (b nq + q) */
     const double *mXc;        /* column j, block q: max |op(B)| at mXc + j nq + q where flat, else -1 */
     const uint8_t *zA, *zX;   /* strip b, column j: bit 0 all zero, bit 1 all finite (NULL: unknown) */
+    const int32_t *spA, *spX; /* strip b's sub-blocks spA[2 b] .. spA[2 b + 1] - 1 hold its nonzeros (NaN
+                               * counted), column j's spX[2 j] ..; an empty span is [0, 0) */
     int64_t nq;               /* blocks of BL along k */
     int64_t ns;               /* sub-blocks of SBL along k */
     int64_t skip_b, skip_j, skip_n;   /* strip skip_b's columns skip_j.. (skip_n of them) are done */
