@@ -922,10 +922,11 @@ START_TEST(symv_rows_left)
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
     ozref_rng r;
     tu_rng(&r, "symv_rows_left");
-    /* 1100: DSYMV's strips with the prefetches (eft_symv.c: from n = 1024 on) */
-    const int64_t ns[] = { 40, 300, 1100 };
+    /* 1100: DSYMV's strips with the prefetches (eft_symv.c: from n = 1024 on); 2100: its
+     * column blocks of BLN / 2 (from n = 2048 on) */
+    const int64_t ns[] = { 40, 300, 1100, 2100 };
     char ctx[160];
-    for (size_t a = 0; a < 3; a++)
+    for (size_t a = 0; a < 4; a++)
         for (int lower = 0; lower < 2; lower++) {
             const int64_t n = ns[a], lda = n + 3;
             double *A = mat(&r, n, n, lda, 1.0), *x = tu_alloc((size_t)n), *y = tu_alloc((size_t)n);
