@@ -66,6 +66,11 @@ int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_
 #define STRIP2_MAXABS OZB_MAXABS4_DQ
 #include "eft/eft_strip_block2.inc"
 
+int ozb_eft_strip_pair(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[4], int first, int wide)
+{
+    return wide && ozb_cpu_dq() ? strip_block2_dq(a, lda, xs, nb, st, first) : strip_block2(a, lda, xs, nb, st, first);
+}
+
 /* Strip b (rows 8b..8b+7 of m, column-major A) over columns l0..l0+nb-1 into st: the last
  * strip's missing rows read as zeros from pad (8 BLN doubles) */
 static int strip_block_of(const double *A, int64_t lda, int64_t m, int64_t b, int64_t l0, int64_t nb, const double *x,
@@ -98,7 +103,6 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
      * EPYC, interleaved A/B: lda 2048, 4096, 6144, 8192 +13, +15, +9, +20 %; lda 64..1024,
      * 2000, 2056, 3000, 4104 -13 to -39 %).  A choice by the shape: the bits are the same. */
     const int pairs = lda % 2048 != 0;
-    int (*const block2)(const double *, int64_t, const double *, int64_t, row4_t *, int) = e->wide && ozb_cpu_dq() ? strip_block2_dq : strip_block2;
     const __m256d z = _mm256_setzero_pd();
     for (int64_t b = lo; b < hi; b++) {
         for (int v = 0; v < 2; v++) st[2 * b + v].t.s = st[2 * b + v].t.c = st[2 * b + v].t.a = st[2 * b + v].t.g = st[2 * b + v].g = z;
@@ -117,7 +121,7 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
             /* two whole strips at once where both are in range; else (and for a last odd or
              * partial strip) one */
             if (pairs && b + 1 < hi && !bad[(b + 1) * 8] && 8 * b + 16 <= m &&
-                block2(pr->a.p + 8 * b + l0 * lda, lda, e->x + l0, nb, &st[2 * b], l0 == 0)) {
+                ozb_eft_strip_pair(pr->a.p + 8 * b + l0 * lda, lda, e->x + l0, nb, &st[2 * b], l0 == 0, e->wide)) {
                 b++;
                 continue;
             }

@@ -312,6 +312,10 @@ typedef struct { tot4 t; __m256d g; } row4_t;
  * columns lda apart; xs the block's x; first: the row's first block.  0 where a row's
  * magnitudes are out of range (then the strip is left to the caller).  (eft_gemv_n.c) */
 int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first);
+/* The same for two whole strips at once (16 rows from a, st[0..3]) by the running split, the
+ * AVX-512 DQ twin where wide and the CPU has it; st changes only where it returns 1, and 0
+ * (a row out of range) leaves the caller to take each strip alone.  (eft_gemv_n.c) */
+int ozb_eft_strip_pair(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[4], int first, int wide);
 /* The same with column j's row 0 at cols[j] (columns at no fixed distance: packed storage) */
 int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_t nb, row4_t st[2], int first);
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;

@@ -85,37 +85,73 @@ static inline double part_n_elem(const ozb_symv_t *s, int64_t i, int64_t j)
     return col0(s, j)[i];
 }
 
-/* strip b's part_n over its columns in [l0, l0 + BLN) (lower: 0..8b+7, upper: 8b..n-1) into
- * st, a partition's lanes whose columns start at `from` (its first block there starts them);
- * 0 where a product is out of the kernels' range */
-static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from, row4_t st[2], double *pad)
+/* strip b's part_n columns in the block [l0, l0 + bln) (lower: 0..8b+7, upper: 8b..n-1):
+ * [*j0, *j1), *first where they start the lanes of the partition whose columns start at
+ * `from`; returns 1 where the block goes through the copy (it crosses the diagonal block
+ * r0..r0+7, or the strip has rows beyond n) */
+static int block_cols(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from, int64_t *j0, int64_t *j1,
+                      int *first)
 {
     const int64_t n = s->n, r0 = 8 * b, c0 = s->lower ? 0 : r0, c1 = s->lower ? (r0 + 8 < n ? r0 + 8 : n) : n;
-    const int64_t j0 = l0 > c0 ? l0 : c0, j1 = l0 + bln < c1 ? l0 + bln : c1;
-    const int64_t first = from > c0 ? from : c0;          /* the partition's first column of the strip */
+    *j0 = l0 > c0 ? l0 : c0;
+    *j1 = l0 + bln < c1 ? l0 + bln : c1;
+    *first = *j0 == (from > c0 ? from : c0);
+    return r0 + 8 > n || (*j0 < r0 + 8 && *j1 > r0);
+}
+
+/* the same columns of the strip PF_STRIPS below (the walk reads them soon: the block's
+ * columns are bln streams, more than the hardware prefetchers follow), from n = PF_MIN_N on */
+static inline void prefetch_below(const ozb_symv_t *s, const double *const *cols, const double *a, int64_t r0, int64_t nb)
+{
+    if (s->n < PF_MIN_N || r0 + 8 * PF_STRIPS >= s->n) return;
+    for (int64_t j = 0; j < nb; j++)
+        _mm_prefetch((const char *)((cols ? cols[j] : a + j * s->lda) + 8 * PF_STRIPS), _MM_HINT_T0);
+}
+
+/* strip b's part_n over its columns in the block [l0, l0 + bln) into st, a partition's lanes
+ * whose columns start at `from`; 0 where a product is out of the kernels' range */
+static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from, row4_t st[2], double *pad)
+{
+    const int64_t r0 = 8 * b;
+    int64_t j0, j1;
+    int first;
+    const int copy = block_cols(s, b, l0, bln, from, &j0, &j1, &first);
     if (j0 >= j1) return 1;
     const int64_t nb = j1 - j0;
-    /* the diagonal block r0..r0+7 crossed, or rows beyond n: through the copy */
-    const int copy = r0 + 8 > n || (j0 < r0 + 8 && j1 > r0);
-    if (!s->packed) {
-        const double *a = s->A + r0 + j0 * s->lda;
-        /* the same columns of the strip PF_STRIPS below, which the walk reads soon: the
-         * block's columns are BLN streams, more than the hardware prefetchers follow */
-        if (n >= PF_MIN_N && r0 + 8 * PF_STRIPS < n)
-            for (int64_t j = 0; j < nb; j++) _mm_prefetch((const char *)(a + 8 * PF_STRIPS + j * s->lda), _MM_HINT_T0);
-        if (!copy) return ozb_eft_strip_block(a, s->lda, s->x + j0, nb, st, j0 == first);
-    }
     if (copy) {
         for (int64_t j = 0; j < nb; j++)
             for (int r = 0; r < 8; r++) pad[8 * j + r] = part_n_elem(s, r0 + r, j0 + j);
-        return ozb_eft_strip_block(pad, 8, s->x + j0, nb, st, j0 == first);
+        return ozb_eft_strip_block(pad, 8, s->x + j0, nb, st, first);
+    }
+    if (!s->packed) {
+        const double *a = s->A + r0 + j0 * s->lda;
+        prefetch_below(s, NULL, a, r0, nb);
+        return ozb_eft_strip_block(a, s->lda, s->x + j0, nb, st, first);
     }
     /* packed: the columns at no fixed distance */
     const double *cols[BLN];
     for (int64_t j = 0; j < nb; j++) cols[j] = col0(s, j0 + j) + r0;
-    if (n >= PF_MIN_N && r0 + 8 * PF_STRIPS < n)
-        for (int64_t j = 0; j < nb; j++) _mm_prefetch((const char *)(cols[j] + 8 * PF_STRIPS), _MM_HINT_T0);
-    return ozb_eft_strip_block_cols(cols, s->x + j0, nb, st, j0 == first);
+    prefetch_below(s, cols, NULL, r0, nb);
+    return ozb_eft_strip_block_cols(cols, s->x + j0, nb, st, first);
+}
+
+/* strips b and b + 1 together (ozb_eft_strip_pair: four chains where a strip has two) where
+ * both are whole, off their diagonal blocks and over the same columns, in full storage whose
+ * columns do not lie a multiple of 2048 doubles apart (there single strips are faster:
+ * eft_gemv_n.c): 1 done; 0 not taken or a row out of range (each strip alone then, which
+ * decides the same) */
+static int pair_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from, row4_t st[4], int wide)
+{
+    if (s->packed || s->lda % 2048 == 0 || 8 * b + 16 > s->n) return 0;
+    int64_t j0, j1, k0, k1;
+    int f0, f1;
+    if (block_cols(s, b, l0, bln, from, &j0, &j1, &f0) || block_cols(s, b + 1, l0, bln, from, &k0, &k1, &f1) ||
+        j0 >= j1 || j0 != k0 || j1 != k1 || f0 != f1)
+        return 0;
+    const double *a = s->A + 8 * b + j0 * s->lda;
+    prefetch_below(s, NULL, a, 8 * b, j1 - j0);
+    prefetch_below(s, NULL, a + 8, 8 * b + 8, j1 - j0);
+    return ozb_eft_strip_pair(a, s->lda, s->x + j0, j1 - j0, st, f0, wide);
 }
 
 /* row i's part_t as a fold (S = NaN where out of range) */
@@ -163,8 +199,11 @@ static int64_t parts(void *ctx, int64_t lo, int64_t hi)
             /* the strips with columns in the block: lower, those from row l0 down; upper,
              * those down to row l0 + bln */
             const int64_t b0 = s->lower ? l0 / 8 : 0, b1 = s->lower ? nstrip : ((l0 + bln < n ? l0 + bln : n) + 7) / 8;
-            for (int64_t b = b0; s->part_n && b < b1; b++)
-                if (!bad[b] && !strip_block_n(s, b, l0, bln, from, st + 2 * b, pad)) bad[b] = 1;
+            for (int64_t b = b0; s->part_n && b < b1; b++) {
+                if (bad[b]) continue;
+                if (b + 1 < b1 && !bad[b + 1] && pair_n(s, b, l0, bln, from, st + 2 * b, c->wide)) { b++; continue; }
+                if (!strip_block_n(s, b, l0, bln, from, st + 2 * b, pad)) bad[b] = 1;
+            }
             for (int64_t i = l0; s->part_t && i < l0 + bln && i < n; i++) c->tf[i] = row_part_t(c, i);
         }
     }
