@@ -2,10 +2,12 @@
  * its two parts (eft_kern.h: S exact, C a summation tree with A bounding its terms, G the
  * blocks' sigmas):
  *   part_n  the GEMV-N strips' lanes (ozb_eft_strip_block), one lane per row, over the
- *           triangle's columns in blocks of BLN (BLN / 2 from n = 2048 on, parts); a block
- *           that crosses the diagonal, or the last strip's missing rows, goes through a copy
- *           with the elements outside the part set to zero (exact zero products) and a unit
- *           diagonal set to 1;
+ *           triangle's columns in blocks of BLN (BLN / 2 from n = 2048 on, parts), two
+ *           whole strips at once where they share their columns (pair_n); a strip's eight
+ *           diagonal columns (in full storage: the rest of their block is a block of its own),
+ *           a packed strip's block that crosses them, and the last strip's missing rows go
+ *           through a copy with the elements outside the part set to zero (exact zero
+ *           products) and a unit diagonal set to 1;
  *   part_t  a DOT down column i: one split with a single sigma up to SPLIT1_MAX products
  *           (eft_dot_small.h: S, R, G; R enters the tree as one term of magnitude |R|), the
  *           DOT lanes beyond (ozb_eft_dot_fold);
@@ -117,6 +119,19 @@ static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln
     int first;
     const int copy = block_cols(s, b, l0, bln, from, &j0, &j1, &first);
     if (j0 >= j1) return 1;
+    if (copy && r0 + 8 <= s->n && !s->packed) {
+        /* a whole strip crossing its diagonal block: the columns off it directly, as a block
+         * of their own (every block holds a column at least: at most n blocks, the count the
+         * bound allows), the diagonal block's eight through the copy */
+        const int64_t d0 = j0 > r0 ? j0 : r0, d1 = j1 < r0 + 8 ? j1 : r0 + 8;
+        const int64_t o0 = s->lower ? j0 : d1, o1 = s->lower ? d0 : j1;      /* the columns off it */
+        if (o0 < o1 && s->lower && !ozb_eft_strip_block(s->A + r0 + o0 * s->lda, s->lda, s->x + o0, o1 - o0, st, first))
+            return 0;
+        for (int64_t j = d0; j < d1; j++)
+            for (int r = 0; r < 8; r++) pad[8 * (j - d0) + r] = part_n_elem(s, r0 + r, j);
+        if (!ozb_eft_strip_block(pad, 8, s->x + d0, d1 - d0, st, first && !(o0 < o1 && s->lower))) return 0;
+        return !(o0 < o1 && !s->lower) || ozb_eft_strip_block(s->A + r0 + o0 * s->lda, s->lda, s->x + o0, o1 - o0, st, 0);
+    }
     const int64_t nb = j1 - j0;
     if (copy) {
         for (int64_t j = 0; j < nb; j++)
