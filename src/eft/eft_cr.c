@@ -203,13 +203,18 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
 {
     const ozb_problem *pr = s->pr;
     *left = 0;
-    /* the probe: at most 6 % of the call; not where only some elements are kept (ozb_kept:
-     * its elements may lie outside, and a residual would flag every element) */
-    if (pr->m * pr->n < 256 || pr->tri != OZB_TRI_ALL || pr->want) return 0;
+    /* the probe: at most 6 % of the call; not on a remainder's copy (pr->want: its elements
+     * kept here and there) */
+    if (pr->m * pr->n < 256 || pr->want) return 0;
     /* j0 even: the main pass's pairs of columns (eft_gemm.c) start at even columns, so the
-     * probe's pair is one of them and no column is left to a single-column pass */
-    const int64_t b = (pr->m + 7) / 8 / 2, j0 = (pr->n / 2 - (pr->n >= 2)) & ~(int64_t)1;
-    const int64_t pm = pr->m - 8 * b < 8 ? pr->m - 8 * b : 8, pn = pr->n < 2 ? pr->n : 2;
+     * probe's pair is one of them and no column is left to a single-column pass.  Where C
+     * keeps a triangle (DSYRK's I - Q^T Q), the probe's columns are the nearest to the
+     * middle strip whose eight rows are all kept: its elements are written into C. */
+    const int64_t b = (pr->m + 7) / 8 / 2, pn = pr->n < 2 ? pr->n : 2;
+    const int64_t j0 = pr->tri == OZB_TRI_UPPER ? 8 * b + 8 : pr->tri == OZB_TRI_LOWER ? 8 * b - 2
+                                                                                    : (pr->n / 2 - (pr->n >= 2)) & ~(int64_t)1;
+    if (j0 < 0 || j0 + pn > pr->n) return 0;
+    const int64_t pm = pr->m - 8 * b < 8 ? pr->m - 8 * b : 8;
     uint8_t pfail[16];
     ozb_problem pp = ozb_problem_part(pr);
     pp.m = pm; pp.n = pn;
@@ -232,8 +237,14 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     if (pl) pl -= ozb_exact_zero_products(&pp, pfail);
     const int residual = 2 * pl > pm * pn;
     if (residual) {
-        memset(s->fail, 1, (size_t)pr->m * (size_t)pr->n);
-        *left = pr->m * pr->n - pm * pn + pl;
+        int64_t kept = pr->m * pr->n;
+        if (pr->tri == OZB_TRI_ALL) memset(s->fail, 1, (size_t)kept);
+        else {                               /* the kept triangle's flags, the others clear */
+            kept = 0;
+            for (int64_t j = 0; j < pr->n; j++)
+                for (int64_t i = 0; i < pr->m; i++) kept += s->fail[i + j * pr->m] = (uint8_t)ozb_kept(pr, i, j);
+        }
+        *left = kept - pm * pn + pl;
     } else {
         s->skip_b = b; s->skip_j = j0; s->skip_n = pn;
         *left = pl;
