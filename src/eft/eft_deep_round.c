@@ -46,9 +46,10 @@ int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, in
         if (exact) {
             /* T sums exactly to the result, which Sum2 could not round: a residual's exact
              * value often has 54 bits, a midpoint.  NearSum rounds T itself (ties to even,
-             * under underflow too; |T_i| <= 2^1000, few terms: its preconditions); an exact
-             * zero is +0, as ozb_sum_nearest returns it */
-            const double x = ozb_nearsum(T, m);
+             * under underflow too; |T_i| <= 2^1000, few terms: its preconditions), after a
+             * VecSum pass that mostly leaves one IEEE addition to do it (ozb_nearsum_vec); an
+             * exact zero is +0, as ozb_sum_nearest returns it */
+            const double x = ozb_nearsum_vec(T, m);
             *out = x == 0.0 ? 0.0 : x;
             return 1;
         }

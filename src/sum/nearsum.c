@@ -5,6 +5,7 @@
  * Algorithm 6.2).  Compiled with -ffp-contract=off: every line below is an error-free
  * transformation or a rounding the proofs account for; contraction would break them. */
 #include "sum/sum.h"
+#include "sum/eft.h"
 #include "core/ozb_internal.h"
 #include <string.h>
 #include <float.h>
@@ -200,4 +201,26 @@ double ozb_nearsum(double *p, int64_t n)
         if (dss < 0.0) return res;
         return res + deltas;
     }
+}
+
+/* VecSum (Ogita, Rump, Oishi 2005): (p_i, p_(i-1)) = TwoSum(p_i, p_(i-1)) for i = 1..n-1, each
+ * exact (|p| <= 2^1000 and n below 2^26: no sum overflows; an addition's error is representable,
+ * underflow included), so the p still sum to the same value, p_(n-1) = s their floating sum
+ * and p_0..p_(n-2) its errors.  Where those errors sum without a rounding error (each TwoSum of
+ * their running sum leaves zero: a residual whose terms cancel in order, with one inexact
+ * addition, leaves one nonzero error), E is their exact sum, and the value is s + E exactly:
+ * its RN is the IEEE addition s + E (ties to even, a subnormal result exact, an exact zero
+ * +0).  Else NearSum on the transformed terms, whose sum is unchanged. */
+double ozb_nearsum_vec(double *p, int64_t n)
+{
+    if (n <= 0) return 0.0;
+    for (int64_t i = 1; i < n; i++) ozb_two_sum(p[i], p[i - 1], &p[i], &p[i - 1]);
+    double E = 0.0;
+    for (int64_t i = 0; i + 1 < n; i++) {
+        double e;
+        ozb_two_sum(E, p[i], &E, &e);
+        if (e != 0.0) return ozb_nearsum(p, n);
+    }
+    const double r = p[n - 1] + E;
+    return r == 0.0 ? 0.0 : r;
 }

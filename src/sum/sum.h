@@ -10,6 +10,10 @@
  * rounded to nearest (ties to even), also under underflow.  Overwrites p.
  * Preconditions: n <= 2^26 - 2, max|p_i| * 2^ceil(log2(n+2)) * 2 finite. */
 double ozb_nearsum(double *p, int64_t n);
+/* The same value for terms whose sum is the exact value wanted (a residual's exact terms): one
+ * VecSum pass, and where the lower terms it leaves sum exactly in floating point, one IEEE
+ * addition; else NearSum on them.  Overwrites p; the same preconditions. */
+double ozb_nearsum_vec(double *p, int64_t n);
 
 /* RN(alpha * sum_t P_t 2^E_t + beta * c) for finite alpha != 0, beta, c (c is used only
  * when use_c).  NearSum in a scaled frame; the long accumulator when the frame would
