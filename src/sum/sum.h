@@ -12,7 +12,8 @@
 double ozb_nearsum(double *p, int64_t n);
 /* The same value for terms whose sum is the exact value wanted (a residual's exact terms): one
  * VecSum pass, and where the lower terms it leaves sum exactly in floating point, one IEEE
- * addition; else NearSum on them.  Overwrites p; the same preconditions. */
+ * addition; else NearSum on them.  Overwrites p.  Preconditions: |p_i| <= 2^1000 (NearSum's
+ * alone above n = 32 terms, where it is NearSum). */
 double ozb_nearsum_vec(double *p, int64_t n);
 
 /* RN(alpha * sum_t P_t 2^E_t + beta * c) for finite alpha != 0, beta, c (c is used only
