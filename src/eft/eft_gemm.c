@@ -148,7 +148,8 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
     strip_span(g, b, j, nc, &lo, &hi);
     const int64_t q0 = lo / BL;
     for (int64_t q = q0; q * BL < hi; q++) {
-        const int64_t l0 = q * BL > lo ? q * BL : lo, nb = (hi < (q + 1) * BL ? hi : (q + 1) * BL) - l0;
+        int64_t l0;
+        const int64_t nb = span_block(q, lo, hi, &l0);
         const double *ab = a + 8 * l0;
         __m256d m[4];
         int in[2] = {0, 0};
@@ -266,7 +267,8 @@ static int strip_quad(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int64_t *le
     strip_span(g, b, j, 4, &lo, &hi);
     const int64_t q0 = lo / BL;
     for (int64_t q = q0; q * BL < hi; q++) {
-        const int64_t l0 = q * BL > lo ? q * BL : lo, nb = (hi < (q + 1) * BL ? hi : (q + 1) * BL) - l0;
+        int64_t l0;
+        const int64_t nb = span_block(q, lo, hi, &l0);
         __m256d gs[8];
         if (!block_sigmas(g, b, j, 4, q, gs)) return 0;
         const double *x[4] = { g->Bx + j * g->ldx + l0, g->Bx + (j + 1) * g->ldx + l0, g->Bx + (j + 2) * g->ldx + l0,
@@ -305,7 +307,8 @@ static int strip_six(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int pair_ok,
     strip_span(g, b, j, 6, &lo, &hi);
     const int64_t q0 = lo / BL;
     for (int64_t q = q0; q * BL < hi; q++) {
-        const int64_t l0 = q * BL > lo ? q * BL : lo, nb = (hi < (q + 1) * BL ? hi : (q + 1) * BL) - l0;
+        int64_t l0;
+        const int64_t nb = span_block(q, lo, hi, &l0);
         __m256d gs[12];
         if (!block_sigmas(g, b, j, 6, q, gs)) return 0;
         const double *x[6];

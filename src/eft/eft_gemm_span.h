@@ -16,7 +16,6 @@ static inline void strip_span(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int
 {
     const int64_t k = g->pr->k;
     int64_t l = 0, h = k;
-    if (!g->spA) { *lo = 0; *hi = k; return; }
     int xfin = 1;
     for (int c = 0; c < nc; c++) xfin &= g->zX[j + c] >> 1 & 1;
     if (xfin) { l = SBL * (int64_t)g->spA[2 * b]; h = SBL * (int64_t)g->spA[2 * b + 1]; }
@@ -33,6 +32,15 @@ static inline void strip_span(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int
     if (l >= h) { l = 0; h = k; }
     *lo = l;
     *hi = h;
+}
+
+/* Block q's part of the span [lo, hi) (blocks of BL steps from 0, as the a-priori bounds'):
+ * its first step into *l0, its step count returned.  The blocks from q = lo / BL while
+ * q BL < hi each hold a step at least. */
+static inline int64_t span_block(int64_t q, int64_t lo, int64_t hi, int64_t *l0)
+{
+    *l0 = q * BL > lo ? q * BL : lo;
+    return (hi < (q + 1) * BL ? hi : (q + 1) * BL) - *l0;
 }
 #endif
 #endif

@@ -198,9 +198,9 @@ static int64_t parts(void *ctx, int64_t lo, int64_t hi)
     const int64_t n = s->n, nstrip = (n + 7) / 8;
     /* blocks of BLN / 2 columns from n = 2048 on: a block's columns (read by part_n, then
      * again by its rows' part_t) stay in a core's L2 (BLN = 32 columns of 3000 rows are
-     * 750 KiB, the halves 375 KiB; CR, 2 threads, AVX-512 Zen 4, interleaved: the halves take
-     * 0.75 of the time at n = 3000 and 4096, the same at 2048, 1.02 at 1024 and 1536).  A choice by the shape: the budget
-     * holds for any block of at most BLN columns, and the bits are RN(exact). */
+     * 750 KiB, the halves 375 KiB); below, the whole blocks are as fast or faster.  A choice by
+     * the shape: the budget holds for any block of at most BLN columns, and the bits are
+     * RN(exact). */
     const int64_t bln = n >= 2048 ? BLN / 2 : BLN;
     double pad[8 * BLN];
     const __m256d z = _mm256_setzero_pd();

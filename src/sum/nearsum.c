@@ -206,12 +206,12 @@ double ozb_nearsum(double *p, int64_t n)
 /* VecSum (Ogita, Rump, Oishi 2005): (p_i, p_(i-1)) = TwoSum(p_i, p_(i-1)) for i = 1..n-1, each
  * exact (|p| <= 2^1000 and n <= 32: no partial sum reaches 2^1006; an addition's error is
  * representable, underflow included), so the p still sum to the same value, p_(n-1) = s
- * their floating sum and p_0..p_(n-2) its errors.  Where those errors sum without a rounding error (each TwoSum of
- * their running sum leaves zero: a residual whose terms cancel in order, with one inexact
- * addition, leaves one nonzero error), E is their exact sum, and the value is s + E exactly:
- * its RN is the IEEE addition s + E (ties to even, a subnormal result exact, an exact zero
- * +0).  Else NearSum on the transformed terms, whose sum is unchanged (each at most 2^1006:
- * NearSum's precondition holds for n <= 32). */
+ * their floating sum and p_0..p_(n-2) its errors.  Where those errors sum without a rounding
+ * error (each TwoSum of their running sum leaves zero: a residual whose terms cancel in
+ * order, with one inexact addition, leaves one nonzero error), E is their exact sum, and the
+ * value is s + E exactly: its RN is the IEEE addition s + E (ties to even, a subnormal result
+ * exact, an exact zero +0).  Else NearSum on the transformed terms, whose sum is unchanged
+ * (each at most 2^1006: NearSum's precondition holds for n <= 32). */
 double ozb_nearsum_vec(double *p, int64_t n)
 {
     if (n <= 0) return 0.0;
