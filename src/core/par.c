@@ -15,3 +15,16 @@ int64_t ozb_par_for(int par, int nt, int64_t n, int64_t (*body)(void *ctx, int64
     }
     return sum;
 }
+
+int64_t ozb_par_for_dyn(int par, int nt, int64_t n, int64_t run, int64_t (*body)(void *ctx, int64_t lo, int64_t hi),
+                        void *ctx)
+{
+    if (n <= 0) return 0;
+    if (!par || nt <= 1 || n == 1) return body(ctx, 0, n);
+    if (run < 1) run = 1;
+    const int64_t nruns = (n + run - 1) / run;
+    int64_t sum = 0;
+    #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(+:sum)
+    for (int64_t r = 0; r < nruns; r++) sum += body(ctx, r * run, (r + 1) * run < n ? (r + 1) * run : n);
+    return sum;
+}

@@ -11,6 +11,13 @@
  * every index from that index alone, so the split never changes a bit. */
 int64_t ozb_par_for(int par, int nt, int64_t n, int64_t (*body)(void *ctx, int64_t lo, int64_t hi), void *ctx);
 
+/* The same for units of uneven cost (a triangular or graded operand whose zero products are
+ * skipped, elements left to a slower stage in some units only): the threads take runs of
+ * `run` consecutive units in turn as they finish, so none waits at the end for another's
+ * share of the expensive units.  The same bits as ozb_par_for: every unit from itself alone. */
+int64_t ozb_par_for_dyn(int par, int nt, int64_t n, int64_t run, int64_t (*body)(void *ctx, int64_t lo, int64_t hi),
+                        void *ctx);
+
 /* The same for a block written in place: `omp parallel <clauses>` around the block (or
  * `omp parallel for <clauses>` around a for loop) where cond holds; elsewhere the block runs
  * on the calling thread with no region.  Directives inside the block are written

@@ -165,23 +165,20 @@ static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_
     return left;
 }
 
-/* Units lo..hi-1 of the walk.  On a triangle a unit's work falls linearly with its place
- * (lower: strip b has about 8b + 8 columns; column group u about m - 64u rows), so where C
- * keeps one, the units are taken in the order 0, N-1, 1, N-2, ...: each contiguous share of
- * the threads (ozb_par_for) then gets pairs whose work sums to the same. */
+/* Tiles lo..hi-1 of the walk: a tile is one strip of 8 rows times one group of OZB_EFT_NC
+ * columns (strip_kept), numbered strip by strip where by_strip (a narrow B: each strip
+ * streams all of B once), else group by group (each group streams all of A once).  Tiles
+ * rather than whole strips or groups, so that the threads, which take them in turn
+ * (ozb_par_for_dyn), share a few hundred rows or columns evenly, and the uneven work of a
+ * triangle (C's kept one, or a triangular operand whose zero products are skipped) too. */
 static int64_t gemm_units(void *ctx, int64_t lo, int64_t hi)
 {
     const ozb_eft_gemm_t *g = ctx;
-    const int64_t m = g->pr->m, n = g->pr->n, N = g->by_strip ? (m + 7) / 8 : (n + OZB_EFT_NC - 1) / OZB_EFT_NC;
+    const int64_t n = g->pr->n, S = (g->pr->m + 7) / 8, G = (n + OZB_EFT_NC - 1) / OZB_EFT_NC;
     int64_t left = 0;
-    for (int64_t v = lo; v < hi; v++) {
-        const int64_t u = g->pr->tri == OZB_TRI_ALL ? v : v % 2 ? N - 1 - v / 2 : v / 2;
-        if (g->by_strip)
-            for (int64_t j0 = 0; j0 < n; j0 += OZB_EFT_NC) left += strip_kept(g, u, j0, j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n);
-        else {
-            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n;
-            for (int64_t b = 0; b < (m + 7) / 8; b++) left += strip_kept(g, b, j0, j1);
-        }
+    for (int64_t u = lo; u < hi; u++) {
+        const int64_t b = g->by_strip ? u / G : u % S, j0 = (g->by_strip ? u % G : u / S) * OZB_EFT_NC;
+        left += strip_kept(g, b, j0, j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n);
     }
     return left;
 }
@@ -222,7 +219,7 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     pp.a.p += 8 * b * pr->a.rs;
     pp.b.p += j0 * pr->b.rs;
     ozb_eft_gemm_t ps = *s;
-    ps.pr = &pp; ps.fail = pfail; ps.by_strip = 1;
+    ps.pr = &pp; ps.fail = pfail;
     ps.P += 8 * pr->k * b;
     ps.mA += 8 * b * s->ns;
     ps.Bx += j0 * s->ldx;
@@ -233,7 +230,7 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
     ps.zX += j0;
     ps.spA += 2 * b;
     ps.spX += 2 * j0;
-    int64_t pl = gemm_units(&ps, 0, 1);
+    int64_t pl = strip_kept(&ps, 0, 0, pn);
     if (pl) pl -= ozb_exact_zero_products(&pp, pfail);
     const int residual = 2 * pl > pm * pn;
     if (residual) {
@@ -343,12 +340,12 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         }
         /* the operands' copies and maxima, strips and columns shared among the threads */
         (void)ozb_par_for(par, nt, nstrips + pr->n, prepare, &pp);
-        /* strips as units where B is narrow (each strip reads all of B), else column groups
-         * (each group reads all of A): the fewer bytes streamed */
-        const int64_t ngroups = (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
+        /* tiles strip by strip where B is narrow (each strip reads all of B), else group by
+         * group (each group reads all of A): the fewer bytes streamed */
+        const int64_t ntiles = nstrips * ((pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC);
         s.by_strip = pr->n <= 2 * OZB_EFT_NC;
         /* a residual: everything the probe left to the deep sums at once */
-        if (!probe_fails(&s, &left)) left += ozb_par_for(par, nt, s.by_strip ? nstrips : ngroups, gemm_units, &s);
+        if (!probe_fails(&s, &left)) left += ozb_par_for(par, nt, ntiles, gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;

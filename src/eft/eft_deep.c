@@ -22,7 +22,6 @@ typedef struct {
     const int64_t *spX;       /* column j's at spX + 3 j */
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
-    int by_strip;
 } deep_t;
 
 /* The steps [sp[0], sp[1]) that hold v's nonzeros ([0, 0) for none) and sp[2] = 1 where all
@@ -119,12 +118,20 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
     return left;
 }
 
-static int64_t strip_column_v(const void *g, int64_t b, int64_t j) { return strip_column(g, b, j); }
-
-static int64_t units(void *ctx, int64_t lo, int64_t hi)
+/* Tiles lo..hi-1: tile u is strip u mod S (S strips) times column group u / S (OZB_EFT_NC
+ * columns).  Tiles rather than whole strips or groups, so that a few hundred rows and columns
+ * still make enough units for the threads, which take them in turn (ozb_par_for_dyn): a
+ * residual's work is uneven (products skipped where a triangular factor is zero). */
+static int64_t tiles(void *ctx, int64_t lo, int64_t hi)
 {
     const deep_t *g = ctx;
-    return ozb_eft_walk_units(g, g->pr->m, g->pr->n, g->by_strip, lo, hi, strip_column_v);
+    const int64_t S = (g->pr->m + 7) / 8, n = g->pr->n;
+    int64_t left = 0;
+    for (int64_t u = lo; u < hi; u++) {
+        const int64_t b = u % S, j0 = u / S * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n;
+        for (int64_t j = j0; j < j1; j++) left += strip_column(g, b, j);
+    }
+    return left;
 }
 #endif
 
@@ -188,7 +195,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         char *q = (char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t));
         int64_t *spA = (int64_t *)q, *spX = spA + 3 * nstrips;
         q += up64(3 * (size_t)(nstrips + pr->n) * sizeof(int64_t));
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, pr->n <= 2 * OZB_EFT_NC };
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail };
         if (pr->b.cs != 1) {
             double *Bp = (double *)q;
             for (int64_t j = 0; j < pr->n; j++)
@@ -201,8 +208,8 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
             span_of(g.Bx + j * g.ldx, 1, k, spX + 3 * j);
         }
         for (int64_t b = 0; b < nstrips; b++) span_of(P + 8 * k * b, 8, k, spA + 3 * b);
-        const int64_t nunits = g.by_strip ? nstrips : (pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC;
-        left = ozb_par_for(nt > 1, nt, nunits, units, &g);
+        const int64_t ntiles = nstrips * ((pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC);
+        left = ozb_par_for_dyn(nt > 1, nt, ntiles, 1, tiles, &g);
     }
 #else
     (void)nt;

@@ -351,26 +351,6 @@ typedef struct {
 /* Strip b of op(A) times columns j0..j1-1 of op(B), rounded into C (or flagged); returns the
  * elements left (eft_gemm.c) */
 int64_t ozb_eft_strip_columns(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_t j1);
-/* The walk of the GEMM's units (strips of 8 rows, or groups of OZB_EFT_NC columns: by_strip)
- * for any (strip, column) kernel sc (returns the elements it left): one strip times every
- * column, or a group of columns times every strip (op(A) read once per group).  Inline, so
- * that sc is a direct call. */
-static inline int64_t ozb_eft_walk_units(const void *g, int64_t m, int64_t n, int by_strip, int64_t lo, int64_t hi,
-                                         int64_t (*sc)(const void *g, int64_t b, int64_t j))
-{
-    int64_t left = 0;
-    for (int64_t u = lo; u < hi; u++) {
-        if (by_strip)
-            for (int64_t j = 0; j < n; j++) left += sc(g, u, j);
-        else {
-            const int64_t j0 = u * OZB_EFT_NC, j1 = j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n;
-            for (int64_t b = 0; b < (m + 7) / 8; b++)
-                for (int64_t j = j0; j < j1; j++) left += sc(g, b, j);
-        }
-    }
-    return left;
-}
-
 /* sum x_l y_l (n >= 0; any strides, elements gathered CHUNK at a time where not 1) as a
  * fold by the DOT lanes (wide: the 512-bit loop, the same fold); S = NaN where a product is
  * out of range or not finite (eft_dot.c) */

@@ -306,8 +306,9 @@ ozblas_status_t ozb_exact_small(ozblas_handle_t h, const ozb_problem *pr, int nt
     uint8_t *fail = ozb_buf_get(h, OZB_BUF_SMALL, mn + 8);
     if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
     small_ctx c = { pr, fail, 0 };
-    /* every element from its own row, column and c alone: the threads change no bit */
-    const int64_t left = ozb_par_for(nt > 1 && pr->n > 1, nt, pr->n, columns, &c);
+    /* every element from its own row, column and c alone: the threads change no bit (runs of
+     * columns taken in turn: only the elements earlier stages left come here, unevenly) */
+    const int64_t left = ozb_par_for_dyn(nt > 1 && pr->n > 1, nt, pr->n, 4, columns, &c);
     small_info(h, pr, atomic_load(&c.fallbacks));
     *failp = fail;
     *nfail = left;
