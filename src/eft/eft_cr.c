@@ -344,8 +344,13 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
          * group (each group reads all of A): the fewer bytes streamed */
         const int64_t ntiles = nstrips * ((pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC);
         s.by_strip = pr->n <= 2 * OZB_EFT_NC;
-        /* a residual: everything the probe left to the deep sums at once */
-        if (!probe_fails(&s, &left)) left += ozb_par_for(par, nt, ntiles, gemm_units, &s);
+        /* a residual: everything the probe left to the deep sums at once.  Contiguous shares
+         * of the tiles where C is whole (each thread then reads the strips and columns it
+         * prepared from its own cache); taken in turn where C keeps a triangle, whose tiles'
+         * work runs from nothing to whole */
+        if (!probe_fails(&s, &left))
+            left += pr->tri == OZB_TRI_ALL ? ozb_par_for(par, nt, ntiles, gemm_units, &s)
+                                           : ozb_par_for_dyn(par, nt, ntiles, 1, gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;
