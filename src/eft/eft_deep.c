@@ -14,7 +14,7 @@ static int64_t nblocks(int64_t steps) { return (steps + BL - 1) / BL; }
 typedef struct {
     const ozb_problem *pr;
     const double *P;          /* op(A) in strips */
-    const int32_t *lA;        /* the strips' lowest bits (ozb_deep_lsb), laid out as P */
+    int32_t *lA;              /* the strips' lowest bits (ozb_deep_lsb), laid out as P */
     const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
     int64_t ldx;
     const int32_t *lX;        /* column j's lowest bits at lX + j k */
@@ -22,6 +22,7 @@ typedef struct {
     const int64_t *spX;       /* column j's at spX + 3 j */
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
+    int lazy;                 /* lA found per strip where the bound leaves rows (one column) */
 } deep_t;
 
 /* The steps [sp[0], sp[1]) that hold v's nonzeros ([0, 0) for none) and sp[2] = 1 where all
@@ -62,6 +63,48 @@ static void span_of(const double *v, int64_t w, int64_t k, int64_t sp[3])
     }
 }
 
+/* Rows `rows` (bit r: row 8 b + r) of strip b times column j over steps lo..hi-1: rounded into
+ * C where the deep sums certify them, flagged elsewhere.  la = NULL: without the lowest bits
+ * (the bound alone certifies).  Returns the rows left (bit r as rows). */
+static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t hi, const int32_t *la,
+                      const int32_t *lx, int rows)
+{
+    const ozb_problem *pr = g->pr;
+    const int64_t nq = nblocks(hi - lo);
+    deep_row st;
+    const int ok = ozb_deep_run(g->P + 8 * (pr->k * b + lo), g->Bx + j * g->ldx + lo, 1, hi - lo, la, lx, &st);
+    int done = 0;            /* rows certified four at a time */
+    double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
+        for (int v = 0; v < 2 && (rows >> (4 * v) & 0xf); v++) {
+            double c0[4] = {0, 0, 0, 0}, dl[4] = {0, 0, 0, 0};
+            int lanes = rows >> (4 * v) & 0xf;
+            for (int r = 0; r < 4; r++) {
+                if (!(lanes >> r & 1)) continue;
+                const int64_t i = 8 * b + 4 * v + r;
+                if (pr->beta != 0.0) c0[r] = pr->c[i * pr->crs + j * pr->ccs];
+                dl[r] = ozb_deep_lane_delta(&st, 4 * v + r, nq);
+                if (dl[r] < 0.0) { dl[r] = 0.0; lanes &= ~(1 << r); }
+            }
+            done |= (ozb_deep_cert4(&st.t[v], pr->alpha, pr->beta != 0.0, pr->beta, c0, dl, yv + 4 * v) & lanes) << (4 * v);
+        }
+    }
+    int left = 0;
+    for (int r = 0; r < 8; r++) {
+        if (!(rows >> r & 1)) continue;
+        const int64_t i = 8 * b + r;
+        double *cij = pr->c + i * pr->crs + j * pr->ccs, y = yv[r];
+        if ((done >> r & 1) || (ok && ozb_deep_round(pr, &st, r, r + 1, nq, pr->beta != 0.0 ? *cij : 0.0, &y))) {
+            *cij = y;
+            g->fail[i + j * pr->m] = 0;
+        } else {
+            g->fail[i + j * pr->m] = 1;
+            left |= 1 << r;
+        }
+    }
+    return left;
+}
+
 /* strip b of op(A) times column j of op(B): its rows rounded into C or flagged.  Only the
  * steps where both factors may be nonzero: outside the strip's span its a are 0, so where the
  * column is finite those products are exactly 0, and the same the other way (a triangular or
@@ -83,39 +126,15 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
     if (sx[2]) { lo = sa[0]; hi = sa[1]; }
     if (sa[2]) { lo = lo > sx[0] ? lo : sx[0]; hi = hi < sx[1] ? hi : sx[1]; }
     if (lo >= hi) { lo = 0; hi = pr->k; }   /* no product can be nonzero: all of them, as before */
-    const int64_t nq = nblocks(hi - lo);
-    deep_row st;
-    const int ok = ozb_deep_run(g->P + 8 * (pr->k * b + lo), g->Bx + j * g->ldx + lo, 1, hi - lo, g->lA + 8 * (pr->k * b + lo),
-                                g->lX + j * pr->k + lo, &st);
-    int done = 0;            /* rows certified four at a time */
-    double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
-        for (int v = 0; v < 2 && 8 * b + 4 * v < pr->m; v++) {
-            double c0[4] = {0, 0, 0, 0}, dl[4] = {0, 0, 0, 0};
-            int lanes = 0xf;
-            for (int r = 0; r < 4; r++) {
-                const int64_t i = 8 * b + 4 * v + r;
-                if (i >= pr->m) { lanes &= ~(1 << r); continue; }
-                if (pr->beta != 0.0) c0[r] = pr->c[i * pr->crs + j * pr->ccs];
-                dl[r] = ozb_deep_lane_delta(&st, 4 * v + r, nq);
-                if (dl[r] < 0.0) { dl[r] = 0.0; lanes &= ~(1 << r); }
-            }
-            done |= (ozb_deep_cert4(&st.t[v], pr->alpha, pr->beta != 0.0, pr->beta, c0, dl, yv + 4 * v) & lanes) << (4 * v);
-        }
+    const int rows = (int)(0xff >> (8 * b + 8 > pr->m ? 8 * b + 8 - pr->m : 0));
+    const int32_t *lx = g->lX + j * pr->k + lo;
+    int32_t *la = g->lA + 8 * (pr->k * b + lo);
+    int left = strip_rows(g, b, j, lo, hi, g->lazy ? NULL : la, lx, rows);
+    if (left && g->lazy) {       /* the strip's lowest bits, only now: its exact sums */
+        ozb_deep_lsb_n(g->P + 8 * (pr->k * b + lo), 8 * (hi - lo), la);
+        left = strip_rows(g, b, j, lo, hi, la, lx, left);
     }
-    int64_t left = 0;
-    for (int r = 0; r < 8 && 8 * b + r < pr->m; r++) {
-        const int64_t i = 8 * b + r;
-        double *cij = pr->c + i * pr->crs + j * pr->ccs, y = yv[r];
-        if ((done >> r & 1) || (ok && ozb_deep_round(pr, &st, r, r + 1, nq, pr->beta != 0.0 ? *cij : 0.0, &y))) {
-            *cij = y;
-            g->fail[i + j * pr->m] = 0;
-        } else {
-            g->fail[i + j * pr->m] = 1;
-            left++;
-        }
-    }
-    return left;
+    return __builtin_popcount((unsigned)left);
 }
 
 /* Tiles lo..hi-1: tile u is strip u mod S (S strips) times column group u / S (OZB_EFT_NC
@@ -175,12 +194,16 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
             x[l] = l < k ? pr->a.p[l * pr->a.cs] : 0.0;
             y[l] = l < k ? pr->b.p[l * pr->b.cs] : 0.0;
         }
-        ozb_deep_lsb_n(x, 8 * steps, lx);
-        ozb_deep_lsb_n(y, 8 * steps, ly);
         deep_row st;
         double yv;
-        const int ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) &&
-                       ozb_deep_round(pr, &st, 0, 8, nblocks(steps), pr->beta != 0.0 ? *pr->c : 0.0, &yv);
+        const double cv = pr->beta != 0.0 ? *pr->c : 0.0;
+        /* first by the bound alone; the lowest bits (its exact sums) only where that fails */
+        int ok = ozb_deep_run(x, y, 8, steps, NULL, NULL, &st) && ozb_deep_round(pr, &st, 0, 8, nblocks(steps), cv, &yv);
+        if (!ok) {
+            ozb_deep_lsb_n(x, 8 * steps, lx);
+            ozb_deep_lsb_n(y, 8 * steps, ly);
+            ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) && ozb_deep_round(pr, &st, 0, 8, nblocks(steps), cv, &yv);
+        }
         if (ok) *pr->c = yv;
         fail[0] = !ok;
         left = !ok;
@@ -191,11 +214,14 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         int32_t *lA = (int32_t *)(p + up64(rows * (size_t)k * sizeof(double)));
         int32_t *lX = (int32_t *)((char *)lA + up64(rows * (size_t)k * sizeof(int32_t)));
         ozb_eft_pack_strips(pr, P, NULL, NULL);      /* no maxima: each block finds its largest product */
-        ozb_deep_lsb_n(P, (int64_t)(rows * (size_t)k), lA);
+        /* the strips' lowest bits: at once where many columns share them; for one column
+         * (GEMV) a strip's only where the bound leaves some of its rows (strip_column) */
+        const int lazy = pr->n == 1;
+        if (!lazy) ozb_deep_lsb_n(P, (int64_t)(rows * (size_t)k), lA);
         char *q = (char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t));
         int64_t *spA = (int64_t *)q, *spX = spA + 3 * nstrips;
         q += up64(3 * (size_t)(nstrips + pr->n) * sizeof(int64_t));
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail };
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, lazy };
         if (pr->b.cs != 1) {
             double *Bp = (double *)q;
             for (int64_t j = 0; j < pr->n; j++)

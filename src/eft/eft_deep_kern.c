@@ -41,7 +41,8 @@ static inline int block_grid(int32_t g, double sigma2, int32_t *gmin)
 }
 
 /* nb steps of 8 lanes: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r] (xstep 8),
- * la and lx their lowest bits alike.  0 where some lane's products are out of range. */
+ * la and lx their lowest bits alike (NULL: not known, every lane then counted inexact).  0
+ * where some lane's products are out of range. */
 static int deep_block(const double *a, const double *x, int xstep, int64_t nb, const int32_t *la, const int32_t *lx,
                       deep_row *st)
 {
@@ -54,8 +55,10 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
         const __m256d x1 = xstep == 1 ? x0 : _mm256_loadu_pd(xl + 4);
         M0 = _mm256_max_pd(M0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l), x0), ABSMASK));
         M1 = _mm256_max_pd(M1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(a + 8 * l + 4), x1), ABSMASK));
-        const __m256i gx = xstep == 1 ? _mm256_set1_epi32(lx[l]) : _mm256_loadu_si256((const __m256i *)(lx + 8 * l));
-        G = _mm256_min_epi32(G, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(la + 8 * l)), gx));
+        if (la) {
+            const __m256i gx = xstep == 1 ? _mm256_set1_epi32(lx[l]) : _mm256_loadu_si256((const __m256i *)(lx + 8 * l));
+            G = _mm256_min_epi32(G, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(la + 8 * l)), gx));
+        }
     }
     /* max_pd returns its second operand where either is NaN: a NaN product stays in M */
     if (!in_range(M0) || !in_range(M1)) return 0;
@@ -76,7 +79,7 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
     _mm256_storeu_pd(h, h0); _mm256_storeu_pd(h + 4, h1);
     _mm256_storeu_si256((__m256i *)g, G);
     for (int r = 0; r < 8; r++)
-        if (!block_grid(g[r], h[r], &st->gmin[r])) st->inexact[r] = 1;
+        if (!la || !block_grid(g[r], h[r], &st->gmin[r])) st->inexact[r] = 1;
     return 1;
 }
 
@@ -130,7 +133,8 @@ int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const i
     for (int v = 0; v < 2; v++) st->t[v].s = st->t[v].c = st->t[v].d = st->t[v].a = st->t[v].g = z;
     for (int r = 0; r < 8; r++) { st->gmin[r] = INT32_MAX; st->inexact[r] = 0; }
     for (int64_t l0 = 0; l0 < k; l0 += BL)
-        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la + 8 * l0, lx + xstep * l0, st))
+        if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la ? la + 8 * l0 : NULL,
+                        la ? lx + xstep * l0 : NULL, st))
             return 0;
     return 1;
 }

@@ -71,7 +71,8 @@ typedef struct {
 
 
 /* k steps of 8 lanes in blocks of BL: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r]
- * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb).  0 where some lane's products are
+ * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb), or la = NULL: not known, so no
+ * lane's sums count as exact (the bound alone certifies).  0 where some lane's products are
  * out of range.  (eft_deep_kern.c) */
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
                  deep_row *st);
