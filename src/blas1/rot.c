@@ -62,7 +62,7 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
 
 /* x, y := (h11 x + h12 y, h21 x + h22 y) element by element: chunks gathered into
  * contiguous buffers, both new vectors by the certified pair loop (ozb_rot_pairs,
- * exact/two_term.h), then written back.  A chunk with elements that loop leaves (products out of range: scaled
+ * exact/two_term.h; tiny pairs again scaled: scaled_pairs), then written back.  A chunk with elements that loop leaves (products out of range: scaled
  * matrices; Inf, NaN) is left unwritten and marked, and done afterwards on the calling thread
  * (apply_std).  Every element is computed from its own x_i and y_i, so neither the chunks nor
  * the threads that take them change a bit. */
@@ -73,6 +73,73 @@ typedef struct {
     double h11, h12, h21, h22;
     uint8_t *left;          /* per chunk: 1 where it is left to the calling thread */
 } rot_t;
+
+/* RN(E) into *v from r = RN(2^600 E), certified (as eft_scaled.c argues): 2^-600 r where that
+ * is normal; where it is not, r rounded again to the subnormal grid scaled, q = 2^-474 (there
+ * |2^600 E| < 2^-422, where the doubles' spacing is at most q / 2: every midpoint of the q grid
+ * is a double, and where r is not one, 2^600 E lies on r's side of every midpoint and rounds to
+ * r's nearest multiple of q), a signed zero below 2^-1075.  0 where r is zero or such a
+ * midpoint (left to the exact sums). */
+static int unscale(double r, double *v)
+{
+    if (fabs(r) >= 0x1p-422) {
+        *v = r * 0x1p-600;
+        return 1;
+    }
+    const double g = r * 0x1p474;                        /* r / q, exact; |g| < 2^52 */
+    if (r == 0.0 || fabs(g - trunc(g)) == 0.5) return 0;
+    const double t = rint(g);
+    *v = t == 0.0 ? copysign(0.0, r) : t * 0x1p-1074;
+    return 1;
+}
+
+/* The elements the pair loop left (fx) whose x and y are both at most 2^-200 in magnitude
+ * (LAPACK's test matrices scaled toward underflow: their products fall below the loop's
+ * range) again by the pair loop in the frame 2^600, as scaled_rn2 does one element: x 2^600
+ * and y 2^600 are exact, and a certified result r there is RN(2^600 (h x + h' y)), which
+ * unscale takes back.  Each element taken there is cleared in fx; returns how many stay
+ * flagged. */
+static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, const double hm[4], double *nx, double *ny,
+                            uint8_t *fx)
+{
+    double xs[CH], ys[CH], sx[CH], sy[CH];
+    uint8_t tiny[CH], f2[CH];
+    int any = 0;
+    for (int64_t i = 0; i < len; i++) {
+        tiny[i] = fx[i] && fabs(xc[i]) <= 0x1p-200 && fabs(yc[i]) <= 0x1p-200;
+        xs[i] = tiny[i] ? xc[i] * 0x1p600 : 0.0;
+        ys[i] = tiny[i] ? yc[i] * 0x1p600 : 0.0;
+        any |= tiny[i];
+    }
+    if (!any) {
+        int64_t left = 0;
+        for (int64_t i = 0; i < len; i++) left += fx[i];
+        return left;
+    }
+    /* the pair loop, then for what it leaves (results that cancel far below the products:
+     * rotations that annihilate an element) the two-term updates of each new vector, as
+     * chunk_of does in the unscaled frame */
+    if (ozb_rot_pairs(len, xs, ys, hm, sx, sy, f2)) {
+        static const double zero[CH];
+        uint8_t fy[CH];
+        memcpy(fy, f2, (size_t)len);
+        (void)ozb_two_term(len, zero, 1, xs, 1, hm[0], 0.0, ys, 1, hm[1], 0.0, sx, 1, 0, f2, 0);
+        (void)ozb_two_term(len, zero, 1, xs, 1, hm[2], 0.0, ys, 1, hm[3], 0.0, sy, 1, 0, fy, 0);
+        for (int64_t i = 0; i < len; i++) f2[i] |= fy[i];
+    }
+    int64_t left = 0;
+    for (int64_t i = 0; i < len; i++) {
+        if (!fx[i]) continue;
+        double vx, vy;
+        if (tiny[i] && !f2[i] && unscale(sx[i], &vx) && unscale(sy[i], &vy)) {
+            nx[i] = vx;
+            ny[i] = vy;
+            fx[i] = 0;
+        } else
+            left++;
+    }
+    return left;
+}
 
 /* Chunk c: both new vectors by the certified pair loop (contiguous vectors read in place,
  * others gathered), written back where it decides every element.  h == NULL (a pool thread):
@@ -87,7 +154,7 @@ static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *
     uint8_t fx[CH], fy[CH];
     const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
     const double hm[4] = { r->h11, r->h12, r->h21, r->h22 };
-    if (ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx)) {
+    if (ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx) && scaled_pairs(len, xc, yc, hm, nx, ny, fx)) {
         if (!h) return r->left[c] = 1;
         memcpy(fy, fx, (size_t)len);
         const int64_t bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
