@@ -99,13 +99,21 @@ int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const d
     }
     __m256d yy, z, ra;
     ozb_sum2_4(T, 5, &yy, &z, &ra);
+    /* an exact zero (a residual of exact data: C - I B with C = B), which no bound certifies:
+     * where the terms are the row's exact sum (delta 0) and Sum2 added them without an error
+     * (ra, the sum of the errors' magnitudes, 0), yy is that sum; yy = 0 is +0, as the exact
+     * sums give it */
+    const __m256d dl = _mm256_loadu_pd(delta);
+    const __m256d zero_ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(dl, zero, _CMP_EQ_OQ),
+                                                            _mm256_and_pd(_mm256_cmp_pd(ra, zero, _CMP_EQ_OQ),
+                                                                          _mm256_cmp_pd(yy, zero, _CMP_EQ_OQ))));
     /* |exact - (yy + z)| <= 10 u ra (ra's tree of 4 errors) + delta */
-    const __m256d b = _mm256_add_pd(_mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53)), _mm256_loadu_pd(delta));
+    const __m256d b = _mm256_add_pd(_mm256_mul_pd(ra, _mm256_set1_pd(10 * 0x1p-53)), dl);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), _mm256_set1_pd(0x1p-960), _CMP_GE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(yy, absm), big, _CMP_LE_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(b, big, _CMP_LE_OQ));
-    ok = ozb_cert_ok4(ok, yy, z, b);
-    _mm256_storeu_pd(y, yy);
+    ok = _mm256_or_pd(ozb_cert_ok4(ok, yy, z, b), zero_ok);
+    _mm256_storeu_pd(y, _mm256_andnot_pd(zero_ok, yy));     /* (+0 in the zero lanes) */
     return _mm256_movemask_pd(ok);
 }
 
