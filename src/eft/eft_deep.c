@@ -76,17 +76,18 @@ static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t
     int done = 0;            /* rows certified four at a time */
     double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
+        double dl[8];
+        ozb_deep_lane_deltas(&st, nq, dl);
         for (int v = 0; v < 2 && (rows >> (4 * v) & 0xf); v++) {
-            double c0[4] = {0, 0, 0, 0}, dl[4] = {0, 0, 0, 0};
+            double c0[4] = {0, 0, 0, 0};
             int lanes = rows >> (4 * v) & 0xf;
             for (int r = 0; r < 4; r++) {
                 if (!(lanes >> r & 1)) continue;
                 const int64_t i = 8 * b + 4 * v + r;
                 if (pr->beta != 0.0) c0[r] = pr->c[i * pr->crs + j * pr->ccs];
-                dl[r] = ozb_deep_lane_delta(&st, 4 * v + r, nq);
-                if (dl[r] < 0.0) { dl[r] = 0.0; lanes &= ~(1 << r); }
+                if (dl[4 * v + r] < 0.0) { dl[4 * v + r] = 0.0; lanes &= ~(1 << r); }
             }
-            done |= (ozb_deep_cert4(&st.t[v], pr->alpha, pr->beta != 0.0, pr->beta, c0, dl, yv + 4 * v) & lanes) << (4 * v);
+            done |= (ozb_deep_cert4(&st.t[v], pr->alpha, pr->beta != 0.0, pr->beta, c0, dl + 4 * v, yv + 4 * v) & lanes) << (4 * v);
         }
     }
     int left = 0;

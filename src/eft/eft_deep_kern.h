@@ -88,8 +88,8 @@ int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, in
 /* Four rows (st->t[v]) at once where alpha = +-1, each against its delta; returns the rows
  * certified (bit r: RN(exact) in y[r]).  (eft_deep_round.c) */
 int ozb_deep_cert4(const deep4 *t, double alpha, int use_c, double beta, const double c0[4], const double delta[4], double y[4]);
-/* Lane r's delta for ozb_deep_cert4: 0 where its terms are its exact sum, else its bound; -1
- * where that is not finite.  (eft_deep_round.c) */
-double ozb_deep_lane_delta(const deep_row *st, int r, int64_t nblocks);
+/* Every lane's delta for ozb_deep_cert4 into dl: 0 where its terms are its exact sum, else its
+ * bound; -1 where that is not finite.  (eft_deep_round.c) */
+void ozb_deep_lane_deltas(const deep_row *st, int64_t nblocks, double dl[8]);
 #endif
 #endif
