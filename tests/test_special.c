@@ -288,6 +288,46 @@ START_TEST(special_gemm_ranges)
 }
 END_TEST
 
+/* Rank-1 updates C = alpha a b^T + beta C (k = 1, alpha = +-1, beta = 0 or +-1: one FMA an
+ * element) whose results are zeros: exact zeros from every kind of term (a or b zero, -0, c
+ * zero or -0, a b cancelling c exactly), +0 as the exact sums write them, and sums of tiny
+ * products below 2^-1075 (a b = -2^-1100 and c = 0: -0, its sign kept), contiguous and
+ * strided op(A) (the gathered column), sixteen rows (the vector groups) and eleven (the
+ * scalar rest).  Planting the FMA's -0 unchanged, or taking a zero whatever the product's
+ * size, fails this test. */
+START_TEST(special_rank1_zero_signs)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    static const double av[] = { 0.0, -0.0, 0x1p-600, -0x1p-600, 0.75, -1.5, 3.0, 0.0 };
+    static const double bv[] = { 0.0, -0.0, 0x1p-500, -0x1p-500, 2.0, -0.5 };
+    for (int t = 0; t < 24; t++) {
+        tu_gemm_params p = {0};
+        p.ta = t % 2; p.tb = (t / 2) % 2;
+        p.m = t % 3 == 2 ? 11 : 16; p.n = 6; p.k = 1;
+        p.alpha = (t / 4) % 2 ? -1.0 : 1.0;
+        p.beta = (t / 8) == 0 ? 0.0 : (t / 8) == 1 ? 1.0 : -1.0;
+        int64_t lda, ldb, ldc; size_t na, nb, nc;
+        tu_gemm_sizes(&p, &lda, &ldb, &ldc, &na, &nb, &nc);
+        double *A = tu_alloc(na), *B = tu_alloc(nb), *C = tu_alloc(nc);
+        for (int64_t i = 0; i < p.m; i++) A[p.ta ? i * lda : i] = av[(i + t) % 8];
+        for (int64_t j = 0; j < p.n; j++) B[p.tb ? j : j * ldb] = bv[j];
+        for (int64_t j = 0; j < p.n; j++)
+            for (int64_t i = 0; i < p.m; i++) {
+                const double a = av[(i + t) % 8], prod = p.alpha * a * bv[j];
+                /* c cancelling alpha a b exactly (beta = +-1), else a zero of either sign or 0.25 */
+                const int w = (int)((i + 3 * j) % 4);
+                C[i + j * ldc] = w == 0 && p.beta != 0.0 ? -prod / p.beta : w == 1 ? -0.0 : w == 2 ? 0.0 : 0.25;
+            }
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "rank-1 zeros t=%d", t);
+        tu_gemm_run(h, mode, &p, A, B, C, ctx);
+        free(A); free(B); free(C);
+    }
+    ozblas_destroy(h);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("special");
@@ -298,6 +338,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, special_alpha_beta_nonfinite, 0, 3);
     tcase_add_loop_test(tc, special_dot_gemv_nan_inf, 0, 3);
     tcase_add_loop_test(tc, special_gemm_ranges, 0, 3);
+    tcase_add_loop_test(tc, special_rank1_zero_signs, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }

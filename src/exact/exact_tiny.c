@@ -184,9 +184,12 @@ static int64_t group_sums(const tiny_t *t, int64_t i, int64_t nr, int64_t j);
 
 /* k = 1 with beta = 0 or +-1 (LAPACK's rank-1 updates C - a b^T): alpha a b + beta c is
  * exactly a b' + c' with b' = alpha b and c' = beta c (negations), so one FMA (the product
- * where beta = 0) rounds the exact value once: RN(exact), subnormal results included.  Zero
- * results (whose sign the VecSum path decides: +0 for an exact zero) and non-finite ones
- * (overflow, Inf, NaN) are left to the VecSum path. */
+ * where beta = 0) rounds the exact value once: RN(exact), subnormal results included.  A zero
+ * from it is the exact value where a b' is 0 (a or b' zero) or at least 2^-960 in magnitude
+ * (its last bit then at least 2^-1065, c''s at least 2^-1074, so a nonzero sum is at least
+ * 2^-1074 and rounds to nonzero), and is written +0 as the VecSum path writes an exact zero
+ * (adding +0 turns an FMA's -0 into +0); other zeros (a sum that may lie below 2^-1075) and
+ * non-finite results (overflow, Inf, NaN) are left to the VecSum path. */
 static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
 {
     const ozb_problem *pr = t->pr;
@@ -206,19 +209,27 @@ static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
             y0 = _mm256_fmadd_pd(_mm256_loadu_pd(a), bv, _mm256_mul_pd(be, _mm256_loadu_pd(c)));
             y1 = _mm256_fmadd_pd(_mm256_loadu_pd(a + 4), bv, _mm256_mul_pd(be, _mm256_loadu_pd(c + 4)));
         }
-        /* |y| <= max finite and y != 0 (NaN fails both) */
-        const __m256d g0 = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(y0, ABSMASK), big, _CMP_LE_OQ), _mm256_cmp_pd(y0, z, _CMP_NEQ_OQ));
-        const __m256d g1 = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(y1, ABSMASK), big, _CMP_LE_OQ), _mm256_cmp_pd(y1, z, _CMP_NEQ_OQ));
-        if ((_mm256_movemask_pd(g0) & _mm256_movemask_pd(g1)) != 0xf) return group_sums(t, i, nr, j);
-        _mm256_storeu_pd(c, y0);
-        _mm256_storeu_pd(c + 4, y1);
+        /* |y| <= max finite (NaN fails), and y != 0 or a zero that is exact (above) */
+        const __m256d tiny = _mm256_set1_pd(0x1p-960);
+        const __m256d bz = _mm256_castsi256_pd(_mm256_set1_epi64x(b == 0.0 ? -1 : 0));   /* all ones where b' = 0 */
+        __m256d g[2];
+        for (int h = 0; h < 2; h++) {
+            const __m256d av = _mm256_loadu_pd(a + 4 * h), yv = h ? y1 : y0;
+            const __m256d zero_ok = _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(av, z, _CMP_EQ_OQ), bz),
+                                                 _mm256_cmp_pd(_mm256_and_pd(_mm256_mul_pd(av, bv), ABSMASK), tiny, _CMP_GE_OQ));
+            g[h] = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(yv, ABSMASK), big, _CMP_LE_OQ),
+                                 _mm256_or_pd(_mm256_cmp_pd(yv, z, _CMP_NEQ_OQ), zero_ok));
+        }
+        if ((_mm256_movemask_pd(g[0]) & _mm256_movemask_pd(g[1])) != 0xf) return group_sums(t, i, nr, j);
+        _mm256_storeu_pd(c, _mm256_add_pd(y0, z));
+        _mm256_storeu_pd(c + 4, _mm256_add_pd(y1, z));
         memset(t->fail + i + j * t->fj, 0, 8);
         return 0;
     }
     for (int64_t r = 0; r < nr; r++) {
         const double a = ozb_view_at(&pr->a, i + r, 0);
-        y[r] = pr->beta == 0.0 ? a * b : fma(a, b, pr->beta * pr->c[(i + r) * pr->crs + j * pr->ccs]);
-        ok &= y[r] != 0.0 && fabs(y[r]) <= 0x1.fffffffffffffp1023;
+        y[r] = (pr->beta == 0.0 ? a * b : fma(a, b, pr->beta * pr->c[(i + r) * pr->crs + j * pr->ccs])) + 0.0;
+        ok &= (y[r] != 0.0 || a == 0.0 || b == 0.0 || fabs(a * b) >= 0x1p-960) && fabs(y[r]) <= 0x1.fffffffffffffp1023;
     }
     /* a row left: the VecSum path for the whole group, C untouched (it writes every flag) */
     if (!ok) return group_sums(t, i, nr, j);
@@ -282,6 +293,17 @@ static ozblas_status_t tiny_run(ozblas_handle_t h, const ozb_problem *pr, int nt
     if (pr->m < 8 && pr->n > pr->m) {
         tp.m = pr->n; tp.n = pr->m; tp.a = pr->b; tp.b = pr->a; tp.crs = pr->ccs; tp.ccs = pr->crs;
         t.pr = &tp; t.fi = pr->m; t.fj = 1;
+    }
+    /* a rank-1 update with op(A)'s column strided (A^T of a row): the column gathered once,
+     * so that the FMA groups run on vectors (the same values: the same bits) */
+    enum { GATHER = 1024 };
+    double acol[GATHER];
+    ozb_problem gp;
+    if (t.pr->k == 1 && t.pr->a.rs != 1 && t.pr->m <= GATHER) {
+        gp = *t.pr;
+        for (int64_t i = 0; i < gp.m; i++) acol[i] = ozb_view_at(&gp.a, i, 0);
+        gp.a.p = acol; gp.a.rs = 1; gp.a.cs = gp.m;
+        t.pr = &gp;
     }
     *nfail = ozb_par_for(nt > 1, nt, t.pr->n, columns, &t);
 #else
