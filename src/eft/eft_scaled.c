@@ -149,6 +149,10 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
         }
     }
     int64_t left = 0;
+    /* |r| >= 2^(s - 1022): normal once scaled back, by 2^-s exactly (in two steps beyond the
+     * normal range of one factor) */
+    const double normal_from = ldexp(1.0, s - 1022);
+    const double back1 = ldexp(1.0, -(s < 1022 ? s : 1022)), back2 = ldexp(1.0, -(s < 1022 ? 0 : s - 1022));
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             const size_t e = (size_t)(i + j * m);
@@ -157,8 +161,8 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
              * the caller keeps (ozb_kept), nothing is wanted */
             if (!ozb_kept(pr, i, j))
                 fail[e] = 0;
-            else if (!f2[e] && r != 0.0 && ilogb(r) - s >= -1022) {
-                pr->c[i * pr->crs + j * pr->ccs] = ldexp(r, -s);
+            else if (!f2[e] && r != 0.0 && fabs(r) >= normal_from) {
+                pr->c[i * pr->crs + j * pr->ccs] = r * back1 * back2;
                 fail[e] = 0;
             } else if (!f2[e] && r != 0.0 && fabs(r) <= 0x1p1000) {
                 const double g = ldexp(r, 1074 - s), t = rint(g);     /* r / q; |g| < 2^52 */
