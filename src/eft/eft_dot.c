@@ -366,38 +366,6 @@ int ozb_eft_dot_small(ozblas_handle_t h, const ozb_problem *pr)
 #endif
 }
 
-#ifdef EFT_AVX2
-/* units off.. of a GEMV's walk (rows or strips of 8): the second share of a probed call */
-typedef struct { const ozb_eft_t *e; int64_t off; int64_t (*body)(void *, int64_t, int64_t); } shifted_t;
-static int64_t shifted(void *ctx, int64_t lo, int64_t hi)
-{
-    const shifted_t *s = ctx;
-    return s->body((void *)s->e, lo + s->off, hi + s->off);
-}
-
-/* A GEMV whose rows cancel far below their products (a residual b - A x) leaves nearly every
- * row to the deep sums: 8 rows in the middle (unit p0..p1-1 of nu; rows r0..r0+7), computed
- * first, tell that beforehand (at least 6 of them left: every other row is flagged at once,
- * as the GEMM's probe does, ozb_eft_cr's probe_fails).  The probed rows are the call's own:
- * written where certified, flagged where not; the main pass takes the other units.  Only
- * from 32 rows (the probe at most a quarter of the call) and not on a remainder's copy
- * (pr->want: its rows are the flagged ones only). */
-static int64_t probed(const ozb_eft_t *e, int par, int nt, int64_t nu, int64_t p0, int64_t p1, int64_t r0,
-                      int64_t (*body)(void *, int64_t, int64_t))
-{
-    const ozb_problem *pr = e->pr;
-    if (pr->m < 32 || pr->want) return ozb_par_for(par, nt, nu, body, (void *)e);
-    int64_t left = body((void *)e, p0, p1);
-    if (left >= 6) {
-        memset(e->fail, 1, (size_t)r0);
-        memset(e->fail + r0 + 8, 1, (size_t)(pr->m - r0 - 8));
-        return left + pr->m - 8;
-    }
-    const shifted_t tail = { e, p1, body };
-    return left + ozb_par_for(par, nt, p0, body, (void *)e) + ozb_par_for(par, nt, nu - p1, shifted, (void *)&tail);
-}
-#endif
-
 int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double *pieces, int par, int nt)
 {
 #ifdef EFT_AVX2
@@ -417,15 +385,13 @@ int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double
         for (int64_t q = 0; q < e.nchunk; q++) fold_add(&f, pieces[4 * q], pieces[4 * q + 1], pieces[4 * q + 2], pieces[4 * q + 3]);
         return ozb_eft_put(&e, 0, f, ozb_eft_terms(pr->k, LANES, e.nchunk));
     }
-    if (pr->b.cs == 1) e.x = pr->b.p;
-    else {
+    if (pr->b.cs != 1)
         for (int64_t l = 0; l < pr->k; l++) xbuf[l] = pr->b.p[l * pr->b.cs];
-        e.x = xbuf;
-    }
+    e.x = pr->b.cs == 1 ? pr->b.p : xbuf;
     e.state = state;
     const int64_t ns = (pr->m + 7) / 8, mid = ns / 2;     /* the probe: strip mid, rows 8 mid .. 8 mid + 7 */
-    if (pr->a.cs == 1) return probed(&e, par, nt, pr->m, 8 * mid, 8 * mid + 8, 8 * mid, gemv_t_rows);
-    return probed(&e, par, nt, ns, mid, mid + 1, 8 * mid, ozb_eft_gemv_n_strips);
+    if (pr->a.cs == 1) return ozb_eft_gemv_probed(&e, par, nt, pr->m, 8 * mid, 8 * mid + 8, 8 * mid, gemv_t_rows);
+    return ozb_eft_gemv_probed(&e, par, nt, ns, mid, mid + 1, 8 * mid, ozb_eft_gemv_n_strips);
 #else
     (void)col; (void)xbuf; (void)state; (void)pieces; (void)par; (void)nt;
     return 0;

@@ -358,5 +358,10 @@ fold_t ozb_eft_dot_fold(const double *x, int64_t incx, const double *y, int64_t 
 
 /* GEMV-N: strips lo..hi-1 of 8 rows (eft_gemv_n.c) */
 int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi);
+/* A GEMV's walk over nu units (rows or strips of 8) by body, with 8 rows (units p0..p1-1, rows
+ * r0..r0+7) first as a probe for residuals: every other row flagged at once where it leaves 6
+ * of them; returns the rows left (eft_gemv_probe.c) */
+int64_t ozb_eft_gemv_probed(const ozb_eft_t *e, int par, int nt, int64_t nu, int64_t p0, int64_t p1, int64_t r0,
+                            int64_t (*body)(void *, int64_t, int64_t));
 #endif
 #endif
