@@ -72,12 +72,16 @@ static int64_t by_column(const ozb_problem *pr, int64_t j, uint8_t *fail)
  * for none), sp[2] = 1 where every element is finite */
 static void span_of(const double *v, int64_t inc, int64_t n, int64_t sp[3])
 {
-    sp[0] = n; sp[1] = -1; sp[2] = 1;
-    for (int64_t l = 0; l < n; l++) {
-        const double x = v[l * inc];
-        if (x != 0.0) { if (sp[0] == n) sp[0] = l; sp[1] = l; }
-        if (!isfinite(x)) sp[2] = 0;
-    }
+    /* the first and last nonzeros from either end (dense operands stop at once), then
+     * finiteness over all of v without a branch an element (a NaN is nonzero and not finite) */
+    int64_t f = 0, e = n - 1;
+    while (f < n && v[f * inc] == 0.0) f++;
+    while (e > f && v[e * inc] == 0.0) e--;
+    sp[0] = f;
+    sp[1] = f < n ? e : -1;
+    int fin = 1;
+    for (int64_t l = 0; l < n; l++) fin &= fabs(v[l * inc]) <= 0x1.fffffffffffffp1023;
+    sp[2] = fin;
 }
 
 /* Triangular and banded operands (LAPACK's): where the nonzeros of row i of op(A) and of column
