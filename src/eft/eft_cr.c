@@ -168,9 +168,9 @@ static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_
 /* Tiles lo..hi-1 of the walk: a tile is one strip of 8 rows times one group of OZB_EFT_NC
  * columns (strip_kept), numbered strip by strip where by_strip (a narrow B: each strip
  * streams all of B once), else group by group (each group streams all of A once).  Tiles
- * rather than whole strips or groups, so that the threads, which take them in turn
- * (ozb_par_for_dyn), share a few hundred rows or columns evenly, and the uneven work of a
- * triangle (C's kept one, or a triangular operand whose zero products are skipped) too. */
+ * rather than whole strips or groups, so that the threads share a few hundred rows or
+ * columns evenly (contiguous shares where C is whole, tiles taken in turn where C keeps a
+ * triangle: the caller, ozb_eft_cr_in). */
 static int64_t gemm_units(void *ctx, int64_t lo, int64_t hi)
 {
     const ozb_eft_gemm_t *g = ctx;

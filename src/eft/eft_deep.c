@@ -78,9 +78,10 @@ static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
         double dl[8];
         ozb_deep_lane_deltas(&st, nq, dl);
-        for (int v = 0; v < 2 && (rows >> (4 * v) & 0xf); v++) {
+        for (int v = 0; v < 2; v++) {
             double c0[4] = {0, 0, 0, 0};
             int lanes = rows >> (4 * v) & 0xf;
+            if (!lanes) continue;
             for (int r = 0; r < 4; r++) {
                 if (!(lanes >> r & 1)) continue;
                 const int64_t i = 8 * b + 4 * v + r;

@@ -17,8 +17,8 @@ static int64_t shifted(void *ctx, int64_t lo, int64_t hi)
  * first, tell that beforehand (at least 6 of them left: every other row is flagged at once,
  * as the GEMM's probe does, ozb_eft_cr's probe_fails).  The probed rows are the call's own:
  * written where certified, flagged where not; the main pass takes the other units.  Only
- * from 32 rows (the probe at most a quarter of the call) and not on a remainder's copy
- * (pr->want: its rows are the flagged ones only). */
+ * from 32 rows (the probe at most a quarter of the call) and not where pr->want names the
+ * rows to compute. */
 int64_t ozb_eft_gemv_probed(const ozb_eft_t *e, int par, int nt, int64_t nu, int64_t p0, int64_t p1, int64_t r0,
                             int64_t (*body)(void *, int64_t, int64_t))
 {

@@ -332,7 +332,7 @@ typedef struct {
     const double *Bx;         /* column j of op(B) at Bx + j ldx, contiguous */
     int64_t ldx;
     uint8_t *fail;            /* m n flags, column-major */
-    int by_strip;             /* units are strips of 8 rows (else columns) */
+    int by_strip;             /* tiles numbered strip by strip (else column group by group) */
     const double *mA;         /* strip b, sub-block s: max |op(A)| of its 8 rows at mA + 8 (b ns + s) */
     const double *mX;         /* column j, sub-block s: max |op(B)| at mX + j ns + s */
     const double *mAc;        /* strip b, block q: max |op(A)| of its 8 rows at mAc + 8 (b nq + q) */
