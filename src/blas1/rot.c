@@ -93,6 +93,18 @@ static int unscale(double r, double *v)
     return 1;
 }
 
+/* Both new vectors by the two-term loop (a = +0: RN(exact) where it certifies, as the pair
+ * loop's, and an exact zero +0), fx and fy the elements each leaves; returns how many flags
+ * are set in all */
+static int64_t two_term_pairs(int64_t len, const double *x, const double *y, const double hm[4], double *nx, double *ny,
+                              uint8_t *fx, uint8_t *fy)
+{
+    static const double zero[CH];
+    memcpy(fy, fx, (size_t)len);
+    return ozb_two_term(len, zero, 1, x, 1, hm[0], 0.0, y, 1, hm[1], 0.0, nx, 1, 0, fx, 0) +
+           ozb_two_term(len, zero, 1, x, 1, hm[2], 0.0, y, 1, hm[3], 0.0, ny, 1, 0, fy, 0);
+}
+
 /* The elements the pair loop left (fx) whose x and y are both at most 2^-200 in magnitude
  * (LAPACK's test matrices scaled toward underflow: their products fall below the loop's
  * range) again by the pair loop in the frame 2^600, as scaled_rn2 does one element: x 2^600
@@ -120,11 +132,8 @@ static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, con
      * rotations that annihilate an element) the two-term updates of each new vector, as
      * chunk_of does in the unscaled frame */
     if (ozb_rot_pairs(len, xs, ys, hm, sx, sy, f2)) {
-        static const double zero[CH];
         uint8_t fy[CH];
-        memcpy(fy, f2, (size_t)len);
-        (void)ozb_two_term(len, zero, 1, xs, 1, hm[0], 0.0, ys, 1, hm[1], 0.0, sx, 1, 0, f2, 0);
-        (void)ozb_two_term(len, zero, 1, xs, 1, hm[2], 0.0, ys, 1, hm[3], 0.0, sy, 1, 0, fy, 0);
+        (void)two_term_pairs(len, xs, ys, hm, sx, sy, f2, fy);
         for (int64_t i = 0; i < len; i++) f2[i] |= fy[i];
     }
     int64_t left = 0;
@@ -144,22 +153,19 @@ static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, con
 /* Chunk c: both new vectors by the certified pair loop (contiguous vectors read in place,
  * others gathered), written back where it decides every element.  h == NULL (a pool thread):
  * a chunk with elements it leaves is marked in r->left and left unwritten; else both new
- * values of those elements by the two-term loop (a = +0: RN(exact) where it certifies, as
- * the pair loop's, and an exact zero +0) and rn2, then the chunk is written back.  Returns 1 where
+ * values of those elements by the two-term loop (two_term_pairs) and rn2, then the chunk is
+ * written back.  Returns 1 where
  * it left the chunk, -1 where rn2 failed (*st), 0 otherwise. */
 static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *xc, const double *yc, ozblas_status_t *st)
 {
-    static const double zero[CH];
     double nx[CH], ny[CH];
     uint8_t fx[CH], fy[CH];
     const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
     const double hm[4] = { r->h11, r->h12, r->h21, r->h22 };
     if (ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx) && scaled_pairs(len, xc, yc, hm, nx, ny, fx)) {
         if (!h) return r->left[c] = 1;
-        memcpy(fy, fx, (size_t)len);
-        const int64_t bx = ozb_two_term(len, zero, 1, xc, 1, r->h11, 0.0, yc, 1, r->h12, 0.0, nx, 1, 0, fx, 0);
-        const int64_t by = ozb_two_term(len, zero, 1, xc, 1, r->h21, 0.0, yc, 1, r->h22, 0.0, ny, 1, 0, fy, 0);
-        for (int64_t i = 0; i < len && (bx || by); i++) {
+        const int64_t left = two_term_pairs(len, xc, yc, hm, nx, ny, fx, fy);
+        for (int64_t i = 0; i < len && left; i++) {
             if (fx[i] && (*st = rn2(h, r->h11, xc[i], r->h12, yc[i], &nx[i])) != OZBLAS_STATUS_SUCCESS) return -1;
             if (fy[i] && (*st = rn2(h, r->h21, xc[i], r->h22, yc[i], &ny[i])) != OZBLAS_STATUS_SUCCESS) return -1;
         }
