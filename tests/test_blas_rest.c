@@ -914,6 +914,76 @@ START_TEST(banded)
 }
 END_TEST
 
+/* Band residuals y - A x with y = RN(A x): every output cancels to about half an ulp of y,
+ * beyond the band strips' certificates, so the strips leave whole groups of outputs, which
+ * go on together through the pipeline (banded.c's rest groups: several groups at n = 150); a
+ * group whose window holds an x_j = Inf takes its rows one by one.  The bits of DGEMV
+ * (DSYMV) on the band in full storage; with the Inf, the outputs whose band does not reach it
+ * keep their bits and the others are not finite. */
+START_TEST(banded_residuals)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "banded_residuals");
+    char ctx[160];
+    const int64_t n = 150, ks[][2] = { { 3, 5 }, { 8, 8 }, { 0, 12 }, { 30, 2 } }, jinf = 70;
+    double *x = tu_alloc((size_t)(2 * n)), *xi = tu_alloc((size_t)(2 * n)), *y0 = tu_alloc((size_t)(2 * n));
+    double *y1 = tu_alloc((size_t)(2 * n)), *y2 = tu_alloc((size_t)(2 * n)), *y3 = tu_alloc((size_t)(2 * n));
+    tu_fill_vec(&r, x, 2 * n, 1, 1.0);
+    for (size_t b = 0; b < 4 && exact_mode(mode); b++) {
+        const int64_t kl = ks[b][0], ku = ks[b][1], ldab = kl + ku + 1;
+        double *F = mat(&r, n, n, n, 1.0), *AB = tu_alloc((size_t)(ldab * n));
+        double *G = calloc((size_t)(n * n), sizeof(double));
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = (j - ku > 0 ? j - ku : 0); i < n && i <= j + kl; i++) {
+                AB[ku + i - j + j * ldab] = F[i + j * n];
+                G[i + j * n] = F[i + j * n];
+            }
+        for (int tr = 0; tr < 2; tr++) {
+            const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+            const int64_t ix = tr ? -2 : 1;
+            snprintf(ctx, sizeof ctx, "%s band residual kl=%d ku=%d trans=%d", tu_mode_name(mode), (int)kl, (int)ku, tr);
+            memset(y0, 0, sizeof(double) * (size_t)(2 * n));
+            ck_assert_int_eq(ozblas_dgemv(h, op, n, n, 1.0, G, n, x, ix, 0.0, y0, 2), 0);
+            memcpy(y1, y0, sizeof(double) * (size_t)(2 * n));
+            memcpy(y2, y0, sizeof(double) * (size_t)(2 * n));
+            memcpy(y3, y0, sizeof(double) * (size_t)(2 * n));
+            ck_assert_int_eq(ozblas_dgbmv(h, op, n, n, kl, ku, -1.0, AB, ldab, x, ix, 1.0, y1, 2), 0);
+            ck_assert_int_eq(ozblas_dgemv(h, op, n, n, -1.0, G, n, x, ix, 1.0, y2, 2), 0);
+            check_bits(y1, y2, (size_t)(2 * n), ctx);
+            memcpy(xi, x, sizeof(double) * (size_t)(2 * n));
+            xi[ix > 0 ? jinf : (n - 1 - jinf) * -ix] = INFINITY;
+            ck_assert_int_eq(ozblas_dgbmv(h, op, n, n, kl, ku, -1.0, AB, ldab, xi, ix, 1.0, y3, 2), 0);
+            for (int64_t o = 0; o < n; o++) {
+                /* output o's terms: columns o - kl .. o + ku (rows o - ku .. o + kl transposed) */
+                const int reach = tr ? o - ku <= jinf && jinf <= o + kl : o - kl <= jinf && jinf <= o + ku;
+                if (reach) ck_assert_msg(!isfinite(y3[2 * o]), "%s: output %d", ctx, (int)o);
+                else check_bits(&y3[2 * o], &y1[2 * o], 1, ctx);
+            }
+        }
+        /* the symmetric band (lower, k = ku off-diagonals) and DSYMV */
+        const int64_t k = ku, lds = k + 1;
+        double *SB = tu_alloc((size_t)(lds * n)), *S = calloc((size_t)(n * n), sizeof(double));
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j; i < n && i - j <= k; i++) {
+                S[i + j * n] = F[i + j * n];
+                SB[i - j + j * lds] = F[i + j * n];
+            }
+        memset(y0, 0, sizeof(double) * (size_t)(2 * n));
+        ck_assert_int_eq(ozblas_dsymv(h, OZBLAS_LOWER, n, 1.0, S, n, x, 1, 0.0, y0, 2), 0);
+        memcpy(y1, y0, sizeof(double) * (size_t)(2 * n));
+        memcpy(y2, y0, sizeof(double) * (size_t)(2 * n));
+        ck_assert_int_eq(ozblas_dsbmv(h, OZBLAS_LOWER, n, k, -1.0, SB, lds, x, 1, 1.0, y1, 2), 0);
+        ck_assert_int_eq(ozblas_dsymv(h, OZBLAS_LOWER, n, -1.0, S, n, x, 1, 1.0, y2, 2), 0);
+        check_bits(y1, y2, (size_t)(2 * n), "band residual dsbmv");
+        free(F); free(AB); free(G); free(SB); free(S);
+    }
+    free(x); free(xi); free(y0); free(y1); free(y2); free(y3);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DSYMV and DTRMV rows the error-free pass on the triangle leaves (a NaN, an Inf, rows of
  * zeros whose sums are exactly zero): the panels compute them, every row as DGEMV computes it
  * on the matrix made whole, correctly rounded */
@@ -1299,6 +1369,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, threads, 0, 3);
     tcase_add_loop_test(t, packed, 0, 3);
     tcase_add_loop_test(t, banded, 0, 3);
+    tcase_add_loop_test(t, banded_residuals, 0, 3);
     tcase_add_test(t, rank_tiny);
     tcase_add_loop_test(t, update_cancelling, 0, 3);
     tcase_add_loop_test(t, tbsv_scaled, 0, 3);

@@ -38,10 +38,10 @@ static double diag_of(const tbsv_t *v, int64_t p) { return v->A[row_of(v, p) * v
 
 /* DTBSV's update of block s (its positions p in [s, s + OZBLAS_TRSM_BLOCK) with a term before
  * it, p < s + k): x_i := RN(x_i - sum_{q in [p - k, s)} op(T)(i, j) x_j) for eight positions at
- * a time by ozb_eft_band_strip (i, j the positions' rows, row_of), P and xs its scratch.
+ * a time by ozb_eft_band_strip (i, j the positions' rows, row_of), P, xs and lsb its scratch.
  * Returns the positions it made (bit p - s); the others are left as they were, to the exact
  * sums. */
-static unsigned block_update(const tbsv_t *v, int64_t s, double *P, double *xs)
+static unsigned block_update(const tbsv_t *v, int64_t s, double *P, double *xs, int32_t *lsb)
 {
     const int64_t e = min64(min64(s + OZBLAS_TRSM_BLOCK, v->n), s + v->k), Q0 = max64(0, s - v->k), w = s - Q0;
     unsigned done = 0;
@@ -54,7 +54,7 @@ static unsigned block_update(const tbsv_t *v, int64_t s, double *P, double *xs)
             int64_t ad = tb_at(v->t, v->lda, v->off, row_of(v, p), row_of(v, q0));
             for (int64_t q = q0; q < s; q++, ad += v->step) P[8 * (q - Q0) + r] = v->A[ad];
         }
-        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x_at(v, p0), v->dj * v->incx);
+        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x_at(v, p0), v->dj * v->incx, lsb);
         done |= (((1u << rows) - 1) & ~left) << (p0 - s);
     }
     return done;
@@ -118,11 +118,12 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     if (st != OZBLAS_STATUS_SUCCESS || n == 0) return st;
     ozb_info_reset(h);
     const int64_t kk = k < n ? k : n;          /* a row's terms: at most min(k, n - 1) */
-    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (2 * (size_t)(kk + 2) + 9 * (size_t)(kk + 1)));
+    double *buf = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (2 * (size_t)(kk + 2) + 14 * (size_t)(kk + 1)));
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     const int lower = uplo == OZBLAS_LOWER, t = trans == OZBLAS_OP_T, low = lower != t;
     const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
     double *x0 = ozb_vec0_mut(x, n, incx), *P = buf + 2 * (kk + 2), *xs = P + 8 * (kk + 1);
+    int32_t *lsb = (int32_t *)(xs + kk + 1);             /* 9 (kk + 1) of them in 5 (kk + 1) doubles */
     const tbsv_t v = { A, lda, n, k, off, dj, step, t, low, diag == OZBLAS_UNIT, x0, incx, buf, buf + kk + 2 };
     /* the strips where the error-free kernels are offered; the certified in-block residuals
      * with them, where the band has terms in a block (k >= 1) */
@@ -133,7 +134,7 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
         const int64_t bs = n - s < OZBLAS_TRSM_BLOCK ? n - s : OZBLAS_TRSM_BLOCK;
         /* the positions' terms before the block: eight at a time by the band strips, what they
          * leave by the exact sums */
-        const unsigned done0 = s > 0 && strips ? block_update(&v, s, P, xs) : 0;
+        const unsigned done0 = s > 0 && strips ? block_update(&v, s, P, xs, lsb) : 0;
         for (int64_t p = s; p < s + bs && s > 0 && st == OZBLAS_STATUS_SUCCESS; p++)
             if (!(done0 >> (p - s) & 1)) st = part_sum(h, &v, s, p, 0);
         if (st != OZBLAS_STATUS_SUCCESS) break;

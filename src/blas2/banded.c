@@ -13,6 +13,7 @@
 #include "eft/eft_band.h"
 #include "blas2/band_sum.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
+#include <math.h>
 #include <string.h>
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -137,14 +138,29 @@ typedef struct {
     double alpha, beta;
     const double *x0;
     double *y0;
-    double *scr;            /* the strips' scratch (9 wm doubles), or NULL: each thread's stack */
+    double *scr;            /* the strips' scratch (SCR wm doubles), or NULL: each thread's stack */
     uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
 } mv_t;
 
-/* Windows up to this many columns take their scratch on the thread's stack (18 KiB), so the
+/* Windows up to this many columns take their scratch on the thread's stack (28 KiB), so the
  * strips may run on the call's threads; wider ones (bands as wide as 250 columns and more)
- * run on the calling thread with the handle's. */
-enum { WM_STACK = 256 };
+ * run on the calling thread with the handle's.  A strip's scratch, SCR doubles a window
+ * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32). */
+enum { WM_STACK = 256, SCR = 14 };
+
+/* Strip q's outputs' runs (R, rows of them) and the window of columns they span, [*J0, *J1];
+ * 0 where they have no term */
+static int strip_window(const band_t *B, int64_t ny, int64_t q, runs_t R[8], int *rows, int64_t *J0, int64_t *J1)
+{
+    const int64_t o0 = 8 * q;
+    *rows = ny - o0 < 8 ? (int)(ny - o0) : 8;
+    *J0 = INT64_MAX, *J1 = -1;
+    for (int r = 0; r < *rows; r++) {
+        R[r] = runs(B, o0 + r);
+        if (jlo(&R[r]) <= jhi(&R[r])) { *J0 = min64(*J0, jlo(&R[r])); *J1 = max64(*J1, jhi(&R[r])); }
+    }
+    return *J0 <= *J1;
+}
 
 /* Strips lo..hi-1 by ozb_eft_band_strip, the outputs each leaves in v->left.  Each output is
  * its own sum, written by its strip alone: the strips' order and threads change no bit. */
@@ -152,19 +168,17 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
 {
     const mv_t *v = ctx;
     const band_t *B = v->B;
-    double stack[9 * WM_STACK];
+    double stack[SCR * WM_STACK];
     double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
+    int32_t *lsb = (int32_t *)(xs + v->wm);
     for (int64_t q = lo; q < hi; q++) {
         const int64_t o0 = 8 * q;
-        const int rows = v->ny - o0 < 8 ? (int)(v->ny - o0) : 8;
         runs_t R[8];
-        int64_t J0 = INT64_MAX, J1 = -1;
-        for (int r = 0; r < rows; r++) {
-            R[r] = runs(B, o0 + r);
-            if (jlo(&R[r]) <= jhi(&R[r])) { J0 = min64(J0, jlo(&R[r])); J1 = max64(J1, jhi(&R[r])); }
-        }
+        int rows;
+        int64_t J0, J1;
+        const int any = strip_window(B, v->ny, q, R, &rows, &J0, &J1);
         v->left[q] = (uint8_t)((1u << rows) - 1);
-        if (J0 > J1) continue;
+        if (!any) continue;
         const int64_t w = J1 - J0 + 1;
         fill_strip(B, R, o0, rows, J0, w, P);
         const double *xw = v->x0 + J0 * v->incx;
@@ -172,7 +186,7 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
             for (int64_t j = 0; j < w; j++) xs[j] = xw[j * v->incx];
             xw = xs;
         }
-        v->left[q] = (uint8_t)ozb_eft_band_strip(P, xw, w, rows, v->alpha, v->beta, v->y0 + o0 * v->incy, v->incy);
+        v->left[q] = (uint8_t)ozb_eft_band_strip(P, xw, w, rows, v->alpha, v->beta, v->y0 + o0 * v->incy, v->incy, lsb);
     }
     return 0;
 }
@@ -186,13 +200,13 @@ static ozblas_status_t band_mv(ozblas_handle_t h, const band_t *B, int64_t ny, d
 {
     const int64_t sm = span_max(B), wm = sm + 7, ns = (ny + 7) / 8;  /* a strip's window: at most sm + 7 columns */
     const int strips = alpha != 0.0 && ozb_eft_band_applies(h, alpha, beta), heap = strips && wm > WM_STACK;
-    double *a = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)(2 * sm + (heap ? 9 * wm : 0)) + (size_t)ns);
+    double *a = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)(2 * sm + (heap ? SCR * wm : 0)) + (size_t)ns);
     if (!a) return OZBLAS_STATUS_ALLOC_FAILED;
     double *b = a + sm;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
     const mv_t v = { B, ny, incx, incy, wm, alpha, beta, x0, y0, heap ? b + sm : NULL,
-                     (uint8_t *)(b + sm + (heap ? 9 * wm : 0)) };
+                     (uint8_t *)(b + sm + (heap ? SCR * wm : 0)) };
     if (strips) {
         const int nt = changed || heap ? 1 : ozb_threads_for(h, 2.0 * (double)ny * (double)wm);
         (void)ozb_par_for(nt > 1, nt, ns, strip_range, (void *)&v);

@@ -1,10 +1,12 @@
 /* A strip of eight rows of a banded GEMV: its window of the band packed by the caller as the
  * GEMV-N strips are ([column][8], zeros outside the band), then the GEMV-N strip's running
  * split over blocks of at most BLN columns and its certificates (eft_gemv_n.c; method and bit
- * budget: eft_kern.h).  The zeros add nothing to the sums and the bound counts them as terms,
- * so the budget is the GEMV-N's on a w-column matrix.  Compiled with -ffp-contract=off. */
+ * budget: eft_kern.h), and for the rows those leave the deep sums on the same strip (their
+ * budget: eft_deep_kern.h).  The zeros add nothing to the sums and the bounds count them as
+ * terms, so the budgets are the GEMV-N's on a w-column matrix.  Compiled with -ffp-contract=off. */
 #include "eft/eft_band.h"
 #include "eft/eft_kern.h"
+#include "eft/eft_deep.h"
 #include "core/ozb_internal.h"
 #include <math.h>
 
@@ -19,7 +21,7 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 }
 
 unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
-                            int64_t incy)
+                            int64_t incy, int32_t *lsb)
 {
     const unsigned all = (1u << rows) - 1;
 #ifdef EFT_AVX2
@@ -50,9 +52,9 @@ unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int ro
     (void)ozb_eft_strip_put(&e, 0, st, 0);
     unsigned left = 0;
     for (int r = 0; r < rows; r++) left |= (unsigned)(fail[r] != 0) << r;
-    return left;
+    return left ? ozb_eft_deep_strip(P, xs, w, left, alpha, beta, y, incy, lsb) : 0;
 #else
-    (void)P; (void)xs; (void)w; (void)alpha; (void)beta; (void)y; (void)incy;
+    (void)P; (void)xs; (void)w; (void)alpha; (void)beta; (void)y; (void)incy; (void)lsb;
     return all;
 #endif
 }

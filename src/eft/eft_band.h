@@ -10,10 +10,12 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta);
 
 /* Rows r < rows <= 8 of y (row r at y[r incy]) := RN(alpha sum_{j < w} P[8 j + r] xs[j] +
  * beta y) (beta == 0: y not read), P the strip's terms column by column (a zero where row r
- * has no term in column j).  Writes every row it certifies and returns the others as bits
- * (bit r: row r, left as it was: Inf or NaN among the products, a product beyond the
- * kernel's range, a result at a rounding boundary or zero).  In the standard floating-point
- * environment (core/fpenv.h). */
+ * has no term in column j).  The one-level sums first; the rows they leave (results that
+ * cancel far below their terms: residuals b - A x) by the deep sums (eft_deep.h), lsb their
+ * scratch (9 w int32).  Writes every row it certifies and returns the others as bits (bit r:
+ * row r, left as it was: Inf or NaN among the products, a product beyond the kernels'
+ * range, a result neither certifies).  In the standard floating-point environment
+ * (core/fpenv.h). */
 unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
-                            int64_t incy);
+                            int64_t incy, int32_t *lsb);
 #endif

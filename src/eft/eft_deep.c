@@ -6,6 +6,7 @@
 #include "eft/eft_deep_kern.h"
 #include "core/info.h"
 #include "core/par.h"
+#include <stdatomic.h>
 #include <string.h>
 
 static int64_t nblocks(int64_t steps) { return (steps + BL - 1) / BL; }
@@ -23,6 +24,7 @@ typedef struct {
     int64_t nq;
     uint8_t *fail;            /* m n flags, column-major */
     int lazy;                 /* lA found per strip where the bound leaves rows (one column) */
+    atomic_int *eager;        /* lazy: 1 once a strip has needed its lA (see strip_column) */
 } deep_t;
 
 /* The steps [sp[0], sp[1]) that hold v's nonzeros ([0, 0) for none) and sp[2] = 1 where all
@@ -63,16 +65,16 @@ static void span_of(const double *v, int64_t w, int64_t k, int64_t sp[3])
     }
 }
 
-/* Rows `rows` (bit r: row 8 b + r) of strip b times column j over steps lo..hi-1: rounded into
- * C where the deep sums certify them, flagged elsewhere.  la = NULL: without the lowest bits
- * (the bound alone certifies).  Returns the rows left (bit r as rows). */
-static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t hi, const int32_t *la,
-                      const int32_t *lx, int rows)
+/* Rows `rows` (bit r: lane r) of the eight lanes a[8 l + r] times x[l], l < steps, rounded
+ * into c[r crs] (read where beta != 0) where the deep sums certify them: RN(alpha sum + beta
+ * c_r) with pr's alpha and beta.  la = NULL: without the lowest bits (the bound alone
+ * certifies).  Returns the rows left (bit r as rows), c unwritten there. */
+static int deep_rows(const ozb_problem *pr, const double *a, const double *x, int64_t steps, const int32_t *la,
+                     const int32_t *lx, double *c, int64_t crs, int rows)
 {
-    const ozb_problem *pr = g->pr;
-    const int64_t nq = nblocks(hi - lo);
+    const int64_t nq = nblocks(steps);
     deep_row st;
-    const int ok = ozb_deep_run(g->P + 8 * (pr->k * b + lo), g->Bx + j * g->ldx + lo, 1, hi - lo, la, lx, &st);
+    const int ok = ozb_deep_run(a, x, 1, steps, la, lx, &st);
     int done = 0;            /* rows certified four at a time */
     double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
@@ -84,8 +86,7 @@ static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t
             if (!lanes) continue;
             for (int r = 0; r < 4; r++) {
                 if (!(lanes >> r & 1)) continue;
-                const int64_t i = 8 * b + 4 * v + r;
-                if (pr->beta != 0.0) c0[r] = pr->c[i * pr->crs + j * pr->ccs];
+                if (pr->beta != 0.0) c0[r] = c[(4 * v + r) * crs];
                 if (dl[4 * v + r] < 0.0) { dl[4 * v + r] = 0.0; lanes &= ~(1 << r); }
             }
             done |= (ozb_deep_cert4(&st.t[v], pr->alpha, pr->beta != 0.0, pr->beta, c0, dl + 4 * v, yv + 4 * v) & lanes) << (4 * v);
@@ -94,17 +95,35 @@ static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t
     int left = 0;
     for (int r = 0; r < 8; r++) {
         if (!(rows >> r & 1)) continue;
-        const int64_t i = 8 * b + r;
-        double *cij = pr->c + i * pr->crs + j * pr->ccs, y = yv[r];
-        if ((done >> r & 1) || (ok && ozb_deep_round(pr, &st, r, r + 1, nq, pr->beta != 0.0 ? *cij : 0.0, &y))) {
-            *cij = y;
-            g->fail[i + j * pr->m] = 0;
-        } else {
-            g->fail[i + j * pr->m] = 1;
+        double *cr = c + r * crs, y = yv[r];
+        if ((done >> r & 1) || (ok && ozb_deep_round(pr, &st, r, r + 1, nq, pr->beta != 0.0 ? *cr : 0.0, &y)))
+            *cr = y;
+        else
             left |= 1 << r;
-        }
     }
     return left;
+}
+
+/* Rows `rows` of strip b times column j over steps lo..hi-1 (deep_rows), their flags set */
+static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t hi, const int32_t *la,
+                      const int32_t *lx, int rows)
+{
+    const ozb_problem *pr = g->pr;
+    const int left = deep_rows(pr, g->P + 8 * (pr->k * b + lo), g->Bx + j * g->ldx + lo, hi - lo, la, lx,
+                               pr->c + 8 * b * pr->crs + j * pr->ccs, pr->crs, rows);
+    for (int r = 0; r < 8; r++)
+        if (rows >> r & 1) g->fail[8 * b + r + j * pr->m] = (uint8_t)(left >> r & 1);
+    return left;
+}
+
+unsigned ozb_eft_deep_strip(const double *P, const double *x, int64_t w, unsigned rows, double alpha, double beta,
+                            double *y, int64_t incy, int32_t *lsb)
+{
+    if (w <= 0 || w > ((int64_t)1 << 32)) return rows;
+    ozb_deep_lsb_n(P, 8 * w, lsb);
+    ozb_deep_lsb_n(x, w, lsb + 8 * w);
+    const ozb_problem pr = { .m = 8, .n = 1, .k = w, .alpha = alpha, .beta = beta };
+    return (unsigned)deep_rows(&pr, P, x, w, lsb, lsb + 8 * w, y, incy, (int)rows);
 }
 
 /* strip b of op(A) times column j of op(B): its rows rounded into C or flagged.  Only the
@@ -131,10 +150,17 @@ static int64_t strip_column(const deep_t *g, int64_t b, int64_t j)
     const int rows = (int)(0xff >> (8 * b + 8 > pr->m ? 8 * b + 8 - pr->m : 0));
     const int32_t *lx = g->lX + j * pr->k + lo;
     int32_t *la = g->lA + 8 * (pr->k * b + lo);
-    int left = strip_rows(g, b, j, lo, hi, g->lazy ? NULL : la, lx, rows);
-    if (left && g->lazy) {       /* the strip's lowest bits, only now: its exact sums */
+    /* lazily (the strip's lowest bits only where the bound alone leaves rows) until a strip
+     * has needed them: from then on (a residual: most strips do) at once, saving the second
+     * pass.  Either way each row is RN(exact) or left; the flag is shared by the threads, and
+     * whenever one sets it changes no bit. */
+    const int eager = g->lazy && atomic_load_explicit(g->eager, memory_order_relaxed);
+    if (eager) ozb_deep_lsb_n(g->P + 8 * (pr->k * b + lo), 8 * (hi - lo), la);
+    int left = strip_rows(g, b, j, lo, hi, g->lazy && !eager ? NULL : la, lx, rows);
+    if (left && g->lazy && !eager) {       /* the strip's lowest bits, only now: its exact sums */
         ozb_deep_lsb_n(g->P + 8 * (pr->k * b + lo), 8 * (hi - lo), la);
         left = strip_rows(g, b, j, lo, hi, la, lx, left);
+        atomic_store_explicit(g->eager, 1, memory_order_relaxed);
     }
     return __builtin_popcount((unsigned)left);
 }
@@ -153,6 +179,13 @@ static int64_t tiles(void *ctx, int64_t lo, int64_t hi)
         for (int64_t j = j0; j < j1; j++) left += strip_column(g, b, j);
     }
     return left;
+}
+#else
+unsigned ozb_eft_deep_strip(const double *P, const double *x, int64_t w, unsigned rows, double alpha, double beta,
+                            double *y, int64_t incy, int32_t *lsb)
+{
+    (void)P; (void)x; (void)w; (void)alpha; (void)beta; (void)y; (void)incy; (void)lsb;
+    return rows;
 }
 #endif
 
@@ -223,7 +256,8 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         char *q = (char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t));
         int64_t *spA = (int64_t *)q, *spX = spA + 3 * nstrips;
         q += up64(3 * (size_t)(nstrips + pr->n) * sizeof(int64_t));
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, lazy };
+        atomic_int eager = 0;
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, lazy, &eager };
         if (pr->b.cs != 1) {
             double *Bp = (double *)q;
             for (int64_t j = 0; j < pr->n; j++)
