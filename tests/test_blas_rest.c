@@ -962,6 +962,20 @@ START_TEST(banded_residuals)
                 else check_bits(&y3[2 * o], &y1[2 * o], 1, ctx);
             }
         }
+        /* the band scaled by 2^-970 (every product below the strips' range, the residuals
+         * subnormal): the strips' frame scaled by a power of two, and the results scaled back */
+        for (int64_t q = 0; q < ldab * n; q++) AB[q] *= 0x1p-970;
+        for (int64_t q = 0; q < n * n; q++) G[q] *= 0x1p-970;
+        memset(y0, 0, sizeof(double) * (size_t)(2 * n));
+        ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, n, n, 1.0, G, n, x, 1, 0.0, y0, 2), 0);
+        for (int beta1 = 0; beta1 < 2; beta1++) {
+            snprintf(ctx, sizeof ctx, "%s band scaled kl=%d ku=%d beta=%d", tu_mode_name(mode), (int)kl, (int)ku, beta1);
+            memcpy(y1, y0, sizeof(double) * (size_t)(2 * n));
+            memcpy(y2, y0, sizeof(double) * (size_t)(2 * n));
+            ck_assert_int_eq(ozblas_dgbmv(h, OZBLAS_OP_N, n, n, kl, ku, -1.0, AB, ldab, x, 1, beta1, y1, 2), 0);
+            ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, n, n, -1.0, G, n, x, 1, beta1, y2, 2), 0);
+            check_bits(y1, y2, (size_t)(2 * n), ctx);
+        }
         /* the symmetric band (lower, k = ku off-diagonals) and DSYMV */
         const int64_t k = ku, lds = k + 1;
         double *SB = tu_alloc((size_t)(lds * n)), *S = calloc((size_t)(n * n), sizeof(double));

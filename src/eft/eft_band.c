@@ -9,6 +9,7 @@
 #include "eft/eft_deep.h"
 #include "core/ozb_internal.h"
 #include <math.h>
+#include <string.h>
 
 int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 {
@@ -20,12 +21,31 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 #endif
 }
 
-unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
-                            int64_t incy, int32_t *lsb)
+#ifdef EFT_AVX2
+/* 2^e for -1022 <= e <= 1023, from its bits */
+static double pow2(int e)
+{
+    const uint64_t b = (uint64_t)(e + 1023) << 52;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+static double hmax(__m256d v)
+{
+    double t[4];
+    _mm256_storeu_pd(t, v);
+    return fmax(fmax(t[0], t[1]), fmax(t[2], t[3]));
+}
+
+/* The strip at once (ozb_eft_band_strip's work); where every product is tiny (below 2^-900,
+ * some nonzero: matrices scaled toward underflow, as LAPACK's tests make them, whose products
+ * fall below the kernels' range) and P times 2^s (s = -ilogb of the largest product bound)
+ * stays below 2^990, *scale = s and nothing done */
+static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
+                         int64_t incy, int32_t *lsb, int *scale)
 {
     const unsigned all = (1u << rows) - 1;
-#ifdef EFT_AVX2
-    if (w <= 0 || w > ((int64_t)1 << 32)) return all;      /* the margin on G (blocks <= 2^32) */
     row4_t st[2];
     const __m256d z = _mm256_setzero_pd();
     for (int v = 0; v < 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
@@ -41,6 +61,12 @@ unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int ro
     }
     const __m256d m0 = _mm256_mul_pd(a0, xm), m1 = _mm256_mul_pd(a1, xm);
     if (!in_range(m0) || !in_range(m1)) return all;        /* Inf, NaN or beyond the range: the caller's sums */
+    const double M = fmax(hmax(m0), hmax(m1));
+    if (M > 0.0 && M < 0x1p-900) {
+        const int s = -ilogb(M);                            /* 901 <= s <= 1074 */
+        if (ilogb(fmax(hmax(a0), hmax(a1))) + s <= 989) *scale = s;
+        return all;
+    }
     st[0].g = sigma_for(m0);
     st[1].g = sigma_for(m1);
     for (int64_t l0 = 0; l0 < w; l0 += BLN)
@@ -53,6 +79,56 @@ unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int ro
     unsigned left = 0;
     for (int r = 0; r < rows; r++) left |= (unsigned)(fail[r] != 0) << r;
     return left ? ozb_eft_deep_strip(P, xs, w, left, alpha, beta, y, incy, lsb) : 0;
+}
+
+/* RN(E) into *v from r = RN(2^s E), certified: 2^-s r where that is normal; where it is not,
+ * r rounded again to the subnormal grid scaled, q = 2^(s-1074) (there |2^s E| < 2^(s-1022),
+ * where the doubles' spacing is at most q / 2: every midpoint of the q grid is a double, and
+ * where r is not one, 2^s E lies on r's side of every midpoint and rounds to r's nearest
+ * multiple of q), a signed zero below 2^-1075.  0 where r is zero or such a midpoint (left to
+ * the exact sums).  s <= 1074: both scalings are by powers of two, exact (eft_scaled.c argues
+ * the same). */
+static int unscale(double r, int s, double *v)
+{
+    if (fabs(r) >= pow2(s - 1022)) {
+        *v = r * pow2(-s / 2) * pow2(s / 2 - s);            /* two exact steps down to a normal */
+        return 1;
+    }
+    const double g = r * pow2(1074 - s);                   /* r / q, exact (1074 - s >= 0); |g| < 2^52 */
+    if (r == 0.0 || fabs(g - trunc(g)) == 0.5) return 0;
+    const double t = rint(g);
+    *v = t == 0.0 ? copysign(0.0, r) : t * 0x1p-1074;
+    return 1;
+}
+#endif
+
+unsigned ozb_eft_band_strip(double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
+                            int64_t incy, int32_t *lsb)
+{
+    const unsigned all = (1u << rows) - 1;
+#ifdef EFT_AVX2
+    if (w <= 0 || w > ((int64_t)1 << 32)) return all;      /* the margin on G (blocks <= 2^32) */
+    int s = 0;
+    const unsigned left = strip_at(P, xs, w, rows, alpha, beta, y, incy, lsb, &s);
+    if (!s) return left;
+    /* every product tiny: the strip again with P and y times 2^s (exact: scaled up, no
+     * overflow), whose certified results are RN(2^s exact), scaled back (unscale) */
+    double ys[8] = { 0 };
+    const double u = pow2(s / 2), u2 = pow2(s - s / 2);   /* 2^s in two exact steps up */
+    for (int r = 0; r < rows && beta != 0.0; r++) {
+        if (!(fabs(y[r * incy]) <= pow2(989 - s))) return all;
+        ys[r] = y[r * incy] * u * u2;
+    }
+    for (int64_t i = 0; i < 8 * w; i++) P[i] = P[i] * u * u2;
+    int s2 = 0;
+    const unsigned l2 = strip_at(P, xs, w, rows, alpha, beta, ys, 1, lsb, &s2);
+    unsigned out = 0;
+    for (int r = 0; r < rows; r++) {
+        double v;
+        if (!(l2 >> r & 1) && unscale(ys[r], s, &v)) y[r * incy] = v;
+        else out |= 1u << r;
+    }
+    return out;
 #else
     (void)P; (void)xs; (void)w; (void)alpha; (void)beta; (void)y; (void)incy; (void)lsb;
     return all;

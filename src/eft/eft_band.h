@@ -12,10 +12,12 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta);
  * beta y) (beta == 0: y not read), P the strip's terms column by column (a zero where row r
  * has no term in column j).  The one-level sums first; the rows they leave (results that
  * cancel far below their terms: residuals b - A x) by the deep sums (eft_deep.h), lsb their
- * scratch (9 w int32).  Writes every row it certifies and returns the others as bits (bit r:
+ * scratch (9 w int32).  Where every product is tiny (a matrix scaled toward underflow) both
+ * in a frame scaled by a power of two, P scaled in place (the caller's scratch).  Writes
+ * every row it certifies and returns the others as bits (bit r:
  * row r, left as it was: Inf or NaN among the products, a product beyond the kernels'
  * range, a result neither certifies).  In the standard floating-point environment
  * (core/fpenv.h). */
-unsigned ozb_eft_band_strip(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
+unsigned ozb_eft_band_strip(double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
                             int64_t incy, int32_t *lsb);
 #endif
