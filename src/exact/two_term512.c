@@ -15,7 +15,11 @@
 static inline int64_t put_flags(uint8_t *fail, __mmask8 ok, __mmask8 live, int64_t len)
 {
     if (ok == live) {
-        memset(fail, 0, (size_t)len);
+        if (len == 8) {
+            const uint64_t z = 0;              /* one store, not a call */
+            memcpy(fail, &z, 8);
+        } else
+            memset(fail, 0, (size_t)len);
         return 0;
     }
     int64_t nf = 0;
@@ -38,7 +42,9 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
     int64_t nf = 0;
     for (int64_t i = 0; i < m; i += 8) {
         const __mmask8 live = m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u);
-        const __m512d va = _mm512_maskz_loadu_pd(live, a + i), vx = _mm512_maskz_loadu_pd(live, x + i);
+        const int whole = m - i >= 8;
+        const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
+        const __m512d vx = whole ? _mm512_loadu_pd(x + i) : _mm512_maskz_loadu_pd(live, x + i);
         __m512d r;
         __mmask8 ok;
         if (fma_only) {
@@ -62,7 +68,8 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
             r = lo;
         }
         ok &= live;
-        _mm512_mask_storeu_pd(out + i, ok, r);
+        if (ok == 0xff) _mm512_storeu_pd(out + i, r);
+        else _mm512_mask_storeu_pd(out + i, ok, r);
         nf += put_flags(fail + i, ok, live, m - i >= 8 ? 8 : m - i);
     }
     return nf;
