@@ -154,8 +154,14 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
             for (int v = 0; v < nv; v++) _mm256_storeu_pd(c0 + 4 * v, _mm256_loadu_pd(pr->c + i0 + 4 * v));
         else if (use_c)
             for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
-        for (int v = 0; v < nv; v++)
-            okm[v] = ozb_eft_cert4(v ? t1 : t0, 0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
+        /* an update y := y -+ A x (beta = 1): the bracketing certificate first
+         * (ozb_eft_cert4_upd, a third of Sum2's operations), Sum2's where it leaves a row of the
+         * group (each certifies only RN(exact)) */
+        for (int v = 0; v < nv; v++) {
+            const tot4 *tv = v ? t1 : t0;
+            if (pr->beta == 1.0 && ozb_eft_cert4_upd(tv, N, pr->alpha, c0 + 4 * v, y + 4 * v) == 0xf) okm[v] = 0xf;
+            else okm[v] = ozb_eft_cert4(tv, 0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
+        }
     }
     int64_t left = 0;
     for (int v = 0; v < nv; v++) {
