@@ -292,19 +292,19 @@ static int64_t gemv_t_rows(void *ctx, int64_t lo, int64_t hi)
     if (pr->k <= OZB_DOT_ONE_SIGMA) {       /* short rows: one split each (eft_dot_small.c) */
         /* Rows one at a time (the last rows of a call, fewer than four): beyond 256 products
          * the guessed sigma leaves products only 2^6 of growth over the row's first four, and
-         * sigma from max|a| max|x| is cheaper (AVX2 EPYC, CR, 1 thread, ozblas-bench: T 512
-         * 162-176 us against 230-250 us with the guess); up to 256 the guess stays (its sigma
-         * comes from the products themselves: a tighter bound where big a meet small x). */
+         * sigma from max|a| max|x| is cheaper; up to 256 the guess stays (its sigma comes from
+         * the products themselves: a tighter bound where big a meet small x). */
         const double xmax = ozb_eft_absmax(e.x, pr->k);
-        /* whole groups of four rows side by side, sigma from max|a| max|x| (one pass, no
-         * largest |q|): eight independent sums where one row alone waited on its adds'
-         * latency (CR GEMV-T, 1 thread, Zen 4 EPYC: 64 1.15 us against 1.85 us one row at a
-         * time, 128 3.8 against 4.1 us) */
-        for (; i + 4 <= hi; i += 4) {
-            tot4 f;
-            if (!ozb_eft_split4_guess(pr->a.p + i * pr->a.rs, pr->a.rs, e.x, pr->k, xmax, e.wide, &f))
-                ozb_eft_split4_bounded(pr->a.p + i * pr->a.rs, pr->a.rs, e.x, pr->k, xmax, &f);
-            left += ozb_eft_put4(&e, i, &f);
+        /* whole groups of four rows side by side, sigma from max|a| max|x| (one pass, no largest
+         * |q|), two groups where eight rows remain: independent chains of adds, certificates */
+        for (int nv = i + 8 <= hi ? 2 : 1; i + 4 <= hi; i += 4 * nv, nv = i + 8 <= hi ? 2 : 1) {
+            tot4 f[2];
+            for (int v = 0; v < nv; v++) {
+                const double *a = pr->a.p + (i + 4 * v) * pr->a.rs;
+                if (!ozb_eft_split4_guess(a, pr->a.rs, e.x, pr->k, xmax, e.wide, &f[v]))
+                    ozb_eft_split4_bounded(a, pr->a.rs, e.x, pr->k, xmax, &f[v]);
+            }
+            left += nv == 2 ? ozb_eft_put8(&e, i, &f[0], &f[1]) : ozb_eft_put4(&e, i, &f[0]);
         }
         for (; i < hi; i += 4) {
             double s[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0}, g[4] = {0, 0, 0, 0};

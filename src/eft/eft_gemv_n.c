@@ -202,6 +202,7 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
 }
 
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t) { return put_groups(e, i0, t, t, 1); }
+int64_t ozb_eft_put8(const ozb_eft_t *e, int64_t i0, const tot4 *t0, const tot4 *t1) { return put_groups(e, i0, t0, t1, 2); }
 
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad)
 {

@@ -321,6 +321,9 @@ int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
  * four at once where alpha = +-1.  Returns the rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);
+/* The same for rows i0..i0+7, all below m, from two groups' totals: both certificates side
+ * by side (two independent chains).  (eft_gemv_n.c) */
+int64_t ozb_eft_put8(const ozb_eft_t *e, int64_t i0, const tot4 *t0, const tot4 *t1);
 /* Strip b's 8 rows (those below m) rounded into C or flagged (bad: all of them); returns the
  * rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad);
