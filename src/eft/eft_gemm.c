@@ -178,22 +178,23 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
 
 /* Column j's rows of strip b from their totals st[0..1] (bad: out of range): rounded into C or
  * flagged; returns the elements left.  The common case inline: alpha = +-1, C's columns
- * contiguous, a whole strip, its eight rows certified (else the general put, which reads the
- * same C).  It is eft_gemv_n.c's put_groups for that case, written here to spare
- * ozb_eft_strip_put's call and problem copy per column. */
+ * contiguous, a whole strip, its eight rows certified.  It is eft_gemv_n.c's put_groups for
+ * that case, written here to spare ozb_eft_strip_put's call and problem copy per column; where
+ * some row is not certified, the rows are put from the same certificates
+ * (ozb_eft_put_certified: a cancelling row flagged at once), else by the general put. */
 static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, const row4_t st[2], int bad, int bounded)
 {
     const ozb_problem *pr = g->pr;
     const int one_block = bounded && g->nq == 1;       /* ozb_eft_cert4's range test is implied */
+    int certified = 0, ok0 = 0, ok1 = 0, in[2] = { 0, 0 };
+    double y[8];
     if (!bad && (pr->alpha == 1.0 || pr->alpha == -1.0) && pr->crs == 1 && 8 * b + 8 <= pr->m) {
         const int use_c = pr->beta != 0.0;
         const double N = ozb_eft_terms(pr->k, 1, 1);
-        double *c = pr->c + 8 * b + j * pr->ccs, y[8];
-        int in[2];
+        double *c = pr->c + 8 * b + j * pr->ccs;
         /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd); where it
          * leaves a row, Sum2's on all eight, and a row that one leaves goes to the general put
          * (each certifies only RN(exact)) */
-        int ok0 = 0, ok1 = 0;
         if (pr->beta == 1.0) {
             ok0 = ozb_eft_cert4_upd(&st[0].t, N, pr->alpha, c, y);
             ok1 = ozb_eft_cert4_upd(&st[1].t, N, pr->alpha, c + 4, y + 4);
@@ -201,6 +202,7 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
         if ((ok0 & ok1) != 0xf) {
             ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c, y, &in[0]);
             ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c + 4, y + 4, &in[1]);
+            certified = 1;
         }
         if ((ok0 & ok1) == 0xf) {
             _mm256_storeu_pd(c, _mm256_loadu_pd(y));
@@ -213,6 +215,10 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
     pj.n = 1;
     pj.c = pr->c + j * pr->ccs;
     const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, 0 };   /* no DOT lanes */
+    if (certified) {   /* Sum2's certificates ran on all eight: the rows put from their outcome */
+        const int ok[2] = { ok0, ok1 };
+        return ozb_eft_put_certified(&e, 8 * b, &st[0].t, &st[1].t, ok, in, y);
+    }
     return ozb_eft_strip_put(&e, b, st, bad);
 }
 

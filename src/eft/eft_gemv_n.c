@@ -133,36 +133,15 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
     return left;
 }
 
-/* Rows i0 .. i0 + 4 nv - 1 (nv = 1 or 2 groups of four; rows beyond m ignored) from their
- * totals t0, t1 (read in place: a copy made of 128-bit halves and read back whole stalls the
- * loads on store forwarding): the certificates of both groups are computed side by side (two
- * independent dependency chains: a certificate is one long chain of TwoSums, and one group
- * alone leaves the core waiting on it), then each row is written or flagged. */
-static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t *e, int64_t i0, const tot4 *t0,
-                                                                 const tot4 *t1, int nv)
+/* Rows i0 .. i0 + 4 nv - 1 (rows beyond m ignored) from their totals t0, t1 and the outcome of
+ * their certificates (okm, inrange per group of four, y the certified values: ozb_eft_cert4's;
+ * unit: alpha = +-1, so that y holds the certificates' sums): each row written or flagged. */
+static inline int64_t put_rows(const ozb_eft_t *e, int64_t i0, const tot4 *t0, const tot4 *t1, int nv, const int okm[2],
+                               const int inrange[2], const double y[8], int unit, double N)
 {
     const ozb_problem *pr = e->pr;
-    const int use_c = pr->beta != 0.0;
-    const double N = ozb_eft_terms(pr->k, 1, 1) > e->terms ? ozb_eft_terms(pr->k, 1, 1) : e->terms;
-    double c0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, y[8];
-    int okm[2] = {0, 0}, inrange[2] = {0, 0};
     const int64_t rows = pr->m - i0 < 4 * nv ? pr->m - i0 : 4 * nv;
     const int contiguous = pr->crs == 1 && rows == 4 * nv;     /* whole groups of rows in a row */
-    const int unit = pr->alpha == 1.0 || pr->alpha == -1.0;     /* y holds ozb_eft_cert4's sums */
-    if (unit) {
-        if (use_c && contiguous)
-            for (int v = 0; v < nv; v++) _mm256_storeu_pd(c0 + 4 * v, _mm256_loadu_pd(pr->c + i0 + 4 * v));
-        else if (use_c)
-            for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
-        /* an update y := y -+ A x (beta = 1): the bracketing certificate first
-         * (ozb_eft_cert4_upd, a third of Sum2's operations), Sum2's where it leaves a row of the
-         * group (each certifies only RN(exact)) */
-        for (int v = 0; v < nv; v++) {
-            const tot4 *tv = v ? t1 : t0;
-            if (pr->beta == 1.0 && ozb_eft_cert4_upd(tv, N, pr->alpha, c0 + 4 * v, y + 4 * v) == 0xf) okm[v] = 0xf;
-            else okm[v] = ozb_eft_cert4(tv, 0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
-        }
-    }
     int64_t left = 0;
     for (int v = 0; v < nv; v++) {
         const tot4 *tv = v ? t1 : t0;
@@ -199,6 +178,47 @@ static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t 
         }
     }
     return left;
+}
+
+/* Rows i0 .. i0 + 4 nv - 1 (nv = 1 or 2 groups of four; rows beyond m ignored) from their
+ * totals t0, t1 (read in place: a copy made of 128-bit halves and read back whole stalls the
+ * loads on store forwarding): the certificates of both groups are computed side by side (two
+ * independent dependency chains: a certificate is one long chain of TwoSums, and one group
+ * alone leaves the core waiting on it), then each row is written or flagged (put_rows). */
+static inline __attribute__((always_inline)) int64_t put_groups(const ozb_eft_t *e, int64_t i0, const tot4 *t0,
+                                                                 const tot4 *t1, int nv)
+{
+    const ozb_problem *pr = e->pr;
+    const int use_c = pr->beta != 0.0;
+    const double N = ozb_eft_terms(pr->k, 1, 1) > e->terms ? ozb_eft_terms(pr->k, 1, 1) : e->terms;
+    double c0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, y[8];
+    int okm[2] = {0, 0}, inrange[2] = {0, 0};
+    const int64_t rows = pr->m - i0 < 4 * nv ? pr->m - i0 : 4 * nv;
+    const int contiguous = pr->crs == 1 && rows == 4 * nv;
+    const int unit = pr->alpha == 1.0 || pr->alpha == -1.0;
+    if (unit) {
+        if (use_c && contiguous)
+            for (int v = 0; v < nv; v++) _mm256_storeu_pd(c0 + 4 * v, _mm256_loadu_pd(pr->c + i0 + 4 * v));
+        else if (use_c)
+            for (int64_t r = 0; r < rows; r++) c0[r] = pr->c[(i0 + r) * pr->crs];
+        /* an update y := y -+ A x (beta = 1): the bracketing certificate first
+         * (ozb_eft_cert4_upd, a third of Sum2's operations), Sum2's where it leaves a row of the
+         * group (each certifies only RN(exact)) */
+        for (int v = 0; v < nv; v++) {
+            const tot4 *tv = v ? t1 : t0;
+            if (pr->beta == 1.0 && ozb_eft_cert4_upd(tv, N, pr->alpha, c0 + 4 * v, y + 4 * v) == 0xf) okm[v] = 0xf;
+            else okm[v] = ozb_eft_cert4(tv, 0, N, pr->alpha, use_c, pr->beta, c0 + 4 * v, y + 4 * v, &inrange[v]);
+        }
+    }
+    return put_rows(e, i0, t0, t1, nv, okm, inrange, y, unit, N);
+}
+
+int64_t ozb_eft_put_certified(const ozb_eft_t *e, int64_t i0, const tot4 *t0, const tot4 *t1, const int ok[2],
+                              const int in[2], const double y[8])
+{
+    const ozb_problem *pr = e->pr;
+    const double N = ozb_eft_terms(pr->k, 1, 1) > e->terms ? ozb_eft_terms(pr->k, 1, 1) : e->terms;
+    return put_rows(e, i0, t0, t1, 2, ok, in, y, 1, N);
 }
 
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t) { return put_groups(e, i0, t, t, 1); }

@@ -324,6 +324,11 @@ int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);
 /* The same for rows i0..i0+7, all below m, from two groups' totals: both certificates side
  * by side (two independent chains).  (eft_gemv_n.c) */
 int64_t ozb_eft_put8(const ozb_eft_t *e, int64_t i0, const tot4 *t0, const tot4 *t1);
+/* Rows i0..i0+7 (those below m) where alpha = +-1 and their certificates are known (ok, in:
+ * ozb_eft_cert4's outcome and inrange per group of four, y its values): certified rows
+ * written, the rest flagged or put one by one as ozb_eft_put4 would.  (eft_gemv_n.c) */
+int64_t ozb_eft_put_certified(const ozb_eft_t *e, int64_t i0, const tot4 *t0, const tot4 *t1, const int ok[2],
+                              const int in[2], const double y[8]);
 /* Strip b's 8 rows (those below m) rounded into C or flagged (bad: all of them); returns the
  * rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_strip_put(const ozb_eft_t *e, int64_t b, const row4_t st[2], int bad);

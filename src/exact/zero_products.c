@@ -8,6 +8,7 @@
 #include "exact/zero_products.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { CAND = 256 };          /* candidate rows per pass of a column (on the stack) */
 
@@ -132,8 +133,11 @@ int64_t ozb_exact_zero_products(const ozb_problem *pr, uint8_t *fail)
             cleared += by_column(pr, j, fail);
             continue;
         }
-        for (int64_t i = 0; i < pr->m; i++)
-            if (fail[i + j * pr->m] == 1 && zero_row(pr, i, j)) cleared += put_zero(pr, i, j, fail);
+        /* the column's elements still flagged 1 (most are 2 after by_spans: found by memchr,
+         * not a branch a byte) */
+        const uint8_t *col = fail + j * pr->m, *end = col + pr->m;
+        for (const uint8_t *q = memchr(col, 1, (size_t)pr->m); q; q = memchr(q + 1, 1, (size_t)(end - q - 1)))
+            if (zero_row(pr, q - col, j)) cleared += put_zero(pr, q - col, j, fail);
     }
     return cleared;
 }
