@@ -966,14 +966,18 @@ START_TEST(banded_residuals)
          * subnormal): the strips' frame scaled by a power of two, and the results scaled back */
         for (int64_t q = 0; q < ldab * n; q++) AB[q] *= 0x1p-970;
         for (int64_t q = 0; q < n * n; q++) G[q] *= 0x1p-970;
-        memset(y0, 0, sizeof(double) * (size_t)(2 * n));
-        ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, n, n, 1.0, G, n, x, 1, 0.0, y0, 2), 0);
-        for (int beta1 = 0; beta1 < 2; beta1++) {
-            snprintf(ctx, sizeof ctx, "%s band scaled kl=%d ku=%d beta=%d", tu_mode_name(mode), (int)kl, (int)ku, beta1);
+        for (int q = 0; q < 4; q++) {         /* N and T (x backwards), beta 0 and 1 */
+            const int tr = q / 2, beta1 = q % 2;
+            const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;
+            const int64_t ix = tr ? -2 : 1;
+            snprintf(ctx, sizeof ctx, "%s band scaled kl=%d ku=%d trans=%d beta=%d", tu_mode_name(mode), (int)kl,
+                     (int)ku, tr, beta1);
+            memset(y0, 0, sizeof(double) * (size_t)(2 * n));
+            ck_assert_int_eq(ozblas_dgemv(h, op, n, n, 1.0, G, n, x, ix, 0.0, y0, 2), 0);
             memcpy(y1, y0, sizeof(double) * (size_t)(2 * n));
             memcpy(y2, y0, sizeof(double) * (size_t)(2 * n));
-            ck_assert_int_eq(ozblas_dgbmv(h, OZBLAS_OP_N, n, n, kl, ku, -1.0, AB, ldab, x, 1, beta1, y1, 2), 0);
-            ck_assert_int_eq(ozblas_dgemv(h, OZBLAS_OP_N, n, n, -1.0, G, n, x, 1, beta1, y2, 2), 0);
+            ck_assert_int_eq(ozblas_dgbmv(h, op, n, n, kl, ku, -1.0, AB, ldab, x, ix, beta1, y1, 2), 0);
+            ck_assert_int_eq(ozblas_dgemv(h, op, n, n, -1.0, G, n, x, ix, beta1, y2, 2), 0);
             check_bits(y1, y2, (size_t)(2 * n), ctx);
         }
         /* the symmetric band (lower, k = ku off-diagonals) and DSYMV */

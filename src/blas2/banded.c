@@ -142,7 +142,7 @@ typedef struct {
     uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
 } mv_t;
 
-/* Windows up to this many columns take their scratch on the thread's stack (28 KiB), so the
+/* Windows up to this many columns take their scratch on the thread's stack (27 KiB), so the
  * strips may run on the call's threads; wider ones (bands as wide as 250 columns and more)
  * run on the calling thread with the handle's.  A strip's scratch, SCR doubles a window
  * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32). */
@@ -168,9 +168,10 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
 {
     const mv_t *v = ctx;
     const band_t *B = v->B;
-    double stack[SCR * WM_STACK];
+    double stack[9 * WM_STACK];
+    int32_t lsb_stack[9 * WM_STACK];
     double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
-    int32_t *lsb = (int32_t *)(xs + v->wm);
+    int32_t *lsb = v->scr ? (int32_t *)(xs + v->wm) : lsb_stack;   /* (the handle's memory: no declared type) */
     for (int64_t q = lo; q < hi; q++) {
         const int64_t o0 = 8 * q;
         runs_t R[8];

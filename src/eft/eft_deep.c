@@ -256,7 +256,8 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         char *q = (char *)lX + up64((size_t)pr->n * (size_t)k * sizeof(int32_t));
         int64_t *spA = (int64_t *)q, *spX = spA + 3 * nstrips;
         q += up64(3 * (size_t)(nstrips + pr->n) * sizeof(int64_t));
-        atomic_int eager = 0;
+        atomic_int eager;
+        atomic_init(&eager, 0);
         deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, lazy, &eager };
         if (pr->b.cs != 1) {
             double *Bp = (double *)q;

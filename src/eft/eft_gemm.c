@@ -192,18 +192,16 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
         const int use_c = pr->beta != 0.0;
         const double N = ozb_eft_terms(pr->k, 1, 1);
         double *c = pr->c + 8 * b + j * pr->ccs;
-        /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd); where it
-         * leaves a row, Sum2's on all eight, and a row that one leaves goes to the general put
+        /* an update C := C -+ A B: the bracketing certificate first (ozb_eft_cert4_upd); Sum2's
+         * on a group of four it does not take whole; a row both leave goes to the put below
          * (each certifies only RN(exact)) */
         if (pr->beta == 1.0) {
             ok0 = ozb_eft_cert4_upd(&st[0].t, N, pr->alpha, c, y);
             ok1 = ozb_eft_cert4_upd(&st[1].t, N, pr->alpha, c + 4, y + 4);
         }
-        if ((ok0 & ok1) != 0xf) {
-            ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c, y, &in[0]);
-            ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c + 4, y + 4, &in[1]);
-            certified = 1;
-        }
+        if (ok0 != 0xf) ok0 = ozb_eft_cert4(&st[0].t, one_block, N, pr->alpha, use_c, pr->beta, c, y, &in[0]);
+        if (ok1 != 0xf) ok1 = ozb_eft_cert4(&st[1].t, one_block, N, pr->alpha, use_c, pr->beta, c + 4, y + 4, &in[1]);
+        certified = 1;
         if ((ok0 & ok1) == 0xf) {
             _mm256_storeu_pd(c, _mm256_loadu_pd(y));
             _mm256_storeu_pd(c + 4, _mm256_loadu_pd(y + 4));
@@ -215,7 +213,7 @@ static inline int64_t strip_put(const ozb_eft_gemm_t *g, int64_t b, int64_t j, c
     pj.n = 1;
     pj.c = pr->c + j * pr->ccs;
     const ozb_eft_t e = { &pj, g->fail + j * pr->m, NULL, NULL, 1, 0.0, 0 };   /* no DOT lanes */
-    if (certified) {   /* Sum2's certificates ran on all eight: the rows put from their outcome */
+    if (certified) {   /* every group certified whole or by Sum2: the rows put from the outcome */
         const int ok[2] = { ok0, ok1 };
         return ozb_eft_put_certified(&e, 8 * b, &st[0].t, &st[1].t, ok, in, y);
     }
