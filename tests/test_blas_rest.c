@@ -915,11 +915,11 @@ START_TEST(banded)
 END_TEST
 
 /* Band residuals y - A x with y = RN(A x): every output cancels to about half an ulp of y,
- * beyond the band strips' certificates, so the strips leave whole groups of outputs, which
- * go on together through the pipeline (banded.c's rest groups: several groups at n = 150); a
- * group whose window holds an x_j = Inf takes its rows one by one.  The bits of DGEMV
- * (DSYMV) on the band in full storage; with the Inf, the outputs whose band does not reach it
- * keep their bits and the others are not finite. */
+ * beyond the band strips' one-level certificates, so the deep sums on the same strip take
+ * them (eft_band.c); a strip whose window holds an x_j = Inf leaves its rows to the exact
+ * sums, one by one; the band scaled by 2^-970 runs in the strips' scaled frame.  The bits of
+ * DGEMV (DSYMV) on the band in full storage; with the Inf, the outputs whose band does not
+ * reach it keep their bits and the others are not finite. */
 START_TEST(banded_residuals)
 {
     ozblas_mode_t mode = MODES[_i];
