@@ -104,6 +104,58 @@ static int64_t scaled_column(const rank_t *r, int64_t j, int64_t i0, int64_t i1,
     return nbad;
 }
 
+/* Pass 1 on column j: the certified updates, the column flagged whole where its factors do not
+ * split exactly; what they leave tried in the scaled frame; colbad[j] the count left */
+static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
+{
+    int64_t i0, i1;
+    rows_of(r, j, &i0, &i1);
+    uint8_t *f = fail + j * r->m;
+    double uh, ul, vh = 0.0, vl = 0.0;
+    int ok = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &uh, &ul);
+    if (r->two) ok &= ozb_two_prod_exact(r->alpha, r->x[j * r->incx], &vh, &vl);
+    double *col = r->A + j * r->lda;
+    if (!ok) {
+        for (int64_t i = i0; i < i1; i++) f[i] = 1;
+        colbad[j] = i1 - i0;
+    } else {
+        const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
+        colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
+                                 r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
+    }
+    if (colbad[j] > 0) colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
+}
+
+/* Columns j and j + 1 of a DGER (whole columns, x contiguous, the 512-bit loop) at once where
+ * both factors split exactly: the one-term loop on both side by side (two independent chains
+ * where one column alone waits on its certificate's latency), then each column's rest as
+ * ozb_two_term takes it, so every element and flag is column()'s.  0 where it does not apply
+ * (column() then takes each). */
+static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
+{
+#if defined(__x86_64__)
+    double u[4];
+    if (!wide || r->tri || r->two || r->incx != 1 || !ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &u[0], &u[1]) ||
+        !ozb_two_prod_exact(r->alpha, r->v[(j + 1) * r->incv], &u[2], &u[3]))
+        return 0;
+    const int safe[2] = { xs && (u[0] == 0.0 || fabs(u[0]) >= 0x1p-480), xs && (u[2] == 0.0 || fabs(u[2]) >= 0x1p-480) };
+    double *c0 = r->A + j * r->lda, *c1 = c0 + r->lda;
+    uint8_t *f0 = fail + j * r->m, *f1 = f0 + r->m;
+    int64_t nf[2];
+    ozb_one_term512_pair(r->m, c0, c1, r->x, u, safe, f0, f1, nf);
+    for (int q = 0; q < 2; q++) {
+        double *c = q ? c1 : c0;
+        uint8_t *f = q ? f1 : f0;
+        colbad[j + q] = nf[q] ? ozb_one_term_rest(r->m, c, r->x, u[2 * q], u[2 * q + 1], safe[q], f) : 0;
+        if (colbad[j + q] > 0) colbad[j + q] = scaled_column(r, j + q, 0, r->m, f, colbad[j + q]);
+    }
+    return 1;
+#else
+    (void)r; (void)j; (void)fail; (void)colbad; (void)xs; (void)wide;
+    return 0;
+#endif
+}
+
 static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
 {
     /* per element a flag, per column the count flagged (pass 2 reads only those columns) */
@@ -120,30 +172,18 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
      * (|y_i|) and |u| are at least 2^-480 */
     const int xs = tiny_free(r->x, r->m, r->incx) && (!r->two || tiny_free(r->y, r->m, r->incy));
     const int wide = ozb_eft_wide(h);   /* the 512-bit one-term loop: the same bits */
-    /* pass 1, parallel over columns: the certified updates; a column whose factors do not
-     * split exactly is flagged whole (fail[m n] byte per element) */
-    /* (no OpenMP region at all on one thread: core/par.h).  A triangle's columns get shorter
-     * (or longer) across it: there the threads take blocks of 16 columns in turn, so that each
-     * has about the same share of it; a rectangle's, one range each */
-    const int chunk = r->tri ? 16 : (int)((r->n + nt - 1) / nt);
+    /* pass 1, parallel over pairs of columns (column, column_pair; fail[m n] a byte per
+     * element).  (No OpenMP region at all on one thread: core/par.h.)  A triangle's columns get
+     * shorter (or longer) across it: there the threads take blocks of 8 pairs in turn, so that
+     * each has about the same share of it; a rectangle's, one range each */
+    const int64_t np = (r->n + 1) / 2;        /* columns in pairs (column_pair) */
+    const int chunk = r->tri ? 8 : (int)((np + nt - 1) / nt);
     OZB_PARALLEL_FOR_IF(nt > 1, schedule(static, chunk) num_threads(nt),
-    for (int64_t j = 0; j < r->n; j++) {
-        int64_t i0, i1;
-        rows_of(r, j, &i0, &i1);
-        uint8_t *f = fail + j * r->m;
-        double uh, ul, vh = 0.0, vl = 0.0;
-        int ok = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &uh, &ul);
-        if (r->two) ok &= ozb_two_prod_exact(r->alpha, r->x[j * r->incx], &vh, &vl);
-        double *col = r->A + j * r->lda;
-        if (!ok) {
-            for (int64_t i = i0; i < i1; i++) f[i] = 1;
-            colbad[j] = i1 - i0;
-        } else {
-            const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
-            colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
-                                     r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
+    for (int64_t p = 0; p < np; p++) {
+        if (!(2 * p + 1 < r->n && column_pair(r, 2 * p, fail, colbad, xs, wide))) {
+            column(r, 2 * p, fail, colbad, xs, wide);
+            if (2 * p + 1 < r->n) column(r, 2 * p + 1, fail, colbad, xs, wide);
         }
-        if (colbad[j] > 0) colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
     });
     /* pass 2, in order: what pass 1 left */
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;

@@ -281,14 +281,15 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
                            int safe, uint8_t *fail, int wide);
+static int64_t one_term_left(int64_t m, double *a, const double *x, double uh, double ul, int safe, uint8_t *fail);
 
-int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
-                     const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
-                     uint8_t *fail, int wide)
+/* The second level for the nf elements the first left: their a and out are untouched, so it
+ * reads them as inputs (not those whose x uh is below TwoProduct's range: its splits fail
+ * there too) */
+static int64_t second_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
+                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
+                            uint8_t *fail, int64_t nf)
 {
-    int64_t nf = first_level(m, a, inca, x, incx, uh, ul, y, incy, vh, vl, out, inco, safe, fail, wide);
-    /* the flagged elements' a and out are untouched: the second level reads them as inputs
-     * (not those whose x uh is below TwoProduct's range: its splits fail there too) */
     for (int64_t i = 0; i < m && nf > 0; i++)
         if (fail[i] && (fabs(x[i * incx] * uh) >= 0x1p-960 || x[i * incx] == 0.0 || uh == 0.0)) {
             double r;
@@ -301,36 +302,57 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
     return nf;
 }
 
+int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
+                     const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
+                     uint8_t *fail, int wide)
+{
+    const int64_t nf = first_level(m, a, inca, x, incx, uh, ul, y, incy, vh, vl, out, inco, safe, fail, wide);
+    return second_level(m, a, inca, x, incx, uh, ul, y, incy, vh, vl, out, inco, fail, nf);
+}
+
+/* What the in-place one-term loop left (flags in fail), element by element as ozb_two_term
+ * takes it after the loop */
+static int64_t one_term_left(int64_t m, double *a, const double *x, double uh, double ul, int safe, uint8_t *fail)
+{
+    int64_t nf = 0;
+    for (int64_t i = 0; i < m; i++)
+        if (fail[i]) {
+            /* a product below the range fails one's test as it failed one1's: not computed
+             * again (its low part would be subnormal, which costs some 30 ns) */
+            if (!safe && !(fabs(x[i] * uh) >= 0x1p-960 || x[i] == 0.0 || uh == 0.0)) {
+                nf++;
+                continue;
+            }
+            double r;
+            const int ok = one(a[i], x[i], uh, ul, x[i], 0.0, 0.0, safe, &r);
+            if (ok) a[i] = r;
+            fail[i] = (uint8_t)!ok;
+            nf += !ok;
+        }
+    return nf;
+}
+
+int64_t ozb_one_term_rest(int64_t m, double *a, const double *x, double uh, double ul, int safe, uint8_t *fail)
+{
+    const int64_t nf = one_term_left(m, a, x, uh, ul, safe, fail);
+    return second_level(m, a, 1, x, 1, uh, ul, NULL, 0, 0.0, 0.0, a, 1, fail, nf);
+}
+
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
                            int safe, uint8_t *fail, int wide)
 {
     int64_t nf = 0;
     if (!y && a && out == a && inca == 1 && incx == 1 && inco == 1) {
-        /* in place (the rank updates): what one_term leaves, by the loop below, element by
-         * element (a[i] is still the input there) */
+        /* in place (the rank updates): what one_term leaves, element by element
+         * (one_term_left: a[i] is still the input there) */
 #if defined(__x86_64__)
         const int64_t left = wide ? ozb_one_term512(m, a, x, uh, ul, out, safe, fail) : one_term(m, a, x, uh, ul, out, safe, fail);
 #else
         (void)wide;
         const int64_t left = one_term(m, a, x, uh, ul, out, safe, fail);
 #endif
-        if (left == 0) return 0;
-        for (int64_t i = 0; i < m; i++)
-            if (fail[i]) {
-                /* a product below the range fails one's test as it failed one1's: not
-                 * computed again (its low part would be subnormal, which costs some 30 ns) */
-                if (!safe && !(fabs(x[i] * uh) >= 0x1p-960 || x[i] == 0.0 || uh == 0.0)) {
-                    nf++;
-                    continue;
-                }
-                double r;
-                const int ok = one(a[i], x[i], uh, ul, x[i], 0.0, 0.0, safe, &r);
-                if (ok) out[i] = r;
-                fail[i] = (uint8_t)!ok;
-                nf += !ok;
-            }
-        return nf;
+        return left == 0 ? 0 : one_term_left(m, out, x, uh, ul, safe, fail);
     }
     if (inca == 1 && incx == 1 && inco == 1 && (!y || incy == 1) && a) {
         /* the common case in unit strides, one vectorized loop (no second term: y = x times

@@ -28,6 +28,15 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
  * two_term512.c */
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail);
+/* The same loop on two columns at once, in place: a0 with alpha v = u[0] + u[1] (safe[0], flags
+ * f0), a1 with u[2] + u[3] (safe[1], f1), their rows side by side (two independent chains);
+ * nf: how many each leaves.  Every lane's decision and value are ozb_one_term512's. */
+void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, const double u[4], const int safe[2],
+                          uint8_t *f0, uint8_t *f1, int64_t nf[2]);
+/* After ozb_one_term512 in place (a = out, x contiguous, y = NULL) left some elements flagged:
+ * the rest of ozb_two_term's work on them (each again alone, then the second level); returns
+ * how many stay flagged.  So the loop and this give ozb_two_term's bits and flags. */
+int64_t ozb_one_term_rest(int64_t m, double *a, const double *x, double uh, double ul, int safe, uint8_t *fail);
 
 /* DROT's and DROTM's new pairs for i < m (contiguous): nx[i] = RN(h[0] x[i] + h[1] y[i]) and
  * ny[i] = RN(h[2] x[i] + h[3] y[i]) where both are certified and finite (an exact zero as +0,

@@ -31,47 +31,79 @@ static inline int64_t put_flags(uint8_t *fail, __mmask8 ok, __mmask8 live, int64
     return nf;
 }
 
+/* one1's constants for one column (alpha v_j = uh + ul) */
+typedef struct {
+    __m512d uh, ul;
+    int fma_only;
+    __mmask8 keep_range;
+} col512_t;
+
+static inline col512_t col512(double uh, double ul, int safe)
+{
+    const col512_t c = { _mm512_set1_pd(uh), _mm512_set1_pd(ul), ul == 0.0, (__mmask8)((safe || uh == 0.0) ? 0xff : 0x00) };
+    return c;
+}
+
+/* Rows i..i+7 of one column (live: those below m): one1's operations lane by lane on a + x (uh
+ * + ul), the certified lanes stored into out; returns them */
+static inline __mmask8 vec512(const col512_t *c, const double *a, const double *x, double *out, int64_t i, int64_t m)
+{
+    const __m512d zero = _mm512_setzero_pd(), big = _mm512_set1_pd(0x1.fffffffffffffp1023), tiny = _mm512_set1_pd(0x1p-960);
+    const __m512d b50 = _mm512_set1_pd(0x1p-50), b1069 = _mm512_set1_pd(0x1p-1069);
+    const __mmask8 live = m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u);
+    const int whole = m - i >= 8;
+    const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
+    const __m512d vx = whole ? _mm512_loadu_pd(x + i) : _mm512_maskz_loadu_pd(live, x + i);
+    __m512d r;
+    __mmask8 ok;
+    if (c->fma_only) {
+        const __m512d f = _mm512_fmadd_pd(vx, c->uh, va);
+        const __mmask8 range = c->keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_mul_pd(vx, c->uh)), tiny, _CMP_GE_OQ) |
+                               _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
+        ok = (_mm512_cmp_pd_mask(f, zero, _CMP_NEQ_UQ) | range) & _mm512_cmp_pd_mask(_mm512_abs_pd(f), big, _CMP_LE_OQ);
+        r = _mm512_add_pd(f, zero);
+    } else {
+        const __m512d p = _mm512_mul_pd(vx, c->uh), pe = _mm512_fmsub_pd(vx, c->uh, p);
+        const __m512d s = _mm512_add_pd(va, p), b = _mm512_sub_pd(s, va);
+        const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s, b)), _mm512_sub_pd(p, b));
+        const __m512d w = _mm512_mul_pd(vx, c->ul), e = _mm512_add_pd(_mm512_add_pd(e1, pe), w);
+        const __m512d sum = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe)), _mm512_abs_pd(w));
+        const __mmask8 pos = _mm512_cmp_pd_mask(sum, zero, _CMP_GT_OQ);
+        const __m512d B = _mm512_add_pd(_mm512_mul_pd(b50, sum), _mm512_maskz_mov_pd(pos, b1069));
+        const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
+        const __mmask8 range = c->keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(p), tiny, _CMP_GE_OQ) |
+                               _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
+        ok = range & _mm512_cmp_pd_mask(lo, hi, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(_mm512_abs_pd(lo), big, _CMP_LE_OQ);
+        r = lo;
+    }
+    ok &= live;
+    if (ok == 0xff) _mm512_storeu_pd(out + i, r);
+    else _mm512_mask_storeu_pd(out + i, ok, r);
+    return ok;
+}
+
+static inline __mmask8 live_of(int64_t i, int64_t m) { return m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u); }
+
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail)
 {
-    const __m512d vuh = _mm512_set1_pd(uh), vul = _mm512_set1_pd(ul), zero = _mm512_setzero_pd();
-    const __m512d big = _mm512_set1_pd(0x1.fffffffffffffp1023), tiny = _mm512_set1_pd(0x1p-960);
-    const __m512d b50 = _mm512_set1_pd(0x1p-50), b1069 = _mm512_set1_pd(0x1p-1069);
-    const int fma_only = ul == 0.0;
-    const __mmask8 keep_range = (safe || uh == 0.0) ? 0xff : 0x00;
+    const col512_t c = col512(uh, ul, safe);
     int64_t nf = 0;
-    for (int64_t i = 0; i < m; i += 8) {
-        const __mmask8 live = m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u);
-        const int whole = m - i >= 8;
-        const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
-        const __m512d vx = whole ? _mm512_loadu_pd(x + i) : _mm512_maskz_loadu_pd(live, x + i);
-        __m512d r;
-        __mmask8 ok;
-        if (fma_only) {
-            const __m512d f = _mm512_fmadd_pd(vx, vuh, va);
-            const __mmask8 range = keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_mul_pd(vx, vuh)), tiny, _CMP_GE_OQ) |
-                                   _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
-            ok = (_mm512_cmp_pd_mask(f, zero, _CMP_NEQ_UQ) | range) & _mm512_cmp_pd_mask(_mm512_abs_pd(f), big, _CMP_LE_OQ);
-            r = _mm512_add_pd(f, zero);
-        } else {
-            const __m512d p = _mm512_mul_pd(vx, vuh), pe = _mm512_fmsub_pd(vx, vuh, p);
-            const __m512d s = _mm512_add_pd(va, p), b = _mm512_sub_pd(s, va);
-            const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s, b)), _mm512_sub_pd(p, b));
-            const __m512d w = _mm512_mul_pd(vx, vul), e = _mm512_add_pd(_mm512_add_pd(e1, pe), w);
-            const __m512d sum = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe)), _mm512_abs_pd(w));
-            const __mmask8 pos = _mm512_cmp_pd_mask(sum, zero, _CMP_GT_OQ);
-            const __m512d B = _mm512_add_pd(_mm512_mul_pd(b50, sum), _mm512_maskz_mov_pd(pos, b1069));
-            const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
-            const __mmask8 range = keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(p), tiny, _CMP_GE_OQ) |
-                                   _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
-            ok = range & _mm512_cmp_pd_mask(lo, hi, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(_mm512_abs_pd(lo), big, _CMP_LE_OQ);
-            r = lo;
-        }
-        ok &= live;
-        if (ok == 0xff) _mm512_storeu_pd(out + i, r);
-        else _mm512_mask_storeu_pd(out + i, ok, r);
-        nf += put_flags(fail + i, ok, live, m - i >= 8 ? 8 : m - i);
-    }
+    for (int64_t i = 0; i < m; i += 8)
+        nf += put_flags(fail + i, vec512(&c, a, x, out, i, m), live_of(i, m), m - i >= 8 ? 8 : m - i);
     return nf;
+}
+
+void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, const double u[4], const int safe[2],
+                          uint8_t *f0, uint8_t *f1, int64_t nf[2])
+{
+    const col512_t c0 = col512(u[0], u[1], safe[0]), c1 = col512(u[2], u[3], safe[1]);
+    nf[0] = nf[1] = 0;
+    for (int64_t i = 0; i < m; i += 8) {
+        const __mmask8 ok0 = vec512(&c0, a0, x, a0, i, m), ok1 = vec512(&c1, a1, x, a1, i, m), live = live_of(i, m);
+        const int64_t len = m - i >= 8 ? 8 : m - i;
+        nf[0] += put_flags(f0 + i, ok0, live, len);
+        nf[1] += put_flags(f1 + i, ok1, live, len);
+    }
 }
 #endif
