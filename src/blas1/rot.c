@@ -13,6 +13,7 @@
 #include "core/fpenv.h"
 #include "core/par.h"
 #include "eft/eft_dot.h"
+#include "eft/eft_scaled.h"
 #include <math.h>
 #include <string.h>
 
@@ -74,25 +75,6 @@ typedef struct {
     uint8_t *left;          /* per chunk: 1 where it is left to the calling thread */
 } rot_t;
 
-/* RN(E) into *v from r = RN(2^600 E), certified (as eft_scaled.c argues): 2^-600 r where that
- * is normal; where it is not, r rounded again to the subnormal grid scaled, q = 2^-474 (there
- * |2^600 E| < 2^-422, where the doubles' spacing is at most q / 2: every midpoint of the q grid
- * is a double, and where r is not one, 2^600 E lies on r's side of every midpoint and rounds to
- * r's nearest multiple of q), a signed zero below 2^-1075.  0 where r is zero or such a
- * midpoint (left to the exact sums). */
-static int unscale(double r, double *v)
-{
-    if (fabs(r) >= 0x1p-422) {
-        *v = r * 0x1p-600;
-        return 1;
-    }
-    const double g = r * 0x1p474;                        /* r / q, exact; |g| < 2^52 */
-    if (r == 0.0 || fabs(g - trunc(g)) == 0.5) return 0;
-    const double t = rint(g);
-    *v = t == 0.0 ? copysign(0.0, r) : t * 0x1p-1074;
-    return 1;
-}
-
 /* Both new vectors by the two-term loop (a = +0: RN(exact) where it certifies, as the pair
  * loop's, and an exact zero +0), fx and fy the elements each leaves; returns how many flags
  * are set in all */
@@ -137,10 +119,11 @@ static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, con
         for (int64_t i = 0; i < len; i++) f2[i] |= fy[i];
     }
     int64_t left = 0;
+    const ozb_unscale_t u = ozb_unscale_for(600);
     for (int64_t i = 0; i < len; i++) {
         if (!fx[i]) continue;
         double vx, vy;
-        if (tiny[i] && !f2[i] && unscale(sx[i], &vx) && unscale(sy[i], &vy)) {
+        if (tiny[i] && !f2[i] && ozb_unscale(&u, sx[i], &vx) && ozb_unscale(&u, sy[i], &vy)) {
             nx[i] = vx;
             ny[i] = vy;
             fx[i] = 0;

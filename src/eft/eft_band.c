@@ -7,9 +7,9 @@
 #include "eft/eft_band.h"
 #include "eft/eft_kern.h"
 #include "eft/eft_deep.h"
+#include "eft/eft_scaled.h"
 #include "core/ozb_internal.h"
 #include <math.h>
-#include <string.h>
 
 int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 {
@@ -22,15 +22,6 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 }
 
 #ifdef EFT_AVX2
-/* 2^e for -1022 <= e <= 1023, from its bits */
-static double pow2(int e)
-{
-    const uint64_t b = (uint64_t)(e + 1023) << 52;
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 static double hmax(__m256d v)
 {
     double t[4];
@@ -80,26 +71,6 @@ static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows,
     for (int r = 0; r < rows; r++) left |= (unsigned)(fail[r] != 0) << r;
     return left ? ozb_eft_deep_strip(P, xs, w, left, alpha, beta, y, incy, lsb) : 0;
 }
-
-/* RN(E) into *v from r = RN(2^s E), certified: 2^-s r where that is normal; where it is not,
- * r rounded again to the subnormal grid scaled, q = 2^(s-1074) (there |2^s E| < 2^(s-1022),
- * where the doubles' spacing is at most q / 2: every midpoint of the q grid is a double, and
- * where r is not one, 2^s E lies on r's side of every midpoint and rounds to r's nearest
- * multiple of q), a signed zero below 2^-1075.  0 where r is zero or such a midpoint (left to
- * the exact sums).  s <= 1074: both scalings are by powers of two, exact (eft_scaled.c argues
- * the same). */
-static int unscale(double r, int s, double *v)
-{
-    if (fabs(r) >= pow2(s - 1022)) {
-        *v = r * pow2(-s / 2) * pow2(s / 2 - s);            /* two exact steps down to a normal */
-        return 1;
-    }
-    const double g = r * pow2(1074 - s);                   /* r / q, exact (1074 - s >= 0); |g| < 2^52 */
-    if (r == 0.0 || fabs(g - trunc(g)) == 0.5) return 0;
-    const double t = rint(g);
-    *v = t == 0.0 ? copysign(0.0, r) : t * 0x1p-1074;
-    return 1;
-}
 #endif
 
 unsigned ozb_eft_band_strip(double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
@@ -112,20 +83,21 @@ unsigned ozb_eft_band_strip(double *P, const double *xs, int64_t w, int rows, do
     const unsigned left = strip_at(P, xs, w, rows, alpha, beta, y, incy, lsb, &s);
     if (!s) return left;
     /* every product tiny: the strip again with P and y times 2^s (exact: scaled up, no
-     * overflow), whose certified results are RN(2^s exact), scaled back (unscale) */
-    double ys[8] = { 0 };
-    const double u = pow2(s / 2), u2 = pow2(s - s / 2);   /* 2^s in two exact steps up */
+     * overflow), whose certified results are RN(2^s exact), scaled back (ozb_unscale) */
+    double ys[8] = { 0 }, g[2];
+    ozb_pow2_pair(s, g);                                   /* 2^s in two exact steps up */
     for (int r = 0; r < rows && beta != 0.0; r++) {
-        if (!(fabs(y[r * incy]) <= pow2(989 - s))) return all;
-        ys[r] = y[r * incy] * u * u2;
+        if (!(fabs(y[r * incy]) <= ozb_pow2(989 - s))) return all;
+        ys[r] = y[r * incy] * g[0] * g[1];
     }
-    for (int64_t i = 0; i < 8 * w; i++) P[i] = P[i] * u * u2;
+    for (int64_t i = 0; i < 8 * w; i++) P[i] = P[i] * g[0] * g[1];
     int s2 = 0;
     const unsigned l2 = strip_at(P, xs, w, rows, alpha, beta, ys, 1, lsb, &s2);
+    const ozb_unscale_t un = ozb_unscale_for(s);
     unsigned out = 0;
     for (int r = 0; r < rows; r++) {
         double v;
-        if (!(l2 >> r & 1) && unscale(ys[r], s, &v)) y[r * incy] = v;
+        if (!(l2 >> r & 1) && ozb_unscale(&un, ys[r], &v)) y[r * incy] = v;
         else out |= 1u << r;
     }
     return out;

@@ -4,18 +4,8 @@
 #include "eft/eft_deep_kern.h"
 #include "eft/eft_cert4.h"
 #include "sum/sum.h"
-#include <string.h>
 
 #ifdef EFT_AVX2
-/* 2^e for -1022 <= e <= 1023 (53 + gmin with -1074 <= gmin < 960), from its bits */
-static inline double pow2(int e)
-{
-    const uint64_t b = (uint64_t)(e + 1023) << 52;
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 /* N = 3 nblocks + 2 terms in d and a */
 int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, int64_t nblocks, double cval, double *out)
 {
@@ -32,7 +22,7 @@ int ozb_deep_round(const ozb_problem *pr, const deep_row *st, int lo, int hi, in
     for (int r = lo; r < hi; r++) {
         for (int w = 0; w < 3; w++)
             if (!(fabs(v[w][r]) <= 0x1p1000)) return 0;          /* overflow or NaN */
-        if (st->inexact[r] || !(v[3][r] == 0.0 || (st->gmin[r] < 960 && v[3][r] * (1.0 + 0x1p-20) < pow2(53 + st->gmin[r]))))
+        if (st->inexact[r] || !(v[3][r] == 0.0 || (st->gmin[r] < 960 && v[3][r] * (1.0 + 0x1p-20) < ozb_pow2(53 + st->gmin[r]))))
             exact = 0;
         A += v[3][r];
         G += v[4][r];
@@ -136,7 +126,7 @@ void ozb_deep_lane_deltas(const deep_row *st, int64_t nblocks, double dl[8])
     _mm256_storeu_pd(g, st->t[0].g); _mm256_storeu_pd(g + 4, st->t[1].g);
     const double nb = (3.0 * (double)nblocks + 2.0) * 0x1p-52;
     for (int r = 0; r < 8; r++) {
-        if (!st->inexact[r] && (a[r] == 0.0 || (st->gmin[r] < 960 && a[r] * (1.0 + 0x1p-20) < pow2(53 + st->gmin[r])))) {
+        if (!st->inexact[r] && (a[r] == 0.0 || (st->gmin[r] < 960 && a[r] * (1.0 + 0x1p-20) < ozb_pow2(53 + st->gmin[r])))) {
             dl[r] = 0.0;
             continue;
         }

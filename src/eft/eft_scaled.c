@@ -149,28 +149,18 @@ ozblas_status_t ozb_eft_scaled_cr(ozblas_handle_t h, const ozb_problem *pr, int 
         }
     }
     int64_t left = 0;
-    /* |r| >= 2^(s - 1022): normal once scaled back, by 2^-s exactly (in two steps beyond the
-     * normal range of one factor) */
-    const double normal_from = ldexp(1.0, s - 1022);
-    const double back1 = ldexp(1.0, -(s < 1022 ? s : 1022)), back2 = ldexp(1.0, -(s < 1022 ? 0 : s - 1022));
+    const ozb_unscale_t u = ozb_unscale_for(s);
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             const size_t e = (size_t)(i + j * m);
             const double r = Cs[e];
-            /* normal once scaled back (a zero is never certified by the sums); outside what
-             * the caller keeps (ozb_kept), nothing is wanted */
+            double back;
+            /* outside what the caller keeps (ozb_kept), nothing is wanted; a result below the
+             * normal range is taken back only from at most 2^1000 */
             if (!ozb_kept(pr, i, j))
                 fail[e] = 0;
-            else if (!f2[e] && r != 0.0 && fabs(r) >= normal_from) {
-                pr->c[i * pr->crs + j * pr->ccs] = r * back1 * back2;
-                fail[e] = 0;
-            } else if (!f2[e] && r != 0.0 && fabs(r) <= 0x1p1000) {
-                const double g = ldexp(r, 1074 - s), t = rint(g);     /* r / q; |g| < 2^52 */
-                if (fabs(g - trunc(g)) == 0.5) {
-                    left++;
-                    continue;
-                }
-                pr->c[i * pr->crs + j * pr->ccs] = t == 0.0 ? copysign(0.0, r) : t * 0x1p-1074;
+            else if (!f2[e] && (fabs(r) >= u.normal_from || fabs(r) <= 0x1p1000) && ozb_unscale(&u, r, &back)) {
+                pr->c[i * pr->crs + j * pr->ccs] = back;
                 fail[e] = 0;
             } else
                 left++;
