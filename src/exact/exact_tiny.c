@@ -53,10 +53,18 @@ int ozb_exact_tiny_first(const ozb_problem *pr)
  * m n flags, also where the kernel works on the transposed problem) */
 typedef struct { const ozb_problem *pr; uint8_t *fail; int64_t fi, fj; int two; } tiny_t;   /* two: both passes at once */
 
+/* nr <= 4 contiguous doubles at p, zeros beyond: a masked load (the lanes beyond nr are not
+ * read), not lanes stored on the stack and loaded again, which stalls on the store forwarding */
+static inline __m256d first4(const double *p, int64_t nr)
+{
+    if (nr == 4) return _mm256_loadu_pd(p);
+    return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(nr), _mm256_set_epi64x(3, 2, 1, 0)));
+}
+
 /* rows i..i+nr-1 (nr <= 4) of column l of a view, zeros beyond */
 static inline __m256d rows4(const ozb_view *v, int64_t i, int64_t l, int64_t nr)
 {
-    if (nr == 4 && v->rs == 1) return _mm256_loadu_pd(v->p + i + l * v->cs);
+    if (v->rs == 1) return first4(v->p + i + l * v->cs, nr);
     double t[4] = {0.0, 0.0, 0.0, 0.0};
     for (int64_t r = 0; r < nr; r++) t[r] = ozb_view_at(v, i + r, l);
     return _mm256_loadu_pd(t);
@@ -134,9 +142,8 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
     }
     if (use_c)
         for (int h = 0; h < 2; h++) {
-            double c0[4] = {0.0, 0.0, 0.0, 0.0};
-            for (int64_t r = 0; r < nh[h]; r++) c0[r] = pr->c[(i + 4 * h + r) * pr->crs + j * pr->ccs];
-            ok[h] = _mm256_and_pd(ok[h], split(_mm256_set1_pd(pr->beta), _mm256_loadu_pd(c0), 0, &T[h][2 * k]));
+            const ozb_view cv = { pr->c, pr->crs, pr->ccs };
+            ok[h] = _mm256_and_pd(ok[h], split(_mm256_set1_pd(pr->beta), rows4(&cv, i + 4 * h, j, nh[h]), 0, &T[h][2 * k]));
         }
     /* one VecSum pass first: enough where little cancels; a second where some lane is left
      * (both at once where the caller knows the call cancels) */
@@ -294,14 +301,16 @@ static ozblas_status_t tiny_run(ozblas_handle_t h, const ozb_problem *pr, int nt
         tp.m = pr->n; tp.n = pr->m; tp.a = pr->b; tp.b = pr->a; tp.crs = pr->ccs; tp.ccs = pr->crs;
         t.pr = &tp; t.fi = pr->m; t.fj = 1;
     }
-    /* a rank-1 update with op(A)'s column strided (A^T of a row): the column gathered once,
-     * so that the FMA groups run on vectors (the same values: the same bits) */
-    enum { GATHER = 1024 };
+    /* op(A) with strided rows (A^T, or op(B)^T where C is worked transposed): copied once
+     * column-major, so that every column of C reads its rows as vectors, not lane by lane
+     * (the same values: the same bits) */
+    enum { GATHER = 2048 };
     double acol[GATHER];
     ozb_problem gp;
-    if (t.pr->k == 1 && t.pr->a.rs != 1 && t.pr->m <= GATHER) {
+    if (t.pr->a.rs != 1 && t.pr->m * t.pr->k <= GATHER) {
         gp = *t.pr;
-        for (int64_t i = 0; i < gp.m; i++) acol[i] = ozb_view_at(&gp.a, i, 0);
+        for (int64_t l = 0; l < gp.k; l++)
+            for (int64_t i = 0; i < gp.m; i++) acol[i + l * gp.m] = ozb_view_at(&gp.a, i, l);
         gp.a.p = acol; gp.a.rs = 1; gp.a.cs = gp.m;
         t.pr = &gp;
     }
