@@ -100,6 +100,69 @@ START_TEST(dgemm_tiny_cancel)
 }
 END_TEST
 
+/* Small GEMMs (4 <= m <= 16, 2 <= n <= 16, k <= 16, alpha = +-1: eft/eft_small_gemm.c, then
+ * what it leaves): every transpose, strides, beta, and data that takes each of its ways out:
+ * ordinary data (certified there), residuals C = RN(A B) (cancel: left to the tiny exact sums),
+ * a zero row and a zero column, a tiny op(A) (2^-800: its sigma floor), products beyond 2^990
+ * and Inf/NaN (declined: the streaming sums).  Checked per mode, CORRECTLY_ROUNDED bit for bit
+ * against MPFR. */
+START_TEST(dgemm_small_sums)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "dgemm_small_sums");
+    const int64_t ms[] = {4, 5, 8, 9, 13, 16}, ns[] = {2, 3, 8, 16}, ks[] = {1, 3, 8, 16};
+    const double betas[] = {0.0, 1.0, -1.0, 0.5};
+    char ctx[96];
+    int c = 0;
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t q = 0; q < sizeof ks / sizeof *ks; q++, c++) {
+                tu_gemm_params p = {0};
+                p.ta = c % 2; p.tb = c / 2 % 2;
+                p.m = ms[a]; p.n = ns[b]; p.k = ks[q];
+                if (c % 3 == 1) { p.lda = (p.ta ? p.k : p.m) + 3; p.ldb = (p.tb ? p.n : p.k) + 1; p.ldc = p.m + 2; }
+                p.alpha = c % 2 ? -1.0 : 1.0;
+                p.beta = betas[c % 4];
+                int64_t lda, ldb, ldc;
+                size_t na, nb, nc;
+                tu_gemm_sizes(&p, &lda, &ldb, &ldc, &na, &nb, &nc);
+                double *A = tu_alloc(na), *B = tu_alloc(nb), *C = tu_alloc(nc);
+                const int kind = c % 7;
+                ozref_fill_phi(&r, A, (int64_t)na, kind == 0 ? 8.0 : 1.0);
+                ozref_fill_phi(&r, B, (int64_t)nb, 1.0);
+                ozref_fill_phi(&r, C, (int64_t)nc, 1.0);
+                /* op(A)(i, l) at A[ta ? l + i lda : i + l lda], op(B)(l, j) at B[tb ? j + l ldb : l + j ldb] */
+                if (kind == 1) {                    /* residuals: C = RN(op(A) op(B)), alpha = -1, beta = 1 */
+                    p.alpha = -1.0; p.beta = 1.0;
+                    for (int64_t j = 0; j < p.n; j++)
+                        for (int64_t i = 0; i < p.m; i++)
+                            C[i + j * ldc] = ozref_dgemm_elem(p.ta, p.tb, i, j, p.k, 1.0, A, lda, B, ldb, 0.0, 0.0);
+                } else if (kind == 2) {             /* a zero row of op(A), a zero column of op(B) */
+                    for (int64_t l = 0; l < p.k; l++) {
+                        A[p.ta ? l + (p.m / 2) * lda : p.m / 2 + l * lda] = 0.0;
+                        B[p.tb ? 1 + l * ldb : l + ldb] = 0.0;
+                    }
+                } else if (kind == 3) {             /* tiny op(A) */
+                    for (size_t e = 0; e < na; e++) A[e] = ldexp(A[e], -800);
+                    for (size_t e = 0; e < nc; e++) C[e] = ldexp(C[e], -800 + (int)(e % 3) * 30);
+                } else if (kind == 4) {             /* products beyond 2^990 */
+                    for (size_t e = 0; e < na; e++) A[e] = ldexp(A[e], 495);
+                    for (size_t e = 0; e < nb; e++) B[e] = ldexp(B[e], 497);
+                    for (size_t e = 0; e < nc; e++) C[e] = ldexp(C[e], 990);
+                } else if (kind == 5) {             /* Inf in op(A), NaN in op(B) */
+                    A[0] = c % 4 < 2 ? INFINITY : -INFINITY;
+                    if (c % 3 == 0) B[0] = NAN;
+                }
+                snprintf(ctx, sizeof ctx, "dgemm_small_sums kind %d", kind);
+                tu_gemm_run(h, mode, &p, A, B, C, ctx);
+                free(A); free(B); free(C);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(dgemm_257)
 {
     /* 257^3 with sampled rows of C */
@@ -230,6 +293,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, dgemm_random, 0, 3);
     tcase_add_loop_test(tc, dgemm_257, 0, 3);
     tcase_add_test(tc, dgemm_tiny_cancel);
+    tcase_add_loop_test(tc, dgemm_small_sums, 0, 3);
     tcase_add_loop_test(tc, dgemm_large_dim, 0, 3);
     tcase_add_loop_test(tc, dgemm_alpha_beta, 0, 3);
     tcase_add_test(tc, dgemm_double_vs_openblas);

@@ -31,6 +31,7 @@ enum { OZB_BUF_SA = 0, OZB_BUF_SB, OZB_BUF_WA, OZB_BUF_WB, OZB_BUF_NA, OZB_BUF_N
        OZB_BUF_EFT2,    /* the error-free sums run inside the scaled ones */
        OZB_BUF_SMALL,   /* the exact short inner dimensions (exact/exact_small.c): fail flags */
        OZB_BUF_TINY,    /* the exact tiny inner dimensions (exact/exact_tiny.c): fail flags */
+       OZB_BUF_SMALL_GEMM, /* the small GEMMs' error-free sums (eft/eft_small_gemm.c): fail flags */
        OZB_BUF_HA, OZB_BUF_HB, OZB_BUF_HC, /* host copies of a device handle's operands */
        OZB_BUF_CRTFAIL, /* DOUBLE-mode CRT (crt/crt.c): the elements it did not certify, for the fallback */
        OZB_BUF_CRTLOW,  /* DOUBLE-mode CRT: a tile's lower bounds of |A||B| */

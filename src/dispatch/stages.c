@@ -11,6 +11,7 @@
 #include "eft/eft_dot.h"
 #include "eft/eft_deep.h"
 #include "eft/eft_scaled.h"
+#include "eft/eft_small_gemm.h"
 #include "exact/exact_small.h"
 #include "exact/exact_tiny.h"
 #include "fixed/fixed_dot.h"
@@ -72,6 +73,25 @@ static ozblas_status_t tiny_cancel_run(ozblas_handle_t h, const ozb_problem *pr,
 {
     (void)pl;
     return ozb_exact_tiny_cancel(h, pr, nt, fail, nfail);
+}
+
+/* ---- small GEMMs: the error-free sums without the streaming GEMM's setup ---- */
+static int small_gemm_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
+{
+    return ozb_eft_small_gemm_applies(h, pr, pl);
+}
+static ozblas_status_t small_gemm_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
+                                      int64_t *nfail)
+{
+    (void)pl; (void)nt;
+    return ozb_eft_small_gemm(h, pr, fail, nfail);
+}
+/* what it leaves cancels (the streaming sums' certificates would leave it too): the exact
+ * tiny sums, which take k <= 16 */
+static ozb_stage_id small_gemm_rest(const ozb_problem *pr)
+{
+    (void)pr;
+    return OZB_ST_TINY_CANCEL;
 }
 
 /* ---- the streaming error-free sums ---- */
@@ -237,6 +257,7 @@ const ozb_stage ozb_host_stages[OZB_ST_COUNT] = {
     [OZB_ST_DOT_SHORT]     = { "short DOT", dot_short_eligible, NULL, NULL, dot_short_run, NULL, NULL, OZB_ST_TINY_FIRST, 0, 0, 0 },
     [OZB_ST_DOT_EXACT]     = { "short DOT, exact", NULL, NULL, NULL, dot_exact_run, NULL, NULL, N, 0, 0, 0 },
     [OZB_ST_TINY_FIRST]    = { "exact tiny", tiny_first_eligible, NULL, NULL, tiny_first_run, NULL, tiny_first_rest, N, CERTIFYING },
+    [OZB_ST_SMALL_GEMM]    = { "small error-free sums", small_gemm_eligible, NULL, NULL, small_gemm_run, NULL, small_gemm_rest, N, CERTIFYING },
     [OZB_ST_EFT]           = { "error-free sums", eft_eligible, eft_bytes, eft_orient, eft_run, NULL, NULL, OZB_ST_CRT_CR, CERTIFYING , .kept = 1 },
     [OZB_ST_TINY_CANCEL]   = { "exact tiny, cancelling", tiny_cancel_eligible, NULL, NULL, tiny_cancel_run, NULL, NULL, N, CERTIFYING },
     [OZB_ST_SCALED]        = { "scaled error-free sums", scaled_eligible, NULL, NULL, scaled_run, NULL, scaled_rest, N, CERTIFYING , .kept = 1 },
@@ -253,12 +274,12 @@ const ozb_stage ozb_host_stages[OZB_ST_COUNT] = {
 
 /* CORRECTLY_ROUNDED with FP64 slices (and DOUBLE, computed so) */
 static const uint8_t list_cr[] = {
-    OZB_ST_DOT_SHORT, OZB_ST_DOT_EXACT, OZB_ST_TINY_FIRST, OZB_ST_EFT, OZB_ST_TINY_CANCEL, OZB_ST_SCALED, OZB_ST_DEEP,
+    OZB_ST_DOT_SHORT, OZB_ST_DOT_EXACT, OZB_ST_TINY_FIRST, OZB_ST_SMALL_GEMM, OZB_ST_EFT, OZB_ST_TINY_CANCEL, OZB_ST_SCALED, OZB_ST_DEEP,
     OZB_ST_EXACT_SMALL, OZB_ST_CRT_CR, OZB_ST_FUSED, OZB_ST_SCHEME1,
 };
 /* the same with the CRT_INT8 format: its GEMMs by the exact CRT first */
 static const uint8_t list_cr_crt[] = {
-    OZB_ST_CRT_CR_FORMAT, OZB_ST_DOT_SHORT, OZB_ST_DOT_EXACT, OZB_ST_TINY_FIRST, OZB_ST_EFT, OZB_ST_TINY_CANCEL,
+    OZB_ST_CRT_CR_FORMAT, OZB_ST_DOT_SHORT, OZB_ST_DOT_EXACT, OZB_ST_TINY_FIRST, OZB_ST_SMALL_GEMM, OZB_ST_EFT, OZB_ST_TINY_CANCEL,
     OZB_ST_SCALED, OZB_ST_DEEP, OZB_ST_EXACT_SMALL, OZB_ST_CRT_CR, OZB_ST_FUSED, OZB_ST_SCHEME1,
 };
 /* FIXED and DOUBLE with CRT_INT8 (what the CRT declines or leaves is replanned) */
