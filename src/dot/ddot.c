@@ -4,9 +4,10 @@
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 
-/* strided DOTs up to this many products go to the direct path through contiguous copies on the
- * stack (LAPACK's DOTs along rows of a matrix) */
-#define DOT_GATHER 128
+/* strided DOTs up to this many products (OZB_DOT_ONE_SIGMA, the direct path's limit) go to it
+ * through contiguous copies on the stack, 8 KiB a vector (LAPACK's DOTs along rows of a
+ * matrix: DTRSYL's by the million, of 1 to some 300 products) */
+#define DOT_GATHER 1024
 
 ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64_t incx,
                             const double *y, int64_t incy, double *result)
@@ -27,13 +28,14 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
     }
     const double *x0 = x + (incx < 0 ? (n - 1) * -incx : 0), *y0 = y + (incy < 0 ? (n - 1) * -incy : 0);
     if ((incx != 1 || incy != 1) && n <= DOT_GATHER && ozb_host_operands(h)) {
-        /* the same terms in the same order: the same bits as the strided walk */
+        /* the same terms in the same order: the same bits as the strided walk (a unit-stride
+         * vector is read in place) */
         double xb[DOT_GATHER], yb[DOT_GATHER];
-        for (int64_t l = 0; l < n; l++) {
-            xb[l] = x0[l * incx];
-            yb[l] = y0[l * incy];
-        }
-        if (ozb_run_dot_direct(h, xb, yb, n, &r, &st)) {
+        if (incx != 1)
+            for (int64_t l = 0; l < n; l++) xb[l] = x0[l * incx];
+        if (incy != 1)
+            for (int64_t l = 0; l < n; l++) yb[l] = y0[l * incy];
+        if (ozb_run_dot_direct(h, incx == 1 ? x : xb, incy == 1 ? y : yb, n, &r, &st)) {
             if (st == OZBLAS_STATUS_SUCCESS) *result = r;
             return st;
         }
