@@ -104,7 +104,8 @@ END_TEST
  * what it leaves): every transpose, strides, beta, and data that takes each of its ways out:
  * ordinary data (certified there), residuals C = RN(A B) (cancel: left to the tiny exact sums),
  * a zero row and a zero column, a tiny op(A) (2^-800: its sigma floor), products beyond 2^990
- * and Inf/NaN (declined: the streaming sums).  Checked per mode, CORRECTLY_ROUNDED bit for bit
+ * and Inf/NaN (declined: the streaming sums), op(A) zero (RN(beta c) at once, c = 0, -0,
+ * 2^-1074 and Inf left to the zero-products stage where beta c underflows or is not finite).  Checked per mode, CORRECTLY_ROUNDED bit for bit
  * against MPFR. */
 START_TEST(dgemm_small_sums)
 {
@@ -154,6 +155,9 @@ START_TEST(dgemm_small_sums)
                 } else if (kind == 5) {             /* Inf in op(A), NaN in op(B) */
                     A[0] = c % 4 < 2 ? INFINITY : -INFINITY;
                     if (c % 3 == 0) B[0] = NAN;
+                } else if (kind == 6) {             /* op(A) zero: RN(beta c), c zero, tiny, Inf */
+                    for (size_t e = 0; e < na; e++) A[e] = 0.0;
+                    C[0] = 0.0; C[1] = -0.0; C[2] = 0x1p-1074; C[3] = c % 2 ? INFINITY : -0x1p-1073;
                 }
                 snprintf(ctx, sizeof ctx, "dgemm_small_sums kind %d", kind);
                 tu_gemm_run(h, mode, &p, A, B, C, ctx);

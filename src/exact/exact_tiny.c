@@ -53,12 +53,18 @@ int ozb_exact_tiny_first(const ozb_problem *pr)
  * m n flags, also where the kernel works on the transposed problem) */
 typedef struct { const ozb_problem *pr; uint8_t *fail; int64_t fi, fj; int two; } tiny_t;   /* two: both passes at once */
 
-/* nr <= 4 contiguous doubles at p, zeros beyond: a masked load (the lanes beyond nr are not
- * read), not lanes stored on the stack and loaded again, which stalls on the store forwarding */
+/* nr <= 4 contiguous doubles at p, zeros beyond, nothing past them read: loads of one or two
+ * lanes, not lanes stored on the stack and loaded again (a store-forwarding stall) nor a
+ * masked load (some 10 ns on the EPYC) */
 static inline __m256d first4(const double *p, int64_t nr)
 {
-    if (nr == 4) return _mm256_loadu_pd(p);
-    return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(nr), _mm256_set_epi64x(3, 2, 1, 0)));
+    switch (nr) {
+    case 4: return _mm256_loadu_pd(p);
+    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
+    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
+    case 1: return _mm256_zextpd128_pd256(_mm_load_sd(p));
+    default: return _mm256_setzero_pd();
+    }
 }
 
 /* rows i..i+nr-1 (nr <= 4) of column l of a view, zeros beyond */
