@@ -100,69 +100,86 @@ START_TEST(dgemm_tiny_cancel)
 }
 END_TEST
 
-/* Small GEMMs (4 <= m <= 16, 2 <= n <= 16, k <= 16, alpha = +-1: eft/eft_small_gemm.c, then
- * what it leaves): every transpose, strides, beta, and data that takes each of its ways out:
- * ordinary data (certified there), residuals C = RN(A B) (cancel: left to the tiny exact sums),
- * a zero row and a zero column, a tiny op(A) (2^-800: its sigma floor), products beyond 2^990
- * and Inf/NaN (declined: the streaming sums), op(A) zero (RN(beta c) at once, c = 0, -0,
- * 2^-1074 and Inf left to the zero-products stage where beta c underflows or is not finite).  Checked per mode, CORRECTLY_ROUNDED bit for bit
- * against MPFR. */
+/* Small GEMMs (SMALL_GEMM, eft/eft_small_gemm.c: 4 <= m <= 64, 2 <= n <= 64 with n <= 16 or
+ * n <= 2 m, k <= 16, alpha = +-1; then what it leaves), and shapes just outside it: the
+ * transposes, alpha and beta drawn independently of the sizes, partial groups of 1-3 rows and of
+ * 1-3 elements along k, strides, padding left as NaN sentinels (an over-read shows), and data
+ * that takes each of its ways out: ordinary data (certified there), residuals C = RN(A B)
+ * (cancel: the exact tiny sums), a zero row and a zero column, a tiny op(A) (2^-800: its sigma
+ * floor), products beyond 2^990 and just below it with beta c near 2^1000, NaN or Inf in op(A)
+ * or op(B) (declined: the streaming sums), Inf and NaN in C among nonzero products, op(A) zero
+ * (RN(beta c) at once; c = 0, -0, 2^-1074 and Inf left where beta c underflows or is not
+ * finite).  Checked per mode, CORRECTLY_ROUNDED bit for bit against MPFR. */
 START_TEST(dgemm_small_sums)
 {
     ozblas_mode_t mode = MODES[_i];
     ozblas_handle_t h = tu_handle(mode);
     ozref_rng r;
     tu_rng(&r, "dgemm_small_sums");
-    const int64_t ms[] = {4, 5, 8, 9, 13, 16}, ns[] = {2, 3, 8, 16}, ks[] = {1, 3, 8, 16};
-    const double betas[] = {0.0, 1.0, -1.0, 0.5};
+    const int64_t ms[] = {4, 6, 7, 8, 10, 11, 13, 16, 25, 37, 64}, ns[] = {2, 3, 16, 17, 18, 40, 64};
+    const int64_t ks[] = {1, 2, 3, 5, 6, 8, 13, 16};
+    const double betas[] = {0.0, 1.0, -1.0, 0.5}, phis[] = {0.0, 1.0, 4.0, 8.0};
+#define PICK(a) (a)[(size_t)(ozref_uniform(&r) * (double)(sizeof(a) / sizeof *(a)))]
     char ctx[96];
-    int c = 0;
-    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
-        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
-            for (size_t q = 0; q < sizeof ks / sizeof *ks; q++, c++) {
-                tu_gemm_params p = {0};
-                p.ta = c % 2; p.tb = c / 2 % 2;
-                p.m = ms[a]; p.n = ns[b]; p.k = ks[q];
-                if (c % 3 == 1) { p.lda = (p.ta ? p.k : p.m) + 3; p.ldb = (p.tb ? p.n : p.k) + 1; p.ldc = p.m + 2; }
-                p.alpha = c % 2 ? -1.0 : 1.0;
-                p.beta = betas[c % 4];
-                int64_t lda, ldb, ldc;
-                size_t na, nb, nc;
-                tu_gemm_sizes(&p, &lda, &ldb, &ldc, &na, &nb, &nc);
-                double *A = tu_alloc(na), *B = tu_alloc(nb), *C = tu_alloc(nc);
-                const int kind = c % 7;
-                ozref_fill_phi(&r, A, (int64_t)na, kind == 0 ? 8.0 : 1.0);
-                ozref_fill_phi(&r, B, (int64_t)nb, 1.0);
-                ozref_fill_phi(&r, C, (int64_t)nc, 1.0);
-                /* op(A)(i, l) at A[ta ? l + i lda : i + l lda], op(B)(l, j) at B[tb ? j + l ldb : l + j ldb] */
-                if (kind == 1) {                    /* residuals: C = RN(op(A) op(B)), alpha = -1, beta = 1 */
-                    p.alpha = -1.0; p.beta = 1.0;
-                    for (int64_t j = 0; j < p.n; j++)
-                        for (int64_t i = 0; i < p.m; i++)
-                            C[i + j * ldc] = ozref_dgemm_elem(p.ta, p.tb, i, j, p.k, 1.0, A, lda, B, ldb, 0.0, 0.0);
-                } else if (kind == 2) {             /* a zero row of op(A), a zero column of op(B) */
-                    for (int64_t l = 0; l < p.k; l++) {
-                        A[p.ta ? l + (p.m / 2) * lda : p.m / 2 + l * lda] = 0.0;
-                        B[p.tb ? 1 + l * ldb : l + ldb] = 0.0;
-                    }
-                } else if (kind == 3) {             /* tiny op(A) */
-                    for (size_t e = 0; e < na; e++) A[e] = ldexp(A[e], -800);
-                    for (size_t e = 0; e < nc; e++) C[e] = ldexp(C[e], -800 + (int)(e % 3) * 30);
-                } else if (kind == 4) {             /* products beyond 2^990 */
-                    for (size_t e = 0; e < na; e++) A[e] = ldexp(A[e], 495);
-                    for (size_t e = 0; e < nb; e++) B[e] = ldexp(B[e], 497);
-                    for (size_t e = 0; e < nc; e++) C[e] = ldexp(C[e], 990);
-                } else if (kind == 5) {             /* Inf in op(A), NaN in op(B) */
-                    A[0] = c % 4 < 2 ? INFINITY : -INFINITY;
-                    if (c % 3 == 0) B[0] = NAN;
-                } else if (kind == 6) {             /* op(A) zero: RN(beta c), c zero, tiny, Inf */
-                    for (size_t e = 0; e < na; e++) A[e] = 0.0;
-                    C[0] = 0.0; C[1] = -0.0; C[2] = 0x1p-1074; C[3] = c % 2 ? INFINITY : -0x1p-1073;
-                }
-                snprintf(ctx, sizeof ctx, "dgemm_small_sums kind %d", kind);
-                tu_gemm_run(h, mode, &p, A, B, C, ctx);
-                free(A); free(B); free(C);
+    for (int c = 0; c < 180; c++) {
+        tu_gemm_params p = {0};
+        p.m = PICK(ms); p.n = PICK(ns); p.k = PICK(ks);
+        if (p.m * p.n * p.k > 16 * 64 * 16) p.n = 17;            /* (MPFR's references: keep the case short) */
+        p.ta = ozref_uniform(&r) < 0.5; p.tb = ozref_uniform(&r) < 0.5;
+        if (ozref_uniform(&r) < 0.4) { p.lda = (p.ta ? p.k : p.m) + 3; p.ldb = (p.tb ? p.n : p.k) + 1; p.ldc = p.m + 2; }
+        p.alpha = ozref_uniform(&r) < 0.5 ? 1.0 : -1.0;
+        p.beta = PICK(betas);
+        int64_t lda, ldb, ldc;
+        size_t na, nb, nc;
+        tu_gemm_sizes(&p, &lda, &ldb, &ldc, &na, &nb, &nc);
+        double *A = tu_alloc(na), *B = tu_alloc(nb), *C = tu_alloc(nc);
+        const int64_t ra = p.ta ? p.k : p.m, ca = p.ta ? p.m : p.k, rb = p.tb ? p.n : p.k, cb = p.tb ? p.k : p.n;
+        const int kind = c % 9;
+        tu_fill_mat(&r, A, ra, ca, lda, PICK(phis));
+        tu_fill_mat(&r, B, rb, cb, ldb, 1.0);
+        tu_fill_mat(&r, C, p.m, p.n, ldc, 1.0);
+        /* op(A)(i, l) at A[ta ? l + i lda : i + l lda], op(B)(l, j) at B[tb ? j + l ldb : l + j ldb] */
+#define OPA(i, l) A[p.ta ? (l) + (i) * lda : (i) + (l) * lda]
+#define OPB(l, j) B[p.tb ? (j) + (l) * ldb : (l) + (j) * ldb]
+        if (kind == 1) {                    /* residuals: C = RN(op(A) op(B)), alpha = -1, beta = 1 */
+            p.alpha = -1.0; p.beta = 1.0;
+            for (int64_t j = 0; j < p.n; j++)
+                for (int64_t i = 0; i < p.m; i++)
+                    C[i + j * ldc] = ozref_dgemm_elem(p.ta, p.tb, i, j, p.k, 1.0, A, lda, B, ldb, 0.0, 0.0);
+        } else if (kind == 2) {             /* a zero row of op(A), a zero column of op(B) */
+            for (int64_t l = 0; l < p.k; l++) { OPA(p.m / 2, l) = 0.0; OPB(l, 1) = 0.0; }
+        } else if (kind == 3) {             /* tiny op(A) */
+            for (int64_t l = 0; l < p.k; l++)
+                for (int64_t i = 0; i < p.m; i++) OPA(i, l) = ldexp(OPA(i, l), -800);
+            for (int64_t j = 0; j < p.n; j++)
+                for (int64_t i = 0; i < p.m; i++) C[i + j * ldc] = ldexp(C[i + j * ldc], -800 + (int)((i + j) % 3) * 30);
+        } else if (kind == 4 || kind == 5) { /* products beyond 2^990, or just below it, c near 2^1000 */
+            const int ea = kind == 4 ? 495 : 488, eb = kind == 4 ? 497 : 490;
+            for (int64_t l = 0; l < p.k; l++) {
+                for (int64_t i = 0; i < p.m; i++) OPA(i, l) = ldexp(OPA(i, l), ea);
+                for (int64_t j = 0; j < p.n; j++) OPB(l, j) = ldexp(OPB(l, j), eb);
             }
+            for (int64_t j = 0; j < p.n; j++)
+                for (int64_t i = 0; i < p.m; i++) C[i + j * ldc] = ldexp(C[i + j * ldc], kind == 4 ? 990 : 998);
+        } else if (kind == 6) {             /* NaN or Inf in op(A) or op(B) */
+            const double v = c % 4 == 0 ? NAN : c % 4 == 1 ? INFINITY : -INFINITY;
+            if (c % 2) OPA(p.m - 1, p.k - 1) = v;
+            else OPB(0, p.n - 1) = v;
+        } else if (kind == 7) {             /* Inf and NaN in C among nonzero products */
+            if (p.beta == 0.0) p.beta = 0.5;
+            C[0] = INFINITY; C[(p.n - 1) * ldc + p.m - 1] = NAN;
+        } else if (kind == 8) {             /* op(A) zero: RN(beta c), c zero, tiny, Inf */
+            for (int64_t l = 0; l < p.k; l++)
+                for (int64_t i = 0; i < p.m; i++) OPA(i, l) = 0.0;
+            C[0] = 0.0; C[1] = -0.0; C[2] = 0x1p-1074; C[3] = c % 2 ? INFINITY : -0x1p-1073;
+        }
+#undef OPA
+#undef OPB
+        snprintf(ctx, sizeof ctx, "dgemm_small_sums case %d kind %d", c, kind);
+        tu_gemm_run(h, mode, &p, A, B, C, ctx);
+        free(A); free(B); free(C);
+    }
+#undef PICK
     ozblas_destroy(h);
 }
 END_TEST

@@ -24,7 +24,7 @@ typedef enum {
     OZB_ST_TINY_FIRST,    /* k <= 4, alpha = +-1, few rows or k = 1: exact/exact_tiny.c       */
     OZB_ST_SMALL_GEMM,    /* m, n <= 64, k <= 16, alpha = +-1: the error-free sums without setup (eft/eft_small_gemm.c) */
     OZB_ST_EFT,           /* the streaming error-free sums (eft/eft_cr.c)                     */
-    OZB_ST_TINY_CANCEL,   /* k <= 4, alpha = +-1, results that cancel: exact/exact_tiny.c    */
+    OZB_ST_TINY_CANCEL,   /* k <= 16, alpha = +-1, results that cancel: exact/exact_tiny.c   */
     OZB_ST_SCALED,        /* tiny products, the sums scaled by 2^s (eft/eft_scaled.c)         */
     OZB_ST_DEEP,          /* two-level error-free sums (eft/eft_deep.c)                       */
     OZB_ST_EXACT_SMALL,   /* k <= 64, or few elements left up to 4096; TwoProduct and NearSum (exact/exact_small.c) */

@@ -86,8 +86,8 @@ static ozblas_status_t small_gemm_run(ozblas_handle_t h, const ozb_problem *pr, 
     (void)pl; (void)nt;
     return ozb_eft_small_gemm(h, pr, fail, nfail);
 }
-/* what it leaves cancels (the streaming sums' certificates would leave it too): the exact
- * tiny sums, which take k <= 16 */
+/* what it leaves cancels (the streaming sums' certificates would leave it too) or lies below
+ * about 2^-640 (its sigma's floor): the exact tiny sums, which take k <= 16 and round both */
 static ozb_stage_id small_gemm_rest(const ozb_problem *pr)
 {
     (void)pr;

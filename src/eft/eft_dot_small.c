@@ -234,7 +234,7 @@ static __attribute__((noinline)) int dot_strided(const ozb_problem *pr)
 static double absmax(const double *x, int64_t n)
 {
     const int64_t n4 = n & ~(int64_t)3;
-    __m256d m0 = _mm256_and_pd(load_first(x + n4, n - n4), ABSMASK), m1 = _mm256_setzero_pd();
+    __m256d m0 = _mm256_and_pd(ozb_first4(x + n4, n - n4), ABSMASK), m1 = _mm256_setzero_pd();
     /* max_pd returns its second operand where either is NaN, so a NaN in m is dropped by the
      * next element: the NaNs met are OR-ed into a flag instead */
     __m256d nan = _mm256_cmp_pd(m0, m0, _CMP_UNORD_Q);
@@ -283,7 +283,7 @@ int ozb_eft_split1_bounded(const double *x, const double *y, int64_t n, double y
     if (n > 256) g = _mm256_mul_pd(g, _mm256_set1_pd(4.0));
     const int64_t n4 = n & ~(int64_t)3, r = n - n4;
     __m256d S0 = _mm256_setzero_pd(), S1 = S0, R0 = S0, R1 = S0;
-    if (r) SPLIT4_NOMAX(S0, R0, load_first(x + n4, r), load_first(y + n4, r), g);
+    if (r) SPLIT4_NOMAX(S0, R0, ozb_first4(x + n4, r), ozb_first4(y + n4, r), g);
     int64_t i = 0;
     for (; i + 8 <= n4; i += 8) {
         SPLIT4_NOMAX(S0, R0, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), g);

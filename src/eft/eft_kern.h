@@ -82,18 +82,6 @@ static inline void fold_add(fold_t *f, double s, double c, double a, double g)
 #ifdef EFT_AVX2
 typedef struct { __m256d s, c, a, g; } tot4;      /* four lanes' running totals */
 
-/* the first r elements at p (0 <= r < 4) and zeros: nothing past p[r-1] is read, and no masked
- * load (vmaskmovpd costs ~10 ns here) */
-static inline __m256d load_first(const double *p, int64_t r)
-{
-    switch (r) {
-    case 1: return _mm256_setr_pd(p[0], 0.0, 0.0, 0.0);
-    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
-    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
-    default: return _mm256_setzero_pd();
-    }
-}
-
 /* A block's S and R into the totals: the Dot2 step with S as the summand and R as its error. */
 static inline void tot_add(tot4 *t, __m256d S, __m256d R, __m256d g)
 {

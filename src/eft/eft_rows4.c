@@ -22,7 +22,7 @@ static inline __m256d absmax4(const double *a, int64_t lda, int64_t n)
 {
     const int64_t n4 = n & ~(int64_t)3, r = n - n4;
     __m256d m[4];
-    for (int q = 0; q < 4; q++) m[q] = _mm256_and_pd(load_first(a + q * lda + n4, r), ABSMASK);
+    for (int q = 0; q < 4; q++) m[q] = _mm256_and_pd(ozb_first4(a + q * lda + n4, r), ABSMASK);
     for (int64_t l = 0; l < n4; l += 4)
         for (int q = 0; q < 4; q++) m[q] = _mm256_max_pd(m[q], _mm256_and_pd(_mm256_loadu_pd(a + q * lda + l), ABSMASK));
     return lanes_max4(m);
@@ -57,11 +57,11 @@ void ozb_eft_split4_bounded(const double *a, int64_t lda, const double *x, int64
     const __m256d z = _mm256_setzero_pd();
     __m256d T0 = g0, T1 = g1, T2 = g2, T3 = g3, R0 = z, R1 = z, R2 = z, R3 = z;
     if (r) {                      /* the tail (none where r = 0: zero products change nothing) */
-        const __m256d xt = load_first(x + n4, r);
-        CHAIN4(T0, R0, load_first(a0 + n4, r), xt);
-        CHAIN4(T1, R1, load_first(a1 + n4, r), xt);
-        CHAIN4(T2, R2, load_first(a2 + n4, r), xt);
-        CHAIN4(T3, R3, load_first(a3 + n4, r), xt);
+        const __m256d xt = ozb_first4(x + n4, r);
+        CHAIN4(T0, R0, ozb_first4(a0 + n4, r), xt);
+        CHAIN4(T1, R1, ozb_first4(a1 + n4, r), xt);
+        CHAIN4(T2, R2, ozb_first4(a2 + n4, r), xt);
+        CHAIN4(T3, R3, ozb_first4(a3 + n4, r), xt);
     }
     for (int64_t l = 0; l < n4; l += 4) {
         const __m256d xv = _mm256_loadu_pd(x + l);

@@ -4,7 +4,8 @@
  * (LAPACK's blocked Sylvester solver makes them by the million).
  *
  * op(A) is copied into groups of four rows ([l][4], missing rows zero) with each row's largest
- * |a|, and each column of op(B) with its largest |x|.  Bit budget (u = 2^-53), per row i and
+ * |a|; each column of op(B) is read in place where contiguous (else copied), with its largest
+ * |x|.  Bit budget (u = 2^-53), per row i and
  * column j, k <= OZB_SMALL_GEMM_K products: with M = RN(max_l |a_il| max_l |x_lj|) and
  * sigma = max(sigma_for(M), 2^-600) >= 2^(floor(log2 M) + 10) > 2^9 M (M <= 2^990, checked;
  * the floor keeps the bounds' arithmetic normal where a row or column is zero or tiny: with
@@ -13,17 +14,17 @@
  *     |a_il x_lj| <= max|a| max|x| <= (1 + u) M < 2^-9 (1 + u) sigma,
  * below sigma / (2 BL): eft_gemm.c's a-priori budget with one block of k <= BL products, so
  * SPLIT4_NOMAX's S and R sum the row exactly within eft_kern.h's bound, the totals are one
- * block's (tot_first), and the certificates are the GEMM strips' own: the bracketing one where
- * beta = 1 (ozb_eft_cert4_upd), Sum2's with one_block set otherwise (ozb_eft_cert4, whose
- * range test one block under its bound implies: |S| <= 2^-2 sigma (1 + 2^-40), |C| <= 2^-45
- * sigma, sigma <= 2^1000).  A certified element is RN(exact), as on every CORRECTLY_ROUNDED
+ * block's (tot_first), and the certificates are the GEMM strips' own: the bracketing one first
+ * where beta = 1 (ozb_eft_cert4_upd), Sum2's with one_block set for a group it does not take
+ * whole and wherever beta != 1 (ozb_eft_cert4, whose range test one block under its bound
+ * implies: |S| <= 2^-2 sigma (1 + 2^-40), |C| <= 2^-45 sigma, sigma <= 2^1000).  A certified element is RN(exact), as on every CORRECTLY_ROUNDED
  * path; the others are flagged, C untouched there.
  *
  * A column of C whose products are all exactly zero (op(A) or the column of op(B) zero, the
  * other finite) is RN(beta c), one IEEE multiplication, written as the zero-products stage
  * writes it.  Non-finite values in op(A) or op(B), or M beyond 2^990, decline the whole call
- * (C as it was): the streaming sums and what follows them take it.  Compiled with -ffp-contract=off:
- * the FMAs are explicit. */
+ * (C as it was): the streaming sums and what follows them take it.  Compiled with
+ * -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_small_gemm.h"
 #include "eft/eft_dot.h"
 #include "eft/eft_kern.h"
@@ -49,13 +50,6 @@ int ozb_eft_small_gemm_applies(ozblas_handle_t h, const ozb_problem *pr, const o
 }
 
 #ifdef EFT_AVX2
-/* the first nr <= 4 doubles at p, zeros beyond (nothing past them read; eft_kern.h's
- * load_first, not a masked load, which costs some 10 ns on the EPYC) */
-static inline __m256d first4(const double *p, int64_t nr)
-{
-    return nr == 4 ? _mm256_loadu_pd(p) : load_first(p, nr);
-}
-
 /* op(A)'s rows 4g..4g+3 as [l][4] at ap (missing rows zero); returns their largest |a| per
  * lane, a NaN kept (ozb_imax4) */
 static __m256d pack_group(const ozb_problem *pr, int64_t g, double *ap)
@@ -69,7 +63,7 @@ static __m256d pack_group(const ozb_problem *pr, int64_t g, double *ap)
             const int64_t nl = k - l < 4 ? k - l : 4;
             __m256d r[4];
             for (int64_t q = 0; q < 4; q++)
-                r[q] = q < nr ? first4(pr->a.p + (4 * g + q) * pr->a.rs + l, nl) : _mm256_setzero_pd();
+                r[q] = q < nr ? ozb_first4(pr->a.p + (4 * g + q) * pr->a.rs + l, nl) : _mm256_setzero_pd();
             const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
             const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
             const __m256d c[4] = { _mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
@@ -81,14 +75,9 @@ static __m256d pack_group(const ozb_problem *pr, int64_t g, double *ap)
         }
         return mx;
     }
+    /* else columns contiguous (a.rs = 1: ozb_eft_applies takes no other layout for m > 1) */
     for (int64_t l = 0; l < k; l++) {
-        __m256d v;
-        if (pr->a.rs == 1) v = first4(pr->a.p + 4 * g + l * pr->a.cs, nr);
-        else {
-            double t[4] = { 0.0, 0.0, 0.0, 0.0 };
-            for (int64_t r = 0; r < nr; r++) t[r] = ozb_view_at(&pr->a, 4 * g + r, l);
-            v = _mm256_loadu_pd(t);
-        }
+        const __m256d v = ozb_first4(pr->a.p + 4 * g + l * pr->a.cs, nr);
         _mm256_storeu_pd(ap + 4 * l, v);
         mx = ozb_imax4(mx, _mm256_and_pd(v, ABSMASK));
     }
@@ -105,7 +94,7 @@ static inline __m256d sigma_of(__m256d ma, double mx)
 static double absmax(const double *v, int64_t k)
 {
     __m256d mx = _mm256_setzero_pd();
-    for (int64_t l = 0; l < k; l += 4) mx = ozb_imax4(mx, _mm256_and_pd(first4(v + l, k - l < 4 ? k - l : 4), ABSMASK));
+    for (int64_t l = 0; l < k; l += 4) mx = ozb_imax4(mx, _mm256_and_pd(ozb_first4(v + l, k - l < 4 ? k - l : 4), ABSMASK));
     mx = ozb_imax4(mx, _mm256_permute4x64_pd(mx, 0x4e));
     mx = ozb_imax4(mx, _mm256_permute_pd(mx, 0x5));
     return _mm256_cvtsd_f64(mx);
@@ -152,7 +141,7 @@ static int64_t columns(const ozb_problem *pr, const double *ap, const __m256d *m
         for (int64_t g = 0; g < G; g++) {
             const int64_t nr = m - 4 * g < 4 ? m - 4 * g : 4;
             const double *cp = pr->c + 4 * g * pr->crs + (j + c) * pr->ccs;
-            if (use_c && pr->crs == 1) _mm256_storeu_pd(c0[c][g], first4(cp, nr));
+            if (use_c && pr->crs == 1) _mm256_storeu_pd(c0[c][g], ozb_first4(cp, nr));
             else
                 for (int64_t r = 0; r < 4; r++) c0[c][g][r] = use_c && r < nr ? cp[r * pr->crs] : 0.0;
             ok[c][g] = pr->beta == 1.0 ? ozb_eft_cert4_upd(&t[c][g], N, pr->alpha, c0[c][g], y[c][g]) : 0;

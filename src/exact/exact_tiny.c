@@ -53,24 +53,10 @@ int ozb_exact_tiny_first(const ozb_problem *pr)
  * m n flags, also where the kernel works on the transposed problem) */
 typedef struct { const ozb_problem *pr; uint8_t *fail; int64_t fi, fj; int two; } tiny_t;   /* two: both passes at once */
 
-/* nr <= 4 contiguous doubles at p, zeros beyond, nothing past them read: loads of one or two
- * lanes, not lanes stored on the stack and loaded again (a store-forwarding stall) nor a
- * masked load (some 10 ns on the EPYC) */
-static inline __m256d first4(const double *p, int64_t nr)
-{
-    switch (nr) {
-    case 4: return _mm256_loadu_pd(p);
-    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
-    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
-    case 1: return _mm256_zextpd128_pd256(_mm_load_sd(p));
-    default: return _mm256_setzero_pd();
-    }
-}
-
 /* rows i..i+nr-1 (nr <= 4) of column l of a view, zeros beyond */
 static inline __m256d rows4(const ozb_view *v, int64_t i, int64_t l, int64_t nr)
 {
-    if (v->rs == 1) return first4(v->p + i + l * v->cs, nr);
+    if (v->rs == 1) return ozb_first4(v->p + i + l * v->cs, nr);
     double t[4] = {0.0, 0.0, 0.0, 0.0};
     for (int64_t r = 0; r < nr; r++) t[r] = ozb_view_at(v, i + r, l);
     return _mm256_loadu_pd(t);

@@ -8,9 +8,24 @@
 #define OZB_SUM_EFT4_H
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+#include <stdint.h>
 #define EFT_AVX2 1
 
 #define ABSMASK _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll))
+
+/* The first r elements at p (0 <= r <= 4) and zeros: nothing past p[r-1] is read, by plain
+ * loads of one or two lanes (a masked load, vmaskmovpd, costs some 10 ns on the EPYC; lanes
+ * stored on the stack and loaded as a vector stall on the store forwarding) */
+static inline __m256d ozb_first4(const double *p, int64_t r)
+{
+    switch (r) {
+    case 4: return _mm256_loadu_pd(p);
+    case 3: return _mm256_insertf128_pd(_mm256_zextpd128_pd256(_mm_loadu_pd(p)), _mm_load_sd(p + 2), 1);
+    case 2: return _mm256_zextpd128_pd256(_mm_loadu_pd(p));
+    case 1: return _mm256_zextpd128_pd256(_mm_load_sd(p));
+    default: return _mm256_setzero_pd();
+    }
+}
 
 /* TwoSum lane by lane: s + e = a + b exactly (no overflow) */
 static inline void ozb_two_sum4(__m256d a, __m256d b, __m256d *s, __m256d *e)
