@@ -207,7 +207,7 @@ ozblas_status_t ozb_eft_small_gemm(ozblas_handle_t h, const ozb_problem *pr, uin
          * checked above): RN(beta c), as the zero-products stage writes it (the certificates
          * would leave every zero result to it; a zero panel of LAPACK's bidiagonal reduction) */
         if (azero || mx[j] == 0.0) {
-            for (int64_t i = 0; i < m; i++) left += !ozb_exact_zero_products_put(pr, i, j, fail);
+            left += ozb_exact_zero_products_put_column(pr, j, fail);
             j++;
             continue;
         }

@@ -45,6 +45,16 @@ static int64_t put_zero(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fa
     return 1;
 }
 
+int64_t ozb_exact_zero_products_put_column(const ozb_problem *pr, int64_t j, uint8_t *fail)
+{
+    int64_t left = 0;
+    for (int64_t i = 0; i < pr->m; i++) {
+        fail[i + j * pr->m] = 1;
+        left += !put_zero(pr, i, j, fail);
+    }
+    return left;
+}
+
 /* column j's flagged rows from i0 on, CAND at a time: the candidates surviving every l */
 static int64_t by_column(const ozb_problem *pr, int64_t j, uint8_t *fail)
 {

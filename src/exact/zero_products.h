@@ -29,4 +29,7 @@ int64_t ozb_exact_zero_products(const ozb_problem *pr, uint8_t *fail);
 /* One element known to have only zero products (alpha, beta finite): RN(beta c) written and
  * its flag cleared (1), or its flag set (0: c not finite, beta c out of range) */
 int ozb_exact_zero_products_put(const ozb_problem *pr, int64_t i, int64_t j, uint8_t *fail);
+/* The same for every row of column j (all its products known zero); returns the rows left
+ * flagged */
+int64_t ozb_exact_zero_products_put_column(const ozb_problem *pr, int64_t j, uint8_t *fail);
 #endif
