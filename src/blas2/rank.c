@@ -104,6 +104,10 @@ static int64_t scaled_column(const rank_t *r, int64_t j, int64_t i0, int64_t i1,
     return nbad;
 }
 
+/* whether a column's factor u (alpha v_j or alpha x_j, high part) keeps every product with
+ * the other vector in TwoProduct's range, that vector having no element below 2^-480 (xs) */
+static int factor_safe(int xs, double u) { return xs && (u == 0.0 || fabs(u) >= 0x1p-480); }
+
 /* Pass 1 on column j: the certified updates, the column flagged whole where its factors do not
  * split exactly; what they leave tried in the scaled frame; colbad[j] the count left */
 static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
@@ -119,7 +123,7 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
         for (int64_t i = i0; i < i1; i++) f[i] = 1;
         colbad[j] = i1 - i0;
     } else {
-        const int safe = xs && (uh == 0.0 || fabs(uh) >= 0x1p-480) && (vh == 0.0 || fabs(vh) >= 0x1p-480);
+        const int safe = factor_safe(xs, uh) && factor_safe(xs, vh);
         colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
                                  r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
     }
@@ -138,7 +142,7 @@ static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colba
     if (!wide || r->tri || r->two || r->incx != 1 || !ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &u[0], &u[1]) ||
         !ozb_two_prod_exact(r->alpha, r->v[(j + 1) * r->incv], &u[2], &u[3]))
         return 0;
-    const int safe[2] = { xs && (u[0] == 0.0 || fabs(u[0]) >= 0x1p-480), xs && (u[2] == 0.0 || fabs(u[2]) >= 0x1p-480) };
+    const int safe[2] = { factor_safe(xs, u[0]), factor_safe(xs, u[2]) };
     double *c0 = r->A + j * r->lda, *c1 = c0 + r->lda;
     uint8_t *f0 = fail + j * r->m, *f1 = f0 + r->m;
     int64_t nf[2];

@@ -90,21 +90,27 @@ static inline __m256d sigma_of(__m256d ma, double mx)
     return _mm256_max_pd(sigma_for(_mm256_mul_pd(ma, _mm256_set1_pd(mx))), _mm256_set1_pd(SIGMA_MIN));
 }
 
-/* the largest |v| of v[0..k-1] (a NaN kept: ozb_imax4), k <= KMAX */
-static double absmax(const double *v, int64_t k)
+/* the largest of four maxima of |v| (a NaN kept: ozb_imax4) */
+static double lanes_max(__m256d mx)
 {
-    __m256d mx = _mm256_setzero_pd();
-    for (int64_t l = 0; l < k; l += 4) mx = ozb_imax4(mx, _mm256_and_pd(ozb_first4(v + l, k - l < 4 ? k - l : 4), ABSMASK));
     mx = ozb_imax4(mx, _mm256_permute4x64_pd(mx, 0x4e));
     mx = ozb_imax4(mx, _mm256_permute_pd(mx, 0x5));
     return _mm256_cvtsd_f64(mx);
 }
 
+/* the largest |v| of v[0..k-1] (a NaN kept), k <= KMAX */
+static double absmax(const double *v, int64_t k)
+{
+    __m256d mx = _mm256_setzero_pd();
+    for (int64_t l = 0; l < k; l += 4) mx = ozb_imax4(mx, _mm256_and_pd(ozb_first4(v + l, k - l < 4 ? k - l : 4), ABSMASK));
+    return lanes_max(mx);
+}
+
 /* Columns j..j+nc-1 (nc <= 2; x[c] a column's k elements, mx[c] their largest |x|; every
  * bound within range, checked by the caller), all their groups of four rows at once: the
  * splits of every group and column, then every bracketing certificate, with no branch between
- * them, so that their chains of dependent operations overlap (one group after another, an
- * 8 x 8 x 8 update took twice as long).  Certified rows written into C, the others flagged;
+ * them, so that their chains of dependent operations overlap (a group alone waits on the
+ * latency of its own chain of additions).  Certified rows written into C, the others flagged;
  * returns those. */
 static int64_t columns(const ozb_problem *pr, const double *ap, const __m256d *ma, const double *const *x, const double *mx,
                        int64_t j, int nc, uint8_t *fail)
@@ -195,13 +201,12 @@ ozblas_status_t ozb_eft_small_gemm(ozblas_handle_t h, const ozb_problem *pr, uin
     /* the largest bound of all, RN(max|a| max|x|), is some row's and column's (every row meets
      * every column): where it is within 2^990 every M is (rounding is monotone); Inf and NaN
      * make it Inf or NaN, and the call is declined */
-    amax = ozb_imax4(amax, _mm256_permute4x64_pd(amax, 0x4e));
-    amax = ozb_imax4(amax, _mm256_permute_pd(amax, 0x5));
-    if (!(_mm256_cvtsd_f64(amax) * xmax <= 0x1p990)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    const double amax1 = lanes_max(amax);
+    if (!(amax1 * xmax <= 0x1p990)) return OZBLAS_STATUS_NOT_SUPPORTED;
     uint8_t *fail = ozb_buf_get(h, OZB_BUF_SMALL_GEMM, (size_t)(m * n) + 8);
     if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
     int64_t left = 0;
-    const int azero = _mm256_cvtsd_f64(amax) == 0.0;
+    const int azero = amax1 == 0.0;
     for (int64_t j = 0; j < n;) {
         /* a column whose products are all exactly zero (op(A) or it zero, the other finite:
          * checked above): RN(beta c), as the zero-products stage writes it (the certificates

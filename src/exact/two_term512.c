@@ -44,13 +44,15 @@ static inline col512_t col512(double uh, double ul, int safe)
     return c;
 }
 
+static inline __mmask8 live_of(int64_t i, int64_t m) { return m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u); }
+
 /* Rows i..i+7 of one column (live: those below m): one1's operations lane by lane on a + x (uh
  * + ul), the certified lanes stored into out; returns them */
 static inline __mmask8 vec512(const col512_t *c, const double *a, const double *x, double *out, int64_t i, int64_t m)
 {
     const __m512d zero = _mm512_setzero_pd(), big = _mm512_set1_pd(0x1.fffffffffffffp1023), tiny = _mm512_set1_pd(0x1p-960);
     const __m512d b50 = _mm512_set1_pd(0x1p-50), b1069 = _mm512_set1_pd(0x1p-1069);
-    const __mmask8 live = m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u);
+    const __mmask8 live = live_of(i, m);
     const int whole = m - i >= 8;
     const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
     const __m512d vx = whole ? _mm512_loadu_pd(x + i) : _mm512_maskz_loadu_pd(live, x + i);
@@ -81,8 +83,6 @@ static inline __mmask8 vec512(const col512_t *c, const double *a, const double *
     else _mm512_mask_storeu_pd(out + i, ok, r);
     return ok;
 }
-
-static inline __mmask8 live_of(int64_t i, int64_t m) { return m - i >= 8 ? 0xff : (__mmask8)((1u << (m - i)) - 1u); }
 
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail)
