@@ -33,8 +33,8 @@ typedef enum {
     OZBLAS_STATUS_EXECUTION_FAILED,
     /* the call failed after it had written part of its output (its workspace ran out, or a
      * device operation failed, midway): the output holds some results and some old values.
-     * Every other failure status of ozblas_dgemm, ozblas_dgemv and ozblas_ddot leaves the
-     * output as it was (CONTRACT §4). */
+     * Every other failure status of ozblas_dgemm, ozblas_dgemv, ozblas_ddot, ozblas_drot and
+     * ozblas_drotm leaves the output as it was (CONTRACT §4). */
     OZBLAS_STATUS_PARTIAL
 } ozblas_status_t;
 

@@ -1,5 +1,5 @@
 /* Workspace failures midway (OZBLAS_FAIL_ALLOC=n: a handle's n-th buffer growth fails), in
- * every mode: ozblas_dgemm, ozblas_dgemv and ozblas_ddot either succeed with the bits of a call
+ * every mode: ozblas_dgemm, ozblas_dgemv, ozblas_ddot and ozblas_drot either succeed with the bits of a call
  * without the fault, or fail with OZBLAS_STATUS_PARTIAL, or fail with another status and leave
  * their output bit for bit as it was (CONTRACT §4).  The interposer copies no C before a DGEMM
  * on that guarantee.  The problems: a product with beta != 0, and C - A B where every other
@@ -164,6 +164,48 @@ START_TEST(dgemv_ddot_faults)
 }
 END_TEST
 
+/* DROT in place: pairs left to the pipeline (products near 2^1020 and 2^-1000: beyond the exact
+ * short sums' span) take its workspace after the pair loop wrote the chunks before them and
+ * the other pairs of their own; on two
+ * threads the chunks' flags are the call's first growth, before anything is written.  Each
+ * fault gives the bits of the call without one, PARTIAL, or ALLOC_FAILED with x and y as
+ * they were (the interposer copies neither). */
+START_TEST(drot_faults)
+{
+    const ozblas_mode_t mode = MODES[_i % 3];
+    const int threads = _i >= 3;
+    enum { N = 1300 };
+    ozref_rng r;
+    tu_rng(&r, "drot_faults");
+    double *v0 = tu_alloc(2 * N), *v = tu_alloc(2 * N), *ref = tu_alloc(2 * N);
+    tu_fill_vec(&r, v0, 2 * N, 1, 2.0);
+    for (int64_t i = 600; i < N; i += 150) { v0[i] = 0x1.8p1020; v0[N + i] = -0x1.4p-1000; }
+    tally t = { 0, 0, 0 };
+    for (int f = 0; f <= 8; f++) {
+        ozblas_handle_t h = faulty_handle(mode, f);
+        if (threads) {
+            ck_assert_int_eq(ozblas_set_num_threads(h, 2), OZBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(ozblas_set_parallel_threshold(h, 1), OZBLAS_STATUS_SUCCESS);
+        }
+        double *out = f ? v : ref;
+        memcpy(out, v0, 2 * N * sizeof(double));
+        const ozblas_status_t st = ozblas_drot(h, N, out, 1, out + N, 1, 0.6, -0.8);
+        if (f == 0) ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+        else {
+            char ctx[96];
+            snprintf(ctx, sizeof ctx, "drot %s%s fault %d", tu_mode_name(mode), threads ? " (2 threads)" : "", f);
+            judge(st, v, v0, ref, 2 * N, &t, ctx);
+        }
+        ozblas_destroy(h);
+    }
+    ck_assert_int_gt(t.partial, 0);
+    if (threads) ck_assert_int_gt(t.failed, 0);
+    fprintf(stderr, "drot_faults %s%s: %d succeeded, %d PARTIAL, %d failed untouched\n", tu_mode_name(mode),
+            threads ? " (2 threads)" : "", t.ok, t.partial, t.failed);
+    free(v0); free(v); free(ref);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("alloc_faults");
@@ -171,6 +213,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, tu_timeout(300));
     tcase_add_loop_test(tc, dgemm_faults, 0, 3);
     tcase_add_loop_test(tc, dgemv_ddot_faults, 0, 6);   /* 3..5: the fused kernels */
+    tcase_add_loop_test(tc, drot_faults, 0, 6);         /* 3..5: on two threads */
     suite_add_tcase(s, tc);
     return s;
 }

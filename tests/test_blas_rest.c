@@ -229,6 +229,14 @@ START_TEST(rot_scaled)
                     check_bits(&x2[i], &wx, 1, ctx);
                     check_bits(&y2[i], &wy, 1, ctx);
                 }
+                /* the same pairs strided (x by 2, y by -3: through a copy of the chunk) */
+                double xs[2 * 37], ys[3 * 37];
+                for (int64_t i = 0; i < n; i++) { xs[2 * i] = x[i]; ys[3 * (n - 1 - i)] = y[i]; }
+                ck_assert_int_eq(ozblas_drot(h, n, xs, 2, ys, -3, c, s), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < n; i++) {
+                    check_bits(&xs[2 * i], &x2[i], 1, ctx);
+                    check_bits(&ys[3 * (n - 1 - i)], &y2[i], 1, ctx);
+                }
             }
     /* a subnormal result above a midpoint of its grid by less than the scaled sum's half-ulp:
      * 0.5 (2^41 + 1) 2^-1074 + 2^-20 2^-1074 rounds up to (2^40 + 1) 2^-1074; rounded at 53
@@ -1299,6 +1307,12 @@ START_TEST(threads)
             if (rt == 2) st = ozblas_dsyrk(hs[t], OZBLAS_LOWER, OZBLAS_OP_N, n, k, -1.0, B, n, 1.0, Cs[t], n);
             if (rt == 3) st = ozblas_dsymv(hs[t], OZBLAS_UPPER, n, 1.0, C, n, B, 1, 0.5, Xs[t], 1);
             if (rt == 4) st = ozblas_drot(hs[t], n * k, Xs[t], 1, Cs[t], 1, 0.6, -0.8);
+            /* and strided, through copies of the chunks, with pairs left in two of them */
+            if (rt == 4 && st == OZBLAS_STATUS_SUCCESS) {
+                Xs[t][1 + 3 * 233] = 0x1p-1000;
+                Xs[t][1 + 3 * 3000] = NAN;
+                st = ozblas_drot(hs[t], n * k / 3, Xs[t] + 1, 3, Cs[t] + n * k / 2, -2, 0.8, 0.6);
+            }
             /* increment 0: x[0] rotated against every y_i in order, whatever the threads */
             if (rt == 5) st = ozblas_drot(hs[t], n * k, Xs[t], 0, Cs[t], 1, 0.6, 0.8);
             /* the band strips on both threads, with outputs left to the exact sums (an Inf in

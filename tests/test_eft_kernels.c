@@ -13,6 +13,8 @@
 #include <string.h>
 #include "tu.h"
 #include "exact/two_term.h"
+#include "exact/rot_pairs.h"
+#include "eft/eft_dot.h"
 #include "exact/residual.h"
 #include "eft/eft_kern.h"
 #include "sum/sum.h"
@@ -393,9 +395,11 @@ START_TEST(gemm_block_six_match_two)
 }
 END_TEST
 
-/* DROT's pair loop (exact/two_term.c ozb_rot_pairs): every pair it certifies is RN of its
- * exact two-term sums, against MPFR, bit for bit (nonzero results; an exact zero +0), and
- * nothing non-finite is certified; on lengths around the vector width (the scalar tail),
+/* DROT's pair loop (exact/rot_pairs.c ozb_rot_pairs, and its 512-bit loop where the CPU has
+ * one): every pair it certifies is RN of its exact two-term sums, against MPFR, bit for bit
+ * (nonzero results; an exact zero +0), nothing non-finite is certified, and a pair it leaves
+ * is not written (out of place: the outputs keep a sentinel; in place: x and y keep their
+ * values, and the flags are the same); on lengths around the vector widths (the tails),
  * random operands of several magnitudes, and zeros, subnormals, products near 2^-960, huge,
  * Inf and NaN among them, for rotations, zero and huge or tiny entries of H. */
 START_TEST(rot_pairs_exact)
@@ -408,13 +412,15 @@ START_TEST(rot_pairs_exact)
     const double hs[][4] = { { 0.6, 0.8, -0.8, 0.6 }, { 0.0, 1.0, -1.0, 0.0 }, { -1.0, 0.0, 0.0, 3.0 },
                              { 0x1p-600, 3.0, 0x1p70, -0x1p-3 }, { 0x1.8p900, -0x1p-3, 0.25, 0x1p-1060 },
                              { 1.0, -1.0, 1.0, 1.0 } };
-    double x[N], y[N], nx[N], ny[N];
-    uint8_t f[N];
+    double x[N], y[N], nx[N], ny[N], xi[N], yi[N];
+    uint8_t f[N], fi[N];
     mpfr_t a, b;
     mpfr_inits2(4400, a, b, (mpfr_ptr)0);
     int64_t certified = 0;
+    const double sentinel = -0x1.5555p-7;   /* no new element equals it here */
+    for (int wide = 0; wide <= ozb_eft_cpu_wide(); wide++)
     for (size_t q = 0; q < sizeof hs / sizeof *hs; q++)
-        for (int64_t m = 1; m <= N; m += (m < 20 ? 1 : 61)) {
+        for (int64_t m = 1; m <= N; m += (m < 40 ? 1 : 61)) {
             for (int64_t i = 0; i < m; i++) {
                 x[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 40.0) - 20);
                 y[i] = i % 7 == 3 ? x[i] * 0.75 : ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 40.0) - 20);
@@ -423,10 +429,23 @@ START_TEST(rot_pairs_exact)
                 if (i % 11 == 4) y[i] = special[(size_t)(3 * i + q) % (sizeof special / sizeof *special)];
             }
             const double *h = hs[q];
-            int64_t nf = ozb_rot_pairs(m, x, y, h, nx, ny, f), count = 0;
+            for (int64_t i = 0; i < N; i++) nx[i] = ny[i] = sentinel;
+            memcpy(xi, x, sizeof x);
+            memcpy(yi, y, sizeof y);
+            int64_t nf = ozb_rot_pairs(m, x, y, h, nx, ny, f, wide), count = 0;
+            ck_assert_int_eq(ozb_rot_pairs(m, xi, yi, h, xi, yi, fi, wide), nf);
+            ck_assert(tu_bits(nx[m]) == tu_bits(sentinel) && tu_bits(ny[m]) == tu_bits(sentinel));
             for (int64_t i = 0; i < m; i++) {
                 count += f[i];
-                if (f[i]) continue;
+                ck_assert_int_eq(f[i], fi[i]);
+                if (f[i]) {
+                    ck_assert_msg(tu_bits(nx[i]) == tu_bits(sentinel) && tu_bits(ny[i]) == tu_bits(sentinel) &&
+                                      tu_bits(xi[i]) == tu_bits(x[i]) && tu_bits(yi[i]) == tu_bits(y[i]),
+                                  "wide %d h %zu m %lld element %lld: a pair left was written", wide, q, (long long)m,
+                                  (long long)i);
+                    continue;
+                }
+                ck_assert(tu_bits(xi[i]) == tu_bits(nx[i]) && tu_bits(yi[i]) == tu_bits(ny[i]));
                 certified++;
                 for (int k = 0; k < 2; k++) {
                     const double got = k ? ny[i] : nx[i];

@@ -8,6 +8,7 @@
 #include "dispatch/dispatch.h"
 #include "exact/exact_small.h"
 #include "exact/two_term.h"
+#include "exact/rot_pairs.h"
 #include "sum/sum.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
@@ -61,18 +62,22 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
     return ozb_run_rn(h, &pr);
 }
 
-/* x, y := (h11 x + h12 y, h21 x + h22 y) element by element: chunks gathered into
- * contiguous buffers, both new vectors by the certified pair loop (ozb_rot_pairs,
- * exact/two_term.h; tiny pairs again scaled: scaled_pairs), then written back.  A chunk with elements that loop leaves (products out of range: scaled
- * matrices; Inf, NaN) is left unwritten and marked, and done afterwards on the calling thread
- * (apply_std).  Every element is computed from its own x_i and y_i, so neither the chunks nor
- * the threads that take them change a bit. */
+/* x, y := (h11 x + h12 y, h21 x + h22 y) element by element, a chunk at a time: the certified
+ * pair loop (ozb_rot_pairs, exact/rot_pairs.h) writes the elements it decides in place
+ * (strided vectors through a contiguous copy of the chunk, written back whole), and the ones
+ * it leaves (products out of range: scaled matrices; cancellation; Inf, NaN) keep their x_i,
+ * y_i and a flag; they are gathered and done by the slower methods (left_pairs).  On pool
+ * threads a chunk with such elements is marked, its flags kept, and finished afterwards on the
+ * calling thread (apply_std).  Every element is computed from its own x_i and y_i, so neither
+ * the chunks nor the threads that take them change a bit. */
 enum { CH = 512 };
 typedef struct {
     double *xv, *yv;
     int64_t n, incx, incy;
-    double h11, h12, h21, h22;
-    uint8_t *left;          /* per chunk: 1 where it is left to the calling thread */
+    double hm[4];           /* h11, h12, h21, h22 */
+    int wide;               /* the 512-bit pair loop (ozb_eft_wide) */
+    uint8_t *left;          /* on threads: per chunk, 1 where it is left to the calling thread */
+    uint8_t *flags;         /* on threads: per element, the pair loop's flags */
 } rot_t;
 
 /* Both new vectors by the two-term loop (a = +0: RN(exact) where it certifies, as the pair
@@ -87,33 +92,29 @@ static int64_t two_term_pairs(int64_t len, const double *x, const double *y, con
            ozb_two_term(len, zero, 1, x, 1, hm[2], 0.0, y, 1, hm[3], 0.0, ny, 1, 0, fy, 0);
 }
 
-/* The elements the pair loop left (fx) whose x and y are both at most 2^-200 in magnitude
- * (LAPACK's test matrices scaled toward underflow: their products fall below the loop's
- * range) again by the pair loop in the frame 2^600, as scaled_rn2 does one element: x 2^600
- * and y 2^600 are exact, and a certified result r there is RN(2^600 (h x + h' y)), which
- * unscale takes back.  Each element taken there is cleared in fx; returns how many stay
- * flagged. */
-static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, const double hm[4], double *nx, double *ny,
-                            uint8_t *fx)
+/* The pairs the pair loop left (all flagged in fx), those whose x and y are both at most
+ * 2^-200 in magnitude (LAPACK's test matrices scaled toward underflow: their products fall
+ * below the loop's range) again by the pair loop in the frame 2^600, as scaled_rn2 does one
+ * element: x 2^600 and y 2^600 are exact, and a certified result r there is RN(2^600 (h x +
+ * h' y)), which unscale takes back.  Each element taken there is cleared in fx; returns how
+ * many stay flagged. */
+static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, const double hm[4], int wide, double *nx,
+                            double *ny, uint8_t *fx)
 {
     double xs[CH], ys[CH], sx[CH], sy[CH];
     uint8_t tiny[CH], f2[CH];
     int any = 0;
     for (int64_t i = 0; i < len; i++) {
-        tiny[i] = fx[i] && fabs(xc[i]) <= 0x1p-200 && fabs(yc[i]) <= 0x1p-200;
+        tiny[i] = fabs(xc[i]) <= 0x1p-200 && fabs(yc[i]) <= 0x1p-200;
         xs[i] = tiny[i] ? xc[i] * 0x1p600 : 0.0;
         ys[i] = tiny[i] ? yc[i] * 0x1p600 : 0.0;
         any |= tiny[i];
     }
-    if (!any) {
-        int64_t left = 0;
-        for (int64_t i = 0; i < len; i++) left += fx[i];
-        return left;
-    }
+    if (!any) return len;
     /* the pair loop, then for what it leaves (results that cancel far below the products:
      * rotations that annihilate an element) the two-term updates of each new vector, as
-     * chunk_of does in the unscaled frame */
-    if (ozb_rot_pairs(len, xs, ys, hm, sx, sy, f2)) {
+     * left_pairs does in the unscaled frame */
+    if (ozb_rot_pairs(len, xs, ys, hm, sx, sy, f2, wide)) {
         uint8_t fy[CH];
         (void)two_term_pairs(len, xs, ys, hm, sx, sy, f2, fy);
         for (int64_t i = 0; i < len; i++) f2[i] |= fy[i];
@@ -121,7 +122,6 @@ static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, con
     int64_t left = 0;
     const ozb_unscale_t u = ozb_unscale_for(600);
     for (int64_t i = 0; i < len; i++) {
-        if (!fx[i]) continue;
         double vx, vy;
         if (tiny[i] && !f2[i] && ozb_unscale(&u, sx[i], &vx) && ozb_unscale(&u, sy[i], &vy)) {
             nx[i] = vx;
@@ -133,74 +133,98 @@ static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, con
     return left;
 }
 
-/* Chunk c: both new vectors by the certified pair loop (contiguous vectors read in place,
- * others gathered), written back where it decides every element.  h == NULL (a pool thread):
- * a chunk with elements it leaves is marked in r->left and left unwritten; else both new
- * values of those elements by the two-term loop (two_term_pairs) and rn2, then the chunk is
- * written back.  Returns 1 where
- * it left the chunk, -1 where rn2 failed (*st), 0 otherwise. */
-static int chunk_of(ozblas_handle_t h, const rot_t *r, int64_t c, const double *xc, const double *yc, ozblas_status_t *st)
+/* The elements of a chunk (xc, yc: len of them, contiguous) that the pair loop left (fl): both
+ * new values by scaled_pairs, the two-term loop (two_term_pairs) and rn2, written in place.
+ * 0, or rn2's failure */
+static ozblas_status_t left_pairs(ozblas_handle_t h, const rot_t *r, int64_t len, double *xc, double *yc,
+                                  const uint8_t *fl)
 {
-    double nx[CH], ny[CH];
+    double a[CH], b[CH], nx[CH], ny[CH];
     uint8_t fx[CH], fy[CH];
-    const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
-    const double hm[4] = { r->h11, r->h12, r->h21, r->h22 };
-    if (ozb_rot_pairs(len, xc, yc, hm, nx, ny, fx) && scaled_pairs(len, xc, yc, hm, nx, ny, fx)) {
-        if (!h) return r->left[c] = 1;
-        const int64_t left = two_term_pairs(len, xc, yc, hm, nx, ny, fx, fy);
-        for (int64_t i = 0; i < len && left; i++) {
-            if (fx[i] && (*st = rn2(h, r->h11, xc[i], r->h12, yc[i], &nx[i])) != OZBLAS_STATUS_SUCCESS) return -1;
-            if (fy[i] && (*st = rn2(h, r->h21, xc[i], r->h22, yc[i], &ny[i])) != OZBLAS_STATUS_SUCCESS) return -1;
+    int16_t at[CH];
+    int64_t cnt = 0;
+    for (int64_t i = 0; i < len; i++)
+        if (fl[i]) {
+            at[cnt] = (int16_t)i;
+            a[cnt] = xc[i];
+            b[cnt] = yc[i];
+            fx[cnt++] = 1;
+        }
+    if (scaled_pairs(cnt, a, b, r->hm, r->wide, nx, ny, fx)) {
+        const int64_t left = two_term_pairs(cnt, a, b, r->hm, nx, ny, fx, fy);
+        for (int64_t i = 0; i < cnt && left; i++) {
+            ozblas_status_t st;
+            if (fx[i] && (st = rn2(h, r->hm[0], a[i], r->hm[1], b[i], &nx[i])) != OZBLAS_STATUS_SUCCESS) return st;
+            if (fy[i] && (st = rn2(h, r->hm[2], a[i], r->hm[3], b[i], &ny[i])) != OZBLAS_STATUS_SUCCESS) return st;
         }
     }
-    if (r->incx == 1 && r->incy == 1) {   /* (read in place by chunk) */
-        memcpy(r->xv + c0, nx, sizeof(double) * (size_t)len);
-        memcpy(r->yv + c0, ny, sizeof(double) * (size_t)len);
-    } else
-        for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = nx[i]; r->yv[(c0 + i) * r->incy] = ny[i]; }
-    return 0;
+    for (int64_t j = 0; j < cnt; j++) {
+        xc[at[j]] = nx[j];
+        yc[at[j]] = ny[j];
+    }
+    return OZBLAS_STATUS_SUCCESS;
 }
 
-static int chunk(ozblas_handle_t h, const rot_t *r, int64_t c, ozblas_status_t *st)
+/* Chunk c.  h == NULL (a pool thread): the pair loop alone, its flags kept in r->flags and
+ * the chunk marked in r->left where it leaves any; again (r->left[c] set, on the calling
+ * thread): only the flagged elements (left_pairs); else the whole chunk.  Returns 0, or
+ * left_pairs' failure. */
+static ozblas_status_t chunk(ozblas_handle_t h, const rot_t *r, int64_t c)
 {
     const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
-    if (r->incx == 1 && r->incy == 1) return chunk_of(h, r, c, r->xv + c0, r->yv + c0, st);   /* in place */
+    const int unit = r->incx == 1 && r->incy == 1, again = h && r->left && r->left[c];
     double xs[CH], ys[CH];
-    for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
-    return chunk_of(h, r, c, xs, ys, st);
+    double *xc = unit ? r->xv + c0 : xs, *yc = unit ? r->yv + c0 : ys;
+    uint8_t own[CH];
+    uint8_t *fl = r->flags ? r->flags + c0 : own;
+    if (!unit)
+        for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    const int64_t nf = again ? 1 : ozb_rot_pairs(len, xc, yc, r->hm, xc, yc, fl, r->wide);
+    if (nf) {
+        if (h) st = left_pairs(h, r, len, xc, yc, fl);
+        else r->left[c] = 1;
+    }
+    if (!unit)
+        for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = xs[i]; r->yv[(c0 + i) * r->incy] = ys[i]; }
+    return st;
 }
 
-/* chunks lo..hi-1 on a pool thread: those it decides whole; returns how many it left */
+/* chunks lo..hi-1 on a pool thread: the pair loop; returns how many it left */
 static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
 {
     const rot_t *r = ctx;
     int64_t nleft = 0;
     for (int64_t c = lo; c < hi; c++) {
         r->left[c] = 0;
-        ozblas_status_t st;
-        nleft += chunk(NULL, r, c, &st) == 1;
+        (void)chunk(NULL, r, c);
+        nleft += r->left[c];
     }
     return nleft;
 }
 
+/* x and y are written in place as each chunk is done: a failure of the slower methods (only
+ * where the exact sums' workspace cannot be had) leaves the elements before it new and the
+ * rest old, and is reported as OZBLAS_STATUS_PARTIAL */
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
-                                 double h11, double h12, double h21, double h22, int one_thread)
+                                 const double hm[4], int one_thread)
 {
     const int64_t nch = (n + CH - 1) / CH;
-    /* threads from 2^11 elements (ozb_threads_for counts 32 operations an element against its
-     * 2^16); one thread where the caller's floating-point environment was not the standard one
+    /* threads from 2^13 elements (ozb_threads_for counts 8 an element against its 2^16: the
+     * pair loop takes about a nanosecond an element, and the pool's start several microseconds
+     * on the 2-core EPYC); one thread where the caller's floating-point environment was not the standard one
      * (the pool's threads may carry it: core/fpenv.h) or an increment is 0 (every chunk then
      * reads and writes the same element, in order) */
-    const int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 32.0 * (double)n);
-    uint8_t *left = nt > 1 ? ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)nch) : NULL;
+    const int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 8.0 * (double)n);
+    uint8_t *left = nt > 1 ? ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)(nch + n)) : NULL;
     if (nt > 1 && !left) return OZBLAS_STATUS_ALLOC_FAILED;
-    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, h11, h12, h21, h22, left };
-    /* on threads: the chunks decided whole, then those left on this thread; on one thread each
-     * chunk whole in turn */
+    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, { hm[0], hm[1], hm[2], hm[3] },
+                      ozb_eft_wide(h), left, left ? left + nch : NULL };
+    /* on threads: the pair loop on every chunk, then those left on this thread; on one thread
+     * each chunk whole in turn */
     if (nt > 1 && ozb_par_for(1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;
-    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     for (int64_t c = 0; c < nch; c++)
-        if ((nt == 1 || left[c]) && chunk(h, &r, c, &st) < 0) return st;
+        if ((nt == 1 || left[c]) && chunk(h, &r, c) != OZBLAS_STATUS_SUCCESS) return OZBLAS_STATUS_PARTIAL;
     return OZBLAS_STATUS_SUCCESS;
 }
 
@@ -209,7 +233,8 @@ static ozblas_status_t apply(ozblas_handle_t h, int64_t n, double *x, int64_t in
 {
     ozb_fpenv_t env;   /* the error-free steps need CONTRACT §1's rounding */
     const int changed = ozb_fpenv_enter(&env);
-    const ozblas_status_t st = apply_std(h, n, x, incx, y, incy, h11, h12, h21, h22, changed);
+    const double hm[4] = { h11, h12, h21, h22 };
+    const ozblas_status_t st = apply_std(h, n, x, incx, y, incy, hm, changed);
     ozb_fpenv_leave(env, changed);
     return st;
 }

@@ -1,5 +1,6 @@
 /* The certified element-wise updates (exact/two_term.h). */
 #include "exact/two_term.h"
+#include "exact/lane_flags.h"
 #include "core/ozb_internal.h"
 #include <math.h>
 #include <string.h>
@@ -81,14 +82,6 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
-/* fail[0..4) := the lanes ok (a movemask) leaves; returns how many */
-static inline int64_t put4(uint8_t *fail, int ok)
-{
-    if (ok == 0xf) { memset(fail, 0, 4); return 0; }
-    for (int l = 0; l < 4; l++) fail[l] = (uint8_t)!((ok >> l) & 1);
-    return 4 - __builtin_popcount((unsigned)ok);
-}
-
 /* The one-term loop on unit strides, four elements a vector: one1's operations in one1's order
  * (the FMAs the explicit ones), so the decided elements and their flags are one1's bit for bit;
  * the comparisons stay masks until one movemask a vector instead of 64-bit flags narrowed to
@@ -135,7 +128,7 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
             r = lo;
         }
         _mm256_storeu_pd(out + i, _mm256_blendv_pd(va, r, ok));
-        nf += put4(fail + i, _mm256_movemask_pd(ok));
+        nf += ozb_put4(fail + i, _mm256_movemask_pd(ok));
     }
     for (; i < m; i++) {
         double r;
@@ -173,110 +166,6 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
     return nf;
 }
 #endif
-
-/* DROT's pairs.  Each new element is RN(c x + s y) for its row (c, s) of H: x c = p + pe and
- * y s = q + qe exactly (TwoProduct: exact where each product is 0 or at least 2^-960 in
- * magnitude, the low part's last bit >= 2^-1065; overflow makes p, q or a sum Inf or NaN),
- * p + q = t + e1 exactly (TwoSum), and e = e1 + (pe + qe) is rounded twice:
- *     |e - (e1 + pe + qe)| <= u |pe + qe| + u |e1 + RN(pe + qe)| <= 2u (|e1| + |pe| + |qe|)
- *                          <= 2u u (|t| + |p| + |q|) <= 4 u^2 (|p| + |q|) = 2^-104 (|p| + |q|)
- * (u = 2^-53; |e1| <= u |t|, |pe| <= u |p|, |qe| <= u |q|, |t| <= |p| + |q|; a subnormal sum is
- * exact, so underflow adds nothing).  B = 2^-101 RN(|p| + |q|) is more than twice that, so
- * RN(t + RN(e - B)) and RN(t + RN(e + B)) bracket RN of the exact value (RN is monotone, and
- * RN(e -+ B) moves e by at most u |e| < B / 2); where they are equal and finite (their
- * difference exactly 0: Inf - Inf is NaN) that is the result.  An exact zero with p or q
- * nonzero has lo = -B != hi: it is flagged, and ozb_two_term with a = +0 gives it +0; with
- * p = q = 0, B = 0 and lo = t + (e - 0), ozb_two_term's value (+0 from the zeros' signs as
- * IEEE adds them).
- * The range test is on the factors, once for both new elements: |x| >= tx, tx = 2^(-950 - e)
- * with 2^e <= a < 2^(e+1), a the smallest nonzero |c| of x's column of H, gives |x c| >= 2^-950
- * > 2^-960 for both (tx at least 2^-1022: above e = 72 a normal x suffices; a subnormal a
- * takes tx = Inf, so only x = 0 passes); x = 0 gives exact zero products.  (A power of two
- * from the exponent's bits rather than a division: LAPACK's DROTs are a few elements long, and
- * this runs once per call.) */
-static double factor_floor(double c1, double c2)
-{
-    const double a1 = fabs(c1), a2 = fabs(c2);
-    const double a = c1 == 0.0 ? a2 : c2 == 0.0 ? a1 : a2 < a1 ? a2 : a1;   /* (NaN: either; its products are NaN) */
-    if (a == 0.0) return 0.0;                  /* both zero: every product is exactly zero */
-    if (!(a >= 0x1p-1022)) return INFINITY;    /* subnormal (or NaN: its products are NaN anyway) */
-    uint64_t b;
-    memcpy(&b, &a, sizeof b);
-    const int e = (int)(b >> 52) - 1023, t = -950 - e;
-    return ozb_pow2(t < -1022 ? -1022 : t);    /* t <= -950 + 1022 = 72: no overflow */
-}
-
-static inline int rot1(double x, double y, double c, double s, double *r)
-{
-    const double p = x * c, pe = fma(x, c, -p), q = y * s, qe = fma(y, s, -q);
-    const double t = p + q, b = t - p, e1 = (p - (t - b)) + (q - b);
-    const double e = e1 + (pe + qe), B = 0x1p-101 * (fabs(p) + fabs(q));
-    const double lo = t + (e - B), hi = t + (e + B);
-    *r = lo;
-    return hi - lo == 0.0;
-}
-
-int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double h[4], double *nx, double *ny,
-                      uint8_t *fail)
-{
-    const double tx = factor_floor(h[0], h[2]), ty = factor_floor(h[1], h[3]);
-    int64_t nf = 0, i = 0;
-#if defined(__AVX2__) && defined(__FMA__)
-    const __m256d zero = _mm256_setzero_pd(), b101 = _mm256_set1_pd(0x1p-101);
-    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-    const __m256d vtx = _mm256_set1_pd(tx), vty = _mm256_set1_pd(ty);
-    const __m256d c1 = _mm256_set1_pd(h[0]), s1 = _mm256_set1_pd(h[1]), c2 = _mm256_set1_pd(h[2]), s2 = _mm256_set1_pd(h[3]);
-    /* rot1 four elements a vector, its operations in its order */
-#define ROT4(C, S, OUT) do {                                                                       \
-        const __m256d p = _mm256_mul_pd(vx, C), pe = _mm256_fmsub_pd(vx, C, p);                   \
-        const __m256d q = _mm256_mul_pd(vy, S), qe = _mm256_fmsub_pd(vy, S, q);                   \
-        const __m256d t = _mm256_add_pd(p, q), b = _mm256_sub_pd(t, p);                           \
-        const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(p, _mm256_sub_pd(t, b)), _mm256_sub_pd(q, b)); \
-        const __m256d e = _mm256_add_pd(e1, _mm256_add_pd(pe, qe));                               \
-        const __m256d B = _mm256_mul_pd(b101, _mm256_add_pd(_mm256_and_pd(p, absm), _mm256_and_pd(q, absm))); \
-        const __m256d lo = _mm256_add_pd(t, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(t, _mm256_add_pd(e, B)); \
-        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_sub_pd(hi, lo), zero, _CMP_EQ_OQ));          \
-        STORE(OUT + i, lo);                                                                        \
-    } while (0)
-#define RANGE4() _mm256_and_pd(                                                                    \
-            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vx, absm), vtx, _CMP_GE_OQ), _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)), \
-            _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(vy, absm), vty, _CMP_GE_OQ), _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ)))
-#define STORE(p, v) _mm256_storeu_pd(p, v)
-    for (; i + 4 <= m; i += 4) {
-        const __m256d vx = _mm256_loadu_pd(x + i), vy = _mm256_loadu_pd(y + i);
-        __m256d ok = RANGE4();
-        ROT4(c1, s1, nx);
-        ROT4(c2, s2, ny);
-        nf += put4(fail + i, _mm256_movemask_pd(ok));
-    }
-#undef STORE
-    if (i < m) {   /* the last m - i (1 to 3) as lanes of one vector (LAPACK's DROTs are often this short) */
-        const int64_t r = m - i;
-        const __m256i want = _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), _mm256_set_epi64x(3, 2, 1, 0));
-        const __m256d vx = _mm256_maskload_pd(x + i, want), vy = _mm256_maskload_pd(y + i, want);
-        __m256d ok = RANGE4();
-#define STORE(p, v) _mm256_maskstore_pd(p, want, v)
-        ROT4(c1, s1, nx);
-        ROT4(c2, s2, ny);
-#undef STORE
-        const int bits = _mm256_movemask_pd(ok);
-        for (int64_t l = 0; l < r; l++) {
-            fail[i + l] = (uint8_t)!((bits >> l) & 1);
-            nf += fail[i + l];
-        }
-        i = m;
-    }
-#undef RANGE4
-#undef ROT4
-#endif
-    for (; i < m; i++) {
-        const int ok = (fabs(x[i]) >= tx || x[i] == 0.0) & (fabs(y[i]) >= ty || y[i] == 0.0) &
-                       rot1(x[i], y[i], h[0], h[1], &nx[i]) & rot1(x[i], y[i], h[2], h[3], &ny[i]);
-        fail[i] = (uint8_t)!ok;
-        nf += !ok;
-    }
-    return nf;
-}
 
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,

@@ -38,14 +38,6 @@ void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, co
  * how many stay flagged.  So the loop and this give ozb_two_term's bits and flags. */
 int64_t ozb_one_term_rest(int64_t m, double *a, const double *x, double uh, double ul, int safe, uint8_t *fail);
 
-/* DROT's and DROTM's new pairs for i < m (contiguous): nx[i] = RN(h[0] x[i] + h[1] y[i]) and
- * ny[i] = RN(h[2] x[i] + h[3] y[i]) where both are certified and finite (an exact zero as +0,
- * as ozb_two_term with a = +0 gives it); fail[i] = 1 elsewhere (nx[i], ny[i] then
- * meaningless: ozb_two_term with a = 0 decides those as it always has).  Returns the number
- * flagged. */
-int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double h[4], double *nx, double *ny,
-                      uint8_t *fail);
-
 /* RN(a + x (uh + ul) + y (vh + vl)) of one element (y == NULL: no second product) by its
  * terms split exactly and summed error-free (two_term_deep.c): 1 and *r where certified,
  * nonzero and finite; ozb_two_term's second level for what its first leaves */

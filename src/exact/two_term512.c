@@ -6,30 +6,11 @@
  * comparison masks between vector and integer form; here they stay in mask registers.
  * Compiled with -ffp-contract=off. */
 #include "exact/two_term.h"
+#include "exact/lane_flags.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
 #include <string.h>
-
-/* fail[0..len) := the lanes of live that ok leaves; returns how many */
-static inline int64_t put_flags(uint8_t *fail, __mmask8 ok, __mmask8 live, int64_t len)
-{
-    if (ok == live) {
-        if (len == 8) {
-            const uint64_t z = 0;              /* one store, not a call */
-            memcpy(fail, &z, 8);
-        } else
-            memset(fail, 0, (size_t)len);
-        return 0;
-    }
-    int64_t nf = 0;
-    for (int64_t l = 0; l < len; l++) {
-        const int bad = !((ok >> l) & 1);
-        fail[l] = (uint8_t)bad;
-        nf += bad;
-    }
-    return nf;
-}
 
 /* one1's constants for one column (alpha v_j = uh + ul) */
 typedef struct {
@@ -90,7 +71,7 @@ int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, 
     const col512_t c = col512(uh, ul, safe);
     int64_t nf = 0;
     for (int64_t i = 0; i < m; i += 8)
-        nf += put_flags(fail + i, vec512(&c, a, x, out, i, m), live_of(i, m), m - i >= 8 ? 8 : m - i);
+        nf += ozb_put_flags(fail + i, vec512(&c, a, x, out, i, m), live_of(i, m), m - i >= 8 ? 8 : m - i);
     return nf;
 }
 
@@ -102,8 +83,8 @@ void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, co
     for (int64_t i = 0; i < m; i += 8) {
         const __mmask8 ok0 = vec512(&c0, a0, x, a0, i, m), ok1 = vec512(&c1, a1, x, a1, i, m), live = live_of(i, m);
         const int64_t len = m - i >= 8 ? 8 : m - i;
-        nf[0] += put_flags(f0 + i, ok0, live, len);
-        nf[1] += put_flags(f1 + i, ok1, live, len);
+        nf[0] += ozb_put_flags(f0 + i, ok0, live, len);
+        nf[1] += ozb_put_flags(f1 + i, ok1, live, len);
     }
 }
 #endif

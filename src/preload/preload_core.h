@@ -31,6 +31,9 @@ void ozb_preload_init(void);
 ozblas_handle_t ozb_preload_enter(const call_desc *c, int64_t a, int64_t b, int64_t d);
 /* 1: ozblas served the call; 0: it did not (the saved output put back, freed) */
 int ozb_preload_finish(const call_desc *c, ozblas_status_t st, saved_out *sv);
+/* the same for an output read and updated in place that was not saved: OZBLAS_STATUS_PARTIAL
+ * stops the process */
+int ozb_preload_finish_in_place(const call_desc *c, ozblas_status_t st, saved_out *sv);
 int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs);
 void ozb_preload_release(saved_out *s);   /* the save's memory back (its values are gone) */
 void ozb_preload_say(const call_desc *c, const char *where, const char *why);

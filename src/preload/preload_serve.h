@@ -17,7 +17,7 @@ static inline void *real(void *_Atomic *cache, const char *name)
 #define REAL(name, ...) static void *_Atomic real_##name; __typeof__(__VA_ARGS__) f_real = (__VA_ARGS__)real(&real_##name, #name)
 
 /* one served call: HANDLE, then SAVE (an expression, 0 when the output cannot be saved), then
- * CALL with the handle h; returns from the caller where ozblas served it */
+ * CALL with the handle h, then FINISH; returns from the caller where ozblas served it */
 #define SERVE(desc, routine, a, b, d, SAVE, CALL)                                              \
     do {                                                                                       \
         ozblas_handle_t h = ozb_preload_enter(&(desc), (a), (b), (d));                        \
@@ -29,7 +29,7 @@ static inline void *real(void *_Atomic *cache, const char *name)
                 const ozblas_status_t st = CALL;                                               \
                 ozb_preload_profile(routine, (double)(a) * (double)(b) * (double)(d), t0);     \
                 ozb_preload_inside(0);                                                         \
-                if (ozb_preload_finish(&(desc), st, &sv)) SERVED;                              \
+                if (FINISH(&(desc), st, &sv)) SERVED;                                          \
             } else {                                                                           \
                 ozb_preload_release(&sv);                                                      \
                 ozb_preload_say(&(desc), "real BLAS", "cannot save the output");               \
@@ -37,6 +37,7 @@ static inline void *real(void *_Atomic *cache, const char *name)
         }                                                                                      \
     } while (0)
 #define SERVED return
+#define FINISH ozb_preload_finish
 
 static inline ozblas_uplo_t uplo_of(const char *c)
 {

@@ -498,6 +498,22 @@ static void scenario_partial(void)
     CHECK(0, "dgemm returned after its workspace failed midway (no abort)");
 }
 
+/* OZBLAS_FAIL_ALLOC=1 on a DROT whose pair 10 needs the pipeline (products near 2^1020 and
+ * 2^-1000, beyond the exact short sums' span): its first buffer fails after the pair loop wrote
+ * the other pairs in place.  x and y were not copied, so the interposer aborts with the reason
+ * (CMakeLists.txt matches it). */
+static void scenario_partial_rot(void)
+{
+    enum { N = 20 };
+    double x[N], y[N];
+    for (int i = 0; i < N; i++) { x[i] = rnd(); y[i] = rnd(); }
+    x[10] = 0x1.8p1020;
+    y[10] = -0x1.4p-1000;
+    fflush(stdout);
+    cblas_drot(N, x, 1, y, 1, 0.6, -0.8);
+    CHECK(0, "drot returned after its workspace failed midway (no abort)");
+}
+
 static void scenario_badenv(void)
 {
     capture_begin();
@@ -521,6 +537,7 @@ int main(int argc, char **argv)
     else if (!strcmp(sc, "badenv")) scenario_badenv();
     else if (!strcmp(sc, "allocfail")) scenario_allocfail();
     else if (!strcmp(sc, "partial")) scenario_partial();
+    else if (!strcmp(sc, "partial_rot")) scenario_partial_rot();
     else { printf("unknown scenario %s\n", sc); return 2; }
     printf("%s: %d checks, %d failures\n", sc, checks, failures);
     return failures ? 1 : 0;

@@ -1,0 +1,36 @@
+/* Lane masks to fail bytes, for the certified element loops (two_term*.c, rot_pairs*.c): 1
+ * where a lane is left to a later method, 0 where it was decided. */
+#ifndef OZB_LANE_FLAGS_H
+#define OZB_LANE_FLAGS_H
+#include <stdint.h>
+#include <string.h>
+
+/* fail[0..4) := the lanes ok (a movemask) leaves; returns how many */
+static inline int64_t ozb_put4(uint8_t *fail, int ok)
+{
+    if (ok == 0xf) { memset(fail, 0, 4); return 0; }
+    for (int l = 0; l < 4; l++) fail[l] = (uint8_t)!((ok >> l) & 1);
+    return 4 - __builtin_popcount((unsigned)ok);
+}
+
+/* fail[0..len) := the lanes of live (len of them, from the lowest) that ok leaves; returns
+ * how many */
+static inline int64_t ozb_put_flags(uint8_t *fail, unsigned ok, unsigned live, int64_t len)
+{
+    if (ok == live) {
+        if (len == 8) {
+            const uint64_t z = 0;              /* one store, not a call */
+            memcpy(fail, &z, 8);
+        } else
+            memset(fail, 0, (size_t)len);
+        return 0;
+    }
+    int64_t nf = 0;
+    for (int64_t l = 0; l < len; l++) {
+        const int bad = !((ok >> l) & 1);
+        fail[l] = (uint8_t)bad;
+        nf += bad;
+    }
+    return nf;
+}
+#endif
