@@ -472,6 +472,71 @@ START_TEST(rot_pairs_exact)
 }
 END_TEST
 
+/* DSYR2's two-term loop (exact/two_term.c ozb_two_term with y, unit strides): the 512-bit loop
+ * (where the CPU has it) leaves the same elements and writes the same bits as the 256-bit one,
+ * and every element the whole method decides is RN(a + x u + y v) against MPFR; lengths around
+ * the vector widths, a, x, y of several magnitudes with zeros, subnormals, products near
+ * 2^-960, huge, Inf and NaN among them, safe and not, for factors that split exactly in two
+ * (alpha 1/3) or one (alpha -1), and a zero factor. */
+START_TEST(two_term_512_match_256)
+{
+    if (!ozb_eft_cpu_wide()) {
+        tu_skip_note("two_term_512_match_256", "the CPU has no 512-bit kernel set");
+        return;
+    }
+    ozref_rng r;
+    tu_rng(&r, "two_term_512_match_256");
+    enum { N = 41 };
+    static const double special[] = { 0.0, -0.0, 0x1p-1074, -0x1p-1000, 0x1p-480, 0x1p1000, INFINITY, NAN, 1.0 };
+    double a[N], x[N], y[N], o[2][N];
+    uint8_t f[2][N];
+    mpfr_t acc, p;
+    mpfr_inits2(4400, acc, p, (mpfr_ptr)0);
+    int64_t decided = 0;
+    for (int rep = 0; rep < 600; rep++) {
+        const int64_t m = 1 + rep % N;
+        const int kind = rep % 5, safe = kind == 0;
+        for (int64_t i = 0; i < m; i++) {
+            a[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 20.0) - 10);
+            x[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 20.0) - 10);
+            y[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, (int)(ozref_uniform(&r) * 20.0) - 10);
+            if (kind >= 3 && i % 3 == 1) x[i] = special[(size_t)(rep + i) % (sizeof special / sizeof *special)];
+            if (kind == 4 && i % 4 == 2) y[i] = special[(size_t)(2 * rep + i) % (sizeof special / sizeof *special)];
+            if (kind == 2 && i % 2) a[i] = -(x[i] + y[i]);   /* results that cancel */
+        }
+        const double alpha = rep % 3 == 0 ? -1.0 : 1.0 / 3.0;
+        const double v = rep % 7 == 3 ? 0.0 : 2.0 * ozref_uniform(&r) - 1.0, w = 2.0 * ozref_uniform(&r) - 1.0;
+        double uh, ul, vh, vl;
+        ck_assert(ozb_two_prod_exact(alpha, v, &uh, &ul) && ozb_two_prod_exact(alpha, w, &vh, &vl));
+        for (int wide = 0; wide < 2; wide++) {
+            memcpy(o[wide], a, sizeof a);
+            (void)ozb_two_term(m, o[wide], 1, x, 1, uh, ul, y, 1, vh, vl, o[wide], 1, safe, f[wide], wide);
+        }
+        for (int64_t i = 0; i < m; i++) {
+            ck_assert_msg(f[0][i] == f[1][i] && tu_bits(o[0][i]) == tu_bits(o[1][i]),
+                          "rep %d element %lld: 256-bit %a (%d), 512-bit %a (%d)", rep, (long long)i, o[0][i], f[0][i],
+                          o[1][i], f[1][i]);
+            if (f[0][i] || !isfinite(a[i]) || !isfinite(x[i]) || !isfinite(y[i])) continue;
+            decided++;
+            mpfr_set_d(acc, a[i], MPFR_RNDN);
+            mpfr_set_d(p, alpha, MPFR_RNDN);
+            mpfr_mul_d(p, p, v, MPFR_RNDN);
+            mpfr_mul_d(p, p, x[i], MPFR_RNDN);
+            mpfr_add(acc, acc, p, MPFR_RNDN);
+            mpfr_set_d(p, alpha, MPFR_RNDN);
+            mpfr_mul_d(p, p, w, MPFR_RNDN);
+            mpfr_mul_d(p, p, y[i], MPFR_RNDN);
+            mpfr_add(acc, acc, p, MPFR_RNDN);
+            const double want = mpfr_get_d(acc, MPFR_RNDN);
+            ck_assert_msg(tu_bits(o[0][i]) == tu_bits(want) || (want == 0.0 && o[0][i] == 0.0),
+                          "rep %d element %lld: %a against %a", rep, (long long)i, o[0][i], want);
+        }
+    }
+    ck_assert_msg(decided > 5000, "%lld decided", (long long)decided);
+    mpfr_clears(acc, p, (mpfr_ptr)0);
+}
+END_TEST
+
 /* DTBSV's in-block residual (exact/residual.c ozb_residual_short): every value it certifies is
  * RN(c - sum t x) against MPFR, bit for bit, nonzero and finite; rows of 0 to 32 products of
  * several magnitudes, strides 1 and -3, rows that cancel to below an ulp of c (c the rounded
@@ -606,6 +671,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, gemm_block_512_match_256);
     tcase_add_test(tc, gemm_block_six_match_two);
     tcase_add_test(tc, rot_pairs_exact);
+    tcase_add_test(tc, two_term_512_match_256);
     tcase_add_test(tc, residual_short_exact);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);

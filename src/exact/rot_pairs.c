@@ -25,6 +25,7 @@
  * this runs once per call.) */
 #include "exact/rot_pairs.h"
 #include "exact/lane_flags.h"
+#include "exact/stream.h"
 #include "core/ozb_internal.h"
 #include <math.h>
 #include <string.h>
@@ -108,10 +109,9 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
         ROT4(c2, s2, ry);                                                                          \
     } while (0)
     for (; i + 4 <= m; i += 4) {
-        /* a line of each vector OZB_ROT_AHEAD elements ahead, every other step */
-        if (!(i & 4)) {
-            _mm_prefetch((const char *)(x + i + OZB_ROT_AHEAD), _MM_HINT_T0);
-            _mm_prefetch((const char *)(y + i + OZB_ROT_AHEAD), _MM_HINT_T0);
+        if (!(i & 4)) {         /* (a line holds eight) */
+            ozb_ahead(x + i);
+            ozb_ahead(y + i);
         }
         const __m256d vx = _mm256_loadu_pd(x + i), vy = _mm256_loadu_pd(y + i);
         __m256d ok, rx, ry;

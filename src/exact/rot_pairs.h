@@ -13,11 +13,6 @@
 int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double h[4], double *nx, double *ny,
                       uint8_t *fail, int wide);
 
-/* The loops prefetch a line of x and of y this many elements ahead: long vectors are read and
- * written once, and the hardware's prefetch alone leaves the loop waiting on memory (2^24 pairs
- * on the 2-core Zen 4: 19 against 15.5 ms with it) */
-enum { OZB_ROT_AHEAD = 128 };
-
 /* The loop's constants for H: h[0..3], the factors' floors tx (x's column) and ty (y's), and
  * bk, the bound's factor (rot_pairs.c) */
 typedef struct {

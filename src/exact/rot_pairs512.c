@@ -7,6 +7,7 @@
  * products fail the certificate.  Compiled with -ffp-contract=off. */
 #include "exact/rot_pairs.h"
 #include "exact/lane_flags.h"
+#include "exact/stream.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
@@ -77,8 +78,8 @@ int64_t ozb_rot_pairs512(int64_t m, const double *x, const double *y, const ozb_
     for (int64_t i = 0; i < m; i += 8) {
         const int64_t len = m - i >= 8 ? 8 : m - i;
         const __mmask8 live = len == 8 ? (__mmask8)0xff : (__mmask8)((1u << len) - 1u);
-        _mm_prefetch((const char *)(x + i + OZB_ROT_AHEAD), _MM_HINT_T0);
-        _mm_prefetch((const char *)(y + i + OZB_ROT_AHEAD), _MM_HINT_T0);
+        ozb_ahead(x + i);
+        ozb_ahead(y + i);
         __m512d rx, ry;
         const __mmask8 ok = pairs8(&k, x, y, i, live, len == 8, &rx, &ry);
         put8(nx + i, ny + i, ok, rx, ry);

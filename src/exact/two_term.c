@@ -1,6 +1,7 @@
 /* The certified element-wise updates (exact/two_term.h). */
 #include "exact/two_term.h"
 #include "exact/lane_flags.h"
+#include "exact/stream.h"
 #include "core/ozb_internal.h"
 #include <math.h>
 #include <string.h>
@@ -97,6 +98,7 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
     const __m256d keep_range = _mm256_castsi256_pd(_mm256_set1_epi64x(safe || uh == 0.0 ? -1 : 0));
     int64_t nf = 0, i = 0;
     for (; i + 4 <= m; i += 4) {
+        if (!(i & 4)) ozb_ahead(a + i);   /* (a line holds eight) */
         const __m256d va = _mm256_loadu_pd(a + i), vx = _mm256_loadu_pd(x + i);
         __m256d r, ok;
         if (fma_only) {
@@ -243,6 +245,10 @@ static int64_t first_level(int64_t m, const double *a, int64_t inca, const doubl
 #endif
         return left == 0 ? 0 : one_term_left(m, out, x, uh, ul, safe, fail);
     }
+#if defined(__x86_64__)
+    if (wide && y && a && inca == 1 && incx == 1 && inco == 1 && incy == 1)
+        return ozb_two_term512(m, a, x, uh, ul, y, vh, vl, out, safe, fail);
+#endif
     if (inca == 1 && incx == 1 && inco == 1 && (!y || incy == 1) && a) {
         /* the common case in unit strides, one vectorized loop (no second term: y = x times
          * 0, exactly 0 for finite x; an infinite x is flagged by the range test either way) */

@@ -28,7 +28,11 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
  * two_term512.c */
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail);
-/* The same loop on two columns at once, in place: a0 with alpha v = u[0] + u[1] (safe[0], flags
+/* two_term.c's two-term loop (y given, unit strides) with 512-bit vectors, the same decisions
+ * bit for bit (wide = 1 in ozb_two_term); two_term512.c */
+int64_t ozb_two_term512(int64_t m, const double *a, const double *x, double uh, double ul, const double *y, double vh,
+                        double vl, double *out, int safe, uint8_t *fail);
+/* The one-term loop on two columns at once, in place: a0 with alpha v = u[0] + u[1] (safe[0], flags
  * f0), a1 with u[2] + u[3] (safe[1], f1), their rows side by side (two independent chains);
  * nf: how many each leaves.  Every lane's decision and value are ozb_one_term512's. */
 void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, const double u[4], const int safe[2],
