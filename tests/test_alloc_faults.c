@@ -166,21 +166,13 @@ END_TEST
 
 /* DROT in place: pairs left to the pipeline (products near 2^1020 and 2^-1000: beyond the exact
  * short sums' span) take its workspace after the pair loop wrote the chunks before them and
- * the other pairs of their own; on two
- * threads the chunks' flags are the call's first growth, before anything is written.  Each
- * fault gives the bits of the call without one, PARTIAL, or ALLOC_FAILED with x and y as
- * they were (the interposer copies neither). */
-START_TEST(drot_faults)
+ * the other pairs of their own (PARTIAL: every pair then either old or the unfaulted one);
+ * where every pair needs it, nothing is written before it (ALLOC_FAILED, x and y untouched).
+ * On two threads the chunks' flags are the call's first growth: without it the call runs on
+ * one thread, with the same bits.  The interposer copies neither x nor y. */
+static void rot_faults(ozblas_mode_t mode, int threads, int64_t n, const double *v0, tally *t)
 {
-    const ozblas_mode_t mode = MODES[_i % 3];
-    const int threads = _i >= 3;
-    enum { N = 1300 };
-    ozref_rng r;
-    tu_rng(&r, "drot_faults");
-    double *v0 = tu_alloc(2 * N), *v = tu_alloc(2 * N), *ref = tu_alloc(2 * N);
-    tu_fill_vec(&r, v0, 2 * N, 1, 2.0);
-    for (int64_t i = 600; i < N; i += 150) { v0[i] = 0x1.8p1020; v0[N + i] = -0x1.4p-1000; }
-    tally t = { 0, 0, 0 };
+    double *v = tu_alloc((size_t)(2 * n)), *ref = tu_alloc((size_t)(2 * n));
     for (int f = 0; f <= 8; f++) {
         ozblas_handle_t h = faulty_handle(mode, f);
         if (threads) {
@@ -188,21 +180,45 @@ START_TEST(drot_faults)
             ck_assert_int_eq(ozblas_set_parallel_threshold(h, 1), OZBLAS_STATUS_SUCCESS);
         }
         double *out = f ? v : ref;
-        memcpy(out, v0, 2 * N * sizeof(double));
-        const ozblas_status_t st = ozblas_drot(h, N, out, 1, out + N, 1, 0.6, -0.8);
-        if (f == 0) ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
-        else {
-            char ctx[96];
-            snprintf(ctx, sizeof ctx, "drot %s%s fault %d", tu_mode_name(mode), threads ? " (2 threads)" : "", f);
-            judge(st, v, v0, ref, 2 * N, &t, ctx);
-        }
+        memcpy(out, v0, (size_t)(2 * n) * sizeof(double));
+        const ozblas_status_t st = ozblas_drot(h, n, out, 1, out + n, 1, 0.6, -0.8);
         ozblas_destroy(h);
+        if (f == 0) {
+            ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+            continue;
+        }
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "drot n=%lld %s%s fault %d", (long long)n, tu_mode_name(mode), threads ? " (2 threads)" : "", f);
+        judge(st, v, v0, ref, (size_t)(2 * n), t, ctx);
+        for (int64_t i = 0; i < n && st == OZBLAS_STATUS_PARTIAL; i++) {
+            const int old = tu_bits(v[i]) == tu_bits(v0[i]) && tu_bits(v[n + i]) == tu_bits(v0[n + i]);
+            const int now = tu_bits(v[i]) == tu_bits(ref[i]) && tu_bits(v[n + i]) == tu_bits(ref[n + i]);
+            ck_assert_msg(old || now, "%s: pair %lld neither old nor new", ctx, (long long)i);
+        }
     }
+    free(v); free(ref);
+}
+
+START_TEST(drot_faults)
+{
+    const ozblas_mode_t mode = MODES[_i % 3];
+    const int threads = _i >= 3;
+    enum { N = 1300, N2 = 5 };
+    ozref_rng r;
+    tu_rng(&r, "drot_faults");
+    double *v0 = tu_alloc(2 * N), *w0 = tu_alloc(2 * N2);
+    tu_fill_vec(&r, v0, 2 * N, 1, 2.0);
+    for (int64_t i = 600; i < N; i += 150) { v0[i] = 0x1.8p1020; v0[N + i] = -0x1.4p-1000; }
+    for (int64_t i = 0; i < N2; i++) { w0[i] = 0x1.8p1020 * (double)(i + 1); w0[N2 + i] = -0x1.4p-1000; }
+    tally t = { 0, 0, 0 }, t2 = { 0, 0, 0 };
+    rot_faults(mode, threads, N, v0, &t);
+    rot_faults(mode, threads, N2, w0, &t2);
     ck_assert_int_gt(t.partial, 0);
-    if (threads) ck_assert_int_gt(t.failed, 0);
-    fprintf(stderr, "drot_faults %s%s: %d succeeded, %d PARTIAL, %d failed untouched\n", tu_mode_name(mode),
-            threads ? " (2 threads)" : "", t.ok, t.partial, t.failed);
-    free(v0); free(v); free(ref);
+    ck_assert_int_gt(t2.failed, 0);
+    ck_assert_int_eq(t2.partial, 0);
+    fprintf(stderr, "drot_faults %s%s: %d succeeded, %d PARTIAL, %d failed untouched; all pairs to the pipeline: %d, %d, %d\n",
+            tu_mode_name(mode), threads ? " (2 threads)" : "", t.ok, t.partial, t.failed, t2.ok, t2.partial, t2.failed);
+    free(v0); free(w0);
 }
 END_TEST
 

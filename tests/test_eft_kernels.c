@@ -411,7 +411,9 @@ START_TEST(rot_pairs_exact)
                                       INFINITY, -INFINITY, NAN, 1.0 };
     const double hs[][4] = { { 0.6, 0.8, -0.8, 0.6 }, { 0.0, 1.0, -1.0, 0.0 }, { -1.0, 0.0, 0.0, 3.0 },
                              { 0x1p-600, 3.0, 0x1p70, -0x1p-3 }, { 0x1.8p900, -0x1p-3, 0.25, 0x1p-1060 },
-                             { 1.0, -1.0, 1.0, 1.0 } };
+                             { 1.0, -1.0, 1.0, 1.0 }, { 0x1p-930, -0x1.8p-925, 0x1p-940, 0x1p-923 },
+                             { 0.0, 0.0, 0.0, 0.0 }, { INFINITY, 0.5, 0.5, 1.0 }, { 0.5, NAN, 1.0, 0.5 },
+                             { 1.0, 0.0, 0.0, 0x1p-50 } };
     double x[N], y[N], nx[N], ny[N], xi[N], yi[N];
     uint8_t f[N], fi[N];
     mpfr_t a, b;
@@ -468,6 +470,19 @@ START_TEST(rot_pairs_exact)
             ck_assert_int_eq(nf, count);
         }
     ck_assert(certified > 1000);
+    /* each new element's bound comes from its own row of H: a rotation by a tiny c meeting an
+     * x far larger than y (c x + s y about y) and H's rows of very different sizes are
+     * certified like any other (these fixed pairs are far from any rounding boundary) */
+    for (int wide = 0; wide <= ozb_eft_cpu_wide(); wide++) {
+        const double hc[2][4] = { { 0x1p-60, 1.0, -1.0, 0x1p-60 }, { 1.0, 0.0, 0.0, 0x1p-50 } };
+        for (int q = 0; q < 2; q++) {
+            for (int64_t i = 0; i < 16; i++) {
+                x[i] = ldexp(1.0 + (double)i / 16.0 + 0x1p-20, 60);
+                y[i] = 1.0 + (double)i / 32.0 + 0x1p-25;
+            }
+            ck_assert_msg(ozb_rot_pairs(16, x, y, hc[q], nx, ny, f, wide) == 0, "wide %d H %d: pairs left", wide, q);
+        }
+    }
     mpfr_clears(a, b, (mpfr_ptr)0);
 }
 END_TEST
@@ -476,8 +491,8 @@ END_TEST
  * (where the CPU has it) leaves the same elements and writes the same bits as the 256-bit one,
  * and every element the whole method decides is RN(a + x u + y v) against MPFR; lengths around
  * the vector widths, a, x, y of several magnitudes with zeros, subnormals, products near
- * 2^-960, huge, Inf and NaN among them, safe and not, for factors that split exactly in two
- * (alpha 1/3) or one (alpha -1), and a zero factor. */
+ * 2^-960, huge, Inf and NaN among them (in a too), safe and not, for factors that split
+ * exactly in two (alpha 1/3) or one (alpha -1), and a zero factor on either side. */
 START_TEST(two_term_512_match_256)
 {
     if (!ozb_eft_cpu_wide()) {
@@ -503,9 +518,10 @@ START_TEST(two_term_512_match_256)
             if (kind >= 3 && i % 3 == 1) x[i] = special[(size_t)(rep + i) % (sizeof special / sizeof *special)];
             if (kind == 4 && i % 4 == 2) y[i] = special[(size_t)(2 * rep + i) % (sizeof special / sizeof *special)];
             if (kind == 2 && i % 2) a[i] = -(x[i] + y[i]);   /* results that cancel */
+            if (kind == 1 && i % 5 == 3) a[i] = special[(size_t)(rep + 2 * i) % (sizeof special / sizeof *special)];
         }
         const double alpha = rep % 3 == 0 ? -1.0 : 1.0 / 3.0;
-        const double v = rep % 7 == 3 ? 0.0 : 2.0 * ozref_uniform(&r) - 1.0, w = 2.0 * ozref_uniform(&r) - 1.0;
+        const double v = rep % 7 == 3 ? 0.0 : 2.0 * ozref_uniform(&r) - 1.0, w = rep % 11 == 5 ? 0.0 : 2.0 * ozref_uniform(&r) - 1.0;
         double uh, ul, vh, vl;
         ck_assert(ozb_two_prod_exact(alpha, v, &uh, &ul) && ozb_two_prod_exact(alpha, w, &vh, &vl));
         for (int wide = 0; wide < 2; wide++) {

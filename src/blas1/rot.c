@@ -74,20 +74,21 @@ enum { CH = 512 };
 typedef struct {
     double *xv, *yv;
     int64_t n, incx, incy;
+    int64_t ch;             /* pairs a chunk */
     double hm[4];           /* h11, h12, h21, h22 */
     int wide;               /* the 512-bit pair loop (ozb_eft_wide) */
-    uint8_t *left;          /* on threads: per chunk, 1 where it is left to the calling thread */
+    uint8_t *left;          /* on threads: per chunk, 0 done; left to the calling thread, 1 after
+                             * the pair loop wrote some of it, 2 before it wrote any */
     uint8_t *flags;         /* on threads: per element, the pair loop's flags */
 } rot_t;
 
 /* Both new vectors by the two-term loop (a = +0: RN(exact) where it certifies, as the pair
- * loop's, and an exact zero +0), fx and fy the elements each leaves; returns how many flags
- * are set in all */
+ * loop's, and an exact zero +0) on every element, fx and fy the elements each leaves; returns
+ * how many flags are set in all */
 static int64_t two_term_pairs(int64_t len, const double *x, const double *y, const double hm[4], double *nx, double *ny,
                               uint8_t *fx, uint8_t *fy)
 {
     static const double zero[CH];
-    memcpy(fy, fx, (size_t)len);
     return ozb_two_term(len, zero, 1, x, 1, hm[0], 0.0, y, 1, hm[1], 0.0, nx, 1, 0, fx, 0) +
            ozb_two_term(len, zero, 1, x, 1, hm[2], 0.0, y, 1, hm[3], 0.0, ny, 1, 0, fy, 0);
 }
@@ -168,10 +169,11 @@ static ozblas_status_t left_pairs(ozblas_handle_t h, const rot_t *r, int64_t len
 /* Chunk c.  h == NULL (a pool thread): the pair loop alone, its flags kept in r->flags and
  * the chunk marked in r->left where it leaves any; again (r->left[c] set, on the calling
  * thread): only the flagged elements (left_pairs); else the whole chunk.  Returns 0, or
- * left_pairs' failure. */
-static ozblas_status_t chunk(ozblas_handle_t h, const rot_t *r, int64_t c)
+ * left_pairs' failure (the elements it took then untouched); *wrote: whether the pair loop
+ * wrote any of the chunk. */
+static ozblas_status_t chunk(ozblas_handle_t h, const rot_t *r, int64_t c, int *wrote)
 {
-    const int64_t c0 = c * CH, len = r->n - c0 < CH ? r->n - c0 : CH;
+    const int64_t c0 = c * r->ch, len = r->n - c0 < r->ch ? r->n - c0 : r->ch;
     const int unit = r->incx == 1 && r->incy == 1, again = h && r->left && r->left[c];
     double xs[CH], ys[CH];
     double *xc = unit ? r->xv + c0 : xs, *yc = unit ? r->yv + c0 : ys;
@@ -181,9 +183,10 @@ static ozblas_status_t chunk(ozblas_handle_t h, const rot_t *r, int64_t c)
         for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     const int64_t nf = again ? 1 : ozb_rot_pairs(len, xc, yc, r->hm, xc, yc, fl, r->wide);
+    *wrote = again ? r->left[c] == 1 : nf < len;
     if (nf) {
         if (h) st = left_pairs(h, r, len, xc, yc, fl);
-        else r->left[c] = 1;
+        else r->left[c] = nf < len ? 1 : 2;
     }
     if (!unit)
         for (int64_t i = 0; i < len; i++) { r->xv[(c0 + i) * r->incx] = xs[i]; r->yv[(c0 + i) * r->incy] = ys[i]; }
@@ -196,35 +199,44 @@ static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
     const rot_t *r = ctx;
     int64_t nleft = 0;
     for (int64_t c = lo; c < hi; c++) {
+        int wrote;
         r->left[c] = 0;
-        (void)chunk(NULL, r, c);
-        nleft += r->left[c];
+        (void)chunk(NULL, r, c, &wrote);
+        nleft += r->left[c] != 0;
     }
     return nleft;
 }
 
 /* x and y are written in place as each chunk is done: a failure of the slower methods (only
- * where the exact sums' workspace cannot be had) leaves the elements before it new and the
- * rest old, and is reported as OZBLAS_STATUS_PARTIAL */
+ * where the pipeline's workspace cannot be had) after anything was written leaves some pairs
+ * new and the others old, and is reported as OZBLAS_STATUS_PARTIAL; before, as itself (x and
+ * y untouched) */
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                                  const double hm[4], int one_thread)
 {
-    const int64_t nch = (n + CH - 1) / CH;
+    const int64_t ch = CH, nch = (n + ch - 1) / ch;
     /* threads from 2^13 elements (ozb_threads_for counts 8 an element against its 2^16: the
      * pair loop takes about a nanosecond an element, and the pool's start several microseconds
-     * on the 2-core EPYC); one thread where the caller's floating-point environment was not the standard one
-     * (the pool's threads may carry it: core/fpenv.h) or an increment is 0 (every chunk then
-     * reads and writes the same element, in order) */
-    const int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 8.0 * (double)n);
+     * on the 2-core EPYC); one thread where the caller's floating-point environment was not
+     * the standard one (the pool's threads may carry it: core/fpenv.h) or an increment is 0
+     * (every chunk then reads and writes the same element) */
+    int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 8.0 * (double)n);
     uint8_t *left = nt > 1 ? ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)(nch + n)) : NULL;
-    if (nt > 1 && !left) return OZBLAS_STATUS_ALLOC_FAILED;
-    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, { hm[0], hm[1], hm[2], hm[3] },
+    if (!left) nt = 1;   /* (without the flags' buffer: one thread, the same bits) */
+    const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, ch, { hm[0], hm[1], hm[2], hm[3] },
                       ozb_eft_wide(h), left, left ? left + nch : NULL };
     /* on threads: the pair loop on every chunk, then those left on this thread; on one thread
      * each chunk whole in turn */
     if (nt > 1 && ozb_par_for(1, nt, nch, fast_chunks, (void *)&r) == 0) return OZBLAS_STATUS_SUCCESS;
-    for (int64_t c = 0; c < nch; c++)
-        if ((nt == 1 || left[c]) && chunk(h, &r, c) != OZBLAS_STATUS_SUCCESS) return OZBLAS_STATUS_PARTIAL;
+    int written = 0;
+    for (int64_t c = 0; c < nch && nt > 1; c++) written |= left[c] != 2;
+    for (int64_t c = 0; c < nch; c++) {
+        if (nt > 1 && !left[c]) continue;
+        int wrote;
+        const ozblas_status_t st = chunk(h, &r, c, &wrote);
+        if (st != OZBLAS_STATUS_SUCCESS) return written || wrote ? OZBLAS_STATUS_PARTIAL : st;
+        written = 1;
+    }
     return OZBLAS_STATUS_SUCCESS;
 }
 

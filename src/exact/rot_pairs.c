@@ -6,15 +6,16 @@
  *                          <= 2u u (|t| + |p| + |q|) <= 4 u^2 (|p| + |q|) = 2^-104 (|p| + |q|)
  * (u = 2^-53; |e1| <= u |t|, |pe| <= u |p|, |qe| <= u |q|, |t| <= |p| + |q|; a subnormal sum is
  * exact, so underflow adds nothing).
- * One bound serves both new elements: B = RN(bk RN(|x| + |y|)), bk = 2^-100 M' with M' a power
- * of two above every |h_ij| (bk at least 2^-1022).  Since |p| + |q| <= M (|x| + |y|) (1 + u)
- * <= M' RN(|x| + |y|) (1 + u)^2, B >= 2^-100 (|p| + |q|) (1 - 3u) - 2^-1075 (the last for a
- * subnormal B), which is more than 2^-103 (|p| + |q|), twice e's error, wherever a product is
- * nonzero (in range: at least 2^-950); where both are zero e is exactly 0 and any B >= 0 does.
- * So RN(t + RN(e - B)) and RN(t + RN(e + B)) bracket RN of the exact value (RN is monotone, and
- * RN(e -+ B) moves e by at most u |e| < B / 2); where they are equal and finite (their
- * difference exactly 0: Inf - Inf is NaN) that is the result.  A zero is certified only where
- * B = 0 (else lo and hi straddle it), that is x = y = 0: then lo = t + (e - 0) = +0 (the
+ The bound is B = RN(|x| w_c + RN(|y| w_s)) (one FMA), from the factors rather than the
+ * products: w_c = 2^-100 2^(e+1) for 2^e <= |c| (w = 0 for c = 0; at least 2^-1022, a larger
+ * bound only flags more; Inf for a c that is not finite).  Since |p| <= |c| |x| (1 + u) and
+ * w_c >= 2^-100 |c|, B >= 2^-100 (|p| + |q|) (1 - 4u), which is more than 2^-103 (|p| + |q|),
+ * twice e's error (a nonzero product in range is at least 2^-950, so B is then normal); where
+ * both products are zero e is exactly 0 and any B >= 0 does.  So RN(t + RN(e - B)) and
+ * RN(t + RN(e + B)) bracket RN of the exact value (RN is monotone, and RN(e -+ B) moves e -+ B
+ * by at most u |e -+ B| < B / 2); where they are equal and finite (their difference exactly 0:
+ * Inf - Inf is NaN) that is the result.  A zero is certified only where B = 0 (else lo and hi
+ * straddle it), that is where both products are exactly zero: then lo = t + (e - 0) = +0 (the
  * TwoProduct and TwoSum errors of zeros are +0), ozb_two_term's value; any other exact zero
  * is flagged, and ozb_two_term with a = +0 gives it +0.
  * The range test is on the factors, once for both new elements: |x| >= tx, tx = 2^(-950 - e)
@@ -47,22 +48,20 @@ static double factor_floor(double c1, double c2)
     return ozb_pow2(t < -1022 ? -1022 : t);    /* t <= -950 + 1022 = 72: no overflow */
 }
 
-/* bk = 2^-100 M', M' = 2^(e+1) > M = max |h_ij| (2^e <= M); at least 2^-1022 (a larger bound
- * only flags more); Inf where an entry is not finite (every bound then Inf or NaN: all flagged) */
-static double bound_factor(const double h[4])
+/* the bound's weight for the factor c: 0 for c = 0; 2^-100 2^(e+1) > 2^-100 |c| (2^e <= |c|),
+ * at least 2^-1022; Inf where c is not finite (its bounds are then Inf or NaN: flagged) */
+static double weight_of(double c)
 {
-    double M = 0.0;
-    for (int k = 0; k < 4; k++) {
-        const double a = fabs(h[k]);
-        if (!(a <= 0x1.fffffffffffffp1023)) return INFINITY;
-        if (a > M) M = a;
-    }
-    const int t = (M >= 0x1p-1022 ? exponent_of(M) : -1022) + 1 - 100;
+    const double a = fabs(c);
+    if (a == 0.0) return 0.0;
+    if (!(a <= 0x1.fffffffffffffp1023)) return INFINITY;
+    const int t = (a >= 0x1p-1022 ? exponent_of(a) : -1022) + 1 - 100;
     return ozb_pow2(t < -1022 ? -1022 : t);    /* t <= 1023 + 1 - 100 */
 }
 
-static inline int rot1(double x, double y, double c, double s, double B, double *r)
+static inline int rot1(double x, double y, double c, double s, double wc, double ws, double *r)
 {
+    const double B = fma(fabs(x), wc, fabs(y) * ws);
     const double p = x * c, pe = fma(x, c, -p), q = y * s, qe = fma(y, s, -q);
     const double t = p + q, b = t - p, e1 = (p - (t - b)) + (q - b);
     const double e = e1 + (pe + qe);
@@ -79,17 +78,19 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
                       uint8_t *fail, int wide)
 {
     const ozb_rot_consts k = { { h[0], h[1], h[2], h[3] }, factor_floor(h[0], h[2]), factor_floor(h[1], h[3]),
-                               bound_factor(h) };
+                               { weight_of(h[0]), weight_of(h[1]), weight_of(h[2]), weight_of(h[3]) } };
     if (wide) return ozb_rot_pairs512(m, x, y, &k, nx, ny, fail);
     int64_t nf = 0, i = 0;
 #if defined(__AVX2__) && defined(__FMA__)
-    const __m256d zero = _mm256_setzero_pd(), vbk = _mm256_set1_pd(k.bk);
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d w1 = _mm256_set1_pd(k.w[0]), w2 = _mm256_set1_pd(k.w[1]), w3 = _mm256_set1_pd(k.w[2]), w4 = _mm256_set1_pd(k.w[3]);
     const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     const __m256d vtx = _mm256_set1_pd(k.tx), vty = _mm256_set1_pd(k.ty);
     const __m256d c1 = _mm256_set1_pd(h[0]), s1 = _mm256_set1_pd(h[1]), c2 = _mm256_set1_pd(h[2]), s2 = _mm256_set1_pd(h[3]);
-    /* rot1 four elements a vector, its operations in its order; the range test and B once for
-     * both new elements */
-#define ROT4(C, S, R) do {                                                                         \
+    /* rot1 four elements a vector, its operations in its order; the range test once for both
+     * new elements */
+#define ROT4(C, S, WC, WS, R) do {                                                                 \
+        const __m256d B = _mm256_fmadd_pd(ax, WC, _mm256_mul_pd(ay, WS));                          \
         const __m256d p = _mm256_mul_pd(vx, C), pe = _mm256_fmsub_pd(vx, C, p);                   \
         const __m256d q = _mm256_mul_pd(vy, S), qe = _mm256_fmsub_pd(vy, S, q);                   \
         const __m256d t = _mm256_add_pd(p, q), b = _mm256_sub_pd(t, p);                           \
@@ -104,9 +105,8 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
         ok = _mm256_and_pd(                                                                        \
             _mm256_or_pd(_mm256_cmp_pd(ax, vtx, _CMP_GE_OQ), _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)), \
             _mm256_or_pd(_mm256_cmp_pd(ay, vty, _CMP_GE_OQ), _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ))); \
-        const __m256d B = _mm256_mul_pd(vbk, _mm256_add_pd(ax, ay));                               \
-        ROT4(c1, s1, rx);                                                                          \
-        ROT4(c2, s2, ry);                                                                          \
+        ROT4(c1, s1, w1, w2, rx);                                                                  \
+        ROT4(c2, s2, w3, w4, ry);                                                                  \
     } while (0)
     for (; i + 4 <= m; i += 4) {
         if (!(i & 4)) {         /* (a line holds eight) */
@@ -146,10 +146,9 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
 #undef ROT4
 #endif
     for (; i < m; i++) {
-        const double B = k.bk * (fabs(x[i]) + fabs(y[i]));
         double rx, ry;
         const int ok = (fabs(x[i]) >= k.tx || x[i] == 0.0) & (fabs(y[i]) >= k.ty || y[i] == 0.0) &
-                       rot1(x[i], y[i], h[0], h[1], B, &rx) & rot1(x[i], y[i], h[2], h[3], B, &ry);
+                       rot1(x[i], y[i], h[0], h[1], k.w[0], k.w[1], &rx) & rot1(x[i], y[i], h[2], h[3], k.w[2], k.w[3], &ry);
         if (ok) {
             nx[i] = rx;
             ny[i] = ry;

@@ -21,7 +21,7 @@ static uint64_t floor_key(double t)
 }
 
 typedef struct {
-    __m512d bk, c1, s1, c2, s2;
+    __m512d w[4], c1, s1, c2, s2;
     __m512i one, kx, ky;
 } consts512;
 
@@ -50,9 +50,10 @@ static inline __mmask8 pairs8(const consts512 *k, const double *x, const double 
     const __m512d ax = _mm512_abs_pd(vx), ay = _mm512_abs_pd(vy);
     __mmask8 okx = _mm512_mask_cmp_epu64_mask(live, _mm512_sub_epi64(_mm512_castpd_si512(ax), k->one), k->kx, _MM_CMPINT_NLT);
     __mmask8 oky = _mm512_mask_cmp_epu64_mask(live, _mm512_sub_epi64(_mm512_castpd_si512(ay), k->one), k->ky, _MM_CMPINT_NLT);
-    const __m512d B = _mm512_mul_pd(k->bk, _mm512_add_pd(ax, ay));
-    *rx = rot8(vx, vy, k->c1, k->s1, B, &okx);
-    *ry = rot8(vx, vy, k->c2, k->s2, B, &oky);
+    const __m512d B1 = _mm512_fmadd_pd(ax, k->w[0], _mm512_mul_pd(ay, k->w[1]));
+    const __m512d B2 = _mm512_fmadd_pd(ax, k->w[2], _mm512_mul_pd(ay, k->w[3]));
+    *rx = rot8(vx, vy, k->c1, k->s1, B1, &okx);
+    *ry = rot8(vx, vy, k->c2, k->s2, B2, &oky);
     return okx & oky;
 }
 
@@ -71,7 +72,8 @@ static inline void put8(double *nx, double *ny, __mmask8 ok, __m512d rx, __m512d
 int64_t ozb_rot_pairs512(int64_t m, const double *x, const double *y, const ozb_rot_consts *kc, double *nx, double *ny,
                          uint8_t *fail)
 {
-    const consts512 k = { _mm512_set1_pd(kc->bk), _mm512_set1_pd(kc->h[0]), _mm512_set1_pd(kc->h[1]),
+    const consts512 k = { { _mm512_set1_pd(kc->w[0]), _mm512_set1_pd(kc->w[1]), _mm512_set1_pd(kc->w[2]), _mm512_set1_pd(kc->w[3]) },
+                          _mm512_set1_pd(kc->h[0]), _mm512_set1_pd(kc->h[1]),
                           _mm512_set1_pd(kc->h[2]), _mm512_set1_pd(kc->h[3]), _mm512_set1_epi64(1),
                           _mm512_set1_epi64((long long)floor_key(kc->tx)), _mm512_set1_epi64((long long)floor_key(kc->ty)) };
     int64_t nf = 0;

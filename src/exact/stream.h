@@ -5,8 +5,14 @@
 #ifndef OZB_STREAM_H
 #define OZB_STREAM_H
 #include <immintrin.h>
+#include <stdint.h>
 
 enum { OZB_AHEAD = 128 };
 
-static inline void ozb_ahead(const double *p) { _mm_prefetch((const char *)(p + OZB_AHEAD), _MM_HINT_T0); }
+/* (the address as an integer: past the end of an array it is no pointer C allows, and the
+ * prefetch of an address it does not map is dropped) */
+static inline void ozb_ahead(const double *p)
+{
+    _mm_prefetch((const char *)((uintptr_t)p + sizeof(double) * OZB_AHEAD), _MM_HINT_T0);
+}
 #endif

@@ -19,7 +19,8 @@
  * certified (a == NULL: 0; y == NULL: no second term); fail[i] = 1 and out[i*inco] untouched
  * elsewhere.  Returns the number flagged.  out may be a.  safe: the caller knows every x_i uh
  * and y_i vh to be 0 or at least 2^-960 in magnitude (no per-element range test).  wide: the
- * in-place one-term updates by the 512-bit loop (the same bits). */
+ * in-place one-term updates and the unit-stride two-term ones by the 512-bit loops (the same
+ * bits). */
 int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh, double ul,
                      const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco, int safe,
                      uint8_t *fail, int wide);

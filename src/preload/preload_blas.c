@@ -44,8 +44,8 @@ void daxpy_(const int *n, const double *alpha, const double *x, const int *incx,
 }
 
 /* x and y both written, and not saved: ozblas_drot and ozblas_drotm leave both as they were on
- * every failure but OZBLAS_STATUS_PARTIAL, which stops the process (ozb_preload_finish: there
- * is nothing to put back; a copy would cost a fifth of LAPACK's short rotations).  Only the
+ * every failure but OZBLAS_STATUS_PARTIAL, which stops the process (ozb_preload_finish_in_place:
+ * there is nothing to put back; a copy would cost a fifth of LAPACK's short rotations).  Only the
  * test knob, which fails calls after they succeeded, needs them: y saved beside x (sv2), put
  * back with it. */
 #define SAVE2(n, x, incx, y, incy)                                                                  \

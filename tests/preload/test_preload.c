@@ -83,6 +83,8 @@ typedef void (*gemv_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, blasint, blasint
                         const double *, blasint, double, double *, blasint);
 static gemm_fn real_dgemm(void) { return (gemm_fn)real_sym("cblas_dgemm"); }
 static gemv_fn real_dgemv(void) { return (gemv_fn)real_sym("cblas_dgemv"); }
+typedef void (*rot_fn)(blasint, double *, blasint, double *, blasint, double, double);
+typedef void (*rotm_fn)(blasint, double *, blasint, double *, blasint, const double *);
 
 /* op(X) of a column-major matrix as an explicit column-major rows x cols copy */
 static double *opcopy(const double *X, int64_t ld, int trans, int64_t rows, int64_t cols, int rowmajor)
@@ -431,6 +433,26 @@ static void scenario_fallback(void)
     gemv_fn rv = real_dgemv();
     if (rv) rv(CblasColMajor, CblasNoTrans, 30, 20, 1.0, A, 30, B, 1, -1.0, yr, 1);
     CHECK(rv && memcmp(y, yr, sizeof y) == 0, "fallback dgemv (beta = -1) differs from the real BLAS");
+    /* DROT and DROTM update x and y in place, uncopied except for this knob: both put back
+     * before the real BLAS redoes the call (strided, so both saves are walked) */
+    rot_fn rr = (rot_fn)real_sym("cblas_drot");
+    rotm_fn rm = (rotm_fn)real_sym("cblas_drotm");
+    double xs[40], ys[60], xr[40], yr2[60];
+    const double param[5] = { -1.0, 0.7, -0.2, 1.3, 0.9 };
+    for (int q = 0; q < 2; q++) {
+        for (int i = 0; i < 40; i++) xs[i] = xr[i] = rnd();
+        for (int i = 0; i < 60; i++) ys[i] = yr2[i] = rnd();
+        capture_begin();
+        if (q) cblas_drotm(20, xs, 2, ys, -3, param);
+        else cblas_drot(20, xs, 2, ys, -3, 0.6, -0.8);
+        char *lg = capture_end();
+        if (q && rm) rm(20, xr, 2, yr2, -3, param);
+        if (!q && rr) rr(20, xr, 2, yr2, -3, 0.6, -0.8);
+        CHECK((q ? rm != NULL : rr != NULL) && memcmp(xs, xr, sizeof xs) == 0 && memcmp(ys, yr2, sizeof ys) == 0,
+              "fallback %s differs from the real BLAS: x or y not put back?", q ? "drotm" : "drot");
+        CHECK(count(lg, "(EXECUTION_FAILED)") == 1, "%s's fallback reported:\n%s", q ? "drotm" : "drot", lg);
+        free(lg);
+    }
     CHECK(count(log, "(EXECUTION_FAILED)") == 7, "7 fallbacks reported:\n%s", log);
     free(log); free(A); free(B); free(C); free(R);
 }
