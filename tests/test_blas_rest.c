@@ -267,6 +267,22 @@ START_TEST(rot_scaled)
             check_bits(&ys2[i], &wy, 1, part ? "rot_scaled: Inf and NaN in the tail, y" : "rot_scaled: Inf and NaN, y");
         }
     }
+    /* increment 0 (CONTRACT §6): x_0 rotated against each y_i in turn, each pair reading the
+     * x_0 the pair before it wrote, as the reference BLAS's loop; 600 pairs, more than a chunk */
+    {
+        enum { NZ = 600 };
+        double yz[NZ], yz2[NZ], xz = 0.75, w = 0.75;
+        for (int64_t i = 0; i < NZ; i++) yz[i] = 2.0 * ozref_uniform(&r) - 1.0;
+        memcpy(yz2, yz, sizeof yz);
+        ck_assert_int_eq(ozblas_drot(h, NZ, &xz, 0, yz2, 1, 0.6, -0.8), OZBLAS_STATUS_SUCCESS);
+        for (int64_t i = 0; i < NZ; i++) {
+            const double a[2] = { 0.6, -0.8 }, b[2] = { 0.6, 0.8 }, v1[2] = { w, yz[i] }, v2[2] = { yz[i], w };
+            const double wy = rn_dot(2, b, v2);
+            check_bits(&yz2[i], &wy, 1, "rot_scaled: increment 0, y");
+            w = rn_dot(2, a, v1);
+        }
+        check_bits(&xz, &w, 1, "rot_scaled: increment 0, x_0");
+    }
     ozblas_destroy(h);
 }
 END_TEST

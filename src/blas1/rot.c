@@ -74,7 +74,7 @@ enum { CH = 512 };
 typedef struct {
     double *xv, *yv;
     int64_t n, incx, incy;
-    int64_t ch;             /* pairs a chunk */
+    int64_t ch;             /* pairs a chunk: CH, or 1 where an increment is 0 */
     double hm[4];           /* h11, h12, h21, h22 */
     int wide;               /* the 512-bit pair loop (ozb_eft_wide) */
     uint8_t *left;          /* on threads: per chunk, 0 done; left to the calling thread, 1 after
@@ -214,13 +214,14 @@ static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                                  const double hm[4], int one_thread)
 {
-    const int64_t ch = CH, nch = (n + ch - 1) / ch;
+    /* an increment 0 repeats one element in order (CONTRACT §6, Arguments): each pair then
+     * reads the element the pair before it wrote, so the pairs go one at a time */
+    const int64_t ch = incx == 0 || incy == 0 ? 1 : CH, nch = (n + ch - 1) / ch;
     /* threads from 2^13 elements (ozb_threads_for counts 8 an element against its 2^16: the
      * pair loop takes about a nanosecond an element, and the pool's start several microseconds
      * on the 2-core EPYC); one thread where the caller's floating-point environment was not
-     * the standard one (the pool's threads may carry it: core/fpenv.h) or an increment is 0
-     * (every chunk then reads and writes the same element) */
-    int nt = one_thread || incx == 0 || incy == 0 || nch == 1 ? 1 : ozb_threads_for(h, 8.0 * (double)n);
+     * the standard one (the pool's threads may carry it: core/fpenv.h) or an increment is 0 */
+    int nt = one_thread || ch == 1 || nch == 1 ? 1 : ozb_threads_for(h, 8.0 * (double)n);
     uint8_t *left = nt > 1 ? ozb_buf_get(h, OZB_BUF_SHAPE_P, (size_t)(nch + n)) : NULL;
     if (!left) nt = 1;   /* (without the flags' buffer: one thread, the same bits) */
     const rot_t r = { ozb_vec0_mut(x, n, incx), ozb_vec0_mut(y, n, incy), n, incx, incy, ch, { hm[0], hm[1], hm[2], hm[3] },
