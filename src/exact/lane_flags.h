@@ -5,16 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* fail[0..4) := the lanes ok (a movemask) leaves; returns how many */
-static inline int64_t ozb_put4(uint8_t *fail, int ok)
-{
-    if (ok == 0xf) { memset(fail, 0, 4); return 0; }
-    for (int l = 0; l < 4; l++) fail[l] = (uint8_t)!((ok >> l) & 1);
-    return 4 - __builtin_popcount((unsigned)ok);
-}
-
-/* fail[0..len) := the lanes of live (len of them, from the lowest) that ok leaves; returns
- * how many */
+/* fail[0..len) := the lanes of live (len of them, from the lowest) that ok (a mask register
+ * or a movemask) leaves; returns how many */
 static inline int64_t ozb_put_flags(uint8_t *fail, unsigned ok, unsigned live, int64_t len)
 {
     if (ok == live) {

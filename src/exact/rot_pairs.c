@@ -6,7 +6,7 @@
  *                          <= 2u u (|t| + |p| + |q|) <= 4 u^2 (|p| + |q|) = 2^-104 (|p| + |q|)
  * (u = 2^-53; |e1| <= u |t|, |pe| <= u |p|, |qe| <= u |q|, |t| <= |p| + |q|; a subnormal sum is
  * exact, so underflow adds nothing).
- The bound is B = RN(|x| w_c + RN(|y| w_s)) (one FMA), from the factors rather than the
+ * The bound is B = RN(|x| w_c + RN(|y| w_s)) (one FMA), from the factors rather than the
  * products: w_c = 2^-100 2^(e+1) for 2^e <= |c| (w = 0 for c = 0; at least 2^-1022, a larger
  * bound only flags more; Inf for a c that is not finite).  Since |p| <= |c| |x| (1 + u) and
  * w_c >= 2^-100 |c|, B >= 2^-100 (|p| + |q|) (1 - 4u), which is more than 2^-103 (|p| + |q|),
@@ -124,7 +124,7 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
             _mm256_maskstore_pd(nx + i, _mm256_castpd_si256(ok), rx);
             _mm256_maskstore_pd(ny + i, _mm256_castpd_si256(ok), ry);
         }
-        nf += ozb_put4(fail + i, bits);
+        nf += ozb_put_flags(fail + i, (unsigned)bits, 0xf, 4);
     }
     if (i < m) {   /* the last m - i (1 to 3) as lanes of one vector (LAPACK's DROTs are often this short) */
         const int64_t r = m - i;
@@ -135,11 +135,7 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
         const __m256i put = _mm256_and_si256(want, _mm256_castpd_si256(ok));
         _mm256_maskstore_pd(nx + i, put, rx);
         _mm256_maskstore_pd(ny + i, put, ry);
-        const int bits = _mm256_movemask_pd(_mm256_castsi256_pd(put));
-        for (int64_t l = 0; l < r; l++) {
-            fail[i + l] = (uint8_t)!((bits >> l) & 1);
-            nf += fail[i + l];
-        }
+        nf += ozb_put_flags(fail + i, (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(put)), (1u << r) - 1u, r);
         i = m;
     }
 #undef PAIR4

@@ -1,7 +1,7 @@
 /* The certified element loops (rot_pairs*.c, two_term*.c) stream long vectors and columns that
  * they read and write once: each asks for the line this many elements ahead of the one it
- * reads, since the hardware's prefetch alone leaves them waiting on memory (2^24 DROT pairs on
- * the 2-core Zen 4: 19 against 15.5 ms with it; DSYR2 n = 4096: 6.2-7.7 against 5.3-5.5 ms). */
+ * reads, since with the hardware's prefetch alone they wait on memory between their bursts of
+ * arithmetic (measured on the 2-core Zen 4: docs/PERFORMANCE.md). */
 #ifndef OZB_STREAM_H
 #define OZB_STREAM_H
 #include <immintrin.h>

@@ -130,7 +130,7 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
             r = lo;
         }
         _mm256_storeu_pd(out + i, _mm256_blendv_pd(va, r, ok));
-        nf += ozb_put4(fail + i, _mm256_movemask_pd(ok));
+        nf += ozb_put_flags(fail + i, (unsigned)_mm256_movemask_pd(ok), 0xf, 4);
     }
     for (; i < m; i++) {
         double r;

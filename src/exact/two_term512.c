@@ -12,7 +12,6 @@
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
-#include <string.h>
 
 /* one1's constants for one column (alpha v_j = uh + ul) */
 typedef struct {
