@@ -3,10 +3,13 @@
  * and DOUBLE (FP64 slices: correctly rounded) bit for bit; FIXED bit for bit where the contract
  * says every mode is correctly rounded, and for the rest the same bits on 1 and 2 threads and
  * for a solve cut into single columns.  The other triangle and the padding stay untouched. */
+#define _DEFAULT_SOURCE   /* mmap's MAP_ANONYMOUS, for the guarded bands */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "tu.h"
 
 static const ozblas_mode_t MODES[3] = TU_MODES;
@@ -1293,6 +1296,110 @@ START_TEST(tbsv_scaled)
 }
 END_TEST
 
+/* n doubles between two pages no access may touch, against the one after them (end) or the one
+ * before them; *len the mapping's length, for munmap */
+static double *guarded(size_t n, int end, void **base, size_t *len)
+{
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), bytes = n * sizeof(double), data = (bytes + pg - 1) / pg * pg;
+    *len = data + 2 * pg;
+    char *m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert(m != MAP_FAILED);
+    ck_assert_int_eq(mprotect(m, pg, PROT_NONE), 0);
+    ck_assert_int_eq(mprotect(m + pg + data, pg, PROT_NONE), 0);
+    *base = m;
+    return (double *)(end ? m + pg + data - bytes : m + pg);
+}
+
+/* position p's row of op(T) in DTBSV's solve order, and op(T)(i, j) := v in the band */
+static int64_t low_row(int lower, int trans, int64_t n, int64_t p) { return lower != trans ? p : n - 1 - p; }
+static void set_op(int lower, int trans, int64_t k, double *A, int64_t lda, int64_t i, int64_t j, double v)
+{
+    const int64_t r = trans ? j : i, c = trans ? i : j;
+    A[(lower ? r - c : k + r - c) + c * lda] = v;
+}
+
+/* DTBSV's chains against the rule computed with MPFR: bands of 1 to 9 terms a row (the rows'
+ * chain below four, the columns' lanes from four to eight, one and two vectors, full and
+ * partial, loaded forward, backward and gathered for the eight variants), orders across block
+ * boundaries, and what the certificate must leave: the papers' generator over several phi,
+ * integer systems (exact zeros, whose sign the exact sums decide), Inf and NaN in b and in the
+ * band, a system scaled toward underflow, and a position whose part before its block is
+ * certified and whose part in it is an exact zero (the exact sums' part starts from the first
+ * part's value); x strided (-2) gives the same bits. */
+START_TEST(tbsv_lanes)
+{
+    ozblas_handle_t h = tu_handle(MODES[_i]);
+    ozref_rng r;
+    tu_rng(&r, "tbsv_lanes");
+    const int64_t ks[] = { 1, 3, 4, 5, 7, 8, 9 }, ns[] = { 1, 4, 17, 50 };
+    char ctx[160];
+    for (size_t a = 0; a < sizeof ks / sizeof *ks; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (int kind = 0; kind < 6; kind++)
+                for (int v = 0; v < 8; v++) {
+                    const int lower = v & 1, trans = v >> 1 & 1, unit = v >> 2 & 1;
+                    const int64_t k = ks[a], n = ns[b], lda = k + 1 + (v % 3 == 0 ? 2 : 0);
+                    double *A = tu_alloc((size_t)(lda * n)), *x = tu_alloc((size_t)n), *x1 = tu_alloc((size_t)n),
+                           *x2 = tu_alloc((size_t)n), *xs = tu_alloc((size_t)(2 * n)), *bb = tu_alloc((size_t)n);
+                    tu_fill_mat(&r, A, lda, n, lda, kind == 1 ? 6.0 : 1.0);
+                    tu_fill_vec(&r, x, n, 1, kind == 1 ? 6.0 : 1.0);
+                    for (int64_t q = 0; q < lda * n && kind == 2; q++) A[q] = (double)((int)(ozref_uniform(&r) * 7.0) - 3);
+                    for (int64_t i = 0; i < n && kind == 2; i++) x[i] = (double)((int)(ozref_uniform(&r) * 9.0) - 4);
+                    for (int64_t j = 0; j < n; j++)
+                        A[(lower ? 0 : k) + j * lda] = kind == 2 ? 1.0 : (ozref_uniform(&r) + 0.5) * (j % 2 ? -1.0 : 1.0);
+                    if (kind == 3 && n > 3) {
+                        x[n / 2] = INFINITY;
+                        x[n - 1] = NAN;
+                        A[(lower ? 1 : k - 1) + (n / 3) * lda] = -INFINITY;
+                    }
+                    if (kind == 4)
+                        for (int64_t q = 0; q < lda * n; q++) A[q] = ldexp(A[q], -600);
+                    if (kind == 5) {   /* position 17: part before its block -1, in it an exact 0 */
+                        for (int64_t q = 0; q < lda * n; q++) A[q] = 0.0;
+                        for (int64_t i = 0; i < n; i++) x[i] = 0.0;
+                        for (int64_t j = 0; j < n; j++) A[(lower ? 0 : k) + j * lda] = 1.0;
+                        if (n > 17 && k >= 4) {
+                            const int64_t r17 = low_row(lower, trans, n, 17), r16 = low_row(lower, trans, n, 16),
+                                          r13 = low_row(lower, trans, n, 13);
+                            set_op(lower, trans, k, A, lda, r17, r13, 1.0);
+                            set_op(lower, trans, k, A, lda, r17, r16, 1.0);
+                            x[r13] = 1.0;
+                            x[r16] = -1.0;
+                        }
+                    }
+                    for (int64_t i = 0; i < n && kind == 4; i++) x[i] = ldexp(x[i], -1000);
+                    memcpy(x1, x, sizeof(double) * (size_t)n);
+                    memcpy(x2, x, sizeof(double) * (size_t)n);
+                    memcpy(bb, x, sizeof(double) * (size_t)n);
+                    for (int64_t i = 0; i < n; i++) xs[2 * (n - 1 - i)] = x[i];
+                    const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
+                    const ozblas_operation_t op = trans ? OZBLAS_OP_T : OZBLAS_OP_N;
+                    const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
+                    ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, A, lda, x1, 1), 0);
+                    ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, A, lda, xs, -2), 0);
+                    tbsv_rule(lower, trans, unit, n, k, A, lda, x2);
+                    snprintf(ctx, sizeof ctx, "tbsv_lanes %s n=%lld k=%lld kind=%d lower=%d trans=%d unit=%d",
+                             tu_mode_name(MODES[_i]), (long long)n, (long long)k, kind, lower, trans, unit);
+                    check_bits(x1, x2, (size_t)n, ctx);
+                    for (int64_t i = 0; i < n; i++) x[i] = xs[2 * (n - 1 - i)];
+                    check_bits(x, x1, (size_t)n, ctx);
+                    /* the band against a page no read may touch, after it and before it */
+                    for (int end = 0; end < 2; end++) {
+                        void *base;
+                        size_t len;
+                        double *G = guarded((size_t)(lda * n), end, &base, &len);
+                        memcpy(G, A, sizeof(double) * (size_t)(lda * n));
+                        memcpy(x, bb, sizeof(double) * (size_t)n);
+                        ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, G, lda, x, 1), 0);
+                        check_bits(x, x1, (size_t)n, ctx);
+                        munmap(base, len);
+                    }
+                    free(A); free(x); free(x1); free(x2); free(xs); free(bb);
+                }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -1421,6 +1528,7 @@ static Suite *suite(void)
     tcase_add_test(t, rank_tiny);
     tcase_add_loop_test(t, update_cancelling, 0, 3);
     tcase_add_loop_test(t, tbsv_scaled, 0, 3);
+    tcase_add_loop_test(t, tbsv_lanes, 0, 3);
     tcase_add_test(t, specials_and_args);
     suite_add_tcase(s, t);
     return s;

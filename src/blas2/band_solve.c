@@ -1,12 +1,15 @@
-/* DTBSV: the solve rule of CONTRACT §6 over the band alone, every sum correctly rounded: each
- * block's updates from the positions before it by the band strips (eft/eft_band.h), eight
- * positions at a time; the in-block sums by the certified short residual
- * (exact/residual.h); what either leaves by the exact sums (ozb_band_sum). */
+/* DTBSV: the solve rule of CONTRACT §6 over the band alone, every sum correctly rounded.  One
+ * pass in solve order, each position's parts (the terms before its block, then those in it) by
+ * the certified short residual (exact/residual.h) with the newest value in a register; where
+ * the band is wider than a block, each block's parts before it by the band strips
+ * (eft/eft_band.h), eight positions at a time; what either leaves by the exact sums
+ * (ozb_band_sum). */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/fpenv.h"
 #include "eft/eft_band.h"
 #include "exact/residual.h"
+#include "exact/band_cols.h"
 #include "blas2/band_sum.h"
 #include <math.h>
 #include <string.h>
@@ -30,10 +33,12 @@ typedef struct {
     double *x0;
     int64_t incx;
     double *a, *b;              /* a row's terms (k + 2 each) */
+    double *xb;                 /* position 0's element; position p's at xb + p xst */
+    int64_t xst;
 } tbsv_t;
 
 static int64_t row_of(const tbsv_t *v, int64_t p) { return v->low ? p : v->n - 1 - p; }
-static double *x_at(const tbsv_t *v, int64_t p) { return &v->x0[row_of(v, p) * v->incx]; }
+static double *x_at(const tbsv_t *v, int64_t p) { return v->xb + p * v->xst; }
 static double diag_of(const tbsv_t *v, int64_t p) { return v->A[row_of(v, p) * v->lda + v->off]; }
 
 /* DTBSV's update of block s (its positions p in [s, s + OZBLAS_TRSM_BLOCK) with a term before
@@ -87,26 +92,69 @@ static ozblas_status_t part_sum(ozblas_handle_t h, const tbsv_t *v, int64_t s, i
     return ozb_band_sum(h, v->a, v->b, c, 1.0, 0.0, xi);
 }
 
-/* The in-block parts of the block at s and the divisions, position by position: each by
- * ozb_residual_short where it certifies (RN(exact): the exact sums' value, since it is nonzero
- * and finite), else by part_sum on x itself.  The first position's part has no term (part_sum's
- * rule; the very first position keeps x_i). */
-static ozblas_status_t block_in(ozblas_handle_t h, const tbsv_t *v, int64_t s, int64_t bs)
+/* Position p's terms [q0, q1) (q0 < q1), xlast the value of position q1 - 1:
+ * c := RN(c - sum_q op(T)(i, j_q) x_{j_q}) where certified (1; 0: c kept) */
+static inline int cert_part(const tbsv_t *v, int64_t p, int64_t q0, int64_t q1, double xlast, double *c)
 {
-    double xb[OZBLAS_TRSM_BLOCK];
-    for (int64_t r = 0; r < bs; r++) {
-        double *xi = x_at(v, s + r), y;
-        const int64_t q0 = max64(s, s + r - v->k);   /* the in-block terms: q0 .. s + r - 1 */
-        const double *t0 = &v->A[tb_at(v->t, v->lda, v->off, row_of(v, s + r), row_of(v, q0))];
-        if (r > 0 && ozb_residual_short(*xi, t0, v->step, xb + (q0 - s), s + r - q0, &y)) *xi = y;
-        else {
-            const ozblas_status_t st = part_sum(h, v, s, s + r, 1);
-            if (st != OZBLAS_STATUS_SUCCESS) return st;
-        }
-        if (!v->unit) *xi /= diag_of(v, s + r);
-        xb[r] = *xi;
+    const double *t = &v->A[tb_at(v->t, v->lda, v->off, row_of(v, p), row_of(v, q0))], *x = x_at(v, q0);
+    const int64_t m = q1 - q0 - 1;
+    ozb_resid_t r = ozb_resid_start(*c);
+    for (int64_t l = 0; l < m; l++) ozb_resid_add(&r, t[l * v->step], x[l * v->xst]);
+    ozb_resid_last(&r, t[m * v->step], xlast);
+    double y;
+    if (!ozb_resid_finish(&r, &y)) return 0;
+    *c = y;
+    return 1;
+}
+
+/* Position p's part (part_sum's) on c, the position's value so far, xlast the value of the
+ * part's last position: certified by cert_part; with no term, c kept, a finite zero as +0 (the
+ * first position keeps even that); else by part_sum on x itself. */
+static inline ozblas_status_t one_part(ozblas_handle_t h, const tbsv_t *v, int64_t s, int64_t p, int part,
+                                       double xlast, double *c)
+{
+    const int64_t q0 = part == 0 ? max64(0, p - v->k) : max64(s, p - v->k), q1 = part == 0 ? min64(s, p) : p;
+    if (q0 < q1 ? cert_part(v, p, q0, q1, xlast, c) : p == 0 || isfinite(*c)) {
+        if (q0 >= q1 && p > 0 && *c == 0.0) *c = 0.0;
+        return OZBLAS_STATUS_SUCCESS;
     }
+    double *xp = x_at(v, p);
+    *xp = *c;
+    const ozblas_status_t st = part_sum(h, v, s, p, part);
+    *c = *xp;
+    return st;
+}
+
+/* The block at s, position by position: its part before the block where part0 (else the strips
+ * and exact sums made it), the part in it, the division; *xprev the value of position s - 1,
+ * kept in a register from one position to the next. */
+static ozblas_status_t block_chain(ozblas_handle_t h, const tbsv_t *v, int64_t s, int64_t bs, int part0,
+                                   double *xprev)
+{
+    double xp = *xprev;
+    for (int64_t p = s; p < s + bs; p++) {
+        double c = *x_at(v, p);
+        ozblas_status_t st;
+        if (part0 && s > 0 && (st = one_part(h, v, s, p, 0, p == s ? xp : *x_at(v, s - 1), &c)) != OZBLAS_STATUS_SUCCESS)
+            return st;
+        if ((st = one_part(h, v, s, p, 1, xp, &c)) != OZBLAS_STATUS_SUCCESS) return st;
+        if (!v->unit) c /= diag_of(v, p);
+        *x_at(v, p) = xp = c;
+    }
+    *xprev = xp;
     return OZBLAS_STATUS_SUCCESS;
+}
+
+/* band_cols.h's fix: part_sum */
+typedef struct {
+    ozblas_handle_t h;
+    const tbsv_t *v;
+} fix_ctx;
+
+static int fix_part(void *ctx, int64_t s, int64_t p, int part)
+{
+    const fix_ctx *f = ctx;
+    return (int)part_sum(f->h, f->v, s, p, part);
 }
 
 /* DTBSV: the rule of CONTRACT §6 with the band's zeros left out of each exact sum (the sums,
@@ -124,22 +172,41 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     const int64_t off = lower ? 0 : k, dj = low ? 1 : -1, step = t ? dj : dj * (lda - 1);
     double *x0 = ozb_vec0_mut(x, n, incx), *P = buf + 2 * (kk + 2), *xs = P + 8 * (kk + 1);
     int32_t *lsb = (int32_t *)(xs + kk + 1);             /* 9 (kk + 1) of them in 5 (kk + 1) doubles */
-    const tbsv_t v = { A, lda, n, k, off, dj, step, t, low, diag == OZBLAS_UNIT, x0, incx, buf, buf + kk + 2 };
-    /* the strips where the error-free kernels are offered; the certified in-block residuals
-     * with them, where the band has terms in a block (k >= 1) */
-    const int strips = ozb_eft_band_applies(h, -1.0, 1.0), in_block = strips && k >= 1;
+    double *xb = low ? x0 : x0 + (n - 1) * incx;
+    const tbsv_t v = { A, lda, n, k, off, dj, step, t, low, diag == OZBLAS_UNIT, x0, incx, buf, buf + kk + 2, xb, dj * incx };
+    /* the certified residuals where the error-free kernels are offered and the band has terms
+     * (k >= 1); the parts before a block with them where the band is within a block (the band
+     * strips' packing costs more than the residuals there), else by the strips */
+    const int strips = ozb_eft_band_applies(h, -1.0, 1.0), chain = strips && k >= 1, part0 = k <= OZBLAS_TRSM_BLOCK;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
+    double xprev = 0.0;
+    if (chain && k >= 4 && k <= 8) {
+        /* the band within two vectors: by columns of op(T) (position 0's diagonal at A + d0);
+         * below four terms a row, the rows' chain is the shorter */
+        fix_ctx f = { h, &v };
+        const int64_t d0 = tb_at(t, lda, off, row_of(&v, 0), row_of(&v, 0));
+        const ozb_band_cols_t b = { A + d0, low ? lda : -lda, t ? dj * (lda - 1) : dj, n, (int)k,
+                                    v.unit, xb, v.xst, OZBLAS_TRSM_BLOCK, fix_part, &f };
+        st = (ozblas_status_t)ozb_band_cols(&b);
+        ozb_fpenv_leave(env, changed);
+        return st;
+    }
     for (int64_t s = 0; s < n && st == OZBLAS_STATUS_SUCCESS; s += OZBLAS_TRSM_BLOCK) {
         const int64_t bs = n - s < OZBLAS_TRSM_BLOCK ? n - s : OZBLAS_TRSM_BLOCK;
+        if (chain && part0) {
+            st = block_chain(h, &v, s, bs, 1, &xprev);
+            continue;
+        }
         /* the positions' terms before the block: eight at a time by the band strips, what they
          * leave by the exact sums */
         const unsigned done0 = s > 0 && strips ? block_update(&v, s, P, xs, lsb) : 0;
         for (int64_t p = s; p < s + bs && s > 0 && st == OZBLAS_STATUS_SUCCESS; p++)
             if (!(done0 >> (p - s) & 1)) st = part_sum(h, &v, s, p, 0);
         if (st != OZBLAS_STATUS_SUCCESS) break;
-        if (in_block) {
-            st = block_in(h, &v, s, bs);
+        if (chain) {
+            xprev = s > 0 ? *x_at(&v, s - 1) : 0.0;
+            st = block_chain(h, &v, s, bs, 0, &xprev);
             continue;
         }
         for (int64_t p = s; p < s + bs && st == OZBLAS_STATUS_SUCCESS; p++)
