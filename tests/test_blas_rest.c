@@ -1038,7 +1038,7 @@ START_TEST(symv_rows_left)
     ozref_rng r;
     tu_rng(&r, "symv_rows_left");
     /* 1100: DSYMV's strips with the prefetches (eft_symv.c: from n = 1024 on); 2100: its
-     * column blocks of BLN / 2 (from n = 2048 on) */
+     * column blocks of BLN / 4 (from n = 2048 on) */
     const int64_t ns[] = { 40, 300, 1100, 2100 };
     char ctx[160];
     for (size_t a = 0; a < 4; a++)

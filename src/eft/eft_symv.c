@@ -2,7 +2,7 @@
  * its two parts (eft_kern.h: S exact, C a summation tree with A bounding its terms, G the
  * blocks' sigmas):
  *   part_n  the GEMV-N strips' lanes (ozb_eft_strip_block), one lane per row, over the
- *           triangle's columns in blocks of BLN (BLN / 2 from n = 2048 on, parts), two
+ *           triangle's columns in blocks of BLN (BLN / 4 from n = 2048 on, parts), two
  *           whole strips at once where they share their columns (pair_n); a strip's eight
  *           diagonal columns (in full storage: the rest of their block is a block of its own),
  *           a packed strip's block that crosses them, and the last strip's missing rows go
@@ -196,12 +196,13 @@ static int64_t parts(void *ctx, int64_t lo, int64_t hi)
     const symv_ctx *c = ctx;
     const ozb_symv_t *s = c->s;
     const int64_t n = s->n, nstrip = (n + 7) / 8;
-    /* blocks of BLN / 2 columns from n = 2048 on: a block's columns (read by part_n, then
+    /* blocks of BLN / 4 columns from n = 2048 on: a block's columns (read by part_n, then
      * again by its rows' part_t) stay in a core's L2 (BLN = 32 columns of 3000 rows are
-     * 750 KiB, the halves 375 KiB); below, the whole blocks are as fast or faster.  A choice by
-     * the shape: the budget holds for any block of at most BLN columns, and the bits are
-     * RN(exact). */
-    const int64_t bln = n >= 2048 ? BLN / 2 : BLN;
+     * 750 KiB, the quarters 188 KiB), and the eight columns read at once stay within the
+     * L1's ways where they lie a power of two apart (lda = 4096: 32 KiB, every column's line
+     * in one set); below, the whole blocks are as fast or faster.  A choice by the shape: the
+     * budget holds for any block of at most BLN columns, and the bits are RN(exact). */
+    const int64_t bln = n >= 2048 ? BLN / 4 : BLN;
     double pad[8 * BLN];
     const __m256d z = _mm256_setzero_pd();
     for (int64_t t = lo; t < hi; t++) {
