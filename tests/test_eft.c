@@ -157,7 +157,7 @@ START_TEST(eft_gemv_n_pairs)
     ozblas_handle_t h = tu_handle(CR);
     ozref_rng r;
     tu_rng(&r, "eft_gemv_n_pairs");
-    /* and columns of 2100 rows (at least 2048: blocks of BLN / 2 columns, a partial strip) */
+    /* and columns of 2100 rows (at least 2048: blocks of BLN / 4 columns, a partial strip) */
     const int64_t ms[] = {40, 40, 2100}, ns[] = {200, 200, 75}, ldas[] = {40, 2048, 2100};
     double *A = tu_alloc((size_t)(2100 * 200)), *x = tu_alloc(200), *y0 = tu_alloc(2100);
     for (int q = 0; q < 3; q++)

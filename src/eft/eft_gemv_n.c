@@ -108,12 +108,13 @@ int64_t ozb_eft_gemv_n_strips(void *ctx, int64_t lo, int64_t hi)
         for (int v = 0; v < 2; v++) st[2 * b + v].t.s = st[2 * b + v].t.c = st[2 * b + v].t.a = st[2 * b + v].t.g = st[2 * b + v].g = z;
         bad[b * 8] = 0;
     }
-    /* Column blocks of BLN, or BLN / 2 for columns of 2048 rows and more: a block then streams
-     * half as many columns of A at once (32 columns of 2048 rows are 512 KiB, half a Zen 4 L2),
-     * which the prefetchers follow better (CR, 2 threads, interleaved A/B, AVX512 EPYC: n = 2048,
-     * 4096, 8192 -18, -29, -21 %; n = 1024 +11 %, so not below).  A choice by the shape: the
-     * budget holds for any block of at most BLN products per lane, and the bits are RN(exact). */
-    const int64_t bln = m >= 2048 ? BLN / 2 : BLN;
+    /* Column blocks of BLN, or BLN / 4 for columns of 2048 rows and more: a block then streams
+     * eight columns of A at once (32 columns of 2048 rows are 512 KiB, half a Zen 4 L2), which
+     * the prefetchers follow and the L1's ways hold where the columns lie a power of two apart;
+     * with fewer rows (the matrix within the L3) the whole blocks are faster.  A choice by the
+     * shape: the budget holds for any block of at most BLN products per lane, and the bits are
+     * RN(exact). */
+    const int64_t bln = m >= 2048 ? BLN / 4 : BLN;
     for (int64_t l0 = 0; l0 < k; l0 += bln) {
         const int64_t nb = k - l0 < bln ? k - l0 : bln;
         for (int64_t b = lo; b < hi; b++) {
