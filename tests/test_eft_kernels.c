@@ -553,6 +553,39 @@ START_TEST(two_term_512_match_256)
             ck_assert_msg(o[wide][i] == (double)(i - 20) - 3.0 * x[i] - 5.0 * y[i], "wide %d element %lld: %a", wide,
                           (long long)i, o[wide][i]);
     }
+    /* x uh exact (pe = 0) and a = 0 (e1 = 0): only the bound's product term keeps the loops from
+     * certifying RN(p + RN(x ul)), a tie rounded to even, for RN(p + x ul) just above it: x =
+     * 1 + 2^-51, uh = 1 and ul = 0x1.ffffffffffffdp-54 (x ul = 2^-53 + 2^-106.2, rounded to
+     * 2^-53), so x (uh + ul) rounds to 1 + 2^-51 + 2^-52 and p + RN(x ul) to 1 + 2^-51.  In place
+     * with one term (the rank updates' loops) and with two (the second term alone nonzero);
+     * each element that value or flagged and untouched (for the exact sums). */
+    const double ul = 0x1.ffffffffffffdp-54;
+    for (int wide = 0; wide < 2; wide++)
+        for (int two = 0; two < 2; two++) {
+            for (int64_t i = 0; i < N; i++) {
+                o[wide][i] = 0.0;
+                x[i] = two ? 0.0 : 1.0 + 0x1p-51;
+                y[i] = 1.0 + 0x1p-51;
+            }
+            (void)ozb_two_term(N, o[wide], 1, x, 1, 1.0, ul, two ? y : NULL, 1, 1.0, ul, o[wide], 1, 1, f[wide], wide);
+            for (int64_t i = 0; i < N; i++)
+                ck_assert_msg(f[wide][i] ? o[wide][i] == 0.0 : o[wide][i] == 1.0 + 0x1p-51 + 0x1p-52,
+                              "wide %d two %d element %lld: %a (flag %d)", wide, two, (long long)i, o[wide][i], f[wide][i]);
+        }
+    /* a product below TwoProduct's range, in place and not known safe: x uh = 2^-1074 (1 + 2^-52)
+     * rounds to 2^-1074 and its low part is lost, so a + p with a = 2^-1021 is a tie (rounded to
+     * a) where the exact value lies above it (2^-1021 + 2^-1073): each element that value or
+     * flagged and untouched */
+    for (int wide = 0; wide < 2; wide++) {
+        for (int64_t i = 0; i < N; i++) {
+            o[wide][i] = 0x1p-1021;
+            x[i] = 0x1.0000000000001p-537;
+        }
+        (void)ozb_two_term(N, o[wide], 1, x, 1, 0x1p-537, 0x1p-600, NULL, 1, 0.0, 0.0, o[wide], 1, 0, f[wide], wide);
+        for (int64_t i = 0; i < N; i++)
+            ck_assert_msg(f[wide][i] ? o[wide][i] == 0x1p-1021 : o[wide][i] == 0x1p-1021 + 0x1p-1073,
+                          "tiny: wide %d element %lld: %a (flag %d)", wide, (long long)i, o[wide][i], f[wide][i]);
+    }
     mpfr_clears(acc, p, (mpfr_ptr)0);
 }
 END_TEST

@@ -35,13 +35,12 @@ static inline int one(double a, double x, double uh, double ul, double y, double
     const double s = s1 + q, b2 = s - s1, e2 = (s1 - (s - b2)) + (q - b2);
     const double w = x * ul + y * vl;
     const double e = ((e1 + e2) + (pe + qe)) + w;
-    /* B: twice the rounding error of e (<= 4u the sum of its terms' magnitudes, + 2^-1070 for
-     * roundings of tiny values where any term is nonzero; none where all are zero: then e = 0
-     * and s is the exact value).  The terms themselves, not a bound through |a| + |p| + |q|:
-     * results that cancel far below their terms (LU's updates) stay certifiable */
+    /* B (two_term.h's budget): the TwoSums' errors themselves, not a bound through |a|, so that
+     * results cancelling far below their terms (LU's updates) stay certifiable; the products'
+     * low parts through |p| + |q| */
     const double ap = fabs(p), aq = fabs(q);
-    const double sum = fabs(e1) + fabs(e2) + fabs(pe) + fabs(qe) + fabs(x * ul) + fabs(y * vl);
-    const double B = 0x1p-50 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
+    const double B = fma(ul != 0.0 ? 0x1p-102 : 0.0, ap,
+                         fma(vl != 0.0 ? 0x1p-102 : 0.0, aq, 0x1p-50 * ((fabs(e1) + fabs(e2)) + (fabs(pe) + fabs(qe)))));
     const double lo = s + (e - B), hi = s + (e + B);
     *r = lo;
     if (safe) return lo == hi;
@@ -57,11 +56,11 @@ static inline int one(double a, double x, double uh, double ul, double y, double
  * is 0 or at least 2^-960 (its last bit then at least 2^-1065, a's at least 2^-1074, so a
  * nonzero sum is at least 2^-1074 and rounds to nonzero), and is written +0, the two-term
  * loop's zero (every error term there is +0, so its lo = s + (+0) = +0); an FMA's -0 becomes
- * +0 by adding +0.  Else the bit budget above with no second product: a + p
- * = s + e1 (TwoSum), e = (e1 + pe) + x ul rounded three times, B = 2^-50 (|e1| + |pe| + |x ul|)
- * (+ 2^-1069), twice that error.  An exact zero it certifies has B = 0 and every error term
- * +0 (x - x is +0, so are the TwoSum's and TwoProduct's zero errors), so lo = s + (+0) = +0:
- * the two-term loop's zero, which is the same sum with a second product of zero. */
+ * +0 by adding +0.  Else two_term.h's budget with no second product: a + p = s + e1
+ * (TwoSum), e = (e1 + pe) + x ul, B = 2^-50 (|e1| + |pe|) + 2^-102 |p| (the last where ul
+ * != 0), one's operations and values with q = 0.  An exact zero it certifies has B = 0 and every error term +0 (x - x is +0, so
+ * are the TwoSum's and TwoProduct's zero errors), so lo = s + (+0) = +0: the two-term loop's
+ * zero, which is the same sum with a second product of zero. */
 static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
 {
     if (fma_only) {
@@ -73,8 +72,7 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
     const double p = x * uh, pe = fma(x, uh, -p);
     const double s = a + p, b = s - a, e1 = (a - (s - b)) + (p - b);
     const double w = x * ul, e = (e1 + pe) + w;
-    const double sum = fabs(e1) + fabs(pe) + fabs(w);
-    const double B = 0x1p-50 * sum + (sum > 0.0 ? 0x1p-1069 : 0.0);
+    const double B = fma(ul != 0.0 ? 0x1p-102 : 0.0, fabs(p), 0x1p-50 * (fabs(e1) + fabs(pe)));
     const double lo = s + (e - B), hi = s + (e + B);
     *r = lo;
     const int64_t range = safe | (fabs(p) >= 0x1p-960) | (x == 0.0) | (uh == 0.0);
@@ -87,12 +85,13 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
  * (the FMAs the explicit ones), so the decided elements and their flags are one1's bit for bit;
  * the comparisons stay masks until one movemask a vector instead of 64-bit flags narrowed to
  * bytes; the last m mod 4 by one1 itself.  Decided elements written, the others flagged (1). */
-static int64_t one_term(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
-                        uint8_t *fail)
+static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, const double *a, const double *x, double uh,
+                                                                   double ul, double *out, int safe, uint8_t *fail,
+                                                                   const int known_safe)
 {
     const __m256d vuh = _mm256_set1_pd(uh), vul = _mm256_set1_pd(ul), zero = _mm256_setzero_pd();
     const __m256d big = _mm256_set1_pd(0x1.fffffffffffffp1023), tiny = _mm256_set1_pd(0x1p-960);
-    const __m256d b50 = _mm256_set1_pd(0x1p-50), b1069 = _mm256_set1_pd(0x1p-1069);
+    const __m256d b50 = _mm256_set1_pd(0x1p-50), b102 = _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0);
     const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     const int fma_only = ul == 0.0;
     const __m256d keep_range = _mm256_castsi256_pd(_mm256_set1_epi64x(safe || uh == 0.0 ? -1 : 0));
@@ -114,19 +113,19 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
              * goes on with x = 0 (a product below the range has a subnormal low part, whose
              * FMA costs some 30 ns; the lanes in range compute one1's values unchanged) */
             const __m256d p0 = _mm256_mul_pd(vx, vuh);
-            const __m256d range = _mm256_or_pd(keep_range, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(p0, absm), tiny, _CMP_GE_OQ),
-                                                                        _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)));
-            const __m256d xr = _mm256_and_pd(vx, range), p = _mm256_and_pd(p0, range);
+            const __m256d range = known_safe ? keep_range
+                                             : _mm256_or_pd(keep_range, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(p0, absm), tiny, _CMP_GE_OQ),
+                                                                                     _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ)));
+            const __m256d xr = known_safe ? vx : _mm256_and_pd(vx, range), p = known_safe ? p0 : _mm256_and_pd(p0, range);
             const __m256d pe = _mm256_fmsub_pd(xr, vuh, p);
             const __m256d s = _mm256_add_pd(va, p), b = _mm256_sub_pd(s, va);
             const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s, b)), _mm256_sub_pd(p, b));
             const __m256d w = _mm256_mul_pd(xr, vul), e = _mm256_add_pd(_mm256_add_pd(e1, pe), w);
-            const __m256d sum = _mm256_add_pd(_mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(pe, absm)),
-                                              _mm256_and_pd(w, absm));
-            const __m256d B = _mm256_add_pd(_mm256_mul_pd(b50, sum), _mm256_and_pd(_mm256_cmp_pd(sum, zero, _CMP_GT_OQ), b1069));
+            const __m256d B = _mm256_fmadd_pd(b102, _mm256_and_pd(p, absm),
+                                              _mm256_mul_pd(b50, _mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(pe, absm))));
             const __m256d lo = _mm256_add_pd(s, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(s, _mm256_add_pd(e, B));
-            ok = _mm256_and_pd(range, _mm256_and_pd(_mm256_cmp_pd(lo, hi, _CMP_EQ_OQ),
-                                                    _mm256_cmp_pd(_mm256_and_pd(lo, absm), big, _CMP_LE_OQ)));
+            const __m256d fin = _mm256_and_pd(_mm256_cmp_pd(lo, hi, _CMP_EQ_OQ), _mm256_cmp_pd(_mm256_and_pd(lo, absm), big, _CMP_LE_OQ));
+            ok = known_safe ? fin : _mm256_and_pd(range, fin);
             r = lo;
         }
         _mm256_storeu_pd(out + i, _mm256_blendv_pd(va, r, ok));
@@ -140,6 +139,15 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
         nf += !ok;
     }
     return nf;
+}
+
+/* the loop without the range test where the caller rules out tiny products (every lane in
+ * range: safe, or uh = 0), with it where not */
+static int64_t one_term(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
+                        uint8_t *fail)
+{
+    if (safe || uh == 0.0) return one_term_loop(m, a, x, uh, ul, out, safe, fail, 1);
+    return one_term_loop(m, a, x, uh, ul, out, safe, fail, 0);
 }
 #else
 /* the one-term loop on unit strides, in chunks with 64-bit flags (the lanes' width: the loop

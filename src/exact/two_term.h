@@ -2,15 +2,23 @@
  * the BLAS (DGER, DSYR, DSYR2: a + alpha x_i y_j with alpha y_j = uh + ul exactly; DROT,
  * DROTM: c x + s y) in a few vector operations per element.
  *
- * Bit budget: x uh = p + pe and y vh = q + qe exactly by TwoProduct where each product is 0
- * or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074); a + p + q =
- * s + e1 + e2 exactly by two TwoSums; the rest, e = ((e1 + e2) + (pe + qe)) + (x ul + y vl),
- * is rounded four or five times: |err| <= 4u (|e1| + |e2| + |pe| + |qe| + |x ul| + |y vl|)
- * + 2^-1070 (roundings of tiny values; none where every term is 0, e = 0 exactly).  With B
- * twice the error, RN(s + RN(e - B)) and
- * RN(s + RN(e + B)) bracket RN of the exact value (RN is monotone, and RN(e -+ B) moves e by
- * at most u|e| < B/2); where they are equal that is the result, else the element is flagged
- * for an exact method.  Terms beyond 2^1000 are flagged too. */
+ * Bit budget (u = 2^-53): x uh = p + pe and y vh = q + qe exactly by TwoProduct where each
+ * product is 0 or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074);
+ * a + p + q = s + e1 + e2 exactly by two TwoSums; the rest, e = ((e1 + e2) + (pe + qe)) +
+ * (x ul + y vl), is rounded four or five times: |err| <= 4u (T1 + |x ul| + |y vl|), T1 = |e1|
+ * + |e2| + |pe| + |qe|, + 2^-1074 where x ul or y vl underflows (sums never round there).
+ * RN(e -+ B) moves e -+ B by at most u |e -+ B|, and u |e| <= u (T1 + |x ul| + |y vl|)(1 +
+ * 4u), so B must exceed 5u (T1 + |x ul| + |y vl|)(1 + 4u) + 2^-1074 (+ u B).  With |x ul| <= u
+ * |p| (1 + 2u) where ul != 0 (0 where ul = 0, as for y), B = 2^-50 T1 + 2^-102 (|p| [ul != 0] +
+ * |q| [vl != 0]) does: 1.6 times on T1, and 0.69 * 2^-102 |p| >= 2^-1063 to spare where x ul is
+ * nonzero (p is then at least 2^-960; B's own roundings, u relative or 2^-1075 where
+ * subnormal, fit there too).  Where every term is zero, e = 0 exactly and B = 0 (x ul = 0
+ * needs x = 0, so p = 0, where ul != 0): an exact result, a zero among them, is certified.
+ * So RN(s + RN(e - B)) and RN(s + RN(e + B)) bracket RN of the exact value (RN is monotone);
+ * where they are equal that is the result, else the element is flagged for an exact method.
+ * The error terms enter themselves, not a bound through |a|: results that cancel far below
+ * their terms stay certifiable.  Terms beyond 2^1000 are flagged too; an overflow leaves Inf
+ * or NaN in e or B, which fails lo == hi. */
 #ifndef OZB_TWO_TERM_H
 #define OZB_TWO_TERM_H
 #include <stdint.h>

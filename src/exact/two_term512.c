@@ -15,14 +15,15 @@
 
 /* one1's constants for one column (alpha v_j = uh + ul) */
 typedef struct {
-    __m512d uh, ul;
+    __m512d uh, ul, b102;     /* b102: 2^-102 where ul != 0 (the bound's product term), else 0 */
     int fma_only;
     __mmask8 keep_range;
 } col512_t;
 
 static inline col512_t col512(double uh, double ul, int safe)
 {
-    const col512_t c = { _mm512_set1_pd(uh), _mm512_set1_pd(ul), ul == 0.0, (__mmask8)((safe || uh == 0.0) ? 0xff : 0x00) };
+    const col512_t c = { _mm512_set1_pd(uh), _mm512_set1_pd(ul), _mm512_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0), ul == 0.0,
+                         (__mmask8)((safe || uh == 0.0) ? 0xff : 0x00) };
     return c;
 }
 
@@ -33,7 +34,7 @@ static inline __mmask8 live_of(int64_t i, int64_t m) { return m - i >= 8 ? 0xff 
 static inline __mmask8 vec512(const col512_t *c, const double *a, const double *x, double *out, int64_t i, int64_t m)
 {
     const __m512d zero = _mm512_setzero_pd(), big = _mm512_set1_pd(0x1.fffffffffffffp1023), tiny = _mm512_set1_pd(0x1p-960);
-    const __m512d b50 = _mm512_set1_pd(0x1p-50), b1069 = _mm512_set1_pd(0x1p-1069);
+    const __m512d b50 = _mm512_set1_pd(0x1p-50);
     const __mmask8 live = live_of(i, m);
     const int whole = m - i >= 8;
     const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
@@ -51,9 +52,7 @@ static inline __mmask8 vec512(const col512_t *c, const double *a, const double *
         const __m512d s = _mm512_add_pd(va, p), b = _mm512_sub_pd(s, va);
         const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s, b)), _mm512_sub_pd(p, b));
         const __m512d w = _mm512_mul_pd(vx, c->ul), e = _mm512_add_pd(_mm512_add_pd(e1, pe), w);
-        const __m512d sum = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe)), _mm512_abs_pd(w));
-        const __mmask8 pos = _mm512_cmp_pd_mask(sum, zero, _CMP_GT_OQ);
-        const __m512d B = _mm512_add_pd(_mm512_mul_pd(b50, sum), _mm512_maskz_mov_pd(pos, b1069));
+        const __m512d B = _mm512_fmadd_pd(c->b102, _mm512_abs_pd(p), _mm512_mul_pd(b50, _mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe))));
         const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
         const __mmask8 range = c->keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(p), tiny, _CMP_GE_OQ) |
                                _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
@@ -97,11 +96,11 @@ void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, co
  * its order; the certified lanes stored into out; returns them.  Lanes out of TwoProduct's
  * range are flagged whatever their value, so they go on with x = y = 0 (a product below the
  * range has a subnormal low part, whose FMA is slow); the others compute one's values. */
-static inline __mmask8 two512(const __m512d k[4], __mmask8 keep_x, __mmask8 keep_y, int safe, const double *a,
+static inline __mmask8 two512(const __m512d k[6], __mmask8 keep_x, __mmask8 keep_y, int safe, const double *a,
                               const double *x, const double *y, double *out, int64_t i, int64_t m)
 {
     const __m512d zero = _mm512_setzero_pd(), tiny = _mm512_set1_pd(0x1p-960);
-    const __m512d b50 = _mm512_set1_pd(0x1p-50), b1069 = _mm512_set1_pd(0x1p-1069);
+    const __m512d b50 = _mm512_set1_pd(0x1p-50);
     const __mmask8 live = live_of(i, m);
     const int whole = m - i >= 8;
     const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
@@ -124,11 +123,9 @@ static inline __mmask8 two512(const __m512d k[4], __mmask8 keep_x, __mmask8 keep
     const __m512d e2 = _mm512_add_pd(_mm512_sub_pd(s1, _mm512_sub_pd(s, b2)), _mm512_sub_pd(q, b2));
     const __m512d wx = _mm512_mul_pd(vx, k[1]), wy = _mm512_mul_pd(vy, k[3]), w = _mm512_add_pd(wx, wy);
     const __m512d e = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(pe, qe)), w);
-    __m512d sum = _mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(e2));
-    sum = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(sum, _mm512_abs_pd(pe)), _mm512_abs_pd(qe)), _mm512_abs_pd(wx));
-    sum = _mm512_add_pd(sum, _mm512_abs_pd(wy));
-    const __mmask8 pos = _mm512_cmp_pd_mask(sum, zero, _CMP_GT_OQ);
-    const __m512d B = _mm512_add_pd(_mm512_mul_pd(b50, sum), _mm512_maskz_mov_pd(pos, b1069));
+    const __m512d T1 = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(e2)),
+                                     _mm512_add_pd(_mm512_abs_pd(pe), _mm512_abs_pd(qe)));
+    const __m512d B = _mm512_fmadd_pd(k[4], _mm512_abs_pd(p), _mm512_fmadd_pd(k[5], _mm512_abs_pd(q), _mm512_mul_pd(b50, T1)));
     const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
     ok = _mm512_mask_cmp_pd_mask(ok, lo, hi, _CMP_EQ_OQ);
     if (ok == 0xff) _mm512_storeu_pd(out + i, lo);
@@ -139,7 +136,9 @@ static inline __mmask8 two512(const __m512d k[4], __mmask8 keep_x, __mmask8 keep
 int64_t ozb_two_term512(int64_t m, const double *a, const double *x, double uh, double ul, const double *y, double vh,
                         double vl, double *out, int safe, uint8_t *fail)
 {
-    const __m512d k[4] = { _mm512_set1_pd(uh), _mm512_set1_pd(ul), _mm512_set1_pd(vh), _mm512_set1_pd(vl) };
+    /* uh, ul, vh, vl, and the bound's product terms: 2^-102 where ul (vl) != 0, else 0 */
+    const __m512d k[6] = { _mm512_set1_pd(uh), _mm512_set1_pd(ul), _mm512_set1_pd(vh), _mm512_set1_pd(vl),
+                           _mm512_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0), _mm512_set1_pd(vl != 0.0 ? 0x1p-102 : 0.0) };
     const __mmask8 keep_x = uh == 0.0 ? 0xff : 0x00, keep_y = vh == 0.0 ? 0xff : 0x00;
     int64_t nf = 0;
     for (int64_t i = 0; i < m; i += 8) {
