@@ -11,6 +11,7 @@
 #include "core/par.h"
 #include "eft/eft_subst.h"
 #include "eft/eft_trcols.h"
+#include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 
 /* Columns below this: the in-block sums element by element on the short exact sums (no
  * pipeline per row, which costs about a microsecond); at and above it, the lane groups below
@@ -74,22 +75,58 @@ _Static_assert(OZBLAS_TRSM_BLOCK <= OZB_SUBST_ROWS, "a block's rows fit the lane
 
 static int lanes_of(const lanes_t *L, int64_t q) { return L->nrhs - 8 * q < 8 ? (int)(L->nrhs - 8 * q) : 8; }
 
+/* A whole group (16 rows, eight columns, each column's rows contiguous from x + c xcs) to its
+ * lane rows b[8 i + c], or back (to_x): 4 x 4 register transposes, a copy either way */
+static void group_copy16(double *x, int64_t xcs, double *b, int to_x)
+{
+    for (int i0 = 0; i0 < 16; i0 += 4)
+        for (int c0 = 0; c0 < 8; c0 += 4) {
+            double *src[4], *dst[4];
+            for (int k = 0; k < 4; k++) {
+                double *col = x + (c0 + k) * xcs + i0, *row = b + 8 * (i0 + k) + c0;
+                src[k] = to_x ? row : col;
+                dst[k] = to_x ? col : row;
+            }
+            const __m256d v0 = _mm256_loadu_pd(src[0]), v1 = _mm256_loadu_pd(src[1]);
+            const __m256d v2 = _mm256_loadu_pd(src[2]), v3 = _mm256_loadu_pd(src[3]);
+            const __m256d t0 = _mm256_unpacklo_pd(v0, v1), t1 = _mm256_unpackhi_pd(v0, v1);
+            const __m256d t2 = _mm256_unpacklo_pd(v2, v3), t3 = _mm256_unpackhi_pd(v2, v3);
+            _mm256_storeu_pd(dst[0], _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(dst[1], _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(dst[2], _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(dst[3], _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+}
+
+static int whole_group(const lanes_t *L, int64_t q) { return L->xrs == 1 && L->bs == 16 && lanes_of(L, q) == 8; }
+
 static void put_back(const lanes_t *L, int64_t q)
 {
-    const double *b = L->g + 8 * OZB_SUBST_ROWS * q;
+    double *b = L->g + 8 * OZB_SUBST_ROWS * q;
+    if (whole_group(L, q)) {
+        group_copy16(L->x + 8 * q * L->xcs, L->xcs, b, 1);
+        return;
+    }
     for (int c = 0; c < lanes_of(L, q); c++)
         for (int64_t i = 0; i < L->bs; i++) L->x[i * L->xrs + (8 * q + c) * L->xcs] = b[8 * i + c];
+}
+
+static double *group_in(const lanes_t *L, int64_t q)
+{
+    double *b = L->g + 8 * OZB_SUBST_ROWS * q;
+    const int lanes = lanes_of(L, q);
+    if (whole_group(L, q)) group_copy16(L->x + 8 * q * L->xcs, L->xcs, b, 0);
+    else
+        for (int c = 0; c < 8; c++)
+            for (int64_t i = 0; i < L->bs; i++) b[8 * i + c] = c < lanes ? L->x[i * L->xrs + (8 * q + c) * L->xcs] : 0.0;
+    return b;
 }
 
 static int64_t lane_groups(void *ctx, int64_t lo, int64_t hi)
 {
     const lanes_t *L = ctx;
     for (int64_t q = lo; q < hi; q++) {
-        double *b = L->g + 8 * OZB_SUBST_ROWS * q;
-        const int lanes = lanes_of(L, q);
-        for (int c = 0; c < 8; c++)
-            for (int64_t i = 0; i < L->bs; i++) b[8 * i + c] = c < lanes ? L->x[i * L->xrs + (8 * q + c) * L->xcs] : 0.0;
-        L->stop[q] = ozb_eft_subst8(L->tb, L->d, L->bs, 0, lanes, b, L->fail + 8 * q);
+        L->stop[q] = ozb_eft_subst8(L->tb, L->d, L->bs, 0, lanes_of(L, q), group_in(L, q), L->fail + 8 * q);
         if (L->stop[q] == L->bs) put_back(L, q);
     }
     return 0;
