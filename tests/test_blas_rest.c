@@ -1331,7 +1331,7 @@ START_TEST(tbsv_lanes)
     ozblas_handle_t h = tu_handle(MODES[_i]);
     ozref_rng r;
     tu_rng(&r, "tbsv_lanes");
-    const int64_t ks[] = { 1, 3, 4, 5, 7, 8, 9 }, ns[] = { 1, 4, 17, 50 };
+    const int64_t ks[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }, ns[] = { 1, 4, 17, 50 };
     char ctx[160];
     for (size_t a = 0; a < sizeof ks / sizeof *ks; a++)
         for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
@@ -1383,16 +1383,17 @@ START_TEST(tbsv_lanes)
                     check_bits(x1, x2, (size_t)n, ctx);
                     for (int64_t i = 0; i < n; i++) x[i] = xs[2 * (n - 1 - i)];
                     check_bits(x, x1, (size_t)n, ctx);
-                    /* the band against a page no read may touch, after it and before it */
+                    /* the band and x against pages no access may touch, after them and before */
                     for (int end = 0; end < 2; end++) {
-                        void *base;
-                        size_t len;
-                        double *G = guarded((size_t)(lda * n), end, &base, &len);
+                        void *base, *xbase;
+                        size_t len, xlen;
+                        double *G = guarded((size_t)(lda * n), end, &base, &len), *gx = guarded((size_t)n, end, &xbase, &xlen);
                         memcpy(G, A, sizeof(double) * (size_t)(lda * n));
-                        memcpy(x, bb, sizeof(double) * (size_t)n);
-                        ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, G, lda, x, 1), 0);
-                        check_bits(x, x1, (size_t)n, ctx);
+                        memcpy(gx, bb, sizeof(double) * (size_t)n);
+                        ck_assert_int_eq(ozblas_dtbsv(h, ul, op, dg, n, k, G, lda, gx, 1), 0);
+                        check_bits(gx, x1, (size_t)n, ctx);
                         munmap(base, len);
+                        munmap(xbase, xlen);
                     }
                     free(A); free(x); free(x1); free(x2); free(xs); free(bb);
                 }

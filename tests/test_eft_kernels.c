@@ -544,9 +544,21 @@ START_TEST(two_term_512_match_256)
                           "rep %d element %lld: %a against %a", rep, (long long)i, o[0][i], want);
         }
     }
+    mpfr_clears(acc, p, (mpfr_ptr)0);
+}
+END_TEST
+
+/* ozb_two_term on fixed data each width must decide as stated, on the 256-bit loops always and
+ * the 512-bit ones where the CPU has them */
+START_TEST(two_term_fixed)
+{
+    enum { N = 41 };
+    const int widths = ozb_eft_cpu_wide() ? 2 : 1;
+    double x[N], y[N], o[2][N];
+    uint8_t f[2][N];
     /* small integers: every result exact, every error term zero (B = 0), so both widths decide
      * every element, and write a - 3 x - 5 y */
-    for (int wide = 0; wide < 2; wide++) {
+    for (int wide = 0; wide < widths; wide++) {
         for (int64_t i = 0; i < N; i++) { o[wide][i] = (double)(i - 20); x[i] = (double)(i % 7 - 3); y[i] = (double)(i % 5 - 2); }
         ck_assert_int_eq(ozb_two_term(N, o[wide], 1, x, 1, -3.0, 0.0, y, 1, -5.0, 0.0, o[wide], 1, 0, f[wide], wide), 0);
         for (int64_t i = 0; i < N; i++)
@@ -555,12 +567,12 @@ START_TEST(two_term_512_match_256)
     }
     /* x uh exact (pe = 0) and a = 0 (e1 = 0): only the bound's product term keeps the loops from
      * certifying RN(p + RN(x ul)), a tie rounded to even, for RN(p + x ul) just above it: x =
-     * 1 + 2^-51, uh = 1 and ul = 0x1.ffffffffffffdp-54 (x ul = 2^-53 + 2^-106.2, rounded to
-     * 2^-53), so x (uh + ul) rounds to 1 + 2^-51 + 2^-52 and p + RN(x ul) to 1 + 2^-51.  In place
+     * 1 + 2^-51, uh = 1 and ul = 0x1.ffffffffffffdp-54 (x ul just below 2^-53 + 2^-106, rounded
+     * to 2^-53), so x (uh + ul) rounds to 1 + 2^-51 + 2^-52 and p + RN(x ul) to 1 + 2^-51.  In place
      * with one term (the rank updates' loops) and with two (the second term alone nonzero);
      * each element that value or flagged and untouched (for the exact sums). */
     const double ul = 0x1.ffffffffffffdp-54;
-    for (int wide = 0; wide < 2; wide++)
+    for (int wide = 0; wide < widths; wide++)
         for (int two = 0; two < 2; two++) {
             for (int64_t i = 0; i < N; i++) {
                 o[wide][i] = 0.0;
@@ -576,7 +588,7 @@ START_TEST(two_term_512_match_256)
      * rounds to 2^-1074 and its low part is lost, so a + p with a = 2^-1021 is a tie (rounded to
      * a) where the exact value lies above it (2^-1021 + 2^-1073): each element that value or
      * flagged and untouched */
-    for (int wide = 0; wide < 2; wide++) {
+    for (int wide = 0; wide < widths; wide++) {
         for (int64_t i = 0; i < N; i++) {
             o[wide][i] = 0x1p-1021;
             x[i] = 0x1.0000000000001p-537;
@@ -586,7 +598,6 @@ START_TEST(two_term_512_match_256)
             ck_assert_msg(f[wide][i] ? o[wide][i] == 0x1p-1021 : o[wide][i] == 0x1p-1021 + 0x1p-1073,
                           "tiny: wide %d element %lld: %a (flag %d)", wide, (long long)i, o[wide][i], f[wide][i]);
     }
-    mpfr_clears(acc, p, (mpfr_ptr)0);
 }
 END_TEST
 
@@ -744,6 +755,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, rot_pairs_exact);
     tcase_add_test(tc, two_term_512_match_256);
     tcase_add_test(tc, residual_short_exact);
+    tcase_add_test(tc, two_term_fixed);
     tcase_add_test(tc, chain_split_bound);
     suite_add_tcase(s, tc);
     return s;

@@ -1,8 +1,9 @@
 /* DTBSV: the solve rule of CONTRACT §6 over the band alone, every sum correctly rounded.  One
  * pass in solve order, each position's parts (the terms before its block, then those in it) by
- * the certified short residual (exact/residual.h) with the newest value in a register; where
- * the band is wider than a block, each block's parts before it by the band strips
- * (eft/eft_band.h), eight positions at a time; what either leaves by the exact sums
+ * the certified short residual (exact/residual.h): a band of 4 to 8 terms a row by columns of
+ * op(T) in vector lanes (exact/band_cols.c), others row by row with the newest value in a
+ * register; where the band is wider than a block, each block's parts before it by the band
+ * strips (eft/eft_band.h), eight positions at a time; what any of them leaves by the exact sums
  * (ozb_band_sum). */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"

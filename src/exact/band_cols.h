@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 /* A position's part (0: its terms before its block, at s; 1: those in it) computed on x itself
- * by the exact sums: the position's element holds its value so far, every earlier position's
- * its final value.  Returns a status (0: success). */
+ * by the exact sums: the position's element holds its value so far, every position the part
+ * reads its final value.  Returns a status (0: success). */
 typedef int (*ozb_band_fix_fn)(void *ctx, int64_t s, int64_t p, int part);
 
 typedef struct {

@@ -1,8 +1,8 @@
 /* A short residual correctly rounded: RN(c - sum_l t_l x_l) by a compensated sum with its own
- * certificate, for the triangular solves' rows, where each row's value feeds the next.  Inline,
- * so that the newest x can stay in a register: the chain from one row's value to the next
- * row's is the last term alone (ozb_resid_last: a product, a Fast2Sum, two additions), then
- * the division.  Callers compile with -ffp-contract=off: every FMA is explicit.
+ * certificate, for DTBSV's rows (at most 16 terms a part there), where each row's value feeds
+ * the next.  Inline, so that the newest x can stay in a register: the chain from one row's
+ * value to the next row's is the last term alone (ozb_resid_last: a product, a Fast2Sum, two
+ * additions), then the division.  Callers compile with -ffp-contract=off: every FMA is explicit.
  *
  * Bit budget (u = 2^-53, n <= 32 terms, T = |c| + sum |t_l x_l|): each product t x = pp + pe
  * (pe = RN(t x - pp): exact, or below the subnormal grid and off by at most 2^-1075); each

@@ -109,9 +109,10 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
                                _mm256_cmp_pd(_mm256_and_pd(f, absm), big, _CMP_LE_OQ));
             r = _mm256_add_pd(f, zero);
         } else {
-            /* the range test first: a lane out of range is flagged whatever its value, so it
-             * goes on with x = 0 (a product below the range has a subnormal low part, whose
-             * FMA costs some 30 ns; the lanes in range compute one1's values unchanged) */
+            /* the range test first (unless every lane is known in range): a lane out of range
+             * is flagged whatever its value, so it goes on with x = 0 (a product below the
+             * range has a subnormal low part, whose FMA costs some 30 ns; the lanes in range
+             * compute one1's values unchanged) */
             const __m256d p0 = _mm256_mul_pd(vx, vuh);
             const __m256d range = known_safe ? keep_range
                                              : _mm256_or_pd(keep_range, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(p0, absm), tiny, _CMP_GE_OQ),
