@@ -481,6 +481,27 @@ START_TEST(rot_pairs_exact)
             ck_assert_msg(ozb_rot_pairs(16, x, y, hc[q], nx, ny, f, wide) == 0, "wide %d H %d: pairs left", wide, q);
         }
     }
+    /* products below the subnormal grid: x = y = k 2^-1074 (k = 1..39, the last vector partly
+     * filled) against c = s = 0.1 makes p and q round to the grid with low parts that
+     * TwoProduct cannot hold (k = 13: 1.3 2^-1074 each, whose lost 0.3 2^-1074 add up past a
+     * midpoint: RN is 3 2^-1074, the rounded parts give 2), while the relative part of the bound
+     * underflows to zero; each pair certified there must still be RN(exact) */
+    for (int wide = 0; wide <= ozb_eft_cpu_wide(); wide++) {
+        const double ht[4] = { 0.1, 0.1, -0.1, 0.1 };
+        for (int64_t i = 0; i < 39; i++) x[i] = y[i] = ldexp((double)(i + 1), -1074);
+        (void)ozb_rot_pairs(39, x, y, ht, nx, ny, f, wide);
+        for (int64_t i = 0; i < 39; i++)
+            for (int k = 0; k < 2 && !f[i]; k++) {
+                mpfr_set_d(a, ht[2 * k], MPFR_RNDN);
+                mpfr_mul_d(a, a, x[i], MPFR_RNDN);
+                mpfr_set_d(b, ht[2 * k + 1], MPFR_RNDN);
+                mpfr_mul_d(b, b, y[i], MPFR_RNDN);
+                mpfr_add(a, a, b, MPFR_RNDN);
+                const double want = mpfr_get_d(a, MPFR_RNDN), got = k ? ny[i] : nx[i];
+                ck_assert_msg(tu_bits(got) == tu_bits(want == 0.0 ? 0.0 : want), "wide %d: tiny pair %lld: %a against %a",
+                              wide, (long long)i, got, want);
+            }
+    }
     mpfr_clears(a, b, (mpfr_ptr)0);
 }
 END_TEST

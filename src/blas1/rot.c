@@ -65,7 +65,7 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
 /* x, y := (h11 x + h12 y, h21 x + h22 y) element by element, a chunk at a time: the certified
  * pair loop (ozb_rot_pairs, exact/rot_pairs.h) writes the elements it decides in place
  * (strided vectors through a contiguous copy of the chunk, written back whole), and the ones
- * it leaves (products out of range: scaled matrices; cancellation; Inf, NaN) keep their x_i,
+ * it leaves (results near underflow: scaled matrices; cancellation; Inf, NaN) keep their x_i,
  * y_i and a flag; they are gathered and done by the slower methods (left_pairs).  On pool
  * threads a chunk with such elements is marked, its flags kept, and finished afterwards on the
  * calling thread (apply_std).  Every element is computed from its own x_i and y_i, so neither
@@ -94,10 +94,10 @@ static int64_t two_term_pairs(int64_t len, const double *x, const double *y, con
 }
 
 /* The pairs the pair loop left (all flagged in fx), those whose x and y are both at most
- * 2^-200 in magnitude (LAPACK's test matrices scaled toward underflow: their products fall
- * below the loop's range) again by the pair loop in the frame 2^600, as scaled_rn2 does one
- * element: x 2^600 and y 2^600 are exact, and a certified result r there is RN(2^600 (h x +
- * h' y)), which unscale takes back.  Each element taken there is cleared in fx; returns how
+ * 2^-200 in magnitude (LAPACK's test matrices scaled toward underflow: the loop's bound, at
+ * least 2^-1072 there, is too coarse for their results) again by the pair loop in the frame
+ * 2^600, as scaled_rn2 does one element: x 2^600 and y 2^600 are exact, and a certified
+ * result r there is RN(2^600 (h x + h' y)), which unscale takes back.  Each element taken there is cleared in fx; returns how
  * many stay flagged. */
 static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, const double hm[4], int wide, double *nx,
                             double *ny, uint8_t *fx)

@@ -9,16 +9,19 @@
  * it), fail[i] = 0; elsewhere fail[i] = 1 and nx[i], ny[i] are not written.  nx may be x and ny
  * may be y (in place: an element left keeps its x[i], y[i]).  Returns the number flagged.
  * wide: by the 512-bit loop (only where ozb_eft_wide says the CPU's kernel set is the 512-bit
- * one); its range test is written differently (which elements it flags could differ), the
- * values written never do. */
+ * one), the same operations and so the same flags and values. */
 int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double h[4], double *nx, double *ny,
                       uint8_t *fail, int wide);
 
-/* The loop's constants for H: h[0..3], the factors' floors tx (x's column) and ty (y's), and
- * the bound's weights w[0..3], one for each h_ij (rot_pairs.c) */
+/* The loop's constants for H: h[0..3] and the bound's weights w[0..3], one for each h_ij
+ * (rot_pairs.c) */
 typedef struct {
-    double h[4], tx, ty, w[4];
+    double h[4], w[4];
 } ozb_rot_consts;
+
+/* the bound's absolute term where x or y is nonzero: twice the most the two TwoProduct errors
+ * can lose below the subnormal grid (rot_pairs.c) */
+#define OZB_ROT_TAU 0x1p-1072
 /* rot_pairs512.c: the loop with 512-bit vectors */
 int64_t ozb_rot_pairs512(int64_t m, const double *x, const double *y, const ozb_rot_consts *k, double *nx, double *ny,
                          uint8_t *fail);

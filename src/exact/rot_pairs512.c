@@ -1,28 +1,17 @@
 /* rot_pairs.c's loop with 512-bit vectors: built with -mavx512f -mavx512dq and called only
  * where the handle's kernel set is the 512-bit one.  Each lane goes through rot1's operations in
- * rot1's order with the same bound B (no contraction: the FMAs are the explicit ones), so every
- * value it writes is RN of the exact sum, as there.  The range test compares the factors'
- * magnitudes as integers: |x| >= tx or x = 0 is bits(|x|) - 1 >= bits(tx) - 1 unsigned (0 - 1
- * wraps to the largest; tx = 0, every x, compares against 0).  It also passes NaN, whose
- * products fail the certificate.  Compiled with -ffp-contract=off. */
+ * rot1's order with the same bound B (no contraction: the FMAs are the explicit ones; tau is
+ * added where the bits of |x| | |y| are not all zero), so it flags what rot1 flags, and every
+ * value it writes is RN of the exact sum, as there.  Compiled with -ffp-contract=off. */
 #include "exact/rot_pairs.h"
 #include "exact/lane_flags.h"
 #include "exact/stream.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
-#include <string.h>
-
-static uint64_t floor_key(double t)
-{
-    uint64_t b;
-    memcpy(&b, &t, sizeof b);
-    return t == 0.0 ? 0 : b - 1;
-}
 
 typedef struct {
-    __m512d w[4], c1, s1, c2, s2;
-    __m512i one, kx, ky;
+    __m512d w[4], c1, s1, c2, s2, tau;
 } consts512;
 
 /* One new element of eight pairs: rot1's operations lane by lane; ok narrowed to the lanes it
@@ -34,9 +23,10 @@ static inline __m512d rot8(const __m512d vx, const __m512d vy, const __m512d c, 
     const __m512d q = _mm512_mul_pd(vy, s), qe = _mm512_fmsub_pd(vy, s, q);
     const __m512d t = _mm512_add_pd(p, q), b = _mm512_sub_pd(t, p);
     const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(p, _mm512_sub_pd(t, b)), _mm512_sub_pd(q, b));
-    const __m512d e = _mm512_add_pd(e1, _mm512_add_pd(pe, qe));
-    const __m512d lo = _mm512_add_pd(t, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(t, _mm512_add_pd(e, B));
-    *ok = _mm512_mask_cmp_pd_mask(*ok, _mm512_sub_pd(hi, lo), _mm512_setzero_pd(), _CMP_EQ_OQ);
+    const __m512d d = _mm512_add_pd(pe, qe);
+    const __m512d lo = _mm512_add_pd(t, _mm512_add_pd(e1, _mm512_sub_pd(d, B)));
+    const __m512d hi = _mm512_add_pd(t, _mm512_add_pd(e1, _mm512_add_pd(d, B)));
+    *ok = _mm512_mask_cmp_pd_mask(*ok, lo, hi, _CMP_EQ_OQ);
     return lo;
 }
 
@@ -48,10 +38,11 @@ static inline __mmask8 pairs8(const consts512 *k, const double *x, const double 
     const __m512d vx = whole ? _mm512_loadu_pd(x + i) : _mm512_maskz_loadu_pd(live, x + i);
     const __m512d vy = whole ? _mm512_loadu_pd(y + i) : _mm512_maskz_loadu_pd(live, y + i);
     const __m512d ax = _mm512_abs_pd(vx), ay = _mm512_abs_pd(vy);
-    __mmask8 okx = _mm512_mask_cmp_epu64_mask(live, _mm512_sub_epi64(_mm512_castpd_si512(ax), k->one), k->kx, _MM_CMPINT_NLT);
-    __mmask8 oky = _mm512_mask_cmp_epu64_mask(live, _mm512_sub_epi64(_mm512_castpd_si512(ay), k->one), k->ky, _MM_CMPINT_NLT);
-    const __m512d B1 = _mm512_fmadd_pd(ax, k->w[0], _mm512_mul_pd(ay, k->w[1]));
-    const __m512d B2 = _mm512_fmadd_pd(ax, k->w[2], _mm512_mul_pd(ay, k->w[3]));
+    const __m512i bits = _mm512_castpd_si512(_mm512_or_pd(ax, ay));
+    const __m512d tm = _mm512_maskz_mov_pd(_mm512_test_epi64_mask(bits, bits), k->tau);
+    const __m512d B1 = _mm512_fmadd_pd(ax, k->w[0], _mm512_fmadd_pd(ay, k->w[1], tm));
+    const __m512d B2 = _mm512_fmadd_pd(ax, k->w[2], _mm512_fmadd_pd(ay, k->w[3], tm));
+    __mmask8 okx = live, oky = live;
     *rx = rot8(vx, vy, k->c1, k->s1, B1, &okx);
     *ry = rot8(vx, vy, k->c2, k->s2, B2, &oky);
     return okx & oky;
@@ -74,8 +65,7 @@ int64_t ozb_rot_pairs512(int64_t m, const double *x, const double *y, const ozb_
 {
     const consts512 k = { { _mm512_set1_pd(kc->w[0]), _mm512_set1_pd(kc->w[1]), _mm512_set1_pd(kc->w[2]), _mm512_set1_pd(kc->w[3]) },
                           _mm512_set1_pd(kc->h[0]), _mm512_set1_pd(kc->h[1]),
-                          _mm512_set1_pd(kc->h[2]), _mm512_set1_pd(kc->h[3]), _mm512_set1_epi64(1),
-                          _mm512_set1_epi64((long long)floor_key(kc->tx)), _mm512_set1_epi64((long long)floor_key(kc->ty)) };
+                          _mm512_set1_pd(kc->h[2]), _mm512_set1_pd(kc->h[3]), _mm512_set1_pd(OZB_ROT_TAU) };
     int64_t nf = 0;
     for (int64_t i = 0; i < m; i += 8) {
         const int64_t len = m - i >= 8 ? 8 : m - i;
