@@ -3,27 +3,30 @@
  * pe' itself wherever its last bit 2^(e_x + e_c - 104) is at least 2^-1074; elsewhere
  * |p| < 2^-968, |pe'| <= 2^-1021 and |pe - pe'| <= 2^-1074 (a normal pe' there has an ulp of
  * at most 2^-1073, a subnormal one 2^-1074).  The same for y s = q + qe'.  p + q = t + e1
- * exactly (TwoSum; subnormal sums are exact), d = RN(pe + qe), and
+ * exactly (TwoSum), d = RN(pe + qe), and
  *     lo = RN(t + RN(e1 + RN(d - B))),   hi = RN(t + RN(e1 + RN(d + B))).
  * Before lo's last rounding, t + RN(e1 + RN(d - B)) = V - B + delta + eps with
  *     |delta| <= 2^-1073 + u |pe + qe|                (pe and qe against pe', qe'; d)
  *     |eps|   <= u |d - B| + u |e1 + RN(d - B)|        (the two inner roundings)
- * (u = 2^-53).  With S = |p| + |q|: |pe|, |qe| <= u S, |e1| <= u |t| <= u S, |d| <= 2 u S, so
- * |delta| + |eps| <= 2^-1073 + u^2 S + u (2 u S + B) + u (3 u S + 2 B) < 2^-1073 + 2^-103 S
- * + 2^-51 B.  The bound is B = RN(|x| w_c + RN(|y| w_s + tau)) (two FMAs) with tau = 2^-1072
- * where x or y is nonzero, else 0, and the weights from the factors rather than the products:
- * w_c = 2^-100 2^(e+1) for 2^e <= |c| (w = 0 for c = 0; at least 2^-1022, a larger bound only
- * flags more; Inf for a c that is not finite).  Since |p| <= |c| |x| (1 + u) and w_c >= 2^-100
- * |c|, B >= (2^-100 S + tau)(1 - 4u), more than 2^-1073 + 2^-103 S + 2^-51 B wherever x or y is
- * nonzero; where both are zero every step is exact (delta = eps = 0, B = 0).  So t + RN(e1 +
- * RN(d - B)) <= V <= t + RN(e1 + RN(d + B)), and RN being monotone, lo <= RN(V) <= hi; where
- * lo = hi (a NaN anywhere fails the comparison) that is the result.  An infinite lo = hi is
- * RN(V) as well: a product or t that overflows makes e1 NaN (Inf - Inf), so only the last two
- * additions can reach Inf, where the bracket still holds.  A zero is certified only where B = 0,
- * that is where x = y = 0: then lo = t + (e1 + (d - 0)) = +0 (the TwoProduct and TwoSum errors of
- * zeros are +0), ozb_two_term's value; any other exact zero is flagged, and ozb_two_term with a
- * = +0 gives it +0.  Underflow needs no range test: tau covers the products that fall below
- * TwoProduct's range, whatever the sizes of x, y, c and s. */
+ * (u = 2^-53; a sum of doubles below 2^-1022 is exact, so every rounding of a sum is relative).
+ * With S = |p| + |q|: |pe|, |qe| <= u S, |e1| <= u |t| <= u S, |d| <= 2 u S, so |delta| + |eps|
+ * <= 2^-1073 + u^2 S + u (2 u S + B) + u (3 u S + 2 B) < 2^-1073 + 2^-103 S + 2^-51 B.  The
+ * bound is B = RN(|x| w_c + RN(|y| w_s + tau)) (two FMAs) with tau = 2^-1072 where x or y is
+ * nonzero, else 0, and the weights from the factors rather than the products: w_c = 2^-100
+ * 2^(e+1) for 2^e <= |c| (w = 0 for c = 0; at least 2^-1022, a larger bound only flags more;
+ * Inf for a c that is not finite).  Since |p| <= |c| |x| (1 + u) and w_c >= 2^-100 |c|, and
+ * each of B's two roundings loses at most u of it where normal and 2^-1075 below 2^-1022, B >=
+ * 2^-100 S (1 - 4u) + tau - 2^-1074 = 2^-100 S (1 - 4u) + 3 2^-1074, so B (1 - 2^-51) > 2^-1073
+ * + 2^-103 S wherever x or y is nonzero; where both are zero every step is exact (delta = eps
+ * = 0, B = 0).  So t + RN(e1 + RN(d - B)) <= V <= t + RN(e1 + RN(d + B)), and RN being
+ * monotone, lo <= RN(V) <= hi; where lo = hi (a NaN anywhere fails the comparison) that is the
+ * result.  An infinite lo = hi is RN(V) as well: a product or t that overflows makes e1 NaN
+ * (Inf - Inf), so only the last two additions can reach Inf, where the bracket still holds.  A
+ * zero is certified only where B = 0, that is where x = y = 0: then lo = t + (e1 + (d - 0)) =
+ * +0 (the TwoProduct and TwoSum errors of zeros are +0), ozb_two_term's value; any other exact
+ * zero is flagged, and ozb_two_term with a = +0 gives it +0.  Underflow needs no range test:
+ * tau covers the products that fall below TwoProduct's range, whatever the sizes of x, y, c
+ * and s. */
 #include "exact/rot_pairs.h"
 #include "exact/lane_flags.h"
 #include "exact/stream.h"
