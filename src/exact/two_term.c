@@ -33,8 +33,7 @@ static inline int one(double a, double x, double uh, double ul, double y, double
     const double p = x * uh, pe = fma(x, uh, -p), q = y * vh, qe = fma(y, vh, -q);
     const double s1 = a + p, b1 = s1 - a, e1 = (a - (s1 - b1)) + (p - b1);
     const double s = s1 + q, b2 = s - s1, e2 = (s1 - (s - b2)) + (q - b2);
-    const double w = x * ul + y * vl;
-    const double e = ((e1 + e2) + (pe + qe)) + w;
+    const double e = fma(x, ul, fma(y, vl, (e1 + e2) + (pe + qe)));
     /* B (two_term.h's budget): the TwoSums' errors themselves, not a bound through |a|, so that
      * results cancelling far below their terms (LU's updates) stay certifiable; the products'
      * low parts through |p| + |q| */
@@ -57,10 +56,11 @@ static inline int one(double a, double x, double uh, double ul, double y, double
  * nonzero sum is at least 2^-1074 and rounds to nonzero), and is written +0, the two-term
  * loop's zero (every error term there is +0, so its lo = s + (+0) = +0); an FMA's -0 becomes
  * +0 by adding +0.  Else two_term.h's budget with no second product: a + p = s + e1
- * (TwoSum), e = (e1 + pe) + x ul, B = 2^-50 (|e1| + |pe|) + 2^-102 |p| (the last where ul
- * != 0), one's operations and values with q = 0.  An exact zero it certifies has B = 0 and every error term +0 (x - x is +0, so
- * are the TwoSum's and TwoProduct's zero errors), so lo = s + (+0) = +0: the two-term loop's
- * zero, which is the same sum with a second product of zero. */
+ * (TwoSum), e = x ul + (e1 + pe) (one FMA), B = 2^-50 (|e1| + |pe|) + 2^-102 |p| (the last
+ * where ul != 0), one's operations and values with q = 0.  An exact zero it certifies has B =
+ * 0 and every error term +0 (x - x is +0, so are the TwoSum's and TwoProduct's zero errors),
+ * so lo = s + (+0) = +0: the two-term loop's zero, which is the same sum with a second
+ * product of zero. */
 static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
 {
     if (fma_only) {
@@ -71,7 +71,7 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
     }
     const double p = x * uh, pe = fma(x, uh, -p);
     const double s = a + p, b = s - a, e1 = (a - (s - b)) + (p - b);
-    const double w = x * ul, e = (e1 + pe) + w;
+    const double e = fma(x, ul, e1 + pe);
     const double B = fma(ul != 0.0 ? 0x1p-102 : 0.0, fabs(p), 0x1p-50 * (fabs(e1) + fabs(pe)));
     const double lo = s + (e - B), hi = s + (e + B);
     *r = lo;
@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
             const __m256d pe = _mm256_fmsub_pd(xr, vuh, p);
             const __m256d s = _mm256_add_pd(va, p), b = _mm256_sub_pd(s, va);
             const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s, b)), _mm256_sub_pd(p, b));
-            const __m256d w = _mm256_mul_pd(xr, vul), e = _mm256_add_pd(_mm256_add_pd(e1, pe), w);
+            const __m256d e = _mm256_fmadd_pd(xr, vul, _mm256_add_pd(e1, pe));
             const __m256d B = _mm256_fmadd_pd(b102, _mm256_and_pd(p, absm),
                                               _mm256_mul_pd(b50, _mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(pe, absm))));
             const __m256d lo = _mm256_add_pd(s, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(s, _mm256_add_pd(e, B));
@@ -135,6 +135,64 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
     for (; i < m; i++) {
         double r;
         const int64_t ok = one1(a[i], x[i], uh, ul, safe, fma_only, &r);
+        if (ok) out[i] = r;
+        fail[i] = (uint8_t)!ok;
+        nf += !ok;
+    }
+    return nf;
+}
+
+/* The two-term loop on unit strides (y given), four elements a vector: one's operations in
+ * one's order, so its decisions and values are one's bit for bit; lanes out of TwoProduct's
+ * range flagged whatever their value and carried on with x = y = 0 (a product below the range
+ * has a subnormal low part, whose FMA is slow); the last m mod 4 by one itself.  Decided
+ * elements written (out may be a), the others flagged (1) and untouched. */
+static int64_t two_term_loop(int64_t m, const double *a, const double *x, double uh, double ul, const double *y,
+                             double vh, double vl, double *out, int safe, uint8_t *fail)
+{
+    const __m256d vuh = _mm256_set1_pd(uh), vul = _mm256_set1_pd(ul), vvh = _mm256_set1_pd(vh), vvl = _mm256_set1_pd(vl);
+    const __m256d zero = _mm256_setzero_pd(), tiny = _mm256_set1_pd(0x1p-960), b50 = _mm256_set1_pd(0x1p-50);
+    const __m256d bu = _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0), bv = _mm256_set1_pd(vl != 0.0 ? 0x1p-102 : 0.0);
+    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256d keep_x = _mm256_castsi256_pd(_mm256_set1_epi64x(uh == 0.0 ? -1 : 0));
+    const __m256d keep_y = _mm256_castsi256_pd(_mm256_set1_epi64x(vh == 0.0 ? -1 : 0));
+    int64_t nf = 0, i = 0;
+    for (; i + 4 <= m; i += 4) {
+        if (!(i & 4)) ozb_ahead(a + i);   /* (a line holds eight) */
+        const __m256d va = _mm256_loadu_pd(a + i);
+        __m256d vx = _mm256_loadu_pd(x + i), vy = _mm256_loadu_pd(y + i);
+        __m256d p = _mm256_mul_pd(vx, vuh), q = _mm256_mul_pd(vy, vvh);
+        __m256d range = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+        if (!safe) {
+            range = _mm256_and_pd(
+                _mm256_or_pd(keep_x, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(p, absm), tiny, _CMP_GE_OQ),
+                                                  _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ))),
+                _mm256_or_pd(keep_y, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(q, absm), tiny, _CMP_GE_OQ),
+                                                  _mm256_cmp_pd(vy, zero, _CMP_EQ_OQ))));
+            vx = _mm256_and_pd(vx, range);
+            vy = _mm256_and_pd(vy, range);
+            p = _mm256_and_pd(p, range);
+            q = _mm256_and_pd(q, range);
+        }
+        const __m256d pe = _mm256_fmsub_pd(vx, vuh, p), qe = _mm256_fmsub_pd(vy, vvh, q);
+        const __m256d s1 = _mm256_add_pd(va, p), b1 = _mm256_sub_pd(s1, va);
+        const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s1, b1)), _mm256_sub_pd(p, b1));
+        const __m256d s = _mm256_add_pd(s1, q), b2 = _mm256_sub_pd(s, s1);
+        const __m256d e2 = _mm256_add_pd(_mm256_sub_pd(s1, _mm256_sub_pd(s, b2)), _mm256_sub_pd(q, b2));
+        const __m256d e = _mm256_fmadd_pd(vx, vul, _mm256_fmadd_pd(vy, vvl, _mm256_add_pd(_mm256_add_pd(e1, e2), _mm256_add_pd(pe, qe))));
+        const __m256d T1 = _mm256_add_pd(_mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(e2, absm)),
+                                         _mm256_add_pd(_mm256_and_pd(pe, absm), _mm256_and_pd(qe, absm)));
+        const __m256d B = _mm256_fmadd_pd(bu, _mm256_and_pd(p, absm), _mm256_fmadd_pd(bv, _mm256_and_pd(q, absm), _mm256_mul_pd(b50, T1)));
+        const __m256d lo = _mm256_add_pd(s, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(s, _mm256_add_pd(e, B));
+        const __m256d ok = _mm256_and_pd(range, _mm256_cmp_pd(lo, hi, _CMP_EQ_OQ));
+        const int bits = _mm256_movemask_pd(ok);
+        if (bits == 0xf) _mm256_storeu_pd(out + i, lo);
+        else if (bits) _mm256_maskstore_pd(out + i, _mm256_castpd_si256(ok), lo);
+        nf += ozb_put_flags(fail + i, (unsigned)bits, 0xf, 4);
+    }
+    for (; i < m; i++) {
+        double r;
+        const int ok = one(a[i], x[i], uh, ul, y[i], vh, vl, safe, &r);
         if (ok) out[i] = r;
         fail[i] = (uint8_t)!ok;
         nf += !ok;
@@ -255,8 +313,9 @@ static int64_t first_level(int64_t m, const double *a, int64_t inca, const doubl
         return left == 0 ? 0 : one_term_left(m, out, x, uh, ul, safe, fail);
     }
 #if defined(__x86_64__)
-    if (wide && y && a && inca == 1 && incx == 1 && inco == 1 && incy == 1)
-        return ozb_two_term512(m, a, x, uh, ul, y, vh, vl, out, safe, fail);
+    if (y && a && inca == 1 && incx == 1 && inco == 1 && incy == 1)
+        return wide ? ozb_two_term512(m, a, x, uh, ul, y, vh, vl, out, safe, fail)
+                    : two_term_loop(m, a, x, uh, ul, y, vh, vl, out, safe, fail);
 #endif
     if (inca == 1 && incx == 1 && inco == 1 && (!y || incy == 1) && a) {
         /* the common case in unit strides, one vectorized loop (no second term: y = x times

@@ -4,9 +4,10 @@
  *
  * Bit budget (u = 2^-53): x uh = p + pe and y vh = q + qe exactly by TwoProduct where each
  * product is 0 or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074);
- * a + p + q = s + e1 + e2 exactly by two TwoSums; the rest, e = ((e1 + e2) + (pe + qe)) +
- * (x ul + y vl), is rounded four or five times: |err| <= 4u (T1 + |x ul| + |y vl|), T1 = |e1|
- * + |e2| + |pe| + |qe|, + 2^-1074 where x ul or y vl underflows (sums never round there).
+ * a + p + q = s + e1 + e2 exactly by two TwoSums; the rest, e = x ul + (y vl + ((e1 + e2) +
+ * (pe + qe))) (the products inside two FMAs), is rounded five times: |err| <= 4u (T1 + |x ul|
+ * + |y vl|)(1 + 4u), T1 = |e1| + |e2| + |pe| + |qe|, + 2^-1074 where an FMA's result is below
+ * 2^-1022 (at most 2^-1075 each; sums of doubles never round there).
  * RN(e -+ B) moves e -+ B by at most u |e -+ B|, and u |e| <= u (T1 + |x ul| + |y vl|)(1 +
  * 4u), so B must exceed 5u (T1 + |x ul| + |y vl|)(1 + 4u) + 2^-1074 (+ u B).  With |x ul| <= u
  * |p| (1 + 2u) where ul != 0 (0 where ul = 0, as for y), B = 2^-50 T1 + 2^-102 (|p| [ul != 0] +

@@ -51,7 +51,7 @@ static inline __mmask8 vec512(const col512_t *c, const double *a, const double *
         const __m512d p = _mm512_mul_pd(vx, c->uh), pe = _mm512_fmsub_pd(vx, c->uh, p);
         const __m512d s = _mm512_add_pd(va, p), b = _mm512_sub_pd(s, va);
         const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s, b)), _mm512_sub_pd(p, b));
-        const __m512d w = _mm512_mul_pd(vx, c->ul), e = _mm512_add_pd(_mm512_add_pd(e1, pe), w);
+        const __m512d e = _mm512_fmadd_pd(vx, c->ul, _mm512_add_pd(e1, pe));
         const __m512d B = _mm512_fmadd_pd(c->b102, _mm512_abs_pd(p), _mm512_mul_pd(b50, _mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe))));
         const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
         const __mmask8 range = c->keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(p), tiny, _CMP_GE_OQ) |
@@ -121,8 +121,7 @@ static inline __mmask8 two512(const __m512d k[6], __mmask8 keep_x, __mmask8 keep
     const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s1, b1)), _mm512_sub_pd(p, b1));
     const __m512d s = _mm512_add_pd(s1, q), b2 = _mm512_sub_pd(s, s1);
     const __m512d e2 = _mm512_add_pd(_mm512_sub_pd(s1, _mm512_sub_pd(s, b2)), _mm512_sub_pd(q, b2));
-    const __m512d wx = _mm512_mul_pd(vx, k[1]), wy = _mm512_mul_pd(vy, k[3]), w = _mm512_add_pd(wx, wy);
-    const __m512d e = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(pe, qe)), w);
+    const __m512d e = _mm512_fmadd_pd(vx, k[1], _mm512_fmadd_pd(vy, k[3], _mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(pe, qe))));
     const __m512d T1 = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(e2)),
                                      _mm512_add_pd(_mm512_abs_pd(pe), _mm512_abs_pd(qe)));
     const __m512d B = _mm512_fmadd_pd(k[4], _mm512_abs_pd(p), _mm512_fmadd_pd(k[5], _mm512_abs_pd(q), _mm512_mul_pd(b50, T1)));
