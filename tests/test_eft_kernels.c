@@ -619,6 +619,25 @@ START_TEST(two_term_fixed)
             ck_assert_msg(f[wide][i] ? o[wide][i] == 0x1p-1021 : o[wide][i] == 0x1p-1021 + 0x1p-1073,
                           "tiny: wide %d element %lld: %a (flag %d)", wide, (long long)i, o[wide][i], f[wide][i]);
     }
+    /* a TwoSum's tie: a = 1 and the product x uh = 2^-53 exactly (the first TwoSum's with one
+     * term, the second's with x = 0 and y vh = 2^-53), so s = 1 with an error of 2^-53 exactly,
+     * and the low product 2^-113 (ul, vl = 2^-60) is lost when it joins that error: only the
+     * bound's 2^-103 |s| keeps the loops from certifying the tie's 1, where the exact value
+     * lies above it (RN = 1 + 2^-52).  Each element that value or flagged and untouched. */
+    for (int wide = 0; wide < widths; wide++)
+        for (int two = 0; two < 2; two++) {
+            for (int64_t i = 0; i < N; i++) {
+                o[wide][i] = 1.0;
+                x[i] = two ? 0.0 : 0x1p-53;
+                y[i] = 0x1p-53;
+            }
+            (void)ozb_two_term(N, o[wide], 1, x, 1, 1.0, 0x1p-60, two ? y : NULL, 1, 1.0, 0x1p-60, o[wide], 1, 1, f[wide],
+                               wide);
+            for (int64_t i = 0; i < N; i++)
+                ck_assert_msg(f[wide][i] ? o[wide][i] == 1.0 : o[wide][i] == 1.0 + 0x1p-52,
+                              "tie: wide %d two %d element %lld: %a (flag %d)", wide, two, (long long)i, o[wide][i],
+                              f[wide][i]);
+        }
 }
 END_TEST
 

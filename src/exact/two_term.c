@@ -33,14 +33,15 @@ static inline int one(double a, double x, double uh, double ul, double y, double
     const double p = x * uh, pe = fma(x, uh, -p), q = y * vh, qe = fma(y, vh, -q);
     const double s1 = a + p, b1 = s1 - a, e1 = (a - (s1 - b1)) + (p - b1);
     const double s = s1 + q, b2 = s - s1, e2 = (s1 - (s - b2)) + (q - b2);
-    const double e = fma(x, ul, fma(y, vl, (e1 + e2) + (pe + qe)));
-    /* B (two_term.h's budget): the TwoSums' errors themselves, not a bound through |a|, so that
-     * results cancelling far below their terms (LU's updates) stay certifiable; the products'
-     * low parts through |p| + |q| */
+    /* B (two_term.h's budget): the first TwoSum's error itself and the second's through the
+     * result, not a bound through |a|, so that results cancelling far below their terms (LU's
+     * updates) stay certifiable, and an exact zero too; the products' low parts themselves and
+     * through |p| + |q| */
     const double ap = fabs(p), aq = fabs(q);
-    const double B = fma(ul != 0.0 ? 0x1p-102 : 0.0, ap,
-                         fma(vl != 0.0 ? 0x1p-102 : 0.0, aq, 0x1p-50 * ((fabs(e1) + fabs(e2)) + (fabs(pe) + fabs(qe)))));
-    const double lo = s + (e - B), hi = s + (e + B);
+    const double B = fma(0x1p-50, fabs(e1) + (fabs(pe) + fabs(qe)),
+                         fma(0x1p-103, fabs(s), fma(ul != 0.0 ? 0x1p-102 : 0.0, ap, (vl != 0.0 ? 0x1p-102 : 0.0) * aq)));
+    const double g = fma(x, ul, fma(y, vl, pe + qe)), f = e1 + e2;
+    const double lo = s + (f + (g - B)), hi = s + (f + (g + B));
     *r = lo;
     if (safe) return lo == hi;
     /* bitwise, not short-circuit: the loops vectorize */
@@ -56,11 +57,11 @@ static inline int one(double a, double x, double uh, double ul, double y, double
  * nonzero sum is at least 2^-1074 and rounds to nonzero), and is written +0, the two-term
  * loop's zero (every error term there is +0, so its lo = s + (+0) = +0); an FMA's -0 becomes
  * +0 by adding +0.  Else two_term.h's budget with no second product: a + p = s + e1
- * (TwoSum), e = x ul + (e1 + pe) (one FMA), B = 2^-50 (|e1| + |pe|) + 2^-102 |p| (the last
- * where ul != 0), one's operations and values with q = 0.  An exact zero it certifies has B =
- * 0 and every error term +0 (x - x is +0, so are the TwoSum's and TwoProduct's zero errors),
- * so lo = s + (+0) = +0: the two-term loop's zero, which is the same sum with a second
- * product of zero. */
+ * (TwoSum), g = x ul + pe (one FMA), lo = s + (e1 + (g - B)), B = 2^-50 |pe| + 2^-103 |s| +
+ * 2^-102 |p| (the last where ul != 0): the certificate with no second product.  An exact zero
+ * it certifies has B = 0 and every error term +0 (x - x is +0, so are the TwoSum's and
+ * TwoProduct's zero errors), so lo = s + (+0) = +0: the two-term loop's zero, which is the
+ * same sum with a second product of zero. */
 static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
 {
     if (fma_only) {
@@ -71,9 +72,9 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
     }
     const double p = x * uh, pe = fma(x, uh, -p);
     const double s = a + p, b = s - a, e1 = (a - (s - b)) + (p - b);
-    const double e = fma(x, ul, e1 + pe);
-    const double B = fma(ul != 0.0 ? 0x1p-102 : 0.0, fabs(p), 0x1p-50 * (fabs(e1) + fabs(pe)));
-    const double lo = s + (e - B), hi = s + (e + B);
+    const double g = fma(x, ul, pe);
+    const double B = fma(0x1p-103, fabs(s), fma(0x1p-50, fabs(pe), (ul != 0.0 ? 0x1p-102 : 0.0) * fabs(p)));
+    const double lo = s + (e1 + (g - B)), hi = s + (e1 + (g + B));
     *r = lo;
     const int64_t range = safe | (fabs(p) >= 0x1p-960) | (x == 0.0) | (uh == 0.0);
     return range & (lo == hi) & (fabs(lo) <= 0x1.fffffffffffffp1023);
@@ -91,7 +92,7 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
 {
     const __m256d vuh = _mm256_set1_pd(uh), vul = _mm256_set1_pd(ul), zero = _mm256_setzero_pd();
     const __m256d big = _mm256_set1_pd(0x1.fffffffffffffp1023), tiny = _mm256_set1_pd(0x1p-960);
-    const __m256d b50 = _mm256_set1_pd(0x1p-50), b102 = _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0);
+    const __m256d b50 = _mm256_set1_pd(0x1p-50), b102 = _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0), b103 = _mm256_set1_pd(0x1p-103);
     const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     const int fma_only = ul == 0.0;
     const __m256d keep_range = _mm256_castsi256_pd(_mm256_set1_epi64x(safe || uh == 0.0 ? -1 : 0));
@@ -121,10 +122,11 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
             const __m256d pe = _mm256_fmsub_pd(xr, vuh, p);
             const __m256d s = _mm256_add_pd(va, p), b = _mm256_sub_pd(s, va);
             const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s, b)), _mm256_sub_pd(p, b));
-            const __m256d e = _mm256_fmadd_pd(xr, vul, _mm256_add_pd(e1, pe));
-            const __m256d B = _mm256_fmadd_pd(b102, _mm256_and_pd(p, absm),
-                                              _mm256_mul_pd(b50, _mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(pe, absm))));
-            const __m256d lo = _mm256_add_pd(s, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(s, _mm256_add_pd(e, B));
+            const __m256d g = _mm256_fmadd_pd(xr, vul, pe);
+            const __m256d B = _mm256_fmadd_pd(b103, _mm256_and_pd(s, absm),
+                                              _mm256_fmadd_pd(b50, _mm256_and_pd(pe, absm), _mm256_mul_pd(b102, _mm256_and_pd(p, absm))));
+            const __m256d lo = _mm256_add_pd(s, _mm256_add_pd(e1, _mm256_sub_pd(g, B)));
+            const __m256d hi = _mm256_add_pd(s, _mm256_add_pd(e1, _mm256_add_pd(g, B)));
             const __m256d fin = _mm256_and_pd(_mm256_cmp_pd(lo, hi, _CMP_EQ_OQ), _mm256_cmp_pd(_mm256_and_pd(lo, absm), big, _CMP_LE_OQ));
             ok = known_safe ? fin : _mm256_and_pd(range, fin);
             r = lo;
@@ -152,6 +154,7 @@ static int64_t two_term_loop(int64_t m, const double *a, const double *x, double
 {
     const __m256d vuh = _mm256_set1_pd(uh), vul = _mm256_set1_pd(ul), vvh = _mm256_set1_pd(vh), vvl = _mm256_set1_pd(vl);
     const __m256d zero = _mm256_setzero_pd(), tiny = _mm256_set1_pd(0x1p-960), b50 = _mm256_set1_pd(0x1p-50);
+    const __m256d b103 = _mm256_set1_pd(0x1p-103);
     const __m256d bu = _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0), bv = _mm256_set1_pd(vl != 0.0 ? 0x1p-102 : 0.0);
     const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     const __m256d keep_x = _mm256_castsi256_pd(_mm256_set1_epi64x(uh == 0.0 ? -1 : 0));
@@ -179,11 +182,13 @@ static int64_t two_term_loop(int64_t m, const double *a, const double *x, double
         const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s1, b1)), _mm256_sub_pd(p, b1));
         const __m256d s = _mm256_add_pd(s1, q), b2 = _mm256_sub_pd(s, s1);
         const __m256d e2 = _mm256_add_pd(_mm256_sub_pd(s1, _mm256_sub_pd(s, b2)), _mm256_sub_pd(q, b2));
-        const __m256d e = _mm256_fmadd_pd(vx, vul, _mm256_fmadd_pd(vy, vvl, _mm256_add_pd(_mm256_add_pd(e1, e2), _mm256_add_pd(pe, qe))));
-        const __m256d T1 = _mm256_add_pd(_mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_and_pd(e2, absm)),
-                                         _mm256_add_pd(_mm256_and_pd(pe, absm), _mm256_and_pd(qe, absm)));
-        const __m256d B = _mm256_fmadd_pd(bu, _mm256_and_pd(p, absm), _mm256_fmadd_pd(bv, _mm256_and_pd(q, absm), _mm256_mul_pd(b50, T1)));
-        const __m256d lo = _mm256_add_pd(s, _mm256_sub_pd(e, B)), hi = _mm256_add_pd(s, _mm256_add_pd(e, B));
+        const __m256d B = _mm256_fmadd_pd(
+            b50, _mm256_add_pd(_mm256_and_pd(e1, absm), _mm256_add_pd(_mm256_and_pd(pe, absm), _mm256_and_pd(qe, absm))),
+            _mm256_fmadd_pd(b103, _mm256_and_pd(s, absm),
+                            _mm256_fmadd_pd(bu, _mm256_and_pd(p, absm), _mm256_mul_pd(bv, _mm256_and_pd(q, absm)))));
+        const __m256d g = _mm256_fmadd_pd(vx, vul, _mm256_fmadd_pd(vy, vvl, _mm256_add_pd(pe, qe))), f = _mm256_add_pd(e1, e2);
+        const __m256d lo = _mm256_add_pd(s, _mm256_add_pd(f, _mm256_sub_pd(g, B)));
+        const __m256d hi = _mm256_add_pd(s, _mm256_add_pd(f, _mm256_add_pd(g, B)));
         const __m256d ok = _mm256_and_pd(range, _mm256_cmp_pd(lo, hi, _CMP_EQ_OQ));
         const int bits = _mm256_movemask_pd(ok);
         if (bits == 0xf) _mm256_storeu_pd(out + i, lo);

@@ -4,22 +4,33 @@
  *
  * Bit budget (u = 2^-53): x uh = p + pe and y vh = q + qe exactly by TwoProduct where each
  * product is 0 or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074);
- * a + p + q = s + e1 + e2 exactly by two TwoSums; the rest, e = x ul + (y vl + ((e1 + e2) +
- * (pe + qe))) (the products inside two FMAs), is rounded five times: |err| <= 4u (T1 + |x ul|
- * + |y vl|)(1 + 4u), T1 = |e1| + |e2| + |pe| + |qe|, + 2^-1074 where an FMA's result is below
- * 2^-1022 (at most 2^-1075 each; sums of doubles never round there).
- * RN(e -+ B) moves e -+ B by at most u |e -+ B|, and u |e| <= u (T1 + |x ul| + |y vl|)(1 +
- * 4u), so B must exceed 5u (T1 + |x ul| + |y vl|)(1 + 4u) + 2^-1074 (+ u B).  With |x ul| <= u
- * |p| (1 + 2u) where ul != 0 (0 where ul = 0, as for y), B = 2^-50 T1 + 2^-102 (|p| [ul != 0] +
- * |q| [vl != 0]) does: 1.6 times on T1, and 0.69 * 2^-102 |p| >= 2^-1063 to spare where x ul is
- * nonzero (p is then at least 2^-960; B's own roundings, u relative or 2^-1075 where
- * subnormal, fit there too).  Where every term is zero, e = 0 exactly and B = 0 (x ul = 0
- * needs x = 0, so p = 0, where ul != 0): an exact result, a zero among them, is certified.
- * So RN(s + RN(e - B)) and RN(s + RN(e + B)) bracket RN of the exact value (RN is monotone);
- * where they are equal that is the result, else the element is flagged for an exact method.
- * The error terms enter themselves, not a bound through |a|: results that cancel far below
- * their terms stay certifiable.  Terms beyond 2^1000 are flagged too; an overflow leaves Inf
- * or NaN in e or B, which fails lo == hi. */
+ * a + p = s1 + e1 and s1 + q = s + e2 exactly by two TwoSums, so the exact value is s + f' +
+ * g' with f' = e1 + e2 and g' = pe + qe + x ul + y vl.  The loops round
+ *     g = RN(x ul + RN(y vl + RN(pe + qe)))  (two FMAs),   f = RN(e1 + e2),
+ *     lo = RN(s + RN(f + RN(g - B))),   hi = RN(s + RN(f + RN(g + B))),
+ * so that B waits on nothing late and e2 only on one addition before lo.  Before lo's last
+ * rounding the value is s + f' + g' - B + err with, W = |x ul| + |y vl|, every rounding's
+ * error at most u of its result (sums of doubles below 2^-1022 are exact) or 2^-1075 for an
+ * FMA's result below 2^-1022:
+ *     |err| <= (2u (|e1| + |e2|) + 5u (|pe| + |qe|) + 4u W + 2u B)(1 + 4u) + 2^-1074.
+ * |e2| <= u |s| (half an ulp of s), |pe| <= u |p|, and |x ul| <= u |p| (1 + 2u) where ul != 0
+ * (0 where ul = 0, as for y), so
+ *     B = 2^-50 (|e1| + |pe| + |qe|) + 2^-103 |s| + 2^-102 (|p| [ul != 0] + |q| [vl != 0])
+ * exceeds |err| with room: 1.6 times on |pe| + |qe|, 4 times on e1, e2 and W, and where x ul
+ * is nonzero (p then at least 2^-960) 2^-102 |p| > 2^-1063 takes the 2^-1074 too.  B's own
+ * four roundings lose at most u of it each where normal, 2^-1075 each below 2^-1022; there,
+ * where ul or vl is nonzero, B >= 2^-1062, and else every other rounding is of a sum of
+ * multiples of 2^-1074, exact below 2^-1021, so an inexact one errs by at most 2^-1074 on a
+ * result that makes B >= 2^-1071: the room holds.  The one-term update (DGER, DSYR) is the
+ * same with q = 0, e2 = 0 and s = s1: g = RN(x ul + pe), lo = RN(s + RN(e1 + RN(g - B))),
+ * |err| <= (u |e1| + 3u (|pe| + |x ul|) + 2u B)(1 + 3u) + 2^-1075, B = 2^-50 |pe| + 2^-103 |s|
+ * + 2^-102 |p| [ul != 0] (|e1| <= u |s| there).  Where every term is exact
+ * and the result exactly zero (s = e1 = pe = qe = 0, ul = vl = 0 or x = y = 0), B = 0 and lo
+ * = hi = +0: an exact result, a zero among them, is certified.  So lo <= RN(exact) <= hi (RN
+ * is monotone); where they are equal that is the result, else the element is flagged for an
+ * exact method.  The error terms enter themselves or through the result, never through |a|:
+ * results that cancel far below their terms stay certifiable.  Terms beyond 2^1000 are flagged
+ * too; an overflow leaves Inf or NaN in f, g or B, which fails lo == hi. */
 #ifndef OZB_TWO_TERM_H
 #define OZB_TWO_TERM_H
 #include <stdint.h>

@@ -34,7 +34,7 @@ static inline __mmask8 live_of(int64_t i, int64_t m) { return m - i >= 8 ? 0xff 
 static inline __mmask8 vec512(const col512_t *c, const double *a, const double *x, double *out, int64_t i, int64_t m)
 {
     const __m512d zero = _mm512_setzero_pd(), big = _mm512_set1_pd(0x1.fffffffffffffp1023), tiny = _mm512_set1_pd(0x1p-960);
-    const __m512d b50 = _mm512_set1_pd(0x1p-50);
+    const __m512d b50 = _mm512_set1_pd(0x1p-50), b103 = _mm512_set1_pd(0x1p-103);
     const __mmask8 live = live_of(i, m);
     const int whole = m - i >= 8;
     const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
@@ -51,9 +51,11 @@ static inline __mmask8 vec512(const col512_t *c, const double *a, const double *
         const __m512d p = _mm512_mul_pd(vx, c->uh), pe = _mm512_fmsub_pd(vx, c->uh, p);
         const __m512d s = _mm512_add_pd(va, p), b = _mm512_sub_pd(s, va);
         const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s, b)), _mm512_sub_pd(p, b));
-        const __m512d e = _mm512_fmadd_pd(vx, c->ul, _mm512_add_pd(e1, pe));
-        const __m512d B = _mm512_fmadd_pd(c->b102, _mm512_abs_pd(p), _mm512_mul_pd(b50, _mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(pe))));
-        const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
+        const __m512d g = _mm512_fmadd_pd(vx, c->ul, pe);
+        const __m512d B = _mm512_fmadd_pd(b103, _mm512_abs_pd(s),
+                                          _mm512_fmadd_pd(b50, _mm512_abs_pd(pe), _mm512_mul_pd(c->b102, _mm512_abs_pd(p))));
+        const __m512d lo = _mm512_add_pd(s, _mm512_add_pd(e1, _mm512_sub_pd(g, B)));
+        const __m512d hi = _mm512_add_pd(s, _mm512_add_pd(e1, _mm512_add_pd(g, B)));
         const __mmask8 range = c->keep_range | _mm512_cmp_pd_mask(_mm512_abs_pd(p), tiny, _CMP_GE_OQ) |
                                _mm512_cmp_pd_mask(vx, zero, _CMP_EQ_OQ);
         ok = range & _mm512_cmp_pd_mask(lo, hi, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(_mm512_abs_pd(lo), big, _CMP_LE_OQ);
@@ -100,7 +102,7 @@ static inline __mmask8 two512(const __m512d k[6], __mmask8 keep_x, __mmask8 keep
                               const double *x, const double *y, double *out, int64_t i, int64_t m)
 {
     const __m512d zero = _mm512_setzero_pd(), tiny = _mm512_set1_pd(0x1p-960);
-    const __m512d b50 = _mm512_set1_pd(0x1p-50);
+    const __m512d b50 = _mm512_set1_pd(0x1p-50), b103 = _mm512_set1_pd(0x1p-103);
     const __mmask8 live = live_of(i, m);
     const int whole = m - i >= 8;
     const __m512d va = whole ? _mm512_loadu_pd(a + i) : _mm512_maskz_loadu_pd(live, a + i);
@@ -121,11 +123,12 @@ static inline __mmask8 two512(const __m512d k[6], __mmask8 keep_x, __mmask8 keep
     const __m512d e1 = _mm512_add_pd(_mm512_sub_pd(va, _mm512_sub_pd(s1, b1)), _mm512_sub_pd(p, b1));
     const __m512d s = _mm512_add_pd(s1, q), b2 = _mm512_sub_pd(s, s1);
     const __m512d e2 = _mm512_add_pd(_mm512_sub_pd(s1, _mm512_sub_pd(s, b2)), _mm512_sub_pd(q, b2));
-    const __m512d e = _mm512_fmadd_pd(vx, k[1], _mm512_fmadd_pd(vy, k[3], _mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(pe, qe))));
-    const __m512d T1 = _mm512_add_pd(_mm512_add_pd(_mm512_abs_pd(e1), _mm512_abs_pd(e2)),
-                                     _mm512_add_pd(_mm512_abs_pd(pe), _mm512_abs_pd(qe)));
-    const __m512d B = _mm512_fmadd_pd(k[4], _mm512_abs_pd(p), _mm512_fmadd_pd(k[5], _mm512_abs_pd(q), _mm512_mul_pd(b50, T1)));
-    const __m512d lo = _mm512_add_pd(s, _mm512_sub_pd(e, B)), hi = _mm512_add_pd(s, _mm512_add_pd(e, B));
+    const __m512d B = _mm512_fmadd_pd(
+        b50, _mm512_add_pd(_mm512_abs_pd(e1), _mm512_add_pd(_mm512_abs_pd(pe), _mm512_abs_pd(qe))),
+        _mm512_fmadd_pd(b103, _mm512_abs_pd(s), _mm512_fmadd_pd(k[4], _mm512_abs_pd(p), _mm512_mul_pd(k[5], _mm512_abs_pd(q)))));
+    const __m512d g = _mm512_fmadd_pd(vx, k[1], _mm512_fmadd_pd(vy, k[3], _mm512_add_pd(pe, qe))), f = _mm512_add_pd(e1, e2);
+    const __m512d lo = _mm512_add_pd(s, _mm512_add_pd(f, _mm512_sub_pd(g, B)));
+    const __m512d hi = _mm512_add_pd(s, _mm512_add_pd(f, _mm512_add_pd(g, B)));
     ok = _mm512_mask_cmp_pd_mask(ok, lo, hi, _CMP_EQ_OQ);
     if (ok == 0xff) _mm512_storeu_pd(out + i, lo);
     else _mm512_mask_storeu_pd(out + i, ok, lo);
