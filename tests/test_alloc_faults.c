@@ -164,8 +164,9 @@ START_TEST(dgemv_ddot_faults)
 }
 END_TEST
 
-/* DROT in place: pairs left to the pipeline (products near 2^1020 and 2^-1000: beyond the exact
- * short sums' span) take its workspace after the pair loop wrote the chunks before them and
+/* DROT in place: pairs left to the pipeline (x = 1.5 2^e with e near 1020, whose product with
+ * c = 0.6 is a tie that the pair loop's bracket straddles, and y s near 2^-1000: beyond the
+ * exact short sums' span) take its workspace after the pair loop wrote the chunks before them and
  * the other pairs of their own (PARTIAL: every pair then either old or the unfaulted one);
  * where every pair needs it, nothing is written before it (ALLOC_FAILED, x and y untouched).
  * On two threads the chunks' flags are the call's first growth: without it the call runs on
@@ -209,7 +210,7 @@ START_TEST(drot_faults)
     double *v0 = tu_alloc(2 * N), *w0 = tu_alloc(2 * N2);
     tu_fill_vec(&r, v0, 2 * N, 1, 2.0);
     for (int64_t i = 600; i < N; i += 150) { v0[i] = 0x1.8p1020; v0[N + i] = -0x1.4p-1000; }
-    for (int64_t i = 0; i < N2; i++) { w0[i] = 0x1.8p1020 * (double)(i + 1); w0[N2 + i] = -0x1.4p-1000; }
+    for (int64_t i = 0; i < N2; i++) { w0[i] = ldexp(0x1.8p1020, -(int)i); w0[N2 + i] = -0x1.4p-1000; }
     tally t = { 0, 0, 0 }, t2 = { 0, 0, 0 };
     rot_faults(mode, threads, N, v0, &t);
     rot_faults(mode, threads, N2, w0, &t2);
