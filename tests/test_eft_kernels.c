@@ -397,11 +397,12 @@ END_TEST
 
 /* DROT's pair loop (exact/rot_pairs.c ozb_rot_pairs, and its 512-bit loop where the CPU has
  * one): every pair it certifies is RN of its exact two-term sums, against MPFR, bit for bit
- * (nonzero results; an exact zero +0), nothing non-finite is certified, and a pair it leaves
- * is not written (out of place: the outputs keep a sentinel; in place: x and y keep their
- * values, and the flags are the same); on lengths around the vector widths (the tails),
- * random operands of several magnitudes, and zeros, subnormals, products near 2^-960, huge,
- * Inf and NaN among them, for rotations, zero and huge or tiny entries of H. */
+ * (nonzero results; an exact zero +0; an infinity only where it is RN), no NaN nor pair with a
+ * non-finite input is certified, and a pair it leaves is not written (out of place: the
+ * outputs keep a sentinel; in place: x and y keep their values, and the flags are the same);
+ * on lengths around the vector widths (the tails), random operands of several magnitudes, and
+ * zeros, subnormals, products near 2^-960, huge, Inf and NaN among them, for rotations, zero
+ * and huge or tiny entries of H. */
 START_TEST(rot_pairs_exact)
 {
     ozref_rng r;
@@ -449,7 +450,7 @@ START_TEST(rot_pairs_exact)
                 ck_assert(tu_bits(xi[i]) == tu_bits(nx[i]) && tu_bits(yi[i]) == tu_bits(ny[i]));
                 for (int k = 0; k < 2; k++) {
                     const double got = k ? ny[i] : nx[i];
-                    ck_assert_msg(isfinite(x[i]) && isfinite(y[i]) && isfinite(got), "h %zu m %lld element %lld: non-finite certified",
+                    ck_assert_msg(isfinite(x[i]) && isfinite(y[i]) && !isnan(got), "h %zu m %lld element %lld: non-finite certified",
                                   q, (long long)m, (long long)i);
                     mpfr_set_d(a, h[2 * k], MPFR_RNDN);
                     mpfr_mul_d(a, a, x[i], MPFR_RNDN);
@@ -485,11 +486,18 @@ START_TEST(rot_pairs_exact)
      * filled) against c = s = 0.1 makes p and q round to the grid with low parts that
      * TwoProduct cannot hold (k = 13: 1.3 2^-1074 each, whose lost 0.3 2^-1074 add up past a
      * midpoint: RN is 3 2^-1074, the rounded parts give 2), while the relative part of the bound
-     * underflows to zero; each pair certified there must still be RN(exact) */
+     * underflows to zero; each pair certified there must still be RN(exact).  Then (set 1) x
+     * and y near 2^-1000 and 2^-1001, whose products keep some low bits below the grid too
+     * but whose results lie far enough above it for the bound's 2^-1072 to certify some. */
+    for (int set = 0; set < 2; set++)
     for (int wide = 0; wide <= ozb_eft_cpu_wide(); wide++) {
-        const double ht[4] = { 0.1, 0.1, -0.1, 0.1 };
-        for (int64_t i = 0; i < 39; i++) x[i] = y[i] = ldexp((double)(i + 1), -1074);
-        (void)ozb_rot_pairs(39, x, y, ht, nx, ny, f, wide);
+        const double ht[4] = { 0.1, 0.1, -0.1, 0.3 };
+        for (int64_t i = 0; i < 39; i++) {
+            x[i] = set ? ldexp(1.0 + (double)i / 64.0, -1000) : ldexp((double)(i + 1), -1074);
+            y[i] = set ? ldexp(1.0 + (double)i / 128.0 + 0x1p-30, -1001) : x[i];
+        }
+        const int64_t left = ozb_rot_pairs(39, x, y, ht, nx, ny, f, wide);
+        if (set) ck_assert_msg(left < 39, "wide %d: no pair near 2^-1000 certified", wide);
         for (int64_t i = 0; i < 39; i++)
             for (int k = 0; k < 2 && !f[i]; k++) {
                 mpfr_set_d(a, ht[2 * k], MPFR_RNDN);

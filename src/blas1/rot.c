@@ -97,8 +97,8 @@ static int64_t two_term_pairs(int64_t len, const double *x, const double *y, con
  * 2^-200 in magnitude (LAPACK's test matrices scaled toward underflow: the loop's bound, at
  * least 2^-1072 there, is too coarse for their results) again by the pair loop in the frame
  * 2^600, as scaled_rn2 does one element: x 2^600 and y 2^600 are exact, and a certified
- * result r there is RN(2^600 (h x + h' y)), which unscale takes back.  Each element taken there is cleared in fx; returns how
- * many stay flagged. */
+ * finite result r there is RN(2^600 (h x + h' y)), which unscale takes back.  Each element
+ * taken there is cleared in fx; returns how many stay flagged. */
 static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, const double hm[4], int wide, double *nx,
                             double *ny, uint8_t *fx)
 {
@@ -124,7 +124,9 @@ static int64_t scaled_pairs(int64_t len, const double *xc, const double *yc, con
     const ozb_unscale_t u = ozb_unscale_for(600);
     for (int64_t i = 0; i < len; i++) {
         double vx, vy;
-        if (tiny[i] && !f2[i] && ozb_unscale(&u, sx[i], &vx) && ozb_unscale(&u, sy[i], &vy)) {
+        /* (a certified Inf there is RN(2^600 exact), not 2^600 RN(exact): left) */
+        if (tiny[i] && !f2[i] && isfinite(sx[i]) && isfinite(sy[i]) && ozb_unscale(&u, sx[i], &vx) &&
+            ozb_unscale(&u, sy[i], &vy)) {
             nx[i] = vx;
             ny[i] = vy;
             fx[i] = 0;

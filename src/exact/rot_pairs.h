@@ -5,8 +5,9 @@
 #include <stdint.h>
 
 /* For i < m (contiguous): nx[i] = RN(h[0] x[i] + h[1] y[i]) and ny[i] = RN(h[2] x[i] + h[3] y[i])
- * where both are certified and finite (an exact zero as +0, as ozb_two_term with a = +0 gives
- * it), fail[i] = 0; elsewhere fail[i] = 1 and nx[i], ny[i] are not written.  nx may be x and ny
+ * where both are certified (an exact zero as +0, as ozb_two_term with a = +0 gives it; an
+ * infinity only where it is RN of the exact value: finite products whose sum overflows),
+ * fail[i] = 0; elsewhere fail[i] = 1 and nx[i], ny[i] are not written.  nx may be x and ny
  * may be y (in place: an element left keeps its x[i], y[i]).  Returns the number flagged.
  * wide: by the 512-bit loop (only where ozb_eft_wide says the CPU's kernel set is the 512-bit
  * one), the same operations and so the same flags and values. */

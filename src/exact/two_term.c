@@ -318,9 +318,12 @@ static int64_t first_level(int64_t m, const double *a, int64_t inca, const doubl
         return left == 0 ? 0 : one_term_left(m, out, x, uh, ul, safe, fail);
     }
 #if defined(__x86_64__)
+    if (wide && y && a && inca == 1 && incx == 1 && inco == 1 && incy == 1)
+        return ozb_two_term512(m, a, x, uh, ul, y, vh, vl, out, safe, fail);
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
     if (y && a && inca == 1 && incx == 1 && inco == 1 && incy == 1)
-        return wide ? ozb_two_term512(m, a, x, uh, ul, y, vh, vl, out, safe, fail)
-                    : two_term_loop(m, a, x, uh, ul, y, vh, vl, out, safe, fail);
+        return two_term_loop(m, a, x, uh, ul, y, vh, vl, out, safe, fail);
 #endif
     if (inca == 1 && incx == 1 && inco == 1 && (!y || incy == 1) && a) {
         /* the common case in unit strides, one vectorized loop (no second term: y = x times

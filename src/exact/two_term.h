@@ -3,7 +3,8 @@
  * DROTM: c x + s y) in a few vector operations per element.
  *
  * Bit budget (u = 2^-53): x uh = p + pe and y vh = q + qe exactly by TwoProduct where each
- * product is 0 or within [2^-960, 2^1000] (the low part's last bit >= 2^-1066 > 2^-1074);
+ * product is 0 or at least 2^-960 in magnitude (the low part's last bit >= 2^-1066 > 2^-1074;
+ * one that overflows is caught below);
  * a + p = s1 + e1 and s1 + q = s + e2 exactly by two TwoSums, so the exact value is s + f' +
  * g' with f' = e1 + e2 and g' = pe + qe + x ul + y vl.  The loops round
  *     g = RN(x ul + RN(y vl + RN(pe + qe)))  (two FMAs),   f = RN(e1 + e2),
@@ -18,10 +19,13 @@
  *     B = 2^-50 (|e1| + |pe| + |qe|) + 2^-103 |s| + 2^-102 (|p| [ul != 0] + |q| [vl != 0])
  * exceeds |err| with room: 1.6 times on |pe| + |qe|, 4 times on e1, e2 and W, and where x ul
  * is nonzero (p then at least 2^-960) 2^-102 |p| > 2^-1063 takes the 2^-1074 too.  B's own
- * four roundings lose at most u of it each where normal, 2^-1075 each below 2^-1022; there,
- * where ul or vl is nonzero, B >= 2^-1062, and else every other rounding is of a sum of
- * multiples of 2^-1074, exact below 2^-1021, so an inexact one errs by at most 2^-1074 on a
- * result that makes B >= 2^-1071: the room holds.  The one-term update (DGER, DSYR) is the
+ * four roundings lose at most u of it each where normal, 2^-1073 in all below 2^-1022.  There,
+ * where x ul or y vl is nonzero, B >= 2^-1062 and the loss is within the room; else every
+ * value of the rest lies on the grid of 2^-1074 (pe, qe on 2^-1066's), a sum of such is exact
+ * below 2^-1021, and a rounding that errs has a result of at least 2^-1021, whose terms make B
+ * at least 2^-1072 before its roundings (B >= RN(2^-50 (|e1| + ...)) and so on, RN being
+ * monotone): B keeps at least half, against errors of 2u on e1, e2 and pe + qe there (the
+ * low parts' own sum and the FMAs are exact in that range).  The one-term update (DGER, DSYR) is the
  * same with q = 0, e2 = 0 and s = s1: g = RN(x ul + pe), lo = RN(s + RN(e1 + RN(g - B))),
  * |err| <= (u |e1| + 3u (|pe| + |x ul|) + 2u B)(1 + 3u) + 2^-1075, B = 2^-50 |pe| + 2^-103 |s|
  * + 2^-102 |p| [ul != 0] (|e1| <= u |s| there).  Where every term is exact
@@ -29,8 +33,9 @@
  * = hi = +0: an exact result, a zero among them, is certified.  So lo <= RN(exact) <= hi (RN
  * is monotone); where they are equal that is the result, else the element is flagged for an
  * exact method.  The error terms enter themselves or through the result, never through |a|:
- * results that cancel far below their terms stay certifiable.  Terms beyond 2^1000 are flagged
- * too; an overflow leaves Inf or NaN in f, g or B, which fails lo == hi. */
+ * results that cancel far below their terms stay certifiable.  Large terms need no test: an
+ * overflow in a product or a TwoSum leaves Inf or NaN in f, g or B, which fails lo == hi.  The
+ * callers' splits give |ul| <= u |uh| and |vl| <= u |vh| (TwoProduct), which the budget uses. */
 #ifndef OZB_TWO_TERM_H
 #define OZB_TWO_TERM_H
 #include <stdint.h>
