@@ -29,10 +29,8 @@ static inline int64_t tb_at(int t, int64_t lda, int64_t off, int64_t i, int64_t 
  * along it; positions p in solve order (row i = p, or n - 1 - p where op(T) is upper: low = 0) */
 typedef struct {
     const double *A;
-    int64_t lda, n, k, off, dj, step;
+    int64_t lda, n, k, off, step;
     int t, low, unit;
-    double *x0;
-    int64_t incx;
     double *a, *b;              /* a row's terms (k + 2 each) */
     double *xb;                 /* position 0's element; position p's at xb + p xst */
     int64_t xst;
@@ -60,7 +58,7 @@ static unsigned block_update(const tbsv_t *v, int64_t s, double *P, double *xs, 
             int64_t ad = tb_at(v->t, v->lda, v->off, row_of(v, p), row_of(v, q0));
             for (int64_t q = q0; q < s; q++, ad += v->step) P[8 * (q - Q0) + r] = v->A[ad];
         }
-        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x_at(v, p0), v->dj * v->incx, lsb);
+        const unsigned left = ozb_eft_band_strip(P, xs, w, rows, -1.0, 1.0, x_at(v, p0), v->xst, lsb);
         done |= (((1u << rows) - 1) & ~left) << (p0 - s);
     }
     return done;
@@ -74,7 +72,7 @@ static ozblas_status_t part_sum(ozblas_handle_t h, const tbsv_t *v, int64_t s, i
 {
     const int64_t i = row_of(v, p);
     const int64_t q0 = part == 0 ? max64(0, p - v->k) : max64(s, p - v->k), q1 = part == 0 ? min64(s, p) : p;
-    double *xi = &v->x0[i * v->incx];
+    double *xi = x_at(v, p);
     if (p == 0) return OZBLAS_STATUS_SUCCESS;
     if (q0 >= q1 && isfinite(*xi)) {
         if (*xi == 0.0) *xi = 0.0;
@@ -83,10 +81,9 @@ static ozblas_status_t part_sum(ozblas_handle_t h, const tbsv_t *v, int64_t s, i
     int64_t c = 0;
     v->a[c] = 1.0;
     v->b[c++] = *xi;
-    const int64_t j0 = row_of(v, q0);
-    int64_t ad = tb_at(v->t, v->lda, v->off, i, j0);
-    const double *xj = v->x0 + j0 * v->incx;
-    for (int64_t q = q0; q < q1; q++, ad += v->step, xj += v->dj * v->incx) {
+    int64_t ad = tb_at(v->t, v->lda, v->off, i, row_of(v, q0));
+    const double *xj = x_at(v, q0);
+    for (int64_t q = q0; q < q1; q++, ad += v->step, xj += v->xst) {
         v->a[c] = -v->A[ad];
         v->b[c++] = *xj;
     }
@@ -174,7 +171,7 @@ ozblas_status_t ozblas_dtbsv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     double *x0 = ozb_vec0_mut(x, n, incx), *P = buf + 2 * (kk + 2), *xs = P + 8 * (kk + 1);
     int32_t *lsb = (int32_t *)(xs + kk + 1);             /* 9 (kk + 1) of them in 5 (kk + 1) doubles */
     double *xb = low ? x0 : x0 + (n - 1) * incx;
-    const tbsv_t v = { A, lda, n, k, off, dj, step, t, low, diag == OZBLAS_UNIT, x0, incx, buf, buf + kk + 2, xb, dj * incx };
+    const tbsv_t v = { A, lda, n, k, off, step, t, low, diag == OZBLAS_UNIT, buf, buf + kk + 2, xb, dj * incx };
     /* the certified residuals where the error-free kernels are offered and the band has terms
      * (k >= 1); the parts before a block with them where the band is within a block (the band
      * strips' packing costs more than the residuals there), else by the strips */
