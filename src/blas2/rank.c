@@ -160,13 +160,35 @@ static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colba
 #endif
 }
 
+/* DSYR2's x and y contiguous and a multiple of 4 KB apart (give or take a line: the same L1
+ * sets), as large vectors allocated one after the other often are: where their lines also
+ * share the L1's way tag (2^27 + 2^12 bytes apart), each column's pass would evict one with
+ * the other at every access, so y is read from a copy 2 KB off x's sets instead (the values
+ * the same) */
+static int y_copied(const rank_t *r)
+{
+    const uint64_t sets = ((uintptr_t)r->x - (uintptr_t)r->y) & 4095;
+    return r->two && r->incx == 1 && r->incy == 1 && (sets < 64 || sets > 4096 - 64);
+}
+
 static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
 {
-    /* per element a flag, per column the count flagged (pass 2 reads only those columns) */
-    const size_t fb = ((size_t)r->m * (size_t)r->n + 64) & ~(size_t)63;
-    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_B, fb + sizeof(int64_t) * (size_t)r->n);
+    /* per element a flag, per column the count flagged (pass 2 reads only those columns),
+     * and room for y's copy (y_copied) */
+    const size_t fb = ((size_t)r->m * (size_t)r->n + 64) & ~(size_t)63, cb = sizeof(int64_t) * (size_t)r->n;
+    const int yc = y_copied(r);
+    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_B, fb + cb + (yc ? sizeof(double) * (size_t)r->m + 4096 : 0));
     if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
     int64_t *colbad = (int64_t *)(fail + fb);
+    rank_t rc;
+    if (yc) {
+        uint8_t *base = fail + fb + cb;
+        double *ycopy = (double *)(base + (((uintptr_t)r->x - 2048 - (uintptr_t)base) & 4095));
+        memcpy(ycopy, r->y, sizeof(double) * (size_t)r->m);
+        rc = *r;
+        rc.y = rc.v = ycopy;
+        r = &rc;
+    }
     /* the standard floating-point environment (core/fpenv.h); the caller's other one: this
      * thread alone (the pool's threads may carry it) */
     ozb_fpenv_t env;

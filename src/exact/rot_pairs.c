@@ -102,11 +102,38 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
         ROT4(c2, s2, w3, w4, ry, oky);                                                             \
         ok = _mm256_and_pd(okx, oky);                                                              \
     } while (0)
-    for (; i + 4 <= m; i += 4) {
-        if (!(i & 4)) {         /* (a line holds eight) */
-            ozb_ahead(x + i);
-            ozb_ahead(y + i);
+    /* sixteen pairs a step: x's four vectors loaded, then y's, the new x stored, then the new
+     * y, so that the loop moves between x's lines and y's four times a step rather than at
+     * every access (where x_i's and y_i's lines share the L1's set and way tag, as vectors
+     * 2^27 + 2^12 bytes apart do, each access to one evicts the other) */
+    for (; i + 16 <= m; i += 16) {
+        ozb_ahead(x + i);
+        ozb_ahead(x + i + 8);
+        ozb_ahead(y + i);
+        ozb_ahead(y + i + 8);
+        __m256d X[4], Y[4], RX[4], RY[4], OK[4];
+        for (int v = 0; v < 4; v++) X[v] = _mm256_loadu_pd(x + i + 4 * v);
+        for (int v = 0; v < 4; v++) Y[v] = _mm256_loadu_pd(y + i + 4 * v);
+        unsigned bits = 0;
+        for (int v = 0; v < 4; v++) {
+            const __m256d vx = X[v], vy = Y[v];
+            __m256d ok, rx, ry;
+            PAIR4();
+            RX[v] = rx;
+            RY[v] = ry;
+            OK[v] = ok;
+            bits |= (unsigned)_mm256_movemask_pd(ok) << (4 * v);
         }
+        if (bits == 0xffff) {
+            for (int v = 0; v < 4; v++) _mm256_storeu_pd(nx + i + 4 * v, RX[v]);
+            for (int v = 0; v < 4; v++) _mm256_storeu_pd(ny + i + 4 * v, RY[v]);
+        } else if (bits) {                       /* (all loaded first: nx may be x) */
+            for (int v = 0; v < 4; v++) _mm256_maskstore_pd(nx + i + 4 * v, _mm256_castpd_si256(OK[v]), RX[v]);
+            for (int v = 0; v < 4; v++) _mm256_maskstore_pd(ny + i + 4 * v, _mm256_castpd_si256(OK[v]), RY[v]);
+        }
+        nf += ozb_put_flags(fail + i, bits, 0xffff, 16);
+    }
+    for (; i + 4 <= m; i += 4) {
         const __m256d vx = _mm256_loadu_pd(x + i), vy = _mm256_loadu_pd(y + i);
         __m256d ok, rx, ry;
         PAIR4();
