@@ -906,19 +906,6 @@ START_TEST(banded)
                 ck_assert_int_eq(ozblas_dgbmv(h, op, m, n, kl, ku, -1.5, ABt, ldab, x, ix, 0.5, y1, 2), 0);
                 ck_assert_int_eq(ozblas_dgemv(h, op, m, n, -1.5, G, m, x, ix, 0.5, y2, 2), 0);
                 check_bits(y1, y2, (size_t)(2 * m), ctx);
-                if (ix == 1) {
-                    /* y contiguous and x a multiple of 4 KB after it in one allocation (the L1's
-                     * sets alike: the strips read x's windows through their scratch), the
-                     * same bits as DGEMV */
-                    const int64_t gap = 512 * ((2 * m + 511) / 512), ny = tr ? n : m;
-                    double *yx = tu_alloc((size_t)(gap + 2 * m));
-                    for (int64_t i = 0; i < m; i++) yx[i] = y2[i] = y[2 * i];   /* (y is filled with step 2) */
-                    memcpy(yx + gap, x, sizeof(double) * (size_t)(2 * m));
-                    ck_assert_int_eq(ozblas_dgbmv(h, op, m, n, kl, ku, -1.5, ABt, ldab, yx + gap, 1, 0.5, yx, 1), 0);
-                    ck_assert_int_eq(ozblas_dgemv(h, op, m, n, -1.5, G, m, x, 1, 0.5, y2, 1), 0);
-                    check_bits(yx, y2, (size_t)ny, ctx);
-                    free(yx);
-                }
             }
             /* symmetric and triangular bands of order n, k = ku off-diagonals */
             const int64_t k = ku, lds = k + 1;

@@ -140,10 +140,6 @@ typedef struct {
     double *y0;
     double *scr;            /* the strips' scratch (SCR wm doubles), or NULL: each thread's stack */
     uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
-    int xcopy;              /* x's window through the scratch even where contiguous: x and y a
-                             * multiple of 4 KB apart (the L1's sets alike; where their lines
-                             * also share its way tag, as large vectors allocated one after the
-                             * other can, y's line would evict x's at each strip) */
 } mv_t;
 
 /* Windows up to this many columns take their scratch on the thread's stack (27 KiB), so the
@@ -187,7 +183,7 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
         const int64_t w = J1 - J0 + 1;
         fill_strip(B, R, o0, rows, J0, w, P);
         const double *xw = v->x0 + J0 * v->incx;
-        if (v->incx != 1 || v->xcopy) {
+        if (v->incx != 1) {
             for (int64_t j = 0; j < w; j++) xs[j] = xw[j * v->incx];
             xw = xs;
         }
@@ -210,9 +206,8 @@ static ozblas_status_t band_mv(ozblas_handle_t h, const band_t *B, int64_t ny, d
     double *b = a + sm;
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
-    const uint64_t sets = ((uintptr_t)x0 - (uintptr_t)y0) & 4095;
     const mv_t v = { B, ny, incx, incy, wm, alpha, beta, x0, y0, heap ? b + sm : NULL,
-                     (uint8_t *)(b + sm + (heap ? SCR * wm : 0)), incy == 1 && (sets < 64 || sets > 4096 - 64) };
+                     (uint8_t *)(b + sm + (heap ? SCR * wm : 0)) };
     if (strips) {
         const int nt = changed || heap ? 1 : ozb_threads_for(h, 2.0 * (double)ny * (double)wm);
         (void)ozb_par_for(nt > 1, nt, ns, strip_range, (void *)&v);
