@@ -223,6 +223,52 @@ START_TEST(drot_faults)
 }
 END_TEST
 
+/* DTRSM and DTRMM cut into parts on two threads (core/parts.h), every part's workspace growths
+ * counted on the handle: a fault in either part gives the call a failure status (the output
+ * then partly written, as CONTRACT §6 allows) or, where a stage let the workspace go for
+ * another, the unfaulted bits; never other bits with SUCCESS */
+START_TEST(blas3_parts_faults)
+{
+    const ozblas_mode_t mode = MODES[_i];
+    enum { M = 40, N = 24 };
+    ozref_rng r;
+    tu_rng(&r, "blas3_parts_faults");
+    double *T = tu_alloc(M * M), *B0 = tu_alloc(M * N), *B = tu_alloc(M * N), *ref = tu_alloc(M * N);
+    tu_fill_mat(&r, T, M, M, M, 2.0);
+    for (int i = 0; i < M; i++) T[i + i * M] = 4.0 + i;
+    tu_fill_mat(&r, B0, M, N, M, 2.0);
+    for (int rt = 0; rt < 2; rt++) {
+        int failed = 0, ok = 0;
+        for (int f = 0; f <= 24; f++) {
+            ozblas_handle_t h = faulty_handle(mode, f);
+            ck_assert_int_eq(ozblas_set_num_threads(h, 2), OZBLAS_STATUS_SUCCESS);
+            ck_assert_int_eq(ozblas_set_parallel_threshold(h, 1), OZBLAS_STATUS_SUCCESS);
+            double *out = f ? B : ref;
+            memcpy(out, B0, sizeof(double) * M * N);
+            /* DTRSM's parts: B's columns; DTRMM's from the right: B's rows */
+            const ozblas_status_t st =
+                rt == 0 ? ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, M, N, 1.0, T, M, out, M)
+                        : ozblas_dtrmm(h, OZBLAS_RIGHT, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_NON_UNIT, M, N, 0.5, T, M, out, M);
+            ozblas_destroy(h);
+            char ctx[96];
+            snprintf(ctx, sizeof ctx, "%s %s fault %d", rt ? "dtrmm" : "dtrsm", tu_mode_name(mode), f);
+            if (f == 0) ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+            else if (st == OZBLAS_STATUS_SUCCESS) {
+                tu_check_bits(out, ref, M * N, 1, ctx);
+                ok++;
+            } else {
+                ck_assert_msg(st == OZBLAS_STATUS_ALLOC_FAILED || st == OZBLAS_STATUS_PARTIAL, "%s: status %d", ctx, (int)st);
+                failed++;
+            }
+        }
+        ck_assert_int_gt(failed, 0);
+        fprintf(stderr, "blas3_parts_faults %s %s: %d succeeded, %d failed\n", rt ? "dtrmm" : "dtrsm", tu_mode_name(mode), ok,
+                failed);
+    }
+    free(T); free(B0); free(B); free(ref);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("alloc_faults");
@@ -231,6 +277,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, dgemm_faults, 0, 3);
     tcase_add_loop_test(tc, dgemv_ddot_faults, 0, 6);   /* 3..5: the fused kernels */
     tcase_add_loop_test(tc, drot_faults, 0, 6);         /* 3..5: on two threads */
+    tcase_add_loop_test(tc, blas3_parts_faults, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -633,23 +633,31 @@ START_TEST(trsm_lanes)
             B[20 + 4 * ldb] = NAN;                                 /* column 4: a NaN */
             const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
             const ozblas_diag_t dg = unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT;
-            double *got[2];
-            for (int t = 0; t < 2; t++) {
+            /* t = 0: one thread; 1: two, the call cut into two parts (8 and 13 columns, each
+             * on its own thread: core/parts.h); 2: two, in two calls of 13 and 8 columns,
+             * too few for parts, so that the 13 columns' two lane groups run on both threads */
+            double *got[3];
+            for (int t = 0; t < 3; t++) {
                 ozblas_handle_t h = tu_handle(mode);
-                ozblas_set_num_threads(h, t + 1);
-                ozblas_set_parallel_threshold(h, 1);   /* the lane groups on both threads */
+                ozblas_set_num_threads(h, t ? 2 : 1);
+                ozblas_set_parallel_threshold(h, 1);
                 got[t] = tu_alloc(nb);
                 memcpy(got[t], B, nb * sizeof *B);
-                ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, n, 1.0, A, lda, got[t], ldb), 0);
+                if (t < 2) ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, n, 1.0, A, lda, got[t], ldb), 0);
+                else
+                    for (int64_t q = 0; q < n; q += 13)
+                        ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, n - q < 13 ? n - q : 13, 1.0, A,
+                                                      lda, got[t] + q * ldb, ldb), 0);
                 memcpy(Be, B, nb * sizeof *B);
                 for (int64_t q = 0; q < n; q++)
                     ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, ul, OZBLAS_OP_N, dg, m, 1, 1.0, A, lda, Be + q * ldb, ldb), 0);
-                snprintf(ctx, sizeof ctx, "%s lower=%d unit=%d threads=%d: columns against one by one", tu_mode_name(mode),
-                         lower, unit, t + 1);
+                snprintf(ctx, sizeof ctx, "%s lower=%d unit=%d case %d: columns against one by one", tu_mode_name(mode),
+                         lower, unit, t);
                 tu_check_bits(got[t], Be, nb, 0, ctx);
                 ozblas_destroy(h);
             }
-            tu_check_bits(got[1], got[0], nb, 0, "trsm_lanes: 2 threads against 1");
+            tu_check_bits(got[1], got[0], nb, 0, "trsm_lanes: two parts against one thread");
+            tu_check_bits(got[2], got[0], nb, 0, "trsm_lanes: lane groups on two threads against one thread");
             if (exact_mode(mode)) {
                 memcpy(Be, B, nb * sizeof *B);
                 ref_trsm(1, lower, 0, unit, m, n, 1.0, A, lda, Be, ldb);
@@ -657,8 +665,7 @@ START_TEST(trsm_lanes)
                 check_bits(got[0], Be, nb, ctx);
                 for (int64_t i = 0; i < m; i++) ck_assert(got[0][i + 6 * ldb] == X[i]);
             }
-            free(got[0]);
-            free(got[1]);
+            for (int t = 0; t < 3; t++) free(got[t]);
         }
     /* a NaN and an Inf in T beside zero rows of X: the products NaN 0 and Inf 0 are NaN, so
      * rows 2 and 3 are NaN in every column, though every other product of theirs is zero (the
@@ -1428,8 +1435,10 @@ START_TEST(threads)
     const int64_t n = 150, k = 90;
     double *A = tri_operand(&r, n, n, 4.0), *B = mat(&r, n, k, n, 4.0), *C = mat(&r, n, n, n, 4.0);
     double *X1 = tu_alloc((size_t)(n * k)), *X2 = tu_alloc((size_t)(n * k));
-    double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n));
-    for (int rt = 0; rt < 8; rt++) {
+    double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n)), *L = tu_alloc((size_t)(n * n));
+    for (int64_t j = 0; j < n; j++)   /* A's lower triangle, zeros above it */
+        for (int64_t i = 0; i < n; i++) L[i + j * n] = i >= j ? A[i + j * n] : 0.0;
+    for (int rt = 0; rt < 11; rt++) {
         memcpy(X1, B, sizeof(double) * (size_t)(n * k));
         memcpy(X2, B, sizeof(double) * (size_t)(n * k));
         if (rt == 4)   /* DROT's chunks on two threads, two of them left to the slow path */
@@ -1458,12 +1467,17 @@ START_TEST(threads)
             if (rt >= 6) { B[40] = INFINITY; B[77] = 0x1p-1000; }
             if (rt == 6) st = ozblas_dgbmv(hs[t], OZBLAS_OP_N, n, n, 3, 5, 1.5, C, n, B, 1, -0.5, Xs[t], 1);
             if (rt == 7) st = ozblas_dtbmv(hs[t], OZBLAS_LOWER, OZBLAS_OP_T, OZBLAS_NON_UNIT, n, 4, C, n, Xs[t], 1);
+            /* from the right, cut into parts by B's rows (core/parts.h) */
+            if (rt == 8) st = ozblas_dtrsm(hs[t], OZBLAS_RIGHT, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_UNIT, n, k, -3.0, A, n, Xs[t], n);
+            if (rt == 9) st = ozblas_dtrmm(hs[t], OZBLAS_RIGHT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, n, k, 1.0, A, n, Xs[t], n);
+            /* a triangular op(A) in one GEMM: the error-free walk's tiles by column groups */
+            if (rt == 10) st = ozblas_dgemm(hs[t], OZBLAS_OP_N, OZBLAS_OP_N, n, k, n, 1.0, L, n, B, n, 0.0, Xs[t], n);
             ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
         }
         check_bits(X1, X2, (size_t)(n * k), "threads X");
         check_bits(C1, C2, (size_t)(n * n), "threads C");
     }
-    free(A); free(B); free(C); free(X1); free(X2); free(C1); free(C2);
+    free(A); free(B); free(C); free(X1); free(X2); free(C1); free(C2); free(L);
     ozblas_destroy(h1);
     ozblas_destroy(h2);
 }

@@ -8,6 +8,7 @@
 #include "core/fpenv.h"
 #include "core/info.h"
 #include "core/backend.h"
+#include "core/parts.h"
 
 /* DTRMM's blocks of C where its results are RN(exact) (shape only: no bit depends on it) */
 #define TRMM_BLOCK 64
@@ -98,6 +99,38 @@ static ozblas_status_t trmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
     return rs;
 }
 
+/* One call's arguments, for its parts: B's columns lo..hi-1 where side = L, its rows where
+ * side = R (each output column, or row, from its own of B alone) */
+typedef struct {
+    ozblas_side_t side;
+    ozblas_uplo_t uplo;
+    ozblas_operation_t transa;
+    ozblas_diag_t diag;
+    int64_t m, n;
+    double alpha;
+    const double *A;
+    int64_t lda;
+    double *B;
+    int64_t ldb;
+} tri3_call;
+
+static ozblas_status_t trmm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx)
+{
+    const tri3_call *c = ctx;
+    const int left = c->side == OZBLAS_LEFT;
+    return trmm(h, c->side, c->uplo, c->transa, c->diag, left ? c->m : hi - lo, left ? hi - lo : c->n, c->alpha, c->A,
+                c->lda, c->B + (left ? lo * c->ldb : lo), c->ldb);
+}
+
+/* The threads for a call of `work` multiply-adds split into parts along nrhs (B's columns
+ * where side = L, rows where side = R), at least a quad (the error-free GEMM's columns) or a
+ * lane group (the solve's, 8) each: core/parts.h */
+static ozblas_status_t tri3_parts(ozblas_handle_t h, const tri3_call *c, double work, int64_t quantum, ozb_part_fn body)
+{
+    const int64_t nrhs = c->side == OZBLAS_LEFT ? c->n : c->m;
+    return ozb_par_parts(h, ozb_threads_for(h, work), nrhs, quantum, body, (void *)c);
+}
+
 ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
                              ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                              double *B, int64_t ldb)
@@ -105,20 +138,19 @@ ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    const tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb };
+    const double ka = (double)(side == OZBLAS_LEFT ? m : n);
     ozb_info_moves_begin(h);   /* the info reports every problem's copies */
-    st = trmm(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    st = tri3_parts(h, &c, ka * ka * (double)(side == OZBLAS_LEFT ? n : m) / 2.0, 4, trmm_part);
     ozb_info_moves_end(h);
     return st;
 }
 
-/* DTRSM with alpha != 0 on a nonempty B */
+/* DTRSM with alpha != 0 on a nonempty B, in the standard environment */
 static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                             double *B, int64_t ldb)
 {
-    /* alpha b and the divisions rounded as CONTRACT §1 says; under the caller's other
-     * environment every problem on this thread alone (ozb_run finds the standard one here) */
-    const ozb_env_t e = ozb_env_enter(h);
     ozblas_status_t sst = alpha != 1.0 ? ozb_scale_c(h, B, 1, ldb, m, n, alpha) : OZBLAS_STATUS_SUCCESS;
     const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
     /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
@@ -126,8 +158,19 @@ static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
     if (sst == OZBLAS_STATUS_SUCCESS)
         sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
                                   : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
-    ozb_env_leave(h, e);
     return sst;
+}
+
+static ozblas_status_t trsm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx)
+{
+    const tri3_call *c = ctx;
+    const int left = c->side == OZBLAS_LEFT;
+    /* a part's thread in the standard environment too (ozb_run finds it there) */
+    const ozb_env_t e = ozb_env_enter(h);
+    const ozblas_status_t st = trsm(h, c->side, c->uplo, c->transa, c->diag, left ? c->m : hi - lo, left ? hi - lo : c->n,
+                                    c->alpha, c->A, c->lda, c->B + (left ? lo * c->ldb : lo), c->ldb);
+    ozb_env_leave(h, e);
+    return st;
 }
 
 ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
@@ -138,8 +181,14 @@ ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     ozb_info_reset(h);
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    const tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb };
+    const double ka = (double)(side == OZBLAS_LEFT ? m : n);
+    /* alpha b and the divisions rounded as CONTRACT §1 says; under the caller's other
+     * environment every problem on this thread alone (ozb_env_enter: one thread, no parts) */
+    const ozb_env_t e = ozb_env_enter(h);
     ozb_info_moves_begin(h);   /* the info reports every problem's copies */
-    st = trsm(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    st = tri3_parts(h, &c, ka * ka * (double)(side == OZBLAS_LEFT ? n : m) / 2.0, 8, trsm_part);
     ozb_info_moves_end(h);
+    ozb_env_leave(h, e);
     return st;
 }

@@ -2,6 +2,7 @@
 #include "core/ozb_internal.h"
 #include "core/backend.h"
 #include "core/info.h"
+#include "core/parts.h"
 #include <stdlib.h>
 
 ozblas_status_t ozb_handle_new(const ozb_backend *be, ozblas_handle_t *handle)
@@ -26,6 +27,7 @@ ozblas_status_t ozblas_destroy(ozblas_handle_t h)
 {
     if (!h) return OZBLAS_STATUS_INVALID_VALUE;
     if (h->be->close) h->be->close(h);
+    ozb_parts_free(h);
     ozb_buf_free_all(h);
     free(h);
     return OZBLAS_STATUS_SUCCESS;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
+#include <stdatomic.h>
 #include "ozblas.h"
 #include "core/knobs.h"
 
@@ -61,7 +62,8 @@ struct ozblas_context {
     ozblas_mode_t      info_dot_mode;
     ozblas_engine_t    info_dot_engine;
     ozb_knobs          knobs;         /* read once, at creation (core/knobs.c) */
-    int                grows;         /* workspace buffers grown (OZBLAS_FAIL_ALLOC counts them) */
+    _Atomic int        grows;         /* workspace buffers grown (OZBLAS_FAIL_ALLOC counts them, on the
+                                         handle for its parts' too) */
     int                out_partial;   /* the call's failure came after part of C was written
                                          (ozb_execute then reports OZBLAS_STATUS_PARTIAL) */
     /* a routine made of several problems (level 3 on a CUDA handle): what they all moved
@@ -71,6 +73,10 @@ struct ozblas_context {
     /* a call's host copies of a backend's operands, from its host_begin to its host_end */
     int                stage_token;
     double             stage_t0, stage_t1;
+    /* a routine's parts run at once (core/parts.h): their handles, and a part's own handle */
+    struct ozblas_context **parts;
+    int                nparts;
+    struct ozblas_context *root;
 };
 
 

@@ -13,7 +13,7 @@ void *ozb_buf_get(ozblas_handle_t h, int slot, size_t bytes)
     ozb_buf *b = &h->buf[slot];
     if (bytes == 0) bytes = 64;
     if (b->bytes >= bytes) return b->p;
-    if (h->knobs.fail_alloc > 0 && ++h->grows == h->knobs.fail_alloc) return NULL;   /* fault injection */
+    if (h->knobs.fail_alloc > 0 && ++(h->root ? h->root : h)->grows == h->knobs.fail_alloc) return NULL;   /* fault injection */
     size_t want = (bytes + 63) & ~(size_t)63;
     void *p = aligned_alloc(64, want);
     if (!p) return NULL;

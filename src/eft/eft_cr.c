@@ -29,33 +29,6 @@ static size_t maxima_bytes(const ozb_problem *pr)
            up64((size_t)((pr->m + 7) / 8 + pr->n)) + up64(2 * (size_t)((pr->m + 7) / 8 + pr->n) * sizeof(int32_t));
 }
 
-/* The sub-blocks [sp[0], sp[1]) outside which every maximum is zero ([0, 0): all zero); w
- * maxima per sub-block (a strip's 8 lanes, or a column's 1), ns sub-blocks.  NaN, kept by the
- * maxima, is nonzero. */
-static void span_of(const double *mx, int w, int64_t ns, int32_t sp[2])
-{
-    sp[0] = sp[1] = 0;
-    for (int64_t q = 0; q < ns; q++) {
-        int nz = 0;
-        for (int r = 0; r < w; r++) nz |= mx[w * q + r] != 0.0;
-        if (!nz) continue;
-        if (sp[1] == 0) sp[0] = (int32_t)q;
-        sp[1] = (int32_t)q + 1;
-    }
-}
-
-/* bit 0: every maximum zero, bit 1: every maximum finite */
-static uint8_t zero_finite(const double *mx, int64_t n, int64_t stride)
-{
-    int z = 1, f = 2;
-    for (int64_t q = 0; q < n; q++) {
-        const double v = mx[q * stride];
-        if (v != 0.0) z = 0;
-        if (!(v <= 0x1.fffffffffffffp1023)) f = 0;
-    }
-    return (uint8_t)(z | f);
-}
-
 /* per thread: a strided column of op(B), the GEMV-N state, a parallel DOT's pieces */
 static size_t thread_bytes(const ozb_problem *pr)
 {
@@ -165,6 +138,40 @@ static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_
     return left;
 }
 
+/* whether some of the n spans at sp (span_of) is not all of [0, ns): zero maxima at either
+ * end, a triangular or trapezoidal operand whose strips' or columns' work differs */
+static int graded(const int32_t *sp, int64_t n, int64_t ns)
+{
+    for (int64_t v = 0; v < n; v++)
+        if (sp[2 * v] != 0 || sp[2 * v + 1] != ns) return 1;
+    return 0;
+}
+
+/* The walk's tiles and how the threads share them (the schedule only: every tile from itself
+ * alone).  Where C is whole and one operand alone is graded, contiguous shares across the
+ * other one's direction, each alike: a graded op(A) (DTRMM from the left) split by column
+ * groups, nt of them at least, so that each thread reads only its own columns of op(B) (in
+ * DTRMM a copy just written, on one core) and every thread sees all of op(A)'s grades; a
+ * graded op(B) split by strips.  Returns 1 for those contiguous shares, 0 for tiles taken in
+ * turn (C keeps a triangle, or both operands are graded). */
+static int walk_plan(ozb_eft_gemm_t *s, int64_t nstrips, int nt)
+{
+    const ozb_problem *pr = s->pr;
+    s->nc = OZB_EFT_NC;
+    /* strip by strip where B is narrow (each strip reads all of B), else group by group (each
+     * group reads all of A): the fewer bytes streamed */
+    s->by_strip = pr->n <= 2 * OZB_EFT_NC;
+    if (pr->tri != OZB_TRI_ALL) return 0;
+    const int ga = graded(s->spA, nstrips, s->ns), gb = graded(s->spX, pr->n, s->ns);
+    if (ga && gb) return 0;
+    if (ga) {
+        const int64_t w = (pr->n + nt - 1) / nt;
+        s->nc = w < OZB_EFT_NC ? (w + 3) / 4 * 4 : OZB_EFT_NC;   /* whole quads (strip_quad) */
+        s->by_strip = 0;
+    } else if (gb) s->by_strip = 1;
+    return 1;
+}
+
 /* Tiles lo..hi-1 of the walk: a tile is one strip of 8 rows times one group of OZB_EFT_NC
  * columns (strip_kept), numbered strip by strip where by_strip (a narrow B: each strip
  * streams all of B once), else group by group (each group streams all of A once).  Tiles
@@ -174,11 +181,11 @@ static int64_t strip_kept(const ozb_eft_gemm_t *g, int64_t b, int64_t j0, int64_
 static int64_t gemm_units(void *ctx, int64_t lo, int64_t hi)
 {
     const ozb_eft_gemm_t *g = ctx;
-    const int64_t n = g->pr->n, S = (g->pr->m + 7) / 8, G = (n + OZB_EFT_NC - 1) / OZB_EFT_NC;
+    const int64_t n = g->pr->n, S = (g->pr->m + 7) / 8, G = (n + g->nc - 1) / g->nc;
     int64_t left = 0;
     for (int64_t u = lo; u < hi; u++) {
-        const int64_t b = g->by_strip ? u / G : u % S, j0 = (g->by_strip ? u % G : u / S) * OZB_EFT_NC;
-        left += strip_kept(g, b, j0, j0 + OZB_EFT_NC < n ? j0 + OZB_EFT_NC : n);
+        const int64_t b = g->by_strip ? u / G : u % S, j0 = (g->by_strip ? u % G : u / S) * g->nc;
+        left += strip_kept(g, b, j0, j0 + g->nc < n ? j0 + g->nc : n);
     }
     return left;
 }
@@ -252,51 +259,6 @@ static int probe_fails(ozb_eft_gemm_t *s, int64_t *left)
 }
 #endif
 
-#ifdef EFT_AVX2
-/* The GEMM's preparation, unit u: strip u (u < nstrips: its copy, its rows' maxima, zA) or
- * column u - nstrips of op(B) (its copy where B is packed, its maxima, zX).  Each unit
- * writes only its own entries: any split among threads gives the same buffers. */
-typedef struct {
-    ozb_eft_gemm_t *s;
-    double *P;                /* the strips (s->P, writable) */
-    double *Bp;               /* op(B)'s packed columns, or NULL */
-    int64_t nstrips;
-} prep_t;
-
-static int64_t prepare(void *ctx, int64_t lo, int64_t hi)
-{
-    const prep_t *pp = ctx;
-    const ozb_eft_gemm_t *s = pp->s;
-    const ozb_problem *pr = s->pr;
-    const int64_t ns = s->ns, nq = s->nq, k = pr->k;
-    const int64_t b0 = lo < pp->nstrips ? lo : pp->nstrips, b1 = hi < pp->nstrips ? hi : pp->nstrips;
-    if (b0 < b1) {
-        ozb_problem q = *pr;
-        q.m = (8 * b1 < pr->m ? 8 * b1 : pr->m) - 8 * b0;
-        q.a.p += 8 * b0 * pr->a.rs;
-        double *mA = (double *)s->mA + 8 * b0 * ns, *mAc = (double *)s->mAc + 8 * b0 * nq;
-        ozb_eft_pack_strips(&q, pp->P + 8 * k * b0, mA, mAc);
-        for (int64_t b = b0; b < b1; b++) {
-            ((uint8_t *)s->zA)[b] = zero_finite(s->mAc + 8 * b * nq, 8 * nq, 1);
-            span_of(s->mA + 8 * b * ns, 8, ns, (int32_t *)s->spA + 2 * b);
-        }
-    }
-    const int64_t j0 = (lo > pp->nstrips ? lo : pp->nstrips) - pp->nstrips, j1 = hi - pp->nstrips;
-    if (j0 < j1) {
-        ozb_problem q = *pr;
-        q.n = j1 - j0;
-        q.b.p += j0 * pr->b.rs;
-        if (pp->Bp) ozb_eft_pack_columns(&q, pp->Bp + j0 * k);
-        ozb_eft_column_maxima(&q, s->Bx + j0 * s->ldx, s->ldx, (double *)s->mX + j0 * ns, (double *)s->mXc + j0 * nq);
-        for (int64_t j = j0; j < j1; j++) {
-            ((uint8_t *)s->zX)[j] = zero_finite(s->mX + j * ns, ns, 1);
-            span_of(s->mX + j * ns, 1, ns, (int32_t *)s->spX + 2 * j);
-        }
-    }
-    return 0;
-}
-#endif
-
 ozblas_status_t ozb_eft_cr(ozblas_handle_t h, const ozb_problem *pr, int nt, uint8_t **failp, int64_t *nfail)
 {
     return ozb_eft_cr_in(h, pr, nt, OZB_BUF_EFT, failp, nfail);
@@ -329,28 +291,23 @@ ozblas_status_t ozb_eft_cr_in(ozblas_handle_t h, const ozb_problem *pr, int nt, 
         uint8_t *zA = (uint8_t *)(mXc + pr->n * nblocks(pr)), *zX = zA + (pr->m + 7) / 8;
         int32_t *spA = (int32_t *)((char *)zA + up64((size_t)((pr->m + 7) / 8 + pr->n))), *spX = spA + 2 * ((pr->m + 7) / 8);
         ozb_eft_gemm_t s = { pr, (const double *)p, pr->b.p, pr->b.rs, g.fail, 0, mA, mX, mAc, mXc, zA, zX, spA, spX,
-                             nblocks(pr), nsub(pr), -1, 0, 0, g.wide };
+                             nblocks(pr), nsub(pr), -1, 0, 0, g.wide, OZB_EFT_NC };
         const int64_t nstrips = (pr->m + 7) / 8;
-        prep_t pp = { &s, (double *)p, NULL, nstrips };
+        double *P = (double *)p, *Bp = NULL;
         p += strips_bytes(pr) + maxima_bytes(pr);
         if (packs_b(pr)) {
-            pp.Bp = (double *)p;
-            s.Bx = pp.Bp;
+            Bp = (double *)p;
+            s.Bx = Bp;
             s.ldx = pr->k;
         }
-        /* the operands' copies and maxima, strips and columns shared among the threads */
-        (void)ozb_par_for(par, nt, nstrips + pr->n, prepare, &pp);
-        /* tiles strip by strip where B is narrow (each strip reads all of B), else group by
-         * group (each group reads all of A): the fewer bytes streamed */
-        const int64_t ntiles = nstrips * ((pr->n + OZB_EFT_NC - 1) / OZB_EFT_NC);
-        s.by_strip = pr->n <= 2 * OZB_EFT_NC;
+        ozb_eft_gemm_prepare(&s, P, Bp, par ? nt : 1);
         /* a residual: everything the probe left to the deep sums at once.  Contiguous shares
-         * of the tiles where C is whole (each thread then reads the strips and columns it
-         * prepared from its own cache); taken in turn where C keeps a triangle, whose tiles'
-         * work runs from nothing to whole */
+         * of the tiles where walk_plan finds their work even (each thread then reads the
+         * strips and columns it prepared from its own cache); else taken in turn */
+        const int even = walk_plan(&s, nstrips, nt);
+        const int64_t ntiles = nstrips * ((pr->n + s.nc - 1) / s.nc);
         if (!probe_fails(&s, &left))
-            left += pr->tri == OZB_TRI_ALL ? ozb_par_for(par, nt, ntiles, gemm_units, &s)
-                                           : ozb_par_for_dyn(par, nt, ntiles, 1, gemm_units, &s);
+            left += even ? ozb_par_for(par, nt, ntiles, gemm_units, &s) : ozb_par_for_dyn(par, nt, ntiles, 1, gemm_units, &s);
 #endif
     } else if (pr->n == 1) {             /* DOT or GEMV: threads inside the column */
         double *xbuf, *state, *pieces;

@@ -3,6 +3,7 @@
  * alike.  Data movement and maxima only (no rounding): the maxima do not depend on the order
  * of their elements, NaN kept wherever one is met. */
 #include "eft/eft_kern.h"
+#include "core/par.h"
 
 #ifdef EFT_AVX2
 /* max(m, |v|) per lane, with *nan collecting the lanes where some v was NaN (max_pd alone
@@ -241,3 +242,97 @@ void ozb_eft_pack_columns(const ozb_problem *pr, double *Bp)
     for (; j < n; j++)
         for (int64_t l = 0; l < k; l++) Bp[l + j * k] = b[l * cs + j * rs];
 }
+
+#ifdef EFT_AVX2
+/* The sub-blocks [sp[0], sp[1]) outside which every maximum is zero ([0, 0): all zero); w
+ * maxima per sub-block (a strip's 8 lanes, or a column's 1), ns sub-blocks.  NaN, kept by the
+ * maxima, is nonzero. */
+static void span_of(const double *mx, int w, int64_t ns, int32_t sp[2])
+{
+    sp[0] = sp[1] = 0;
+    for (int64_t q = 0; q < ns; q++) {
+        int nz = 0;
+        for (int r = 0; r < w; r++) nz |= mx[w * q + r] != 0.0;
+        if (!nz) continue;
+        if (sp[1] == 0) sp[0] = (int32_t)q;
+        sp[1] = (int32_t)q + 1;
+    }
+}
+
+/* bit 0: every maximum zero, bit 1: every maximum finite */
+static uint8_t zero_finite(const double *mx, int64_t n, int64_t stride)
+{
+    int z = 1, f = 2;
+    for (int64_t q = 0; q < n; q++) {
+        const double v = mx[q * stride];
+        if (v != 0.0) z = 0;
+        if (!(v <= 0x1.fffffffffffffp1023)) f = 0;
+    }
+    return (uint8_t)(z | f);
+}
+
+/* The GEMM's preparation, unit u: strip u (u < nstrips: its copy, its rows' maxima, zA) or
+ * column u - nstrips of op(B) (its copy where B is packed, its maxima, zX).  Each unit
+ * writes only its own entries: any split among threads gives the same buffers. */
+typedef struct {
+    ozb_eft_gemm_t *s;
+    double *P;                /* the strips (s->P, writable) */
+    double *Bp;               /* op(B)'s packed columns, or NULL */
+    int64_t nstrips;
+    int64_t shares;           /* prepare_shares' */
+} prep_t;
+
+static int64_t prepare(void *ctx, int64_t lo, int64_t hi)
+{
+    const prep_t *pp = ctx;
+    const ozb_eft_gemm_t *s = pp->s;
+    const ozb_problem *pr = s->pr;
+    const int64_t ns = s->ns, nq = s->nq, k = pr->k;
+    const int64_t b0 = lo < pp->nstrips ? lo : pp->nstrips, b1 = hi < pp->nstrips ? hi : pp->nstrips;
+    if (b0 < b1) {
+        ozb_problem q = *pr;
+        q.m = (8 * b1 < pr->m ? 8 * b1 : pr->m) - 8 * b0;
+        q.a.p += 8 * b0 * pr->a.rs;
+        double *mA = (double *)s->mA + 8 * b0 * ns, *mAc = (double *)s->mAc + 8 * b0 * nq;
+        ozb_eft_pack_strips(&q, pp->P + 8 * k * b0, mA, mAc);
+        for (int64_t b = b0; b < b1; b++) {
+            ((uint8_t *)s->zA)[b] = zero_finite(s->mAc + 8 * b * nq, 8 * nq, 1);
+            span_of(s->mA + 8 * b * ns, 8, ns, (int32_t *)s->spA + 2 * b);
+        }
+    }
+    const int64_t j0 = (lo > pp->nstrips ? lo : pp->nstrips) - pp->nstrips, j1 = hi - pp->nstrips;
+    if (j0 < j1) {
+        ozb_problem q = *pr;
+        q.n = j1 - j0;
+        q.b.p += j0 * pr->b.rs;
+        if (pp->Bp) ozb_eft_pack_columns(&q, pp->Bp + j0 * k);
+        ozb_eft_column_maxima(&q, s->Bx + j0 * s->ldx, s->ldx, (double *)s->mX + j0 * ns, (double *)s->mXc + j0 * nq);
+        for (int64_t j = j0; j < j1; j++) {
+            ((uint8_t *)s->zX)[j] = zero_finite(s->mX + j * ns, ns, 1);
+            span_of(s->mX + j * ns, 1, ns, (int32_t *)s->spX + 2 * j);
+        }
+    }
+    return 0;
+}
+
+/* Shares lo..hi-1 of pp->shares: share t prepares the t-th of that many equal parts of the
+ * strips and the same part of the columns, so that a thread packs the strips and columns its
+ * contiguous share of the walk then reads (walk_plan: by strip or by column group) and every
+ * thread packs strips, the heavier units, alike */
+static int64_t prepare_shares(void *ctx, int64_t lo, int64_t hi)
+{
+    const prep_t *pp = ctx;
+    const int64_t S = pp->nstrips, n = pp->s->pr->n, N = pp->shares;
+    for (int64_t t = lo; t < hi; t++) {
+        prepare(ctx, t * S / N, (t + 1) * S / N);
+        prepare(ctx, S + t * n / N, S + (t + 1) * n / N);
+    }
+    return 0;
+}
+
+void ozb_eft_gemm_prepare(ozb_eft_gemm_t *s, double *P, double *Bp, int nt)
+{
+    const prep_t pp = { s, P, Bp, (s->pr->m + 7) / 8, nt };
+    (void)ozb_par_for(nt > 1, nt, pp.shares, prepare_shares, (void *)&pp);
+}
+#endif

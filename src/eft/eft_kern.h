@@ -340,7 +340,13 @@ typedef struct {
     int64_t ns;               /* sub-blocks of SBL along k */
     int64_t skip_b, skip_j, skip_n;   /* strip skip_b's columns skip_j.. (skip_n of them) are done */
     int wide;                 /* blocks of two columns by the 512-bit loop (ozb_eft_wide) */
+    int64_t nc;               /* columns per tile of the walk (at most OZB_EFT_NC) */
 } ozb_eft_gemm_t;
+/* The GEMM's preparation (eft_gemm_pack.c): op(A)'s strips packed into P, op(B)'s columns
+ * into Bp where not NULL (else read where they lie), and every strip's and column's maxima,
+ * zero and finite flags and spans into s's arrays; on nt threads, each preparing the strips
+ * and the columns of its share */
+void ozb_eft_gemm_prepare(ozb_eft_gemm_t *s, double *P, double *Bp, int nt);
 /* Columns of op(B) per unit where units are column groups: op(A) is streamed once per group
  * (a strip stays in L2 across the group's columns, the group's columns in L3) */
 #define OZB_EFT_NC 64

@@ -26,7 +26,8 @@ ozblas_status_t ozb_shape(ozblas_handle_t h, const ozb_op_shape *s)
         for (int64_t j = 0; j < s->n; j++) {
             const double *src = s->src + j * s->scs;
             double *dst = s->dst + j * s->dcs;
-            for (int64_t i = 0; i < s->m; i++) dst[i] = src[i * s->srs];
+            if (s->srs == 1) memcpy(dst, src, sizeof(double) * (size_t)s->m);
+            else for (int64_t i = 0; i < s->m; i++) dst[i] = src[i * s->srs];
         }
     else if ((s->kind == OZB_SHAPE_MASK || s->kind == OZB_SHAPE_PUT) && s->srs == 1 && s->drs == 1)
         /* the triangle's part of each column at once: rows j.. (lower) or ..j (upper) */

@@ -1,0 +1,74 @@
+/* The parts' handles and their region (parts.h).  A part handle is made at the first call
+ * that needs it and kept with the handle; before each region it takes the handle's
+ * configuration as it is then (mode, formats, thresholds, knobs), so a setting changed
+ * between calls reaches the parts.  Workspace fault injection (OZBLAS_FAIL_ALLOC) counts
+ * the growths of every part's workspace on the handle itself. */
+#include "core/parts.h"
+#include "core/backend.h"
+#include <omp.h>
+#include <stdlib.h>
+
+/* part handle t of h, configured as h with one thread; NULL where it cannot be made */
+static ozblas_handle_t part(ozblas_handle_t h, int t)
+{
+    if (t >= h->nparts) {
+        ozblas_handle_t *p = realloc(h->parts, sizeof *p * (size_t)(t + 1));
+        if (!p) return NULL;
+        for (int i = h->nparts; i <= t; i++) p[i] = NULL;
+        h->parts = p;
+        h->nparts = t + 1;
+    }
+    if (!h->parts[t] && !(h->parts[t] = calloc(1, sizeof *h->parts[t]))) return NULL;
+    ozblas_handle_t k = h->parts[t];
+    k->be = h->be;
+    k->mode = h->mode;
+    k->split_count = h->split_count;
+    k->fast_mode = h->fast_mode;
+    k->summation = h->summation;
+    k->engine = h->engine;
+    k->crt_scaling = h->crt_scaling;
+    k->threads = 1;
+    k->par_work = h->par_work;
+    k->ws_limit = h->ws_limit;
+    k->slice_hint_a = h->slice_hint_a;
+    k->slice_hint_b = h->slice_hint_b;
+    k->knobs = h->knobs;
+    k->root = h;
+    return k;
+}
+
+ozblas_status_t ozb_par_parts(ozblas_handle_t h, int threads, int64_t n, int64_t quantum, ozb_part_fn body, void *ctx)
+{
+    if (quantum < 1) quantum = 1;
+    int nt = threads;
+    if ((int64_t)nt > n / quantum) nt = (int)(n / quantum);
+    int ok = nt > 1 && h->be->shape == NULL && ozb_host_operands(h);
+    for (int t = 0; ok && t < nt; t++) ok = part(h, t) != NULL;
+    if (!ok) return body(h, 0, n, ctx);
+    const int64_t nq = (n + quantum - 1) / quantum;
+    ozblas_status_t st[nt];
+    #pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        const int64_t lo = nq * t / nt * quantum, hi = t + 1 == nt ? n : nq * (t + 1) / nt * quantum;
+        /* a team of one per part: the worksharing directives a part's problems meet outside
+         * their own regions (par.h: OZB_PRAGMA(omp for ...), barriers) bind to it, not to
+         * this region's team, whose other threads are in other parts */
+        #pragma omp parallel num_threads(1)
+        st[t] = body(h->parts[t], lo, hi, ctx);
+    }
+    for (int t = 0; t < nt; t++)
+        if (st[t] != OZBLAS_STATUS_SUCCESS) return st[t];
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+void ozb_parts_free(ozblas_handle_t h)
+{
+    for (int t = 0; t < h->nparts; t++)
+        if (h->parts[t]) {
+            ozb_buf_free_all(h->parts[t]);
+            free(h->parts[t]);
+        }
+    free(h->parts);
+    h->parts = NULL;
+    h->nparts = 0;
+}
