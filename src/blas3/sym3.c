@@ -5,6 +5,7 @@
  * on a CUDA handle by device kernels), so a CUDA handle computes them on the device. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/parts.h"
 
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
 static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
@@ -64,6 +65,50 @@ ozblas_status_t ozblas_dsyrk(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     return ozb_run_triangle(h, &pr, uplo == OZBLAS_LOWER, 0);
 }
 
+/* One DSYR2K call's arguments, for its parts */
+typedef struct {
+    int lower, t;
+    int64_t n, k;
+    double alpha;
+    const double *A;
+    int64_t lda;
+    const double *B;
+    int64_t ldb;
+    double beta;
+    double *C;
+    int64_t ldc;
+} syr2k_call;
+
+/* Columns c0..c1-1 of C's triangle on the panels P = [op(A) op(B)] and Q = [op(B) op(A)] (one
+ * problem of inner dimension 2k) over the rows [s0, s1) they reach: lower, rows c0.. of P and
+ * c0..c1-1 of Q; upper, rows ..c1-1 of P and c0..c1-1 of Q.  Each part copies its own rows
+ * into its own scratch (the caller's A and B only read), which its thread then reads. */
+static ozblas_status_t syr2k_part(ozblas_handle_t h, int64_t c0, int64_t c1, void *ctx)
+{
+    const syr2k_call *c = ctx;
+    const int64_t s0 = c->lower ? c0 : 0, s1 = c->lower ? c->n : c1, ns = s1 - s0, k = c->k;
+    const size_t nk = (size_t)ns * (size_t)k;
+    double *p = ozb_shape_buf(h, OZB_BUF_SHAPE_B, sizeof(double) * 4 * nk);
+    if (!p) return OZBLAS_STATUS_ALLOC_FAILED;
+    double *q = p + 2 * nk;
+    /* op(X)(i, l) = X[i + l ldx] (N) or X[l + i ldx] (T); P's rows s0..s1-1 and Q's rows
+     * c0..c1-1, each at its row less s0 (leading dimension ns) */
+    const double *from[4] = { c->A, c->B, c->B, c->A };
+    const int64_t ld[4] = { c->lda, c->ldb, c->ldb, c->lda };
+    double *to[4] = { p, p + nk, q + (c0 - s0), q + nk + (c0 - s0) };
+    for (int v = 0; v < 4; v++) {
+        const int64_t r0 = v < 2 ? s0 : c0, rows = v < 2 ? ns : c1 - c0;
+        const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = rows, .n = k, .src = from[v] + r0 * (c->t ? ld[v] : 1),
+                                  .srs = c->t ? ld[v] : 1, .scs = c->t ? 1 : ld[v], .dst = to[v], .drs = 1, .dcs = ns };
+        const ozblas_status_t st = ozb_shape(h, &cp);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    const ozb_problem pr = { .m = ns, .n = ns, .k = 2 * k, .a = { p, 1, ns }, .b = { q, 1, ns }, .alpha = c->alpha,
+                             .beta = c->beta, .c = c->C + s0 + s0 * c->ldc, .crs = 1, .ccs = c->ldc,
+                             .kblock = OZB_KBLOCK_MAX };
+    return ozb_run_triangle_cols(h, &pr, c->lower, 0, c0 - s0, c1 - s0);
+}
+
 ozblas_status_t ozblas_dsyr2k(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, int64_t n, int64_t k,
                               double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
                               double beta, double *C, int64_t ldc)
@@ -76,22 +121,10 @@ ozblas_status_t ozblas_dsyr2k(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_oper
     if (!C || (alpha != 0.0 && k > 0 && (!A || !B))) return OZBLAS_STATUS_INVALID_VALUE;
     ozb_info_reset(h);
     if (alpha == 0.0 || k == 0) return scale_triangle(h, C, ldc, n, uplo, beta);
-    /* P = [op(A) op(B)], Q = [op(B) op(A)], n x 2k each, leading dimension n */
-    const size_t nk = (size_t)n * (size_t)k;
-    double *p = ozb_shape_buf(h, OZB_BUF_SHAPE_B, sizeof(double) * 4 * nk);
-    if (!p) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *q = p + 2 * nk;
-    /* op(X)(i, l) = X[i + l ldx] (N) or X[l + i ldx] (T) */
-    const double *from[4] = { A, B, B, A };
-    const int64_t ld[4] = { lda, ldb, ldb, lda };
-    double *to[4] = { p, p + nk, q, q + nk };
-    for (int c = 0; c < 4; c++) {
-        const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = n, .n = k, .src = from[c], .srs = t ? ld[c] : 1,
-                                  .scs = t ? 1 : ld[c], .dst = to[c], .drs = 1, .dcs = n };
-        const ozblas_status_t st = ozb_shape(h, &cp);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-    }
-    const ozb_problem pr = { .m = n, .n = n, .k = 2 * k, .a = { p, 1, n }, .b = { q, 1, n }, .alpha = alpha,
-                             .beta = beta, .c = C, .crs = 1, .ccs = ldc, .kblock = OZB_KBLOCK_MAX };
-    return ozb_run_triangle(h, &pr, uplo == OZBLAS_LOWER, 0);
+    /* the triangle's columns in parts of equal area, one per thread (core/parts.h) */
+    const syr2k_call c = { uplo == OZBLAS_LOWER, t, n, k, alpha, A, lda, B, ldb, beta, C, ldc };
+    const int nt = ozb_threads_for(h, (double)n * (double)n * (double)k);
+    int64_t cuts[nt + 1];
+    ozb_triangle_cuts(n, c.lower, nt, cuts);
+    return ozb_par_parts_at(h, nt, cuts, syr2k_part, (void *)&c);
 }

@@ -37,28 +37,35 @@ static ozblas_handle_t part(ozblas_handle_t h, int t)
     return k;
 }
 
+ozblas_status_t ozb_par_parts_at(ozblas_handle_t h, int nt, const int64_t *cuts, ozb_part_fn body, void *ctx)
+{
+    int ok = nt > 1 && h->be->shape == NULL && ozb_host_operands(h);
+    for (int t = 0; ok && t < nt; t++) ok = part(h, t) != NULL;
+    if (!ok) return body(h, cuts[0], cuts[nt], ctx);
+    ozblas_status_t st[nt];
+    #pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++)
+        /* a team of one per part: the worksharing directives a part's problems meet outside
+         * their own regions (par.h: OZB_PRAGMA(omp for ...), barriers) bind to it, not to
+         * this region's team, whose other threads are in other parts */
+        #pragma omp parallel num_threads(1)
+        st[t] = cuts[t] < cuts[t + 1] ? body(h->parts[t], cuts[t], cuts[t + 1], ctx) : OZBLAS_STATUS_SUCCESS;
+    for (int t = 0; t < nt; t++)
+        if (st[t] != OZBLAS_STATUS_SUCCESS) return st[t];
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 ozblas_status_t ozb_par_parts(ozblas_handle_t h, int threads, int64_t n, int64_t quantum, ozb_part_fn body, void *ctx)
 {
     if (quantum < 1) quantum = 1;
     int nt = threads;
     if ((int64_t)nt > n / quantum) nt = (int)(n / quantum);
-    int ok = nt > 1 && h->be->shape == NULL && ozb_host_operands(h);
-    for (int t = 0; ok && t < nt; t++) ok = part(h, t) != NULL;
-    if (!ok) return body(h, 0, n, ctx);
+    if (nt < 1) nt = 1;
     const int64_t nq = (n + quantum - 1) / quantum;
-    ozblas_status_t st[nt];
-    #pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++) {
-        const int64_t lo = nq * t / nt * quantum, hi = t + 1 == nt ? n : nq * (t + 1) / nt * quantum;
-        /* a team of one per part: the worksharing directives a part's problems meet outside
-         * their own regions (par.h: OZB_PRAGMA(omp for ...), barriers) bind to it, not to
-         * this region's team, whose other threads are in other parts */
-        #pragma omp parallel num_threads(1)
-        st[t] = body(h->parts[t], lo, hi, ctx);
-    }
-    for (int t = 0; t < nt; t++)
-        if (st[t] != OZBLAS_STATUS_SUCCESS) return st[t];
-    return OZBLAS_STATUS_SUCCESS;
+    int64_t cuts[nt + 1];
+    for (int t = 0; t < nt; t++) cuts[t] = nq * t / nt * quantum;
+    cuts[nt] = n;
+    return ozb_par_parts_at(h, nt, cuts, body, ctx);
 }
 
 void ozb_parts_free(ozblas_handle_t h)

@@ -9,10 +9,13 @@
 
 typedef ozblas_status_t (*ozb_part_fn)(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx);
 
-/* body(part handle, lo, hi, ctx) on contiguous shares of [0, n), one per thread, whose
- * bounds are multiples of `quantum`, where threads is above 1, every share holds `quantum`
- * at least and the part handles can be made; otherwise body(h, 0, n, ctx) on the calling
- * thread.  The first share's failure status in share order, else SUCCESS. */
+/* body(part handle t, cuts[t], cuts[t + 1], ctx) for t < nt, each on its own thread, where nt
+ * is above 1 and the part handles can be made; otherwise body(h, cuts[0], cuts[nt], ctx) on
+ * the calling thread.  The first share's failure status in share order, else SUCCESS. */
+ozblas_status_t ozb_par_parts_at(ozblas_handle_t h, int nt, const int64_t *cuts, ozb_part_fn body, void *ctx);
+
+/* The same on equal shares of [0, n), one per thread (at most `threads`), whose bounds are
+ * multiples of `quantum` and which hold `quantum` at least each. */
 ozblas_status_t ozb_par_parts(ozblas_handle_t h, int threads, int64_t n, int64_t quantum, ozb_part_fn body, void *ctx);
 
 /* Releases the part handles (ozblas_destroy). */

@@ -1,6 +1,7 @@
 /* Symmetric and triangular operands made whole, and GEMM problems on one triangle of C. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/parts.h"
 #include "core/par.h"
 #include "core/info.h"
 #include "exact/exact_small.h"
@@ -99,16 +100,16 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
  * part of the copy is zero and never copied back, so a stage may skip it: OZB_TRI_*, the
  * error-free GEMM's strips of 8 rows do); the rectangle beside it in place.  The copies are
  * shapes in the handle's memory (shape_ops.c). */
-static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
+static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn, int64_t c0, int64_t c1)
 {
-    const int64_t n = pr->n;
-    int64_t nb = (n + 7) / 8;
+    const int64_t n = pr->n, nc = c1 - c0;
+    int64_t nb = (nc + 7) / 8;
     nb = nb < 64 ? 64 : (nb + 63) / 64 * 64;
-    if (nb > n || (n <= 512 && ozb_run_walks_triangle(h, pr, rn))) nb = n;
+    if (nb > nc || (nc <= 512 && ozb_run_walks_triangle(h, pr, rn))) nb = nc;
     double *t = ozb_shape_buf(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
     if (!t) return OZBLAS_STATUS_ALLOC_FAILED;
-    for (int64_t j0 = 0; j0 < n; j0 += nb) {
-        const int64_t w = n - j0 < nb ? n - j0 : nb;
+    for (int64_t j0 = c0; j0 < c1; j0 += nb) {
+        const int64_t w = c1 - j0 < nb ? c1 - j0 : nb;
         double *cd = pr->c + j0 * pr->crs + j0 * pr->ccs;
         /* the diagonal block, in t (leading dimension w): C's triangle (zero where beta = 0:
          * C is not read), zeros beside it */
@@ -132,12 +133,42 @@ static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lo
     return OZBLAS_STATUS_SUCCESS;
 }
 
-ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
+typedef struct { const ozb_problem *pr; int lower, rn; } tri_call;
+
+static ozblas_status_t triangle_part(ozblas_handle_t h, int64_t c0, int64_t c1, void *ctx)
+{
+    const tri_call *c = ctx;
+    return ozb_run_triangle_cols(h, c->pr, c->lower, c->rn, c0, c1);
+}
+
+void ozb_triangle_cuts(int64_t n, int lower, int nt, int64_t *cuts)
+{
+    /* column j holds n - j elements where lower, j + 1 where upper */
+    cuts[0] = 0;
+    for (int64_t t = 1, c = 0; t < nt; t++) {
+        const double want = (double)n * (double)(n + 1) / 2.0 * (double)t / (double)nt;
+        while (c < n && (lower ? (double)c * (double)n - (double)c * (double)(c - 1) / 2.0 : (double)c * (double)(c + 1) / 2.0) < want)
+            c = c + 8 < n ? c + 8 : n;
+        cuts[t] = c;
+    }
+    cuts[nt] = n;
+}
+
+ozblas_status_t ozb_run_triangle_cols(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn, int64_t c0, int64_t c1)
 {
     ozb_info_moves_begin(h);   /* the info reports every problem's copies */
-    const ozblas_status_t st = triangle(h, pr, lower, rn);
+    const ozblas_status_t st = triangle(h, pr, lower, rn, c0, c1);
     ozb_info_moves_end(h);
     return st;
+}
+
+ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
+{
+    const int nt = ozb_threads_for(h, (double)pr->n * (double)pr->n * (double)pr->k / 2.0);
+    int64_t cuts[nt + 1];
+    ozb_triangle_cuts(pr->n, lower, nt, cuts);
+    const tri_call call = { pr, lower, rn };
+    return ozb_par_parts_at(h, nt, cuts, triangle_part, (void *)&call);
 }
 
 int ozb_short_sum(const ozb_problem *pr, double *out)

@@ -34,14 +34,20 @@ void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0
  * only T's `lower` (else upper) triangle is read (not its diagonal where unit). */
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst);
 
-/* The problem pr (m == n) on the `lower` (else upper) triangle of C alone, diagonal included:
- * the other triangle is neither read nor written.  rn: correctly rounded whatever the mode. */
 /* The level-3 routines' scratch (slot: OZB_BUF_SHAPE_A, B or T) and shapes in the handle's
  * memory: the host's, or the backend's where it keeps the operands (shape_ops.c) */
 double *ozb_shape_buf(ozblas_handle_t h, int slot, size_t bytes);
 ozblas_status_t ozb_shape(ozblas_handle_t h, const ozb_op_shape *s);
 
+/* The problem pr (m == n) on the `lower` (else upper) triangle of C alone, diagonal included:
+ * the other triangle is neither read nor written; its columns cut into parts of equal area, one
+ * per thread (core/parts.h).  rn: correctly rounded whatever the mode. */
 ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn);
+/* The same on the triangle's columns c0..c1-1 alone, on the calling thread's handle */
+ozblas_status_t ozb_run_triangle_cols(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn, int64_t c0, int64_t c1);
+/* cuts[0..nt] (0 = cuts[0] <= ... <= cuts[nt] = n, inner ones multiples of 8: the error-free
+ * GEMM's strips) cutting an n x n triangle's columns into nt parts of about equal area */
+void ozb_triangle_cuts(int64_t n, int lower, int nt, int64_t *cuts);
 
 /* RN(alpha x^T y + beta c) of a one-element problem (m = n = 1) into *out (nothing else
  * written), 1 where it applies: first the short error-free DOT, taken where it certifies a
