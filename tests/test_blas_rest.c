@@ -462,6 +462,11 @@ START_TEST(level3_tri)
                         snprintf(ctx, sizeof ctx, "%s %dx%d left=%d lower=%d trans=%d unit=%d", tu_mode_name(mode),
                                  (int)m, (int)n, left, lower, tr, unit);
                         double *A = tri_operand(&r, ka, lda, phi), *B = mat(&r, m, n, ldb, phi);
+                        /* NaN where T is not referenced: the other triangle, and a unit diagonal */
+                        for (int64_t j = 0; j < ka; j++)
+                            for (int64_t i = 0; i < ka; i++)
+                                if (lower ? i < j : i > j) A[i + j * lda] = NAN;
+                                else if (i == j && unit) A[i + j * lda] = NAN;
                         const size_t nb = (size_t)(ldb * n);
                         double *B2 = tu_alloc(nb), *Be = tu_alloc(nb);
                         const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;

@@ -50,6 +50,16 @@ ozblas_status_t ozb_par_parts_at(ozblas_handle_t h, int nt, const int64_t *cuts,
          * this region's team, whose other threads are in other parts */
         #pragma omp parallel num_threads(1)
         st[t] = cuts[t] < cuts[t + 1] ? body(h->parts[t], cuts[t], cuts[t + 1], ctx) : OZBLAS_STATUS_SUCCESS;
+    /* the call's info: its last problem's, as on one thread (the last part's last problem) */
+    for (int t = nt - 1; t >= 0; t--)
+        if (cuts[t] < cuts[t + 1]) {
+            const ozblas_handle_t k = h->parts[t];
+            h->info = k->info;
+            h->info_dot_k = k->info_dot_k;
+            h->info_dot_mode = k->info_dot_mode;
+            h->info_dot_engine = k->info_dot_engine;
+            break;
+        }
     for (int t = 0; t < nt; t++)
         if (st[t] != OZBLAS_STATUS_SUCCESS) return st[t];
     return OZBLAS_STATUS_SUCCESS;

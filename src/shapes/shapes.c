@@ -68,13 +68,20 @@ void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0
 
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst)
 {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) {
-            /* op(T)(i, j) = T(r, c) */
-            const int64_t r = trans ? j : i, c = trans ? i : j;
-            const int stored = lower ? r >= c : r <= c;
-            dst[i + j * n] = r == c && unit ? 1.0 : stored ? A[r + c * lda] : 0.0;
-        }
+    /* op(T)(i, j) = T(i, j), or T(j, i) transposed; op(T) is lower where T is lower and not
+     * transposed or upper and transposed.  Column j of op(T): its triangle's rows [i0, i1),
+     * zeros around them, and 1 on a unit diagonal (T's not read) */
+    const int olow = lower != trans;
+    for (int64_t j = 0; j < n; j++) {
+        double *d = dst + j * n;
+        const int64_t i0 = olow ? j : 0, i1 = olow ? n : j + 1;
+        memset(d, 0, sizeof(double) * (size_t)i0);
+        memset(d + i1, 0, sizeof(double) * (size_t)(n - i1));
+        if (!trans) memcpy(d + i0, A + i0 + j * lda, sizeof(double) * (size_t)(i1 - i0));
+        else
+            for (int64_t i = i0; i < i1; i++) d[i] = A[j + i * lda];
+        if (unit) d[j] = 1.0;
+    }
 }
 
 static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, int rn)
