@@ -1443,7 +1443,7 @@ START_TEST(threads)
     double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n)), *L = tu_alloc((size_t)(n * n));
     for (int64_t j = 0; j < n; j++)   /* A's lower triangle, zeros above it */
         for (int64_t i = 0; i < n; i++) L[i + j * n] = i >= j ? A[i + j * n] : 0.0;
-    for (int rt = 0; rt < 13; rt++) {
+    for (int rt = 0; rt < 15; rt++) {
         memcpy(X1, B, sizeof(double) * (size_t)(n * k));
         memcpy(X2, B, sizeof(double) * (size_t)(n * k));
         if (rt == 4)   /* DROT's chunks on two threads, two of them left to the slow path */
@@ -1480,6 +1480,8 @@ START_TEST(threads)
             /* the triangle's parts, each with its own rows of the panels */
             if (rt == 11) st = ozblas_dsyr2k(hs[t], OZBLAS_LOWER, OZBLAS_OP_N, n, k, 0.5, B, n, A, n, -1.0, Cs[t], n);
             if (rt == 12) st = ozblas_dsyr2k(hs[t], OZBLAS_UPPER, OZBLAS_OP_T, n, k, 2.0, A, n, C, n, 0.5, Cs[t], n);
+            if (rt == 13) st = ozblas_dsymm(hs[t], OZBLAS_LEFT, OZBLAS_LOWER, n, k, 1.5, A, n, B, n, 0.5, Xs[t], n);
+            if (rt == 14) st = ozblas_dsymm(hs[t], OZBLAS_RIGHT, OZBLAS_UPPER, n, k, -1.0, A, n, B, n, 0.0, Xs[t], n);
             ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
         }
         check_bits(X1, X2, (size_t)(n * k), "threads X");

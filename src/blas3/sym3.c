@@ -1,8 +1,9 @@
 /* ozblas_dsymm, dsyrk, dsyr2k: DGEMM problems in the handle's mode — DSYMM on the symmetric
  * matrix made whole, DSYRK and DSYR2K on the uplo triangle of C (DSYR2K as one problem of
  * inner dimension 2k on the panels [op(A) op(B)] and [op(B) op(A)]: one exact sum of both
- * products per element).  The operands are shaped in the handle's memory (shapes/shape_ops.c:
- * on a CUDA handle by device kernels), so a CUDA handle computes them on the device. */
+ * products per element), in parts on the call's threads (core/parts.h).  The operands are
+ * shaped in the handle's memory (shapes/shape_ops.c: on a CUDA handle by device kernels), so a
+ * CUDA handle computes them on the device. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/parts.h"
@@ -19,6 +20,52 @@ static ozblas_status_t scale_triangle(ozblas_handle_t h, double *C, int64_t ldc,
     return ozb_shape(h, &s);
 }
 
+/* One DSYMM call's arguments, for its parts: C's (and B's) columns lo..hi-1 where side = L,
+ * rows where side = R (each from its own of B alone) */
+typedef struct {
+    ozblas_side_t side;
+    ozblas_uplo_t uplo;
+    int64_t m, n;
+    double alpha;
+    const double *A;
+    int64_t lda;
+    const double *B;
+    int64_t ldb;
+    double beta;
+    double *C;
+    int64_t ldc;
+} symm_call;
+
+/* DSYMM with alpha != 0 on a nonempty C: one problem on A made whole (in this handle's scratch) */
+static ozblas_status_t symm(ozblas_handle_t h, const symm_call *c, int64_t m, int64_t n, const double *B, double *C)
+{
+    const int left = c->side == OZBLAS_LEFT;
+    const int64_t ka = left ? m : n;
+    double *full = ozb_shape_buf(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
+    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
+    const ozb_op_shape sym = { .kind = OZB_SHAPE_SYM, .lower = c->uplo == OZBLAS_LOWER, .m = ka, .n = ka, .src = c->A,
+                               .srs = 1, .scs = c->lda, .dst = full, .drs = 1, .dcs = ka };
+    const ozblas_status_t st = ozb_shape(h, &sym);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    ozb_problem pr = { .m = m, .n = n, .k = ka, .alpha = c->alpha, .beta = c->beta, .c = C, .crs = 1, .ccs = c->ldc,
+                       .kblock = OZB_KBLOCK_MAX };
+    if (left) {   /* A B: op(B)^T (j, l) = B(l, j) */
+        pr.a = (ozb_view){ full, 1, ka };
+        pr.b = (ozb_view){ B, c->ldb, 1 };
+    } else {      /* B A: op(B)^T (j, l) = A(l, j) = A(j, l) */
+        pr.a = (ozb_view){ B, 1, c->ldb };
+        pr.b = (ozb_view){ full, 1, ka };
+    }
+    return ozb_run(h, &pr);
+}
+
+static ozblas_status_t symm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx)
+{
+    const symm_call *c = ctx;
+    return c->side == OZBLAS_LEFT ? symm(h, c, c->m, hi - lo, c->B + lo * c->ldb, c->C + lo * c->ldc)
+                                  : symm(h, c, hi - lo, c->n, c->B + lo, c->C + lo);
+}
+
 ozblas_status_t ozblas_dsymm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, int64_t m, int64_t n,
                              double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
                              double beta, double *C, int64_t ldc)
@@ -31,22 +78,10 @@ ozblas_status_t ozblas_dsymm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     if (m == 0 || n == 0) return OZBLAS_STATUS_SUCCESS;
     if (!C || (alpha != 0.0 && (!A || !B))) return OZBLAS_STATUS_INVALID_VALUE;
     if (alpha == 0.0) return ozb_scale_c(h, C, 1, ldc, m, n, beta);
-    double *full = ozb_shape_buf(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
-    if (!full) return OZBLAS_STATUS_ALLOC_FAILED;
-    const ozb_op_shape sym = { .kind = OZB_SHAPE_SYM, .lower = uplo == OZBLAS_LOWER, .m = ka, .n = ka, .src = A, .srs = 1,
-                               .scs = lda, .dst = full, .drs = 1, .dcs = ka };
-    const ozblas_status_t st = ozb_shape(h, &sym);
-    if (st != OZBLAS_STATUS_SUCCESS) return st;
-    ozb_problem pr = { .m = m, .n = n, .k = ka, .alpha = alpha, .beta = beta, .c = C, .crs = 1, .ccs = ldc,
-                       .kblock = OZB_KBLOCK_MAX };
-    if (left) {   /* A B: op(B)^T (j, l) = B(l, j) */
-        pr.a = (ozb_view){ full, 1, ka };
-        pr.b = (ozb_view){ B, ldb, 1 };
-    } else {      /* B A: op(B)^T (j, l) = A(l, j) = A(j, l) */
-        pr.a = (ozb_view){ B, 1, ldb };
-        pr.b = (ozb_view){ full, 1, ka };
-    }
-    return ozb_run(h, &pr);
+    /* parts along C's columns (left) or rows (right), one per thread (core/parts.h), each
+     * making A whole in its own scratch */
+    const symm_call c = { side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc };
+    return ozb_par_parts(h, ozb_threads_for(h, (double)m * (double)n * (double)ka), left ? n : m, 8, symm_part, (void *)&c);
 }
 
 ozblas_status_t ozblas_dsyrk(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_operation_t trans, int64_t n, int64_t k,
