@@ -1427,6 +1427,77 @@ START_TEST(tbsv_lanes)
 }
 END_TEST
 
+/* Parts (core/parts.h) where they share the caller's copies: DTRMM and DSYMM of order 520
+ * (op(T) and A made whole once for every part) against DGEMM on the same matrices made whole
+ * by hand (CR: RN(exact) is unique, so the bits must agree), and DSYR2K with panels beyond the
+ * shared size (4 x 24 x 21848 elements, above 2^21) on 1, 2 and 3 threads (3: a middle part).  And FIXED
+ * with CRT_INT8's ACCURATE scaling, whose row scales read every column: no parts there, so its
+ * bits stay those of one thread. */
+START_TEST(parts_shared)
+{
+    ozref_rng r;
+    tu_rng(&r, "parts_shared");
+    const int64_t ka = 520, nr = 16, n2 = 24, k2 = 21848;
+    double *T = mat(&r, ka, ka, ka, 2.0), *F = tu_alloc((size_t)(ka * ka)), *B = mat(&r, ka, nr, ka, 2.0);
+    double *X[3], *Y = tu_alloc((size_t)(ka * nr));
+    for (int t = 0; t < 3; t++) X[t] = tu_alloc((size_t)(ka * ka));
+    ozblas_handle_t hs[3];
+    for (int t = 0; t < 3; t++) {
+        hs[t] = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+        ozblas_set_num_threads(hs[t], t + 1);
+        ozblas_set_parallel_threshold(hs[t], 1);
+    }
+    /* DTRMM, lower, op(T) = T: F is T's lower triangle */
+    for (int64_t j = 0; j < ka; j++)
+        for (int64_t i = 0; i < ka; i++) F[i + j * ka] = i >= j ? T[i + j * ka] : 0.0;
+    ck_assert_int_eq(ozblas_dgemm(hs[0], OZBLAS_OP_N, OZBLAS_OP_N, ka, nr, ka, 0.5, F, ka, B, ka, 0.0, Y, ka), 0);
+    for (int t = 0; t < 3; t++) {
+        memcpy(X[t], B, sizeof(double) * (size_t)(ka * nr));
+        ck_assert_int_eq(ozblas_dtrmm(hs[t], OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, ka, nr, 0.5, T, ka, X[t], ka), 0);
+        check_bits(X[t], Y, (size_t)(ka * nr), "parts_shared: dtrmm 520 against dgemm");
+    }
+    /* DSYMM from the right, upper: F is T's upper triangle mirrored */
+    for (int64_t j = 0; j < ka; j++)
+        for (int64_t i = 0; i < ka; i++) F[i + j * ka] = i <= j ? T[i + j * ka] : T[j + i * ka];
+    double *Bt = mat(&r, nr, ka, nr, 2.0);
+    ck_assert_int_eq(ozblas_dgemm(hs[0], OZBLAS_OP_N, OZBLAS_OP_N, nr, ka, ka, -1.0, Bt, nr, F, ka, 0.0, Y, nr), 0);
+    for (int t = 0; t < 3; t++) {
+        ck_assert_int_eq(ozblas_dsymm(hs[t], OZBLAS_RIGHT, OZBLAS_UPPER, nr, ka, -1.0, T, ka, Bt, nr, 0.0, X[t], nr), 0);
+        check_bits(X[t], Y, (size_t)(ka * nr), "parts_shared: dsymm 520 against dgemm");
+    }
+    /* DSYR2K with shared panels, lower and upper, against one thread (which copies none) */
+    double *P = mat(&r, n2, k2, n2, 2.0), *Q = mat(&r, n2, k2, n2, 2.0), *C = mat(&r, n2, n2, n2, 2.0);
+    for (int up = 0; up < 2; up++) {
+        for (int t = 0; t < 3; t++) {
+            memcpy(X[t], C, sizeof(double) * (size_t)(n2 * n2));
+            ck_assert_int_eq(ozblas_dsyr2k(hs[t], up ? OZBLAS_UPPER : OZBLAS_LOWER, OZBLAS_OP_N, n2, k2, 1.0, P, n2, Q, n2, 0.5,
+                                           X[t], n2), 0);
+        }
+        check_bits(X[1], X[0], (size_t)(n2 * n2), "parts_shared: dsyr2k shared panels, 2 threads against 1");
+        check_bits(X[2], X[0], (size_t)(n2 * n2), "parts_shared: dsyr2k shared panels, 3 threads against 1");
+    }
+    /* FIXED, CRT_INT8, ACCURATE: one thread's bits on 2 threads (rows of B of very different
+     * magnitudes, so that a row scale read over part of the columns would differ) */
+    for (int64_t j = 0; j < nr; j++)
+        for (int64_t i = 0; i < ka; i++) B[i + j * ka] = ldexp(B[i + j * ka], (int)(j % 4) * 12 - 20);
+    for (int t = 0; t < 2; t++) {
+        ozblas_set_mode(hs[t], OZBLAS_MODE_FIXED);
+        ozblas_set_engine(hs[t], OZBLAS_ENGINE_CRT_INT8);
+        ozblas_set_crt_scaling(hs[t], OZBLAS_CRT_SCALING_ACCURATE);
+        memcpy(X[t], B, sizeof(double) * (size_t)(ka * nr));
+        ck_assert_int_eq(ozblas_dtrsm(hs[t], OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, 64, nr, 1.0, T, ka, X[t], ka), 0);
+    }
+    check_bits(X[1], X[0], (size_t)(ka * nr), "parts_shared: FIXED CRT_INT8 ACCURATE dtrsm, 2 threads against 1");
+    for (int t = 0; t < 2; t++) {
+        memcpy(X[t], B, sizeof(double) * (size_t)(ka * nr));
+        ck_assert_int_eq(ozblas_dtrmm(hs[t], OZBLAS_LEFT, OZBLAS_UPPER, OZBLAS_OP_T, OZBLAS_NON_UNIT, 64, nr, 1.0, T, ka, X[t], ka), 0);
+    }
+    check_bits(X[1], X[0], (size_t)(ka * nr), "parts_shared: FIXED CRT_INT8 ACCURATE dtrmm, 2 threads against 1");
+    for (int t = 0; t < 3; t++) { ozblas_destroy(hs[t]); free(X[t]); }
+    free(T); free(F); free(B); free(Bt); free(Y); free(P); free(Q); free(C);
+}
+END_TEST
+
 /* the same bits on 1 and 2 threads, every mode (FIXED included) */
 START_TEST(threads)
 {
@@ -1443,7 +1514,7 @@ START_TEST(threads)
     double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n)), *L = tu_alloc((size_t)(n * n));
     for (int64_t j = 0; j < n; j++)   /* A's lower triangle, zeros above it */
         for (int64_t i = 0; i < n; i++) L[i + j * n] = i >= j ? A[i + j * n] : 0.0;
-    for (int rt = 0; rt < 15; rt++) {
+    for (int rt = 0; rt < 16; rt++) {
         memcpy(X1, B, sizeof(double) * (size_t)(n * k));
         memcpy(X2, B, sizeof(double) * (size_t)(n * k));
         if (rt == 4)   /* DROT's chunks on two threads, two of them left to the slow path */
@@ -1482,6 +1553,7 @@ START_TEST(threads)
             if (rt == 12) st = ozblas_dsyr2k(hs[t], OZBLAS_UPPER, OZBLAS_OP_T, n, k, 2.0, A, n, C, n, 0.5, Cs[t], n);
             if (rt == 13) st = ozblas_dsymm(hs[t], OZBLAS_LEFT, OZBLAS_LOWER, n, k, 1.5, A, n, B, n, 0.5, Xs[t], n);
             if (rt == 14) st = ozblas_dsymm(hs[t], OZBLAS_RIGHT, OZBLAS_UPPER, n, k, -1.0, A, n, B, n, 0.0, Xs[t], n);
+            if (rt == 15) st = ozblas_dsyrk(hs[t], OZBLAS_UPPER, OZBLAS_OP_T, n, k, 1.0, A, n, -0.5, Cs[t], n);
             ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
         }
         check_bits(X1, X2, (size_t)(n * k), "threads X");
@@ -1561,6 +1633,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, trmm_absent_zeros, 0, 3);
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);
+    tcase_add_test(t, parts_shared);
     tcase_add_loop_test(t, packed, 0, 3);
     tcase_add_loop_test(t, banded, 0, 3);
     tcase_add_loop_test(t, banded_residuals, 0, 3);

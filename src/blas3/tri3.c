@@ -5,7 +5,6 @@
  * device. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
-#include "core/fpenv.h"
 #include "core/info.h"
 #include "core/backend.h"
 #include "core/parts.h"
@@ -58,47 +57,6 @@ static ozblas_status_t trmm_blocks(ozblas_handle_t h, const ozb_problem *prp, in
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* DTRMM with alpha != 0 on a nonempty B */
-static ozblas_status_t trmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
-                            ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
-                            double *B, int64_t ldb)
-{
-    const int left = side == OZBLAS_LEFT;
-    const int64_t ka = left ? m : n;
-    double *full = ozb_shape_buf(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
-    double *bc = ozb_shape_buf(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)m * (size_t)n);
-    if (!full || !bc) return OZBLAS_STATUS_ALLOC_FAILED;
-    const int t = transa == OZBLAS_OP_T;
-    /* op(T)(i, j) = A[i + j lda] or A[j + i lda]; op(T) lower where T is lower and not
-     * transposed or upper and transposed */
-    const ozb_op_shape tri = { .kind = OZB_SHAPE_TRI, .lower = (uplo == OZBLAS_LOWER) != t, .unit = diag == OZBLAS_UNIT,
-                               .m = ka, .n = ka, .src = A, .srs = t ? lda : 1, .scs = t ? 1 : lda, .dst = full,
-                               .drs = 1, .dcs = ka };
-    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = m, .n = n, .src = B, .srs = 1, .scs = ldb, .dst = bc,
-                              .drs = 1, .dcs = m };
-    ozblas_status_t rs;
-    if ((rs = ozb_shape(h, &tri)) != OZBLAS_STATUS_SUCCESS || (rs = ozb_shape(h, &cp)) != OZBLAS_STATUS_SUCCESS) return rs;
-    ozb_problem pr = { .m = m, .n = n, .k = ka, .alpha = alpha, .beta = 0.0, .c = B, .crs = 1, .ccs = ldb,
-                       .kblock = OZB_KBLOCK_MAX };
-    if (left) {   /* op(T) B */
-        pr.a = (ozb_view){ full, 1, ka };
-        pr.b = (ozb_view){ bc, m, 1 };
-    } else {      /* B op(T): op(B)^T (j, l) = op(T)(l, j) */
-        pr.a = (ozb_view){ bc, 1, m };
-        pr.b = (ozb_view){ full, ka, 1 };
-    }
-    if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) rs = ozb_run(h, &pr);
-    else rs = trmm_blocks(h, &pr, left, tri.lower, ka, m, full, bc, B, ldb);
-    if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h) || ozb_all_finite(bc, m * n)) return rs;
-    /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone
-     * (left: column j of C is alpha op(T) times column j of B; right: row i of C is alpha
-     * op(T)^T times row i of B) */
-    for (int64_t v = 0; v < (left ? n : m) && rs == OZBLAS_STATUS_SUCCESS; v++)
-        rs = left ? ozb_tri_absent_zeros(h, (ozb_view){ full, 1, ka }, tri.lower, 0, ka, alpha, bc + v * m, 1, B + v * ldb, 1)
-                  : ozb_tri_absent_zeros(h, (ozb_view){ full, ka, 1 }, !tri.lower, 0, ka, alpha, bc + v, m, B + v, ldb);
-    return rs;
-}
-
 /* One call's arguments, for its parts: B's columns lo..hi-1 where side = L, its rows where
  * side = R (each output column, or row, from its own of B alone) */
 typedef struct {
@@ -112,19 +70,78 @@ typedef struct {
     int64_t lda;
     double *B;
     int64_t ldb;
+    const double *full;       /* DTRMM: op(T) made whole for every part, or NULL (each its own) */
 } tri3_call;
+
+/* Where op(T) is larger than this order, DTRMM's parts share one copy of it made whole (the
+ * handle's), else each makes its own: its thread then reads only what it wrote itself, at no
+ * more than 2 MiB a part */
+#define TRMM_SHARED 512
+
+/* op(T) made whole in h's scratch: zeros outside the triangle, ones on a unit diagonal */
+static ozblas_status_t tri_whole(ozblas_handle_t h, const tri3_call *c, double **full)
+{
+    const int64_t ka = c->side == OZBLAS_LEFT ? c->m : c->n;
+    const int t = c->transa == OZBLAS_OP_T;
+    *full = ozb_shape_buf(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)ka * (size_t)ka);
+    if (!*full) return OZBLAS_STATUS_ALLOC_FAILED;
+    /* op(T)(i, j) = A[i + j lda] or A[j + i lda]; op(T) lower where T is lower and not
+     * transposed or upper and transposed */
+    const ozb_op_shape tri = { .kind = OZB_SHAPE_TRI, .lower = (c->uplo == OZBLAS_LOWER) != t,
+                               .unit = c->diag == OZBLAS_UNIT, .m = ka, .n = ka, .src = c->A, .srs = t ? c->lda : 1,
+                               .scs = t ? 1 : c->lda, .dst = *full, .drs = 1, .dcs = ka };
+    return ozb_shape(h, &tri);
+}
+
+/* DTRMM with alpha != 0 on B's m x n block at B (a part's: op(T) is c's whole), op(T) made
+ * whole at full, or in h's scratch where full is NULL */
+static ozblas_status_t trmm(ozblas_handle_t h, const tri3_call *c, int64_t m, int64_t n, double *B, const double *full)
+{
+    const int left = c->side == OZBLAS_LEFT;
+    const int64_t ka = left ? m : n, ldb = c->ldb;
+    const double alpha = c->alpha;
+    const int lower = (c->uplo == OZBLAS_LOWER) != (c->transa == OZBLAS_OP_T);   /* op(T)'s triangle */
+    ozblas_status_t rs;
+    if (!full) {
+        double *own;
+        if ((rs = tri_whole(h, c, &own)) != OZBLAS_STATUS_SUCCESS) return rs;
+        full = own;
+    }
+    double *bc = ozb_shape_buf(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)m * (size_t)n);
+    if (!bc) return OZBLAS_STATUS_ALLOC_FAILED;
+    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = m, .n = n, .src = B, .srs = 1, .scs = ldb, .dst = bc,
+                              .drs = 1, .dcs = m };
+    if ((rs = ozb_shape(h, &cp)) != OZBLAS_STATUS_SUCCESS) return rs;
+    ozb_problem pr = { .m = m, .n = n, .k = ka, .alpha = alpha, .beta = 0.0, .c = B, .crs = 1, .ccs = ldb,
+                       .kblock = OZB_KBLOCK_MAX };
+    if (left) {   /* op(T) B */
+        pr.a = (ozb_view){ full, 1, ka };
+        pr.b = (ozb_view){ bc, m, 1 };
+    } else {      /* B op(T): op(B)^T (j, l) = op(T)(l, j) */
+        pr.a = (ozb_view){ bc, 1, m };
+        pr.b = (ozb_view){ full, ka, 1 };
+    }
+    if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) rs = ozb_run(h, &pr);
+    else rs = trmm_blocks(h, &pr, left, lower, ka, m, full, bc, B, ldb);
+    if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h) || ozb_all_finite(bc, m * n)) return rs;
+    /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone
+     * (left: column j of C is alpha op(T) times column j of B; right: row i of C is alpha
+     * op(T)^T times row i of B) */
+    for (int64_t v = 0; v < (left ? n : m) && rs == OZBLAS_STATUS_SUCCESS; v++)
+        rs = left ? ozb_tri_absent_zeros(h, (ozb_view){ full, 1, ka }, lower, 0, ka, alpha, bc + v * m, 1, B + v * ldb, 1)
+                  : ozb_tri_absent_zeros(h, (ozb_view){ full, ka, 1 }, !lower, 0, ka, alpha, bc + v, m, B + v, ldb);
+    return rs;
+}
 
 static ozblas_status_t trmm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx)
 {
     const tri3_call *c = ctx;
     const int left = c->side == OZBLAS_LEFT;
-    return trmm(h, c->side, c->uplo, c->transa, c->diag, left ? c->m : hi - lo, left ? hi - lo : c->n, c->alpha, c->A,
-                c->lda, c->B + (left ? lo * c->ldb : lo), c->ldb);
+    return trmm(h, c, left ? c->m : hi - lo, left ? hi - lo : c->n, c->B + (left ? lo * c->ldb : lo), c->full);
 }
 
 /* The threads for a call of `work` multiply-adds split into parts along nrhs (B's columns
- * where side = L, rows where side = R), at least a quad (the error-free GEMM's columns) or a
- * lane group (the solve's, 8) each: core/parts.h */
+ * where side = L, rows where side = R), `quantum` of them at least each: core/parts.h */
 static ozblas_status_t tri3_parts(ozblas_handle_t h, const tri3_call *c, double work, int64_t quantum, ozb_part_fn body)
 {
     const int64_t nrhs = c->side == OZBLAS_LEFT ? c->n : c->m;
@@ -138,15 +155,21 @@ ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
-    const tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb };
-    const double ka = (double)(side == OZBLAS_LEFT ? m : n);
+    tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, NULL };
+    const int64_t ka = side == OZBLAS_LEFT ? m : n;
     ozb_info_moves_begin(h);   /* the info reports every problem's copies */
-    st = tri3_parts(h, &c, ka * ka * (double)(side == OZBLAS_LEFT ? n : m) / 2.0, 4, trmm_part);
+    double *full = NULL;
+    if (ka > TRMM_SHARED) st = tri_whole(h, &c, &full);
+    c.full = full;
+    /* parts of whole quads (the error-free GEMM's columns) or strips (its rows) */
+    if (st == OZBLAS_STATUS_SUCCESS)
+        st = tri3_parts(h, &c, (double)ka * (double)ka * (double)(side == OZBLAS_LEFT ? n : m) / 2.0,
+                        side == OZBLAS_LEFT ? 4 : 8, trmm_part);
     ozb_info_moves_end(h);
     return st;
 }
 
-/* DTRSM with alpha != 0 on a nonempty B, in the standard environment */
+/* DTRSM with alpha != 0 on a nonempty B (a part's), in the standard environment */
 static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
                             ozblas_diag_t diag, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                             double *B, int64_t ldb)
@@ -165,12 +188,8 @@ static ozblas_status_t trsm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void
 {
     const tri3_call *c = ctx;
     const int left = c->side == OZBLAS_LEFT;
-    /* a part's thread in the standard environment too (ozb_run finds it there) */
-    const ozb_env_t e = ozb_env_enter(h);
-    const ozblas_status_t st = trsm(h, c->side, c->uplo, c->transa, c->diag, left ? c->m : hi - lo, left ? hi - lo : c->n,
-                                    c->alpha, c->A, c->lda, c->B + (left ? lo * c->ldb : lo), c->ldb);
-    ozb_env_leave(h, e);
-    return st;
+    return trsm(h, c->side, c->uplo, c->transa, c->diag, left ? c->m : hi - lo, left ? hi - lo : c->n, c->alpha, c->A,
+                c->lda, c->B + (left ? lo * c->ldb : lo), c->ldb);
 }
 
 ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t uplo, ozblas_operation_t transa,
@@ -181,14 +200,12 @@ ozblas_status_t ozblas_dtrsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     ozb_info_reset(h);
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
-    const tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb };
+    const tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, NULL };
     const double ka = (double)(side == OZBLAS_LEFT ? m : n);
-    /* alpha b and the divisions rounded as CONTRACT §1 says; under the caller's other
-     * environment every problem on this thread alone (ozb_env_enter: one thread, no parts) */
-    const ozb_env_t e = ozb_env_enter(h);
+    /* parts of whole lane groups (8 columns of the solve); alpha b and the divisions in the
+     * standard environment (CONTRACT §1), which the parts enter on their threads */
     ozb_info_moves_begin(h);   /* the info reports every problem's copies */
     st = tri3_parts(h, &c, ka * ka * (double)(side == OZBLAS_LEFT ? n : m) / 2.0, 8, trsm_part);
     ozb_info_moves_end(h);
-    ozb_env_leave(h, e);
     return st;
 }

@@ -5,6 +5,7 @@
  * the growths of every part's workspace on the handle itself. */
 #include "core/parts.h"
 #include "core/backend.h"
+#include "core/fpenv.h"
 #include <omp.h>
 #include <stdlib.h>
 
@@ -37,20 +38,50 @@ static ozblas_handle_t part(ozblas_handle_t h, int t)
     return k;
 }
 
+int ozb_parts_count(ozblas_handle_t h, int threads, int64_t n, int64_t quantum)
+{
+    const int local = !(h->mode == OZBLAS_MODE_FIXED && h->engine == OZBLAS_ENGINE_CRT_INT8 &&
+                        h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE);
+    if (!local || h->be->shape != NULL || !ozb_host_operands(h) || threads <= 1) return 1;
+    if (quantum < 1) quantum = 1;
+    int64_t nt = n / quantum;
+    if (nt > threads) nt = threads;
+    if (nt > OZB_MAX_PARTS) nt = OZB_MAX_PARTS;
+    return nt < 1 ? 1 : (int)nt;
+}
+
+/* part t's body on its handle k, in the standard environment, its info cleared first */
+static ozblas_status_t run_part(ozblas_handle_t k, int64_t lo, int64_t hi, ozb_part_fn body, void *ctx)
+{
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    memset(&k->info, 0, sizeof k->info);
+    k->info_dot_k = 0;
+    const ozblas_status_t st = body(k, lo, hi, ctx);
+    ozb_fpenv_leave(env, changed);
+    return st;
+}
+
 ozblas_status_t ozb_par_parts_at(ozblas_handle_t h, int nt, const int64_t *cuts, ozb_part_fn body, void *ctx)
 {
-    int ok = nt > 1 && h->be->shape == NULL && ozb_host_operands(h);
-    for (int t = 0; ok && t < nt; t++) ok = part(h, t) != NULL;
-    if (!ok) return body(h, cuts[0], cuts[nt], ctx);
-    ozblas_status_t st[nt];
+    int ok = nt > 1;
+    for (int t = 0; ok && t < nt; t++) ok = cuts[t] == cuts[t + 1] || part(h, t) != NULL;
+    if (!ok) {
+        ozb_fpenv_t env;
+        const int changed = ozb_fpenv_enter(&env);
+        const ozblas_status_t st = body(h, cuts[0], cuts[nt], ctx);
+        ozb_fpenv_leave(env, changed);
+        return st;
+    }
+    ozblas_status_t st[OZB_MAX_PARTS];
     #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int t = 0; t < nt; t++)
         /* a team of one per part: the worksharing directives a part's problems meet outside
          * their own regions (par.h: OZB_PRAGMA(omp for ...), barriers) bind to it, not to
          * this region's team, whose other threads are in other parts */
         #pragma omp parallel num_threads(1)
-        st[t] = cuts[t] < cuts[t + 1] ? body(h->parts[t], cuts[t], cuts[t + 1], ctx) : OZBLAS_STATUS_SUCCESS;
-    /* the call's info: its last problem's, as on one thread (the last part's last problem) */
+        st[t] = cuts[t] < cuts[t + 1] ? run_part(h->parts[t], cuts[t], cuts[t + 1], body, ctx) : OZBLAS_STATUS_SUCCESS;
+    /* the call's info: the last part's */
     for (int t = nt - 1; t >= 0; t--)
         if (cuts[t] < cuts[t + 1]) {
             const ozblas_handle_t k = h->parts[t];
@@ -68,11 +99,9 @@ ozblas_status_t ozb_par_parts_at(ozblas_handle_t h, int nt, const int64_t *cuts,
 ozblas_status_t ozb_par_parts(ozblas_handle_t h, int threads, int64_t n, int64_t quantum, ozb_part_fn body, void *ctx)
 {
     if (quantum < 1) quantum = 1;
-    int nt = threads;
-    if ((int64_t)nt > n / quantum) nt = (int)(n / quantum);
-    if (nt < 1) nt = 1;
+    const int nt = ozb_parts_count(h, threads, n, quantum);
     const int64_t nq = (n + quantum - 1) / quantum;
-    int64_t cuts[nt + 1];
+    int64_t cuts[OZB_MAX_PARTS + 1];
     for (int t = 0; t < nt; t++) cuts[t] = nq * t / nt * quantum;
     cuts[nt] = n;
     return ozb_par_parts_at(h, nt, cuts, body, ctx);

@@ -7,15 +7,26 @@
 #define OZB_PARTS_H
 #include "core/ozb_internal.h"
 
+/* The most parts of one call (bounds the cuts' arrays) */
+#define OZB_MAX_PARTS 256
+
 typedef ozblas_status_t (*ozb_part_fn)(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx);
 
-/* body(part handle t, cuts[t], cuts[t + 1], ctx) for t < nt, each on its own thread, where nt
- * is above 1 and the part handles can be made; otherwise body(h, cuts[0], cuts[nt], ctx) on
- * the calling thread.  The first share's failure status in share order, else SUCCESS. */
+/* The parts a call of `threads` threads (ozb_threads_for) cuts n units into, each holding
+ * `quantum` units at least: 1 where the handle's configuration is not element-local (FIXED
+ * with CRT_INT8's ACCURATE scaling, whose row scales read every column: a cut would change
+ * bits), or where its operands are not host memory */
+int ozb_parts_count(ozblas_handle_t h, int threads, int64_t n, int64_t quantum);
+
+/* body(part handle t, cuts[t], cuts[t + 1], ctx) for t < nt (nt <= ozb_parts_count's), each on
+ * its own thread, where nt is above 1 and the part handles can be made; otherwise
+ * body(h, cuts[0], cuts[nt], ctx) on the calling thread.  Either way in the standard
+ * floating-point environment (core/fpenv.h), entered on each part's thread.  The first share's
+ * failure status in share order, else SUCCESS; the handle's info is then the last part's. */
 ozblas_status_t ozb_par_parts_at(ozblas_handle_t h, int nt, const int64_t *cuts, ozb_part_fn body, void *ctx);
 
-/* The same on equal shares of [0, n), one per thread (at most `threads`), whose bounds are
- * multiples of `quantum` and which hold `quantum` at least each. */
+/* The same on equal shares of [0, n), ozb_parts_count of them, whose bounds are multiples of
+ * `quantum` */
 ozblas_status_t ozb_par_parts(ozblas_handle_t h, int threads, int64_t n, int64_t quantum, ozb_part_fn body, void *ctx);
 
 /* Releases the part handles (ozblas_destroy). */

@@ -150,8 +150,8 @@ static int graded(const int32_t *sp, int64_t n, int64_t ns)
 /* The walk's tiles and how the threads share them (the schedule only: every tile from itself
  * alone).  Where C is whole and one operand alone is graded, contiguous shares across the
  * other one's direction, each alike: a graded op(A) (DTRMM from the left) split by column
- * groups, nt of them at least, so that each thread reads only its own columns of op(B) (in
- * DTRMM a copy just written, on one core) and every thread sees all of op(A)'s grades; a
+ * groups of about n / nt columns (whole quads, at most OZB_EFT_NC), so that each thread reads
+ * mostly its own columns of op(B) and every thread sees all of op(A)'s grades; a
  * graded op(B) split by strips.  Returns 1 for those contiguous shares, 0 for tiles taken in
  * turn (C keeps a triangle, or both operands are graded). */
 static int walk_plan(ozb_eft_gemm_t *s, int64_t nstrips, int nt)

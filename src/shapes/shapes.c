@@ -70,7 +70,8 @@ void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans,
 {
     /* op(T)(i, j) = T(i, j), or T(j, i) transposed; op(T) is lower where T is lower and not
      * transposed or upper and transposed.  Column j of op(T): its triangle's rows [i0, i1),
-     * zeros around them, and 1 on a unit diagonal (T's not read) */
+     * zeros around them, and 1 on a unit diagonal (T's copied with its column, then
+     * overwritten: its value never reaches dst) */
     const int olow = lower != trans;
     for (int64_t j = 0; j < n; j++) {
         double *d = dst + j * n;
@@ -171,8 +172,8 @@ ozblas_status_t ozb_run_triangle_cols(ozblas_handle_t h, const ozb_problem *pr, 
 
 ozblas_status_t ozb_run_triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn)
 {
-    const int nt = ozb_threads_for(h, (double)pr->n * (double)pr->n * (double)pr->k / 2.0);
-    int64_t cuts[nt + 1];
+    const int nt = ozb_parts_count(h, ozb_threads_for(h, (double)pr->n * (double)pr->n * (double)pr->k / 2.0), pr->n, 8);
+    int64_t cuts[OZB_MAX_PARTS + 1];
     ozb_triangle_cuts(pr->n, lower, nt, cuts);
     const tri_call call = { pr, lower, rn };
     return ozb_par_parts_at(h, nt, cuts, triangle_part, (void *)&call);

@@ -31,7 +31,7 @@ void ozb_sym_full(const double *A, int64_t lda, int64_t n, int lower, double *ds
 void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0, int64_t r1, double *dst,
                   int64_t ldd, int nt);
 /* dst (n x n, ld n) = op(T) made whole: zeros outside the triangle, ones on a unit diagonal;
- * only T's `lower` (else upper) triangle is read (not its diagonal where unit). */
+ * only T's `lower` (else upper) triangle is read (a unit diagonal's values are not used). */
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst);
 
 /* The level-3 routines' scratch (slot: OZB_BUF_SHAPE_A, B or T) and shapes in the handle's
