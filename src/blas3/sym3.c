@@ -125,16 +125,11 @@ ozblas_status_t ozblas_dsyrk(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
 
 /* One DSYR2K call's arguments, for its parts */
 typedef struct {
-    int lower, t;
-    int64_t n, k;
-    double alpha;
-    const double *A;
-    int64_t lda;
-    const double *B;
-    int64_t ldb;
-    double beta;
+    int lower, t;             /* uplo, trans */
+    int64_t n, k, lda, ldb, ldc;
+    double alpha, beta;
+    const double *A, *B;
     double *C;
-    int64_t ldc;
     const double *p, *q;      /* the panels for every part (n rows, leading dimension n), or NULL */
 } syr2k_call;
 
@@ -205,7 +200,8 @@ ozblas_status_t ozblas_dsyr2k(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_oper
     ozb_info_reset(h);
     if (alpha == 0.0 || k == 0) return scale_triangle(h, C, ldc, n, uplo, beta);
     /* the triangle's columns in parts of equal area, one per thread (core/parts.h) */
-    syr2k_call c = { uplo == OZBLAS_LOWER, t, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL, NULL };
+    syr2k_call c = { .lower = uplo == OZBLAS_LOWER, .t = t, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,
+                     .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C };
     const int nt = ozb_parts_count(h, ozb_threads_for(h, (double)n * (double)n * (double)k), n, 8);
     if (nt > 1 && 4 * n * k > SYR2K_SHARED) {
         const size_t nk = (size_t)n * (size_t)k;
