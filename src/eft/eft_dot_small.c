@@ -45,10 +45,18 @@ static inline double hsum(__m256d v)
 #endif
 
 /* DOTs of at most four products, alpha = 1, beta = 0 (LAPACK makes millions): the products
- * split exactly by TwoProduct and Sum2 over the 2n parts, certified or not (sum.c).  One
- * product: RN(x y) is the IEEE product itself where it is a normal number.  Zero, subnormal,
- * non-finite and uncertified results are left to the split below (the same bits: they are
- * RN(exact) either way). */
+ * split exactly by TwoProduct, p_l + e_l = x_l y_l, and their eight parts summed by a tree of
+ * TwoSums rather than a chain (a chain of seven waits on each one's latency):
+ *     (s_0, t_0) = TwoSum(p_0, p_2), (s_1, t_1) = TwoSum(p_1, p_3), (u, v) = TwoSum(s_0, s_1),
+ * all exact, so the exact sum is u + v + t_0 + t_1 + sum e_l.  The seven error parts summed in
+ * floating point, r = fl(v + t_0 + t_1 + sum e_l), err by at most gamma_6 of their absolute
+ * sum a; (y, z) = TwoSum(u, r) is exact, so the exact sum lies within B = 2^-49 a (at least
+ * 2^-1000 where a > 0, as sum.c's Sum2 bound) of y + z, which the certified rounding decides.
+ * B covers gamma_6 a with the roundings of a itself (a is a sum of 7 terms, within gamma_6 of
+ * the true one) many times over.  Every part is at most 2^1000 (TwoProduct's range, each product
+ * checked), so no sum overflows.  One product: RN(x y) is the IEEE product itself where it is
+ * a normal number.  Zero, subnormal, non-finite and uncertified results are left to the split
+ * below (the same bits: they are RN(exact) either way). */
 static int dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, int64_t n, double *out)
 {
     if (n == 1) {
@@ -57,10 +65,46 @@ static int dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, in
         *out = p;
         return 1;
     }
+#ifdef EFT_AVX2
+    double xv[4] = { 0.0, 0.0, 0.0, 0.0 }, yv[4] = { 0.0, 0.0, 0.0, 0.0 };
+    for (int64_t l = 0; l < n; l++) {
+        xv[l] = x[l * xs];
+        yv[l] = y[l * ys];
+    }
+    const __m256d X = _mm256_loadu_pd(xv), Y = _mm256_loadu_pd(yv), z = _mm256_setzero_pd();
+    const __m256d P = _mm256_mul_pd(X, Y), E = _mm256_fmsub_pd(X, Y, P), aP = _mm256_and_pd(P, ABSMASK);
+    /* TwoProduct's range (sum/eft.h: ozb_two_product), lane by lane: |p| in [2^-969, 2^1000], or
+     * a zero factor with the other finite (then p and e are zeros: an exact zero sum is +0
+     * whatever their signs, ozb_round_certified_z) */
+    const __m256d fin = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(X, ABSMASK), _mm256_set1_pd(0x1.fffffffffffffp1023), _CMP_LE_OQ),
+                                      _mm256_cmp_pd(_mm256_and_pd(Y, ABSMASK), _mm256_set1_pd(0x1.fffffffffffffp1023), _CMP_LE_OQ));
+    const __m256d zero_f = _mm256_and_pd(fin, _mm256_or_pd(_mm256_cmp_pd(X, z, _CMP_EQ_OQ), _mm256_cmp_pd(Y, z, _CMP_EQ_OQ)));
+    const __m256d in = _mm256_and_pd(_mm256_cmp_pd(aP, _mm256_set1_pd(0x1p-969), _CMP_GE_OQ),
+                                     _mm256_cmp_pd(aP, _mm256_set1_pd(0x1p1000), _CMP_LE_OQ));
+    if (_mm256_movemask_pd(_mm256_or_pd(in, zero_f)) != 0xf) return 0;
+    /* (s_0, s_1, t_0, t_1) = TwoSum of the products' halves */
+    const __m128d p01 = _mm256_castpd256_pd128(P), p23 = _mm256_extractf128_pd(P, 1);
+    const __m128d s = _mm_add_pd(p01, p23), bb = _mm_sub_pd(s, p01);
+    const __m128d t = _mm_add_pd(_mm_sub_pd(p01, _mm_sub_pd(s, bb)), _mm_sub_pd(p23, bb));
+    const double s0 = _mm_cvtsd_f64(s), s1 = _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
+    const double u = s0 + s1, ub = u - s0, v = (s0 - (u - ub)) + (s1 - ub);
+    /* the seven error parts: e_0..e_3 and t_0, t_1 by lanes, then v */
+    const __m128d e01 = _mm256_castpd256_pd128(E), e23 = _mm256_extractf128_pd(E, 1);
+    const __m128d am = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffll));
+    const __m128d w = _mm_add_pd(_mm_add_pd(e01, e23), t);
+    const __m128d wa = _mm_add_pd(_mm_add_pd(_mm_and_pd(e01, am), _mm_and_pd(e23, am)), _mm_and_pd(t, am));
+    const double r = (_mm_cvtsd_f64(w) + _mm_cvtsd_f64(_mm_unpackhi_pd(w, w))) + v;
+    const double a = (_mm_cvtsd_f64(wa) + _mm_cvtsd_f64(_mm_unpackhi_pd(wa, wa))) + fabs(v);
+    const double yy = u + r, yb = yy - u, zz = (u - (yy - yb)) + (r - yb);
+    double B = a * 0x1p-49;
+    if (a > 0.0 && B < 0x1p-1000) B = 0x1p-1000;      /* a nonzero bound never underflows */
+    return ozb_round_certified_z_inline(yy, zz, B, out);
+#else
     double T[8];
     for (int64_t l = 0; l < n; l++)
         if (!ozb_two_product(x[l * xs], y[l * ys], &T[l], &T[n + l])) return 0;
     return ozb_sum2_certify(T, 2 * n, 0.0, out);
+#endif
 }
 
 #ifdef EFT_AVX2
