@@ -44,8 +44,9 @@ static ozblas_status_t dot_exact_run(ozblas_handle_t h, const ozb_problem *pr, c
 }
 
 /* ---- the exact tiny sums: k <= 4 and alpha = +-1 ---- */
-/* first where C has fewer than 8 rows or k = 1 (rank-1 updates with beta 0 or +-1 are one
- * FMA per element); elsewhere the error-free sums are faster where nothing cancels */
+/* first where C has fewer than 8 rows, k = 1 (rank-1 updates with beta 0 or +-1 are one FMA
+ * per element) or a short GEMV of two columns (exact_tiny.h); elsewhere the error-free sums
+ * are faster where nothing cancels */
 static int tiny_first_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
     return ozb_exact_tiny_first(pr) && ozb_eft_eligible(h, pr, pl);

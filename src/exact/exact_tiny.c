@@ -45,7 +45,7 @@ int ozb_exact_tiny_eligible(const ozb_problem *pr)
 
 int ozb_exact_tiny_first(const ozb_problem *pr)
 {
-    return ozb_exact_tiny_eligible(pr) && pr->k <= OZB_EXACT_TINY_K && (pr->m < 8 || pr->k == 1);
+    return ozb_exact_tiny_eligible(pr) && pr->k <= OZB_EXACT_TINY_K && (pr->m < 8 || pr->k == 1 || (pr->n == 1 && pr->k == 2 && pr->m <= 64));
 }
 
 #ifdef EFT_AVX2
