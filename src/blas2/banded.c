@@ -15,6 +15,7 @@
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
 #include <string.h>
+#include "core/gather.h"
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -268,7 +269,7 @@ ozblas_status_t ozblas_dtbmv(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_opera
     /* x := op(T) x from a copy of x (every output reads the old values) */
     double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_A, sizeof(double) * (size_t)n), *x0 = ozb_vec0_mut(x, n, incx);
     if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
-    for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
+    ozb_gather(x0, n, incx, xc);
     const band_t B = { A, lda, n, n, k, k, TB, uplo == OZBLAS_LOWER, trans == OZBLAS_OP_T, diag == OZBLAS_UNIT };
     return band_mv(h, &B, n, 1.0, xc, 1, 0.0, x0, incx);
 }

@@ -10,6 +10,7 @@
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include "blas2/blas2.h"
+#include "core/gather.h"
 
 static int valid_uplo(ozblas_uplo_t u) { return u == OZBLAS_UPPER || u == OZBLAS_LOWER; }
 static int valid_diag(ozblas_diag_t d) { return d == OZBLAS_NON_UNIT || d == OZBLAS_UNIT; }
@@ -71,7 +72,7 @@ static ozblas_status_t panel_gemv(ozblas_handle_t h, const double *A, int64_t ld
     if (incx != 1) {
         double *c = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);   /* (DTRMV passes its copy, incx 1) */
         if (!c) { ozb_fpenv_leave(env, changed); return OZBLAS_STATUS_ALLOC_FAILED; }
-        for (int64_t j = 0; j < n; j++) c[j] = x0[j * incx];
+        ozb_gather(x0, n, incx, c);
         xc = c;
     }
     /* DSYMV: the stored part of row i and the rest of column i; DTRMV: op(T)'s row i is the
@@ -124,7 +125,7 @@ ozblas_status_t ozb_trmv_stored(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_op
     double *xc = ozb_buf_get(h, OZB_BUF_SHAPE_B, sizeof(double) * (size_t)n);
     if (!xc) return OZBLAS_STATUS_ALLOC_FAILED;
     double *x0 = ozb_vec0_mut(x, n, incx);
-    for (int64_t i = 0; i < n; i++) xc[i] = x0[i * incx];
+    ozb_gather(x0, n, incx, xc);
     const int t = trans == OZBLAS_OP_T, low = (uplo == OZBLAS_LOWER) != t;
     const ozblas_status_t st = panel_gemv(h, A, lda, AP, n, uplo == OZBLAS_LOWER, 1, low, diag == OZBLAS_UNIT, 1.0, xc, 1,
                                           0.0, x0, incx);

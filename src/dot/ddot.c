@@ -3,6 +3,7 @@
  * in one GEMM (GEMM-ization, seed 001 §4.3). */
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
+#include "core/gather.h"
 
 /* strided DOTs up to this many products (OZB_DOT_ONE_SIGMA, the direct path's limit) go to it
  * through contiguous copies on the stack, 8 KiB a vector (LAPACK's DOTs along rows of a
@@ -31,10 +32,8 @@ ozblas_status_t ozblas_ddot(ozblas_handle_t h, int64_t n, const double *x, int64
         /* the same terms in the same order: the same bits as the strided walk (a unit-stride
          * vector is read in place) */
         double xb[DOT_GATHER], yb[DOT_GATHER];
-        if (incx != 1)
-            for (int64_t l = 0; l < n; l++) xb[l] = x0[l * incx];
-        if (incy != 1)
-            for (int64_t l = 0; l < n; l++) yb[l] = y0[l * incy];
+        if (incx != 1) ozb_gather(x0, n, incx, xb);
+        if (incy != 1) ozb_gather(y0, n, incy, yb);
         if (ozb_run_dot_direct(h, incx == 1 ? x : xb, incy == 1 ? y : yb, n, &r, &st)) {
             if (st == OZBLAS_STATUS_SUCCESS) *result = r;
             return st;

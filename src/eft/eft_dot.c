@@ -12,6 +12,7 @@
 #include "core/par.h"
 #include "sum/sum.h"
 #include <string.h>
+#include "core/gather.h"
 
 #ifdef EFT_AVX2
 /* DOT lanes: x, y contiguous, n8 chunks of 8 products, into t[2]; g[2] the lanes' sigma
@@ -106,8 +107,8 @@ static void dot_strided(dot_t *d, const double *x, int64_t incx, const double *y
     double xb[CHUNK], yb[CHUNK];
     for (int64_t l0 = 0; l0 < n && !d->bad; l0 += CHUNK) {
         const int64_t len = n - l0 < CHUNK ? n - l0 : CHUNK, len8 = (len + 7) & ~(int64_t)7;
-        const double *xp = x + l0 * incx, *yp = y + l0 * incy;
-        for (int64_t l = 0; l < len; l++) { xb[l] = xp[l * incx]; yb[l] = yp[l * incy]; }
+        ozb_gather(x + l0 * incx, len, incx, xb);
+        ozb_gather(y + l0 * incy, len, incy, yb);
         for (int64_t l = len; l < len8; l++) xb[l] = yb[l] = 0.0;
         if (!run(d, xb, yb, len8 / 8)) d->bad = 1;
     }
@@ -386,7 +387,7 @@ int64_t ozb_eft_column(const ozb_eft_t *col, double *xbuf, double *state, double
         return ozb_eft_put(&e, 0, f, ozb_eft_terms(pr->k, LANES, e.nchunk));
     }
     if (pr->b.cs != 1)
-        for (int64_t l = 0; l < pr->k; l++) xbuf[l] = pr->b.p[l * pr->b.cs];
+        ozb_gather(pr->b.p, pr->k, pr->b.cs, xbuf);
     e.x = pr->b.cs == 1 ? pr->b.p : xbuf;
     e.state = state;
     const int64_t ns = (pr->m + 7) / 8, mid = ns / 2;     /* the probe: strip mid, rows 8 mid .. 8 mid + 7 */

@@ -42,6 +42,7 @@ static inline double hsum(__m256d v)
 #define ONE_SIGMA_TARGET __attribute__((always_inline)) OZB_DQ_TARGET
 #define ONE_SIGMA_MAXABS OZB_MAXABS4_DQ
 #include "eft/eft_one_sigma.inc"
+#include "core/gather.h"
 #endif
 
 /* DOTs of at most four products, alpha = 1, beta = 0 (LAPACK makes millions): the products
@@ -268,7 +269,8 @@ static __attribute__((noinline)) int dot_strided(const ozb_problem *pr)
     const int64_t n = pr->k;
     const double *x = pr->a.p, *y = pr->b.p;
     double xb[OZB_DOT_ONE_SIGMA], yb[OZB_DOT_ONE_SIGMA];
-    for (int64_t l = 0; l < n; l++) { xb[l] = x[l * pr->a.cs]; yb[l] = y[l * pr->b.cs]; }
+    ozb_gather(x, n, pr->a.cs, xb);
+    ozb_gather(y, n, pr->b.cs, yb);
     double S, R, sigma;
     if (!one_sigma(xb, yb, n, &S, &R, &sigma)) return short_scaled(pr, xb, yb, n);
     return dot_round(pr, S, R, sigma);

@@ -41,6 +41,7 @@
 #include <math.h>
 #include <omp.h>
 #include <string.h>
+#include "core/gather.h"
 
 
 typedef struct {
@@ -288,7 +289,7 @@ ozblas_status_t ozb_fixed_dot(ozblas_handle_t h, const ozb_problem *pr, const oz
     /* op(B), contiguous, and its block exponents, once */
     f.y = pr->b.p;
     if (pr->b.cs != 1) {
-        for (int64_t l = 0; l < pr->k; l++) yb[l] = pr->b.p[l * pr->b.cs];
+        ozb_gather(pr->b.p, pr->k, pr->b.cs, yb);
         f.y = yb;
     }
     if (!dot && ozb_par_for(nt > 1 && f.nkb > 1, nt, f.nkb, y_blocks, &f) > 0) return OZBLAS_STATUS_NOT_SUPPORTED;

@@ -12,6 +12,7 @@
 #include "core/par.h"
 #include "eft/eft_subst.h"
 #include "eft/eft_trcols.h"
+#include "core/gather.h"
 
 int ozb_tri_cols_apply(ozblas_handle_t h, int64_t m)
 {
@@ -68,7 +69,7 @@ ozblas_status_t ozb_tri_solve_cols(ozblas_handle_t h, const double *p, int64_t r
     char *buf = ozb_buf_get(h, OZB_BUF_SHAPE_A, sb + 2 * sizeof(double) * (size_t)m);
     if (!buf) return OZBLAS_STATUS_ALLOC_FAILED;
     double *xw = (double *)(buf + sb), *row = xw + m;
-    for (int64_t i = 0; i < m; i++) xw[i] = x[i * xrs];
+    ozb_gather(x, m, xrs, xw);
     ozb_trcols_t c;
     ozb_eft_trcols_init(&c, p, rs, cs, m, kind, buf);
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
