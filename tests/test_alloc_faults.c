@@ -1,5 +1,5 @@
 /* Workspace failures midway (OZBLAS_FAIL_ALLOC=n: a handle's n-th buffer growth fails), in
- * every mode: ozblas_dgemm, ozblas_dgemv, ozblas_ddot and ozblas_drot either succeed with the bits of a call
+ * every mode: ozblas_dgemm, ozblas_dgemv, ozblas_ddot, ozblas_drot and ozblas_dger either succeed with the bits of a call
  * without the fault, or fail with OZBLAS_STATUS_PARTIAL, or fail with another status and leave
  * their output bit for bit as it was (CONTRACT §4).  The interposer copies no C before a DGEMM
  * on that guarantee.  The problems: a product with beta != 0, and C - A B where every other
@@ -223,6 +223,63 @@ START_TEST(drot_faults)
 }
 END_TEST
 
+/* DGER in place: elements left to the pipeline (a = 1.5 2^1020 updated by alpha x y near
+ * 2^-1000, alpha = 0.6: beyond the certified updates' range, the scaled frame's and the exact
+ * short sums' span) take its workspace after pass 1 wrote the elements it decided (PARTIAL:
+ * every element then either old or the unfaulted one); where every element needs it, nothing
+ * is written before it (ALLOC_FAILED, A untouched).  The interposer copies no A. */
+static void ger_faults(ozblas_mode_t mode, int64_t m, int64_t n, const double *A0, const double *x, const double *y, tally *t)
+{
+    const size_t mn = (size_t)(m * n);
+    double *A = tu_alloc(mn), *ref = tu_alloc(mn);
+    for (int f = 0; f <= 8; f++) {
+        ozblas_handle_t h = faulty_handle(mode, f);
+        double *out = f ? A : ref;
+        memcpy(out, A0, mn * sizeof(double));
+        const ozblas_status_t st = ozblas_dger(h, m, n, 0.6, x, 1, y, 1, out, m);
+        ozblas_destroy(h);
+        if (f == 0) {
+            ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+            continue;
+        }
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "dger %lldx%lld %s fault %d", (long long)m, (long long)n, tu_mode_name(mode), f);
+        judge(st, A, A0, ref, mn, t, ctx);
+        for (size_t e = 0; e < mn && st == OZBLAS_STATUS_PARTIAL; e++)
+            ck_assert_msg(tu_bits(A[e]) == tu_bits(A0[e]) || tu_bits(A[e]) == tu_bits(ref[e]), "%s: element %zu neither old nor new",
+                          ctx, e);
+    }
+    free(A); free(ref);
+}
+
+START_TEST(dger_faults)
+{
+    const ozblas_mode_t mode = MODES[_i];
+    enum { M = 40, N = 12 };
+    ozref_rng r;
+    tu_rng(&r, "dger_faults");
+    double *A0 = tu_alloc(M * N), *x = tu_alloc(M), *y = tu_alloc(N);
+    tu_fill_mat(&r, A0, M, N, M, 2.0);
+    tu_fill_vec(&r, x, M, 1, 2.0);
+    tu_fill_vec(&r, y, N, 1, 2.0);
+    for (int64_t j = 5; j < N; j += 3) {
+        y[j] = -0x1.4p-500;
+        for (int64_t i = 7; i < M; i += 11) A0[i + j * M] = 0x1.8p1020;
+    }
+    for (int64_t i = 7; i < M; i += 11) x[i] = 0x1p-500;
+    tally t = { 0, 0, 0 }, t2 = { 0, 0, 0 };
+    ger_faults(mode, M, N, A0, x, y, &t);
+    const double a1 = 0x1.8p1020, x1 = 0x1p-500, y1 = -0x1.4p-500;
+    ger_faults(mode, 1, 1, &a1, &x1, &y1, &t2);
+    ck_assert_int_gt(t.partial, 0);
+    ck_assert_int_gt(t2.failed, 0);
+    ck_assert_int_eq(t2.partial, 0);
+    fprintf(stderr, "dger_faults %s: %d succeeded, %d PARTIAL, %d failed untouched; one element to the pipeline: %d, %d, %d\n",
+            tu_mode_name(mode), t.ok, t.partial, t.failed, t2.ok, t2.partial, t2.failed);
+    free(A0); free(x); free(y);
+}
+END_TEST
+
 /* DTRSM and DTRMM cut into parts on two threads (core/parts.h), every part's workspace growths
  * counted on the handle: a fault in either part gives the call a failure status (the output
  * then partly written, as CONTRACT §6 allows) or, where a stage let the workspace go for
@@ -277,6 +334,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, dgemm_faults, 0, 3);
     tcase_add_loop_test(tc, dgemv_ddot_faults, 0, 6);   /* 3..5: the fused kernels */
     tcase_add_loop_test(tc, drot_faults, 0, 6);         /* 3..5: on two threads */
+    tcase_add_loop_test(tc, dger_faults, 0, 3);
     tcase_add_loop_test(tc, blas3_parts_faults, 0, 3);
     suite_add_tcase(s, tc);
     return s;

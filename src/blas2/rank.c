@@ -211,8 +211,17 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
             if (2 * p + 1 < r->n) column(r, 2 * p + 1, fail, colbad, xs, wide);
         }
     });
-    /* pass 2, in order: what pass 1 left */
+    /* pass 2, in order: what pass 1 left.  Its only failure (the pipeline's workspace) comes
+     * after pass 1 wrote the elements it decided: OZBLAS_STATUS_PARTIAL where any element was
+     * written (A then holds new and old values), the failure itself where none was, so that A
+     * is as it came on every other failure (CONTRACT §4) */
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    int wrote = 0;
+    for (int64_t j = 0; j < r->n; j++) {
+        int64_t i0, i1;
+        rows_of(r, j, &i0, &i1);
+        wrote |= colbad[j] < i1 - i0;
+    }
     for (int64_t j = 0; j < r->n && st == OZBLAS_STATUS_SUCCESS; j++) {
         if (!colbad[j]) continue;
         int64_t i0, i1;
@@ -222,10 +231,10 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
         const int split = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &b4[0], &b4[1]) &&
                           (!r->two || ozb_two_prod_exact(r->alpha, r->x[j * r->incx], &b4[2], &b4[3]));
         for (int64_t i = i0; i < i1 && st == OZBLAS_STATUS_SUCCESS; i++)
-            if (fail[i + j * r->m]) st = exact_element(h, r, i, j, split ? b4 : NULL);
+            if (fail[i + j * r->m] && (st = exact_element(h, r, i, j, split ? b4 : NULL)) == OZBLAS_STATUS_SUCCESS) wrote = 1;
     }
     ozb_fpenv_leave(env, changed);
-    return st;
+    return st != OZBLAS_STATUS_SUCCESS && wrote ? OZBLAS_STATUS_PARTIAL : st;
 }
 
 static ozblas_status_t rank_args(ozblas_handle_t h, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
