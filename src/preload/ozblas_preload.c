@@ -103,6 +103,10 @@ static atomic_int shutting_down;
  * static TLS surplus. */
 #define OZB_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 static OZB_TLS int in_ozblas;   /* re-entry guard (belt and braces; see the header) */
+/* this thread's handle, as the pthread key holds it (read here without pthread_getspecific on
+ * each of a program's millions of calls); cleared where the key's destructor or the exit
+ * handler destroys it */
+static OZB_TLS ozblas_handle_t thread_h;
 
 static const char *const mode_names[] = { "double", "correctly_rounded", "fixed" };
 static const char *const format_names[] = { "fp64", "fp16", "int8", "crt" };
@@ -159,6 +163,7 @@ static ozblas_status_t set_format(ozblas_handle_t h, int fmt)
 static void save_pool_free(void);
 static void destroy_handle(void *p)
 {
+    thread_h = NULL;
     ozblas_destroy((ozblas_handle_t)p);
     save_pool_free();
 }
@@ -172,6 +177,7 @@ static void at_exit_cleanup(void)
     ozblas_handle_t h = pthread_getspecific(handle_key);
     if (h) {
         pthread_setspecific(handle_key, NULL);
+        thread_h = NULL;
         ozblas_destroy(h);
     }
     save_pool_free();
@@ -289,7 +295,17 @@ static void init(void)
     atexit(at_exit_cleanup);
 }
 
-static void ensure_init(void) { pthread_once(&init_once, init); }
+/* init once: pthread_once where it may not have run yet, a plain load on every later call */
+static atomic_int init_done;
+static void init_and_mark(void)
+{
+    init();
+    atomic_store_explicit(&init_done, 1, memory_order_release);
+}
+static void ensure_init(void)
+{
+    if (!atomic_load_explicit(&init_done, memory_order_acquire)) pthread_once(&init_once, init_and_mark);
+}
 
 /* The configuration for the pdgemm_ interposer (preload_pdgemm.c, which configures a handle
  * of libozblas_mpi's ozblas): the same variables, read once here. */
@@ -340,8 +356,9 @@ static int from_libozblas(const void *ret)
 static ozblas_handle_t thread_handle(void)
 {
     if (!key_ok || atomic_load(&shutting_down)) return NULL;
+    if (thread_h) return thread_h;
     ozblas_handle_t h = pthread_getspecific(handle_key);
-    if (h) return h;
+    if (h) return thread_h = h;
     if (ozblas_create(&h) != OZBLAS_STATUS_SUCCESS) return NULL;
     configure(h);
     if (cfg.format != FMT_FP64) set_format(h, cfg.format);
@@ -349,7 +366,7 @@ static ozblas_handle_t thread_handle(void)
         ozblas_destroy(h);
         return NULL;
     }
-    return h;
+    return thread_h = h;
 }
 
 /* ---- the renamed BLAS references of the ozblas objects (see redefine.syms) ---- */
@@ -566,7 +583,7 @@ static double *save_take(size_t bytes, int *slot)
 static void release_saved(saved_out *s)
 {
     if (s->slot >= 0) save_pool[s->slot].used = 0;
-    else free(s->buf);
+    else if (s->buf) free(s->buf);
     s->buf = NULL;
     s->slot = -1;
 }
@@ -822,12 +839,16 @@ int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_
 }
 void ozb_preload_release(saved_out *s) { release_saved(s); }
 void ozb_preload_say(const call_desc *c, const char *where, const char *why) { say(c, where, why); }
-void ozb_preload_inside(int on) { in_ozblas = on; }
 int ozb_preload_test_fail(void) { return cfg.test_fail; }
-long long ozb_preload_clock(void) { return cfg.profile ? now_ns() : 0; }
-void ozb_preload_profile(int routine, double work, long long t0)
+long long ozb_preload_begin(void)
+{
+    in_ozblas = 1;
+    return cfg.profile ? now_ns() : 0;
+}
+void ozb_preload_end(int routine, double work, long long t0)
 {
     if (cfg.profile) prof_add(3 + routine, work, t0);
+    in_ozblas = 0;
 }
 
 /* The process's definition of `name` (what the caller would have reached without this

@@ -37,9 +37,10 @@ int ozb_preload_finish_in_place(const call_desc *c, ozblas_status_t st, saved_ou
 int ozb_preload_save(saved_out *s, double *v, int64_t rows, int64_t cols, int64_t rs, int64_t cs);
 void ozb_preload_release(saved_out *s);   /* the save's memory back (its values are gone) */
 void ozb_preload_say(const call_desc *c, const char *where, const char *why);
-void ozb_preload_inside(int on);
-long long ozb_preload_clock(void);
-void ozb_preload_profile(int routine, double work, long long t0);
+/* around ozblas's work on a call: the thread marked inside ozblas, and the clock read where
+ * OZBLAS_PRELOAD_PROFILE is set (begin returns the start, end adds the call to the profile) */
+long long ozb_preload_begin(void);
+void ozb_preload_end(int routine, double work, long long t0);
 void *ozb_preload_real(const char *name);
 int ozb_preload_test_fail(void);   /* OZBLAS_PRELOAD_TEST_FAIL: every served call fails */
 int ozb_preload_fortran_trans(const char *t);

@@ -24,11 +24,9 @@ static inline void *real(void *_Atomic *cache, const char *name)
         if (h) {                                                                               \
             saved_out sv = OZB_SAVED_NONE;                                         \
             if (SAVE) {                                                                        \
-                ozb_preload_inside(1);                                                         \
-                const long long t0 = ozb_preload_clock();                                      \
+                const long long t0 = ozb_preload_begin();                                      \
                 const ozblas_status_t st = CALL;                                               \
-                ozb_preload_profile(routine, (double)(a) * (double)(b) * (double)(d), t0);     \
-                ozb_preload_inside(0);                                                         \
+                ozb_preload_end(routine, (double)(a) * (double)(b) * (double)(d), t0);         \
                 if (FINISH(&(desc), st, &sv)) SERVED;                                          \
             } else {                                                                           \
                 ozb_preload_release(&sv);                                                      \
