@@ -117,6 +117,23 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
     return st;
 }
 
+/* Clears the flags of the elements pr does not keep (ozb_kept: outside its triangle, not
+ * wanted) and returns how many stay set.  A stage may flag such elements, which it computed
+ * alongside kept ones (the deep sums round a strip's eight rows where one is wanted): nothing
+ * reads them, and counted they would send the rest of the walk the whole call again, and
+ * every later stage would compute them too. */
+static int64_t kept_only(const ozb_problem *pr, uint8_t *fail)
+{
+    int64_t left = 0;
+    for (int64_t j = 0; j < pr->n; j++)
+        for (int64_t i = 0; i < pr->m; i++) {
+            uint8_t *f = &fail[i + j * pr->m];
+            if (*f && !ozb_kept(pr, i, j)) *f = 0;
+            left += *f != 0;
+        }
+    return left;
+}
+
 static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *plan, ozb_stage_list L, int pos)
 {
     ozb_plan pl = *plan;
@@ -145,6 +162,7 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             continue;
         }
         if (st != OZBLAS_STATUS_SUCCESS) return st;   /* (a stage that wrote part of C marked it) */
+        if (nfail > 0 && (pr->want || pr->tri != OZB_TRI_ALL)) nfail = kept_only(pr, fail);
         /* whether the stage wrote any element: then a failure of the rest leaves C partly
          * written (an element not flagged counts as written: C's elements outside the kept
          * ones too, which errs toward PARTIAL) */
