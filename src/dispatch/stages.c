@@ -63,11 +63,14 @@ static ozb_stage_id tiny_first_rest(const ozb_problem *pr)
     (void)pr;
     return OZB_ST_SCALED;
 }
-/* after the error-free sums: the cancelling results of LAPACK's panel updates C - A B */
+/* after the error-free sums: the cancelling results of LAPACK's panel updates C - A B; not
+ * where every product is tiny (the scaled sums' calls, next: LAPACK's tests of matrices scaled
+ * toward underflow, whose products lie below TwoProduct's range, where the tiny sums flag
+ * every element and only add a pass) */
 static int tiny_cancel_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
-    (void)h; (void)pl;
-    return ozb_exact_tiny_eligible(pr);
+    (void)pl;
+    return ozb_exact_tiny_eligible(pr) && ozb_eft_scale_for(h, pr) == 0;
 }
 static ozblas_status_t tiny_cancel_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
                                        int64_t *nfail)
