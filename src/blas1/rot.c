@@ -216,6 +216,19 @@ static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                                  const double hm[4], int one_thread)
 {
+    /* at most four pairs (LAPACK's rotations of 2x2 blocks by the million): the pair loop on
+     * copies, written back where it decides every pair, else the chunks below from x and y
+     * untouched (each pair is its own RN(exact) either way) */
+    if (n <= 4 && incx != 0 && incy != 0) {
+        double xs[4], ys[4], nx[4], ny[4];
+        uint8_t fl[4];
+        double *x0 = ozb_vec0_mut(x, n, incx), *y0 = ozb_vec0_mut(y, n, incy);
+        for (int64_t i = 0; i < n; i++) { xs[i] = x0[i * incx]; ys[i] = y0[i * incy]; }
+        if (ozb_rot_pairs(n, xs, ys, hm, nx, ny, fl, 0) == 0) {
+            for (int64_t i = 0; i < n; i++) { x0[i * incx] = nx[i]; y0[i * incy] = ny[i]; }
+            return OZBLAS_STATUS_SUCCESS;
+        }
+    }
     /* an increment 0 repeats one element in order (CONTRACT §6, Arguments): each pair then
      * reads the element the pair before it wrote, so the pairs go one at a time */
     const int64_t ch = incx == 0 || incy == 0 ? 1 : CH, nch = (n + ch - 1) / ch;
