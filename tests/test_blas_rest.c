@@ -508,6 +508,56 @@ START_TEST(level3_tri)
 }
 END_TEST
 
+/* Tiny DTRMMs (order at most 4, B at most 16 elements, alpha = +-1: shapes/tri_tiny.c's
+ * element-by-element path) against the exact product on op(T) made whole, every side,
+ * triangle, transpose and diagonal, NaN where T is not referenced; results that cancel to
+ * zero (left to the general path) and a result near underflow among them */
+START_TEST(trmm_tiny)
+{
+    ozblas_mode_t mode = MODES[_i];
+    ozblas_handle_t h = tu_handle(mode);
+    ozref_rng r;
+    tu_rng(&r, "trmm_tiny");
+    char ctx[200];
+    int c = 0;
+    for (int64_t m = 1; m <= 4; m++)
+        for (int64_t n = 1; n <= 4; n++)
+            for (int left = 0; left < 2; left++)
+                for (int lower = 0; lower < 2; lower++)
+                    for (int tr = 0; tr < 2; tr++)
+                        for (int unit = 0; unit < 2; unit++, c++) {
+                            const int64_t ka = left ? m : n, lda = ka + c % 2, ldb = m + (c / 2) % 2;
+                            const double alpha = c % 3 == 1 ? -1.0 : 1.0, phi = (double)(c % 3) * 2.0;
+                            snprintf(ctx, sizeof ctx, "trmm_tiny %s %dx%d left=%d lower=%d trans=%d unit=%d alpha=%g",
+                                     tu_mode_name(mode), (int)m, (int)n, left, lower, tr, unit, alpha);
+                            double *A = tri_operand(&r, ka, lda, phi), *B = mat(&r, m, n, ldb, phi);
+                            for (int64_t j = 0; j < ka; j++)
+                                for (int64_t i = 0; i < ka; i++)
+                                    if (lower ? i < j : i > j) A[i + j * lda] = NAN;
+                                    else if (i == j && unit) A[i + j * lda] = NAN;
+                            if (c % 7 == 3) B[0] = 0.0;                     /* a zero product */
+                            if (c % 11 == 5) B[(m - 1) + (n - 1) * ldb] = 0x1.8p-1070;   /* a subnormal one */
+                            const size_t nb = (size_t)(ldb * n);
+                            double *B2 = tu_alloc(nb), *Be = tu_alloc(nb);
+                            memcpy(B2, B, nb * sizeof *B);
+                            memcpy(Be, B, nb * sizeof *B);
+                            ck_assert_int_eq(ozblas_dtrmm(h, left ? OZBLAS_LEFT : OZBLAS_RIGHT, lower ? OZBLAS_LOWER : OZBLAS_UPPER,
+                                                          tr ? OZBLAS_OP_T : OZBLAS_OP_N, unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT, m, n,
+                                                          alpha, A, lda, B2, ldb),
+                                             OZBLAS_STATUS_SUCCESS);
+                            if (exact_mode(mode)) {
+                                double *F = tri_whole(A, lda, ka, lower, tr, unit);
+                                if (left) ozref_dgemm(0, 0, m, n, m, alpha, F, m, B, ldb, 0.0, Be, ldb);
+                                else ozref_dgemm(0, 0, m, n, n, alpha, B, ldb, F, n, 0.0, Be, ldb);
+                                check_bits(B2, Be, nb, ctx);
+                                free(F);
+                            }
+                            free(A); free(B); free(B2); free(Be);
+                        }
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* DTRMM and DTRMV with Inf and NaN in B (x): only the triangle's terms count (CONTRACT §4),
  * as in the reference BLAS, which never multiplies op(T)'s absent zeros: an element whose
  * triangle meets no Inf or NaN is finite, RN(exact) over the triangle in every mode (its
@@ -1631,6 +1681,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, level3_tri, 0, 3);
     tcase_add_loop_test(t, trsm_lanes, 0, 3);
     tcase_add_loop_test(t, trmm_absent_zeros, 0, 3);
+    tcase_add_loop_test(t, trmm_tiny, 0, 3);
     tcase_add_loop_test(t, level3_sym, 0, 3);
     tcase_add_loop_test(t, threads, 0, 3);
     tcase_add_test(t, parts_shared);

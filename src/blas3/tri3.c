@@ -8,6 +8,7 @@
 #include "core/info.h"
 #include "core/backend.h"
 #include "core/parts.h"
+#include "core/fpenv.h"
 
 /* DTRMM's blocks of C where its results are RN(exact) (shape only: no bit depends on it) */
 #define TRMM_BLOCK 64
@@ -155,6 +156,20 @@ ozblas_status_t ozblas_dtrmm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_
     ozblas_status_t st = tri3_args(h, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
     if (st != OZBLAS_STATUS_SUCCESS || m == 0 || n == 0) return st;
     if (alpha == 0.0) return ozb_scale_c(h, B, 1, ldb, m, n, 0.0);
+    if (ozb_host_operands(h) && ozb_run_rounds_exact(h) && m * n <= 16) {
+        /* tiny: element by element where every one is certified (shapes.h), where the handle's
+         * products round exactly (CORRECTLY_ROUNDED, and DOUBLE computed so): RN(exact) is
+         * then the value of every path */
+        ozb_fpenv_t env;
+        const int changed = ozb_fpenv_enter(&env);
+        const int done = ozb_trmm_tiny(side == OZBLAS_LEFT, uplo == OZBLAS_LOWER, transa == OZBLAS_OP_T,
+                                       diag == OZBLAS_UNIT, m, n, alpha, A, lda, B, ldb);
+        ozb_fpenv_leave(env, changed);
+        if (done) {
+            ozb_info_reset(h);
+            return OZBLAS_STATUS_SUCCESS;
+        }
+    }
     tri3_call c = { side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, NULL };
     const int64_t ka = side == OZBLAS_LEFT ? m : n;
     ozb_info_moves_begin(h);   /* the info reports every problem's copies */

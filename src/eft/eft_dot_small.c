@@ -58,7 +58,7 @@ static inline double hsum(__m256d v)
  * checked), so no sum overflows.  One product: RN(x y) is the IEEE product itself where it is
  * a normal number.  Zero, subnormal, non-finite and uncertified results are left to the split
  * below (the same bits: they are RN(exact) either way). */
-static int dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, int64_t n, double *out)
+int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, int64_t n, double *out)
 {
     if (n == 1) {
         const double p = x[0] * y[0], ap = fabs(p);
@@ -187,7 +187,7 @@ int ozb_eft_dot_short(const ozb_problem *pr)
     if (n <= 0 || n > OZB_DOT_ONE_SIGMA) return 0;
     if (n <= 4 && pr->alpha == 1.0 && pr->beta == 0.0) {
         double r;
-        if (dot_tiny(pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, n, &r)) {
+        if (ozb_eft_dot_tiny(pr->a.p, pr->a.cs, pr->b.p, pr->b.cs, n, &r)) {
             *pr->c = r;
             return 1;
         }
@@ -229,7 +229,7 @@ static __attribute__((noinline)) OZB_DQ_TARGET int dot_unit_dq(const double *x, 
 /* n <= 4: the exact products first */
 static __attribute__((noinline)) int dot_unit_tiny(const double *x, const double *y, int64_t n, int dq, double *out)
 {
-    if (dot_tiny(x, 1, y, 1, n, out)) return 1;
+    if (ozb_eft_dot_tiny(x, 1, y, 1, n, out)) return 1;
     return dq ? dot_unit_dq(x, y, n, out) : dot_unit_avx2(x, y, n, out);
 }
 #endif

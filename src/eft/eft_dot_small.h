@@ -12,6 +12,12 @@
  * tiny, a CPU without AVX2 and FMA): the caller's general path then finds the same bits. */
 int ozb_eft_dot_short(const ozb_problem *pr);
 
+/* sum x_l y_l for 0 < n <= 4 products (strides xs, ys): RN of the exact sum into *out and 1
+ * where the exact products' certified sum decides it (a normal product alone where n = 1; an
+ * exact zero as +0), else 0 (a product out of TwoProduct's range, Inf, NaN, a sum near a
+ * rounding boundary) */
+int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, int64_t n, double *out);
+
 /* x^T y for contiguous x, y and 0 < n <= OZB_DOT_ONE_SIGMA (a DDOT, alpha = 1, beta = 0):
  * ozb_eft_dot_short's steps for that case (dot_tiny's exact products for n <= 4, the split, the
  * split on the scaled DOT where it refuses), so that 0 means ozb_eft_dot_short would not

@@ -34,6 +34,16 @@ void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0
  * only T's `lower` (else upper) triangle is read (a unit diagonal's values are not used). */
 void ozb_tri_full(const double *A, int64_t lda, int64_t n, int lower, int trans, int unit, double *dst);
 
+/* DTRMM's B := alpha op(T) B (left) or alpha B op(T) (right) where op(T) has order at most 4, B
+ * at most 16 elements and alpha = +-1 (LAPACK's 1x1 and 2x2 blocks by the hundred thousand,
+ * where making T whole and a GEMM cost far more than the products): each element RN of its
+ * exact sum over the triangle by ozb_eft_dot_tiny (negation exact), computed into a copy and
+ * written only where every one is certified and nonzero; 1 then, else 0 with B untouched (the
+ * general path: the same RN(exact), and the zeros' signs).  lower: T's triangle; the caller's
+ * environment the standard one (core/fpenv.h). */
+int ozb_trmm_tiny(int left, int lower, int trans, int unit, int64_t m, int64_t n, double alpha, const double *A,
+                  int64_t lda, double *B, int64_t ldb);
+
 /* The level-3 routines' scratch (slot: OZB_BUF_SHAPE_A, B or T) and shapes in the handle's
  * memory: the host's, or the backend's where it keeps the operands (shape_ops.c) */
 double *ozb_shape_buf(ozblas_handle_t h, int slot, size_t bytes);
