@@ -49,6 +49,19 @@ START_TEST(ddot_cancellation)
     double res = tu_dot_run(h, mode, 3, a, 1, b, 1, "contract example");
     if (mode == OZBLAS_MODE_CORRECTLY_ROUNDED) ck_assert(tu_bits(res) == tu_bits(3e-300));
     tu_dot_run(h, mode, 3, a, -1, b, -1, "contract example backwards");
+    /* DOTs of three and four products whose exact parts cancel to a few ulps of the smallest:
+     * the tree of the short DOTs (eft_dot_small.c) must bound its error parts' roundings, else
+     * it certifies these one ulp off */
+    static const double tx[3][4] = { { -0x1.0000000000001p-27, 0x1.0000000000005p-27, -0x1.0000000000004p-53, 0.0 },
+                                     { -0x1.0000000000006p-14, 0x1.0000000000007p-14, -0x1.0000000000000p-80, 0.0 },
+                                     { 0x1.0000000000005p-27, -0x1.0000000000004p+0, 0x1.0000000000003p+0, -0x1.0p-54 } };
+    static const double ty[3][4] = { { 0x1.0000000000007p-27, 0x1.0000000000004p-27, 0x1.0000000000001p-53, 0.0 },
+                                     { 0x1.0000000000007p-13, 0x1.0000000000006p-13, 0x1.0000000000006p-80, 0.0 },
+                                     { 0x1.0000000000004p-27, 0x1.0000000000003p+0, 0x1.0000000000004p+0, 0x1.0p-53 } };
+    for (int q = 0; q < 3; q++) {
+        tu_dot_run(h, mode, q == 2 ? 4 : 3, tx[q], 1, ty[q], 1, "short DOT's tree, cancelling");
+        tu_dot_run(h, mode, q == 2 ? 4 : 3, tx[q], -1, ty[q], -1, "short DOT's tree, cancelling, backwards");
+    }
     /* x = [u, -u, t], y = [v, v', w]: huge terms cancel exactly or nearly, leaving a tiny remainder */
     for (int t = 0; t < 60; t++) {
         int64_t half = 1 + (int64_t)(ozref_uniform(&r) * 300);
