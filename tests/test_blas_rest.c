@@ -1619,12 +1619,22 @@ END_TEST
 START_TEST(specials_and_args)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
-    double x[3] = { 1.0, NAN, 2.0 }, y[3] = { 1.0, 1.0, INFINITY };
+    double x[3] = { 1.0, NAN, 2.0 }, y[3] = { 1.0, 1.0, INFINITY }, g0;
     ck_assert_int_eq(ozblas_daxpy(h, 3, 2.0, x, 1, y, 1), 0);
     ck_assert(y[0] == 3.0 && isnan(y[1]) && y[2] == INFINITY);
     double xs[2] = { 0x1p990, 1.0 }, ys[2] = { 0x1p990, 1.0 };
     ck_assert_int_eq(ozblas_drot(h, 2, xs, 1, ys, 1, 0x1p30, -0x1p30), 0);   /* c x + s y = 0 exactly */
     ck_assert(xs[0] == 0.0 && ys[0] == 0x1p1021);
+    /* short DASUMs whose sum lies on a tie of its leading terms and a tail decides it: 1 + 2^-53
+     * (a tie, rounding to even 1) and 2^-160 above it round up; two terms of one binade on an
+     * exact tie round to even; a subnormal sum is exact */
+    const double t3[3] = { -1.0, 0x1p-53, -0x1p-160 }, t2[2] = { 0x1.0000000000001p0, -0x1p-53 }, s2[2] = { 0x1p-1070, -0x1.8p-1070 };
+    ck_assert_int_eq(ozblas_dasum(h, 3, t3, 1, &g0), 0);
+    ck_assert(g0 == 0x1.0000000000001p0);
+    ck_assert_int_eq(ozblas_dasum(h, 2, t2, 1, &g0), 0);
+    ck_assert(g0 == 0x1.0000000000002p0);
+    ck_assert_int_eq(ozblas_dasum(h, 2, s2, 1, &g0), 0);
+    ck_assert(g0 == 0x1.4p-1069);
     /* NaN and Inf inside the vector lanes of dnrm2 and dasum, and the idamax rule */
     double v40[40];
     for (int i = 0; i < 40; i++) v40[i] = 1.0 + i;
