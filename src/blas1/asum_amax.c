@@ -68,7 +68,7 @@ static int lanes_sum(const double *x, int64_t n, int64_t inc, double *out)
  * (two or three terms of one binade sum to a tie half the time, which no bound decides) and
  * subnormal results included.  Elsewhere |sum e_q| <= E (1 + 2^-40) + 2^-1000, E = fl(sum |e_q|),
  * and the certified rounding decides (ozb_round_certified_z).  Terms at most 2^996 (n <= 16: no
- * sum reaches 2^1000); NaN, Inf and larger terms are left to the exact sum, as is a sum three
+ * sum exceeds 2^1000); NaN, Inf and larger terms are left to the exact sum, as is a sum three
  * passes do not decide.  1 and *out where decided. */
 enum { SHORT = 16 };
 static int short_sum(const double *x, int64_t n, int64_t inc, double *out)

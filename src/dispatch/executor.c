@@ -162,11 +162,12 @@ static ozblas_status_t walk(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             continue;
         }
         if (st != OZBLAS_STATUS_SUCCESS) return st;   /* (a stage that wrote part of C marked it) */
-        if (nfail > 0 && (pr->want || pr->tri != OZB_TRI_ALL)) nfail = kept_only(pr, fail);
-        /* whether the stage wrote any element: then a failure of the rest leaves C partly
-         * written (an element not flagged counts as written: C's elements outside the kept
-         * ones too, which errs toward PARTIAL) */
+        /* whether the stage wrote any element, from its own count (a stage that writes nothing
+         * flags every element, unkept ones included): then a failure of the rest leaves C
+         * partly written (an element not flagged counts as written: C's elements outside the
+         * kept ones too, which errs toward PARTIAL) */
         int wrote = nfail < pr->m * pr->n;
+        if (nfail > 0 && (pr->want || pr->tri != OZB_TRI_ALL)) nfail = kept_only(pr, fail);
         if (nfail > 0 && s->zeros) {     /* exact zero sums (LAPACK's structured zeros): RN(beta c) */
             const int64_t z = ozb_exact_zero_products(pr, fail);
             nfail -= z;

@@ -19,7 +19,7 @@ int ozb_eft_dot_short(const ozb_problem *pr);
 int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, int64_t n, double *out);
 
 /* x^T y for contiguous x, y and 0 < n <= OZB_DOT_ONE_SIGMA (a DDOT, alpha = 1, beta = 0):
- * ozb_eft_dot_short's steps for that case (dot_tiny's exact products for n <= 4, the split, the
+ * ozb_eft_dot_short's steps for that case (ozb_eft_dot_tiny's exact products for n <= 4, the split, the
  * split on the scaled DOT where it refuses), so that 0 means ozb_eft_dot_short would not
  * certify it either.  RN(x^T y) into *out and 1 where certified.  wide: 1 where the split may
  * use AVX-512 DQ and VL when the CPU has them (0: the 256-bit code only; the same bits). */

@@ -29,10 +29,7 @@ ozblas_status_t ozb_exact_tiny_cancel(ozblas_handle_t h, const ozb_problem *pr, 
  * transposed, which the error-free sums' strips of 8 rows are not), k = 1, or a GEMV of two
  * columns and at most 64 rows (LAPACK's residuals y - A x of bidiagonal and two-column panels:
  * the GEMV-N strip's setup costs more than the tiny sums there, and what cancels is decided in
- * their second pass instead of the deep sums); measured on an AVX512-VNNI EPYC, non-cancelling
- * data: 1x15x1 0.15 against 1.2 us, 48x15x1 3.5 against 4.1 us, 32x32x3 8.3 against 6.0 us
- * (the error-free sums first there); on an AVX2 EPYC, GEMV-N of 2 columns, interleaved: 8 and
- * 28 rows 0.88x and 0.94x, 200 rows 1.12x (the strips first there), 28 and 200 rows whose
- * result cancels 0.39x and 0.79x */
+ * their second pass instead of the deep sums); elsewhere, where nothing cancels, the error-free
+ * sums first (faster from some 8 rows of 3 products, or a GEMV of 2 columns beyond 64 rows) */
 int ozb_exact_tiny_first(const ozb_problem *pr);
 #endif

@@ -31,7 +31,7 @@
  * whose output is read (beta != 0, or updated in place) the output is saved, and restored
  * before the fallback, so that a failure midway never leaves a partly scaled C or y; except
  * DGEMM's C, which ozblas_dgemm leaves as it was on every failure but OZBLAS_STATUS_PARTIAL
- * (partial_abort), and DGEMV's y and DROT's x and y likewise.
+ * (partial_abort), and DGEMV's y, DROT's x and y and the rank updates' A likewise.
  *
  * One ozblas handle per thread, created on the thread's first intercepted call and
  * destroyed when the thread exits (pthread key destructor) or, for the thread that calls
@@ -827,8 +827,9 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
 void ozb_preload_init(void) { ensure_init(); }
 ozblas_handle_t ozb_preload_enter(const call_desc *c, int64_t a, int64_t b, int64_t d) { return enter_call(c, a, b, d); }
 int ozb_preload_finish(const call_desc *c, ozblas_status_t st, saved_out *sv) { return finish_call(c, st, sv, 0); }
-/* an output updated in place without a copy (DROT's x and y): a PARTIAL failure with nothing
- * saved can be neither undone nor handed on, so finish_call stops the process */
+/* an output updated in place without a copy (DROT's x and y, a rank update's A): a PARTIAL
+ * failure with nothing saved can be neither undone nor handed on, so finish_call stops the
+ * process */
 int ozb_preload_finish_in_place(const call_desc *c, ozblas_status_t st, saved_out *sv)
 {
     return finish_call(c, st, sv, sv->buf == NULL);
