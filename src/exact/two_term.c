@@ -62,7 +62,9 @@ static inline int one(double a, double x, double uh, double ul, double y, double
  * 2^-102 |p| (the last where ul != 0): the certificate with no second product.  An exact zero
  * it certifies has B = 0 and every error term +0 (x - x is +0, so are the TwoSum's and
  * TwoProduct's zero errors), so lo = s + (+0) = +0: the two-term loop's zero, which is the
- * same sum with a second product of zero. */
+ * same sum with a second product of zero.  The 256-bit loop below computes these operations in
+ * this order four elements at a time; this scalar form is the loop of builds without AVX2 and FMA. */
+#if !(defined(__AVX2__) && defined(__FMA__))
 static inline int64_t one1(double a, double x, double uh, double ul, int safe, int fma_only, double *r)
 {
     if (fma_only) {
@@ -80,6 +82,7 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
     const int64_t range = safe | (fabs(p) >= 0x1p-960) | (x == 0.0) | (uh == 0.0);
     return range & (lo == hi) & (fabs(lo) <= 0x1.fffffffffffffp1023);
 }
+#endif
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
