@@ -5,6 +5,7 @@
 #include "core/backend.h"
 #include "core/fpenv.h"
 #include "sum/sum.h"
+#include "sum/eft.h"
 #include "sum/longacc.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
@@ -81,18 +82,15 @@ static int short_sum(const double *x, int64_t n, int64_t inc, double *out)
     }
     if (!ok) return 0;
     for (int pass = 0; pass < 3; pass++) {
-        for (int64_t q = 1; q < n; q++) {
-            const double a = t[q], b = t[q - 1], sm = a + b, bb = sm - a;
-            t[q - 1] = (a - (sm - bb)) + (b - bb);
-            t[q] = sm;
-        }
+        for (int64_t q = 1; q < n; q++) ozb_two_sum(t[q], t[q - 1], &t[q], &t[q - 1]);
         double R = 0.0, E = 0.0;
         for (int64_t q = 0; q < n - 1; q++) {
-            const double sm = R + t[q], bb = sm - R, e = (R - (sm - bb)) + (t[q] - bb);
-            R = sm;
+            double e;
+            ozb_two_sum(R, t[q], &R, &e);
             E += fabs(e);
         }
-        const double y = t[n - 1] + R, yb = y - t[n - 1], z = (t[n - 1] - (y - yb)) + (R - yb);
+        double y, z;
+        ozb_two_sum(t[n - 1], R, &y, &z);
         if (E == 0.0) {
             *out = y;
             return 1;

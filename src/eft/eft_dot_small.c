@@ -88,7 +88,8 @@ int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, i
     const __m128d s = _mm_add_pd(p01, p23), bb = _mm_sub_pd(s, p01);
     const __m128d t = _mm_add_pd(_mm_sub_pd(p01, _mm_sub_pd(s, bb)), _mm_sub_pd(p23, bb));
     const double s0 = _mm_cvtsd_f64(s), s1 = _mm_cvtsd_f64(_mm_unpackhi_pd(s, s));
-    const double u = s0 + s1, ub = u - s0, v = (s0 - (u - ub)) + (s1 - ub);
+    double u, v, yy, zz;
+    ozb_two_sum(s0, s1, &u, &v);
     /* the seven error parts: e_0..e_3 and t_0, t_1 by lanes, then v */
     const __m128d e01 = _mm256_castpd256_pd128(E), e23 = _mm256_extractf128_pd(E, 1);
     const __m128d am = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffll));
@@ -96,7 +97,7 @@ int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, i
     const __m128d wa = _mm_add_pd(_mm_add_pd(_mm_and_pd(e01, am), _mm_and_pd(e23, am)), _mm_and_pd(t, am));
     const double r = (_mm_cvtsd_f64(w) + _mm_cvtsd_f64(_mm_unpackhi_pd(w, w))) + v;
     const double a = (_mm_cvtsd_f64(wa) + _mm_cvtsd_f64(_mm_unpackhi_pd(wa, wa))) + fabs(v);
-    const double yy = u + r, yb = yy - u, zz = (u - (yy - yb)) + (r - yb);
+    ozb_two_sum(u, r, &yy, &zz);
     double B = a * 0x1p-49;
     if (a > 0.0 && B < 0x1p-1000) B = 0x1p-1000;      /* a nonzero bound never underflows */
     return ozb_round_certified_z_inline(yy, zz, B, out);
