@@ -153,17 +153,9 @@ int64_t ozb_rot_pairs(int64_t m, const double *x, const double *y, const double 
         const __m256d vx = _mm256_maskload_pd(x + i, want), vy = _mm256_maskload_pd(y + i, want);
         __m256d ok, rx, ry;
         PAIR4();
-        /* the decided lanes stored one by one: a masked store (VMASKMOVPD) is microcoded on
-         * AMD's Zen and cost a short rotation more than its arithmetic */
         const unsigned put = (unsigned)_mm256_movemask_pd(ok) & ((1u << r) - 1u);
-        double tx[4], ty[4];
-        _mm256_storeu_pd(tx, rx);
-        _mm256_storeu_pd(ty, ry);
-        for (int64_t q = 0; q < r; q++)
-            if (put >> q & 1) {
-                nx[i + q] = tx[q];
-                ny[i + q] = ty[q];
-            }
+        ozb_put_lanes(nx + i, rx, put, r);
+        ozb_put_lanes(ny + i, ry, put, r);
         nf += ozb_put_flags(fail + i, put, (1u << r) - 1u, r);
         i = m;
     }

@@ -144,20 +144,14 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
     }
     if (i < m) {
         /* the last m mod 4 as lanes of one vector (zeros beyond m), the decided ones stored one
-         * by one (a masked store is microcoded on AMD's Zen) */
+         * by one (ozb_put_lanes) */
         const int64_t rem = m - i;
         const __m256d va = ozb_first4(a + i, rem), vx = ozb_first4(x + i, rem);
         __m256d r, ok;
         ONE_TERM_BODY(va, vx, r, ok);
-        double rv[4];
-        _mm256_storeu_pd(rv, r);
-        const unsigned bits = (unsigned)_mm256_movemask_pd(ok);
-        for (int64_t q = 0; q < rem; q++) {
-            const int d = bits >> q & 1;
-            if (d) out[i + q] = rv[q];
-            fail[i + q] = (uint8_t)!d;
-            nf += !d;
-        }
+        const unsigned bits = (unsigned)_mm256_movemask_pd(ok) & ((1u << rem) - 1u);
+        ozb_put_lanes(out + i, r, bits, rem);
+        nf += ozb_put_flags(fail + i, bits, (1u << rem) - 1u, rem);
     }
 #undef ONE_TERM_BODY
     return nf;
