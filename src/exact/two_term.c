@@ -86,6 +86,47 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+/* The one-term update's constants for a column (one_term_loop) */
+typedef struct { __m256d vuh, vul, zero, big, tiny, b50, b102, b103, absm, keep_range; } one_term_k;
+
+/* one1's operations on four elements, in one1's order (the FMAs the explicit ones): the values,
+ * and in *ok the lanes decided */
+static inline __attribute__((always_inline)) __m256d one_term4(const one_term_k *k, __m256d va, __m256d vx,
+                                                               const int known_safe, const int fma_only, __m256d *ok)
+{
+    if (fma_only) {
+        const __m256d f = _mm256_fmadd_pd(vx, k->vuh, va);
+        const __m256d tiny_ok = _mm256_cmp_pd(_mm256_and_pd(_mm256_mul_pd(vx, k->vuh), k->absm), k->tiny, _CMP_GE_OQ);
+        const __m256d range = _mm256_or_pd(k->keep_range, _mm256_or_pd(tiny_ok, _mm256_cmp_pd(vx, k->zero, _CMP_EQ_OQ)));
+        *ok = _mm256_and_pd(_mm256_or_pd(_mm256_cmp_pd(f, k->zero, _CMP_NEQ_UQ), range),
+                            _mm256_cmp_pd(_mm256_and_pd(f, k->absm), k->big, _CMP_LE_OQ));
+        return _mm256_add_pd(f, k->zero);
+    } else {
+        /* the range test first (unless every lane is known in range): a lane out of range
+         * is flagged whatever its value, so it goes on with x = 0 (a product below the
+         * range has a subnormal low part, whose FMA costs some 30 ns; the lanes in range
+         * compute one1's values unchanged) */
+        const __m256d p0 = _mm256_mul_pd(vx, k->vuh);
+        const __m256d tiny_ok = _mm256_cmp_pd(_mm256_and_pd(p0, k->absm), k->tiny, _CMP_GE_OQ);
+        const __m256d range = known_safe ? k->keep_range
+                                         : _mm256_or_pd(k->keep_range, _mm256_or_pd(tiny_ok, _mm256_cmp_pd(vx, k->zero, _CMP_EQ_OQ)));
+        const __m256d xr = known_safe ? vx : _mm256_and_pd(vx, range), p = known_safe ? p0 : _mm256_and_pd(p0, range);
+        const __m256d pe = _mm256_fmsub_pd(xr, k->vuh, p);
+        const __m256d s = _mm256_add_pd(va, p), b = _mm256_sub_pd(s, va);
+        const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s, b)), _mm256_sub_pd(p, b));
+        const __m256d g = _mm256_fmadd_pd(xr, k->vul, pe);
+        const __m256d B = _mm256_fmadd_pd(k->b103, _mm256_and_pd(s, k->absm),
+                                          _mm256_fmadd_pd(k->b50, _mm256_and_pd(pe, k->absm),
+                                                          _mm256_mul_pd(k->b102, _mm256_and_pd(p, k->absm))));
+        const __m256d lo = _mm256_add_pd(s, _mm256_add_pd(e1, _mm256_sub_pd(g, B)));
+        const __m256d hi = _mm256_add_pd(s, _mm256_add_pd(e1, _mm256_add_pd(g, B)));
+        const __m256d fin = _mm256_and_pd(_mm256_cmp_pd(lo, hi, _CMP_EQ_OQ),
+                                          _mm256_cmp_pd(_mm256_and_pd(lo, k->absm), k->big, _CMP_LE_OQ));
+        *ok = known_safe ? fin : _mm256_and_pd(range, fin);
+        return lo;
+    }
+}
+
 /* The one-term loop on unit strides, four elements a vector: one1's operations in one1's order
  * (the FMAs the explicit ones), so the decided elements and their flags are one1's bit for bit;
  * the comparisons stay masks until one movemask a vector instead of 64-bit flags narrowed to
@@ -95,65 +136,36 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
                                                                    double ul, double *out, int safe, uint8_t *fail,
                                                                    const int known_safe, const int fma_only)
 {
-    const __m256d vuh = _mm256_set1_pd(uh), vul = _mm256_set1_pd(ul), zero = _mm256_setzero_pd();
-    const __m256d big = _mm256_set1_pd(0x1.fffffffffffffp1023), tiny = _mm256_set1_pd(0x1p-960);
-    const __m256d b50 = _mm256_set1_pd(0x1p-50), b102 = _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0), b103 = _mm256_set1_pd(0x1p-103);
-    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-    const __m256d keep_range = _mm256_castsi256_pd(_mm256_set1_epi64x(safe || uh == 0.0 ? -1 : 0));
+    const one_term_k k = { _mm256_set1_pd(uh), _mm256_set1_pd(ul), _mm256_setzero_pd(), _mm256_set1_pd(0x1.fffffffffffffp1023),
+                           _mm256_set1_pd(0x1p-960), _mm256_set1_pd(0x1p-50), _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0),
+                           _mm256_set1_pd(0x1p-103), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)),
+                           _mm256_castsi256_pd(_mm256_set1_epi64x(safe || uh == 0.0 ? -1 : 0)) };
     int64_t nf = 0, i = 0;
-    /* one vector of four elements: r and the lanes decided (ok) */
-#define ONE_TERM_BODY(va, vx, r, ok) do {                                                          \
-        if (fma_only) { \
-            const __m256d f = _mm256_fmadd_pd(vx, vuh, va); \
-            const __m256d range = _mm256_or_pd(keep_range, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(_mm256_mul_pd(vx, vuh), absm), \
-                                                                                      tiny, _CMP_GE_OQ), \
-                                                                        _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ))); \
-            ok = _mm256_and_pd(_mm256_or_pd(_mm256_cmp_pd(f, zero, _CMP_NEQ_UQ), range), \
-                               _mm256_cmp_pd(_mm256_and_pd(f, absm), big, _CMP_LE_OQ)); \
-            r = _mm256_add_pd(f, zero); \
-        } else { \
-            /* the range test first (unless every lane is known in range): a lane out of range \
-             * is flagged whatever its value, so it goes on with x = 0 (a product below the \
-             * range has a subnormal low part, whose FMA costs some 30 ns; the lanes in range \
-             * compute one1's values unchanged) */ \
-            const __m256d p0 = _mm256_mul_pd(vx, vuh); \
-            const __m256d range = known_safe ? keep_range \
-                                             : _mm256_or_pd(keep_range, _mm256_or_pd(_mm256_cmp_pd(_mm256_and_pd(p0, absm), tiny, _CMP_GE_OQ), \
-                                                                                     _mm256_cmp_pd(vx, zero, _CMP_EQ_OQ))); \
-            const __m256d xr = known_safe ? vx : _mm256_and_pd(vx, range), p = known_safe ? p0 : _mm256_and_pd(p0, range); \
-            const __m256d pe = _mm256_fmsub_pd(xr, vuh, p); \
-            const __m256d s = _mm256_add_pd(va, p), b = _mm256_sub_pd(s, va); \
-            const __m256d e1 = _mm256_add_pd(_mm256_sub_pd(va, _mm256_sub_pd(s, b)), _mm256_sub_pd(p, b)); \
-            const __m256d g = _mm256_fmadd_pd(xr, vul, pe); \
-            const __m256d B = _mm256_fmadd_pd(b103, _mm256_and_pd(s, absm), \
-                                              _mm256_fmadd_pd(b50, _mm256_and_pd(pe, absm), _mm256_mul_pd(b102, _mm256_and_pd(p, absm)))); \
-            const __m256d lo = _mm256_add_pd(s, _mm256_add_pd(e1, _mm256_sub_pd(g, B))); \
-            const __m256d hi = _mm256_add_pd(s, _mm256_add_pd(e1, _mm256_add_pd(g, B))); \
-            const __m256d fin = _mm256_and_pd(_mm256_cmp_pd(lo, hi, _CMP_EQ_OQ), _mm256_cmp_pd(_mm256_and_pd(lo, absm), big, _CMP_LE_OQ)); \
-            ok = known_safe ? fin : _mm256_and_pd(range, fin); \
-            r = lo; \
-        } \
-    } while (0)
     for (; i + 4 <= m; i += 4) {
         if (!(i & 4)) ozb_ahead(a + i);   /* (a line holds eight) */
         const __m256d va = _mm256_loadu_pd(a + i), vx = _mm256_loadu_pd(x + i);
-        __m256d r, ok;
-        ONE_TERM_BODY(va, vx, r, ok);
+        __m256d ok;
+        const __m256d r = one_term4(&k, va, vx, known_safe, fma_only, &ok);
         _mm256_storeu_pd(out + i, _mm256_blendv_pd(va, r, ok));
         nf += ozb_put_flags(fail + i, (unsigned)_mm256_movemask_pd(ok), 0xf, 4);
     }
     if (i < m) {
         /* the last m mod 4 as lanes of one vector (zeros beyond m), the decided ones stored one
-         * by one (ozb_put_lanes) */
+         * by one with their flags (a masked store is microcoded on AMD's Zen) */
         const int64_t rem = m - i;
         const __m256d va = ozb_first4(a + i, rem), vx = ozb_first4(x + i, rem);
-        __m256d r, ok;
-        ONE_TERM_BODY(va, vx, r, ok);
-        const unsigned bits = (unsigned)_mm256_movemask_pd(ok) & ((1u << rem) - 1u);
-        ozb_put_lanes(out + i, r, bits, rem);
-        nf += ozb_put_flags(fail + i, bits, (1u << rem) - 1u, rem);
+        __m256d ok;
+        const __m256d r = one_term4(&k, va, vx, known_safe, fma_only, &ok);
+        double rv[4];
+        _mm256_storeu_pd(rv, r);
+        const unsigned bits = (unsigned)_mm256_movemask_pd(ok);
+        for (int64_t q = 0; q < rem; q++) {
+            const int d = bits >> q & 1;
+            if (d) out[i + q] = rv[q];
+            fail[i + q] = (uint8_t)!d;
+            nf += !d;
+        }
     }
-#undef ONE_TERM_BODY
     return nf;
 }
 
