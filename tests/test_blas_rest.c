@@ -441,6 +441,38 @@ static double *tri_operand(ozref_rng *r, int64_t n, int64_t lda, double phi)
     return A;
 }
 
+/* NaN where T is not referenced: the other triangle, and a unit diagonal */
+static void nan_unreferenced(double *A, int64_t lda, int64_t ka, int lower, int unit)
+{
+    for (int64_t j = 0; j < ka; j++)
+        for (int64_t i = 0; i < ka; i++)
+            if (lower ? i < j : i > j) A[i + j * lda] = NAN;
+            else if (i == j && unit) A[i + j * lda] = NAN;
+}
+
+/* DTRMM on a copy of B, its bits against the exact product on op(T) made whole (every mode but
+ * FIXED) */
+static void check_trmm(ozblas_handle_t h, ozblas_mode_t mode, int left, int lower, int tr, int unit, int64_t m, int64_t n,
+                       double alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const char *ctx)
+{
+    const int64_t ka = left ? m : n;
+    const size_t nb = (size_t)(ldb * n);
+    double *B2 = tu_alloc(nb), *Be = tu_alloc(nb);
+    memcpy(B2, B, nb * sizeof *B);
+    memcpy(Be, B, nb * sizeof *B);
+    ck_assert_int_eq(ozblas_dtrmm(h, left ? OZBLAS_LEFT : OZBLAS_RIGHT, lower ? OZBLAS_LOWER : OZBLAS_UPPER,
+                                  tr ? OZBLAS_OP_T : OZBLAS_OP_N, unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT, m, n, alpha, A, lda, B2, ldb),
+                     OZBLAS_STATUS_SUCCESS);
+    if (exact_mode(mode)) {
+        double *F = tri_whole(A, lda, ka, lower, tr, unit);
+        if (left) ozref_dgemm(0, 0, m, n, m, alpha, F, m, B, ldb, 0.0, Be, ldb);
+        else ozref_dgemm(0, 0, m, n, n, alpha, B, ldb, F, n, 0.0, Be, ldb);
+        check_bits(B2, Be, nb, ctx);
+        free(F);
+    }
+    free(B2); free(Be);
+}
+
 START_TEST(level3_tri)
 {
     ozblas_mode_t mode = MODES[_i];
@@ -462,11 +494,7 @@ START_TEST(level3_tri)
                         snprintf(ctx, sizeof ctx, "%s %dx%d left=%d lower=%d trans=%d unit=%d", tu_mode_name(mode),
                                  (int)m, (int)n, left, lower, tr, unit);
                         double *A = tri_operand(&r, ka, lda, phi), *B = mat(&r, m, n, ldb, phi);
-                        /* NaN where T is not referenced: the other triangle, and a unit diagonal */
-                        for (int64_t j = 0; j < ka; j++)
-                            for (int64_t i = 0; i < ka; i++)
-                                if (lower ? i < j : i > j) A[i + j * lda] = NAN;
-                                else if (i == j && unit) A[i + j * lda] = NAN;
+                        nan_unreferenced(A, lda, ka, lower, unit);
                         const size_t nb = (size_t)(ldb * n);
                         double *B2 = tu_alloc(nb), *Be = tu_alloc(nb);
                         const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;
@@ -491,17 +519,7 @@ START_TEST(level3_tri)
                             }
                         }
                         check_bits(B2, Be, nb, ctx);
-                        /* dtrmm */
-                        memcpy(B2, B, nb * sizeof *B);
-                        memcpy(Be, B, nb * sizeof *B);
-                        ck_assert_int_eq(ozblas_dtrmm(h, sd, ul, op, dg, m, n, alpha, A, lda, B2, ldb), OZBLAS_STATUS_SUCCESS);
-                        if (exact_mode(mode)) {
-                            double *F = tri_whole(A, lda, ka, lower, tr, unit);
-                            if (left) ozref_dgemm(0, 0, m, n, m, alpha, F, m, B, ldb, 0.0, Be, ldb);
-                            else ozref_dgemm(0, 0, m, n, n, alpha, B, ldb, F, n, 0.0, Be, ldb);
-                            check_bits(B2, Be, nb, ctx);
-                            free(F);
-                        }
+                        check_trmm(h, mode, left, lower, tr, unit, m, n, alpha, A, lda, B, ldb, ctx);
                         free(A); free(B); free(B2); free(Be);
                     }
     ozblas_destroy(h);
@@ -531,28 +549,11 @@ START_TEST(trmm_tiny)
                             snprintf(ctx, sizeof ctx, "trmm_tiny %s %dx%d left=%d lower=%d trans=%d unit=%d alpha=%g",
                                      tu_mode_name(mode), (int)m, (int)n, left, lower, tr, unit, alpha);
                             double *A = tri_operand(&r, ka, lda, phi), *B = mat(&r, m, n, ldb, phi);
-                            for (int64_t j = 0; j < ka; j++)
-                                for (int64_t i = 0; i < ka; i++)
-                                    if (lower ? i < j : i > j) A[i + j * lda] = NAN;
-                                    else if (i == j && unit) A[i + j * lda] = NAN;
+                            nan_unreferenced(A, lda, ka, lower, unit);
                             if (c % 7 == 3) B[0] = 0.0;                     /* a zero product */
                             if (c % 11 == 5) B[(m - 1) + (n - 1) * ldb] = 0x1.8p-1070;   /* a subnormal one */
-                            const size_t nb = (size_t)(ldb * n);
-                            double *B2 = tu_alloc(nb), *Be = tu_alloc(nb);
-                            memcpy(B2, B, nb * sizeof *B);
-                            memcpy(Be, B, nb * sizeof *B);
-                            ck_assert_int_eq(ozblas_dtrmm(h, left ? OZBLAS_LEFT : OZBLAS_RIGHT, lower ? OZBLAS_LOWER : OZBLAS_UPPER,
-                                                          tr ? OZBLAS_OP_T : OZBLAS_OP_N, unit ? OZBLAS_UNIT : OZBLAS_NON_UNIT, m, n,
-                                                          alpha, A, lda, B2, ldb),
-                                             OZBLAS_STATUS_SUCCESS);
-                            if (exact_mode(mode)) {
-                                double *F = tri_whole(A, lda, ka, lower, tr, unit);
-                                if (left) ozref_dgemm(0, 0, m, n, m, alpha, F, m, B, ldb, 0.0, Be, ldb);
-                                else ozref_dgemm(0, 0, m, n, n, alpha, B, ldb, F, n, 0.0, Be, ldb);
-                                check_bits(B2, Be, nb, ctx);
-                                free(F);
-                            }
-                            free(A); free(B); free(B2); free(Be);
+                            check_trmm(h, mode, left, lower, tr, unit, m, n, alpha, A, lda, B, ldb, ctx);
+                            free(A); free(B);
                         }
     ozblas_destroy(h);
 }
