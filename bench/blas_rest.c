@@ -4,7 +4,8 @@
  * ozblas, ...), medians and ranges of the ratios over the repetitions.  Each routine at three
  * sizes that live in the caches, and levels 1 and 2 also at one whose operands are far larger
  * than the last-level cache (128 MiB a vector or matrix; band matrices of 2^20 columns): the
- * memory-bound size, where a BLAS's time is its bytes.
+ * memory-bound size, where a BLAS's time is its bytes: there each call of either side runs
+ * alone after the last-level cache is emptied (evict), cold.
  *   ozblas-blas-rest [cr|double] [reps] [routine...]   prints a markdown table (all routines,
  *                                                       or those named) */
 #include <cblas.h>
@@ -152,12 +153,41 @@ static void c_gemm_eq(int w)
     ozblas_dgemm(H, OZBLAS_OP_N, OZBLAS_OP_T, N, N, KK, 1.0, B, N, A, N, 0.5, C, N);
 }
 
-/* median (and range) of t(ozblas call)/t(other) over reps interleaved pairs */
-static void ratio(call_fn oz, call_fn other, int other_which, int reps, double *med, double *lo, double *hi, double *t_oz)
+/* The last-level cache emptied of the operands: a read of EV_BYTES (twice a 32 MiB L3) of
+ * clean lines.  Before each call at the memory-bound sizes, where otherwise a call would find
+ * the tail of the matrix the other library's call has just read in the L3 (a third of
+ * DSYMV's 64 MiB triangle at order 4096), and the library reading in the other order would
+ * gain from it. */
+#define EV_BYTES ((size_t)64 << 20)
+static double *EV;
+static double evict(void)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < EV_BYTES / sizeof(double); i += 8) s += EV[i];
+    return s;
+}
+
+/* median (and range) of t(ozblas call)/t(other) over reps interleaved pairs; cold: one call
+ * at a time, each after evict() */
+static void ratio(call_fn oz, call_fn other, int other_which, int reps, int cold, double *med, double *lo, double *hi,
+                  double *t_oz)
 {
     double *r = malloc(sizeof(double) * (size_t)reps), *to = malloc(sizeof(double) * (size_t)reps);
+    volatile double sink = 0.0;
     oz(0); other(other_which);
     for (int i = 0; i < reps; i++) {
+        if (cold) {
+            sink += evict();
+            double t0 = now();
+            oz(0);
+            const double a = now() - t0;
+            sink += evict();
+            t0 = now();
+            other(other_which);
+            r[i] = a / (now() - t0);
+            to[i] = a;
+            continue;
+        }
         int inner = 1;
         double t0 = now(), t1;
         oz(0);
@@ -203,6 +233,8 @@ int main(int argc, char **argv)
         C[i] = rand() / (double)RAND_MAX - 0.5; T[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
     }
     for (int64_t i = 0; i < mmax; i++) T[i + i * mmax] = 1.0;   /* leading dimension N: diagonal at i(N+1) below */
+    EV = malloc(EV_BYTES);
+    for (size_t i = 0; i < EV_BYTES / sizeof(double); i++) EV[i] = 1.0;
     P = malloc(sizeof(double) * (size_t)(mmax * (mmax + 1) / 2));
     BD = malloc(sizeof(double) * 17 * (size_t)bmax);
     for (int64_t i = 0; i < 17 * bmax; i++) BD[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
@@ -228,14 +260,14 @@ int main(int argc, char **argv)
             for (int64_t j = 0, q = 0; j < N && rs[r].cls == L2; j++)   /* T's lower triangle, packed */
                 for (int64_t i = j; i < N; i++) P[q++] = T[i + j * N];
             double med, lo, hi, t;
-            ratio(rs[r].f, rs[r].f, 1, reps, &med, &lo, &hi, &t);
+            ratio(rs[r].f, rs[r].f, 1, reps, s == 3, &med, &lo, &hi, &t);
             printf("| %s | %lld | %.1f | %.2f (%.2f-%.2f) |", rs[r].name, (long long)N, 1e6 * t, med, lo, hi);
             if (rs[r].cls == L3) {
                 /* flops of the routine: syrk N^2 K, syr2k 2 N^2 K, symm 2 N^3, trmm/trsm N^3 */
                 const double fl = !strcmp(rs[r].name, "dsyrk") ? 1.0 : !strcmp(rs[r].name, "dsyr2k") ? 2.0
                                 : !strcmp(rs[r].name, "dsymm") ? 2.0 : 1.0;
                 KK = (int64_t)(fl * (double)K / 2.0 + 0.5);
-                ratio(rs[r].f, c_gemm_eq, 0, reps, &med, &lo, &hi, &t);
+                ratio(rs[r].f, c_gemm_eq, 0, reps, 0, &med, &lo, &hi, &t);
                 printf(" %.2f (%.2f-%.2f) |\n", med, lo, hi);
             } else printf(" |\n");
             fflush(stdout);
