@@ -93,12 +93,14 @@ static int64_t span_max(const band_t *B)
 static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, int64_t J0, int64_t w, double *P)
 {
     const int64_t co = co_of(B), ro = ro_of(B), end = band_end(B), l1 = B->lda - 1;
-    int64_t cl = INT64_MAX, ch = -1;
+    int64_t cl = INT64_MAX, ch = -1, fl = INT64_MIN, fh = INT64_MAX;
     int64_t c0[8], c1[8];
     for (int r = 0; r < 8; r++) {
         c0[r] = r < rows ? R[r].c0 : 1;
         c1[r] = r < rows ? R[r].c1 : 0;
         if (c0[r] <= c1[r]) { cl = min64(cl, c0[r]); ch = max64(ch, c1[r]); }
+        fl = max64(fl, c0[r]);                 /* columns fl..fh: every lane in its run */
+        fh = min64(fh, c1[r]);
     }
     /* the column runs write whole columns cl..ch of P (zeros in the lanes outside): zeros
      * first only in the window's other columns, where the row runs write */
@@ -114,7 +116,10 @@ static void fill_strip(const band_t *B, const runs_t *R, int64_t o0, int rows, i
     for (int64_t j = cl; j <= ch; j++) {
         const int64_t base = j * l1 + co + o0;
         double *p = P + 8 * (j - J0);
-        if (base >= 0 && base + 8 <= end) {
+        if (j >= fl && j <= fh && base >= 0 && base + 8 <= end) {
+            _mm256_storeu_pd(p, _mm256_loadu_pd(B->A + base));
+            _mm256_storeu_pd(p + 4, _mm256_loadu_pd(B->A + base + 4));
+        } else if (base >= 0 && base + 8 <= end) {
             /* lane r: c0[r] <= j <= c1[r] */
             const __m256i jv = _mm256_set1_epi64x(j);
             const __m256i m0 = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(a0, jv), _mm256_cmpgt_epi64(jv, b0)),

@@ -22,11 +22,11 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 }
 
 #ifdef EFT_AVX2
+/* the largest lane of v (lanes finite and >= 0: fmax's value, in registers) */
 static double hmax(__m256d v)
 {
-    double t[4];
-    _mm256_storeu_pd(t, v);
-    return fmax(fmax(t[0], t[1]), fmax(t[2], t[3]));
+    const __m128d h = _mm_max_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
 /* The strip at once (ozb_eft_band_strip's work); where every product is tiny (below 2^-900,
@@ -52,10 +52,10 @@ static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows,
     }
     const __m256d m0 = _mm256_mul_pd(a0, xm), m1 = _mm256_mul_pd(a1, xm);
     if (!in_range(m0) || !in_range(m1)) return all;        /* Inf, NaN or beyond the range: the caller's sums */
-    const double M = fmax(hmax(m0), hmax(m1));
+    const double M = hmax(_mm256_max_pd(m0, m1));
     if (M > 0.0 && M < 0x1p-900) {
         const int s = -ilogb(M);                            /* 901 <= s <= 1074 */
-        if (ilogb(fmax(hmax(a0), hmax(a1))) + s <= 989) *scale = s;
+        if (ilogb(hmax(_mm256_max_pd(a0, a1))) + s <= 989) *scale = s;
         return all;
     }
     st[0].g = sigma_for(m0);
