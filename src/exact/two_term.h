@@ -54,6 +54,11 @@ int64_t ozb_two_term(int64_t m, const double *a, int64_t inca, const double *x, 
  * two_term512.c */
 int64_t ozb_one_term512(int64_t m, const double *a, const double *x, double uh, double ul, double *out, int safe,
                         uint8_t *fail);
+/* two_term.c's two-term loop (y given, unit strides, AVX2 and FMA) on m elements, m a multiple
+ * of 4: decided elements written (out may be a), the others flagged (1) and untouched; returns
+ * how many are flagged; two_term256.c */
+int64_t ozb_two_term256(int64_t m, const double *a, const double *x, double uh, double ul, const double *y, double vh,
+                        double vl, double *out, int safe, uint8_t *fail);
 /* two_term.c's two-term loop (y given, unit strides) with 512-bit vectors, the same decisions
  * bit for bit (wide = 1 in ozb_two_term); two_term512.c */
 int64_t ozb_two_term512(int64_t m, const double *a, const double *x, double uh, double ul, const double *y, double vh,
