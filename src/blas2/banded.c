@@ -148,10 +148,11 @@ typedef struct {
     uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
 } mv_t;
 
-/* Windows up to this many columns take their scratch on the thread's stack (27 KiB), so the
+/* Windows up to this many columns take their scratch on the thread's stack (43 KiB), so the
  * strips may run on the call's threads; wider ones (bands as wide as 250 columns and more)
  * run on the calling thread with the handle's.  A strip's scratch, SCR doubles a window
- * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32). */
+ * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32); on the stack also
+ * the regular strips' masks (8). */
 enum { WM_STACK = 256, SCR = 14 };
 
 /* Strip q's outputs' runs (R, rows of them) and the window of columns they span, [*J0, *J1];
@@ -168,17 +169,79 @@ static int strip_window(const band_t *B, int64_t ny, int64_t q, runs_t R[8], int
     return *J0 <= *J1;
 }
 
-/* Strips lo..hi-1 by ozb_eft_band_strip, the outputs each leaves in v->left.  Each output is
- * its own sum, written by its strip alone: the strips' order and threads change no bit. */
+/* Operators whose every output o has its terms in one column run [o - L, o + U] before the
+ * matrix's edges clip it (a general band; a triangular one, not transposed, its diagonal
+ * read): 1 and L, U.  A strip of eight such outputs inside the edges has its window's lanes in
+ * the same places whatever the strip (lane r of window column c holds a term where r <= c <=
+ * r + L + U), so it is read where it lies through masks made once (regular strips). */
+static int column_run(const band_t *B, int64_t *L, int64_t *U)
+{
+    if (B->kind == GB_N) { *L = B->kl; *U = B->ku; return 1; }
+    if (B->kind == TB && !B->unit && !B->trans) { *L = B->lower ? B->kl : 0; *U = B->lower ? 0 : B->kl; return 1; }
+    return 0;
+}
+
+/* The masks of a regular strip's window of w = L + U + 8 columns: mk[8 c + r] all ones where
+ * lane r of column c holds a term, else +0 */
+static void run_masks(int64_t L, int64_t U, double *mk)
+{
+    const uint64_t ones = ~(uint64_t)0;
+    for (int64_t c = 0; c < L + U + 8; c++)
+        for (int r = 0; r < 8; r++) {
+            if (c >= r && c <= r + L + U) memcpy(&mk[8 * c + r], &ones, sizeof ones);
+            else mk[8 * c + r] = 0.0;
+        }
+}
+
+/* Regular strip q (outputs 8 q .. 8 q + 7 all in the run's interior) by
+ * ozb_eft_band_strip_direct on its window where it lies, the rows it leaves by the deep sums on
+ * the window packed: 1 and the rows still left in *left; 0 where it does not apply or leaves
+ * the strip whole (nothing written) */
+static int regular_strip(const mv_t *v, int64_t q, int64_t L, int64_t U, int64_t end, const double *mk, double *P,
+                         double *xs, int32_t *lsb, unsigned *left)
+{
+    const band_t *B = v->B;
+    const int64_t o0 = 8 * q, J0 = o0 - L, w = L + U + 8, l1 = B->lda - 1, base = J0 * l1 + co_of(B) + o0;
+    if (o0 < L || o0 + 8 > v->ny || o0 + 7 + U > B->n - 1 || base + (w - 1) * l1 + 8 > end) return 0;
+    const double *xw = v->x0 + J0 * v->incx;
+    if (v->incx != 1) {
+        for (int64_t j = 0; j < w; j++) xs[j] = xw[j * v->incx];
+        xw = xs;
+    }
+    double *y = v->y0 + o0 * v->incy;
+    if (!ozb_eft_band_strip_direct(B->A + base, l1, mk, xw, w, v->alpha, v->beta, y, v->incy, left)) return 0;
+    if (*left) {
+        runs_t R[8];
+        int rows;
+        int64_t j0, j1;
+        (void)strip_window(B, v->ny, q, R, &rows, &j0, &j1);   /* (rows = 8, [j0, j1] = the window) */
+        fill_strip(B, R, o0, rows, J0, w, P);
+        *left = ozb_eft_band_deep(P, xw, w, *left, v->alpha, v->beta, y, v->incy, lsb);
+    }
+    return 1;
+}
+
+/* Strips lo..hi-1 by ozb_eft_band_strip (regular ones first by regular_strip), the outputs
+ * each leaves in v->left.  Each output is its own sum, written by its strip alone: the
+ * strips' order and threads change no bit. */
 static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
 {
     const mv_t *v = ctx;
     const band_t *B = v->B;
-    double stack[9 * WM_STACK];
+    double stack[9 * WM_STACK], mk[8 * WM_STACK];
     int32_t lsb_stack[9 * WM_STACK];
     double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
     int32_t *lsb = v->scr ? (int32_t *)(xs + v->wm) : lsb_stack;   /* (the handle's memory: no declared type) */
+    int64_t L = 0, U = 0;
+    const int reg = !v->scr && column_run(B, &L, &U);
+    const int64_t end = reg ? band_end(B) : 0;
+    if (reg) run_masks(L, U, mk);
     for (int64_t q = lo; q < hi; q++) {
+        unsigned left;
+        if (reg && regular_strip(v, q, L, U, end, mk, P, xs, lsb, &left)) {
+            v->left[q] = (uint8_t)left;
+            continue;
+        }
         const int64_t o0 = 8 * q;
         runs_t R[8];
         int rows;

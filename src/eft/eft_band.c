@@ -29,14 +29,18 @@ static double hmax(__m256d v)
     return _mm_cvtsd_f64(_mm_max_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
-/* The strip at once (ozb_eft_band_strip's work); where every product is tiny (below 2^-900,
- * some nonzero: matrices scaled toward underflow, as LAPACK's tests make them, whose products
- * fall below the kernels' range) and P times 2^s (s = -ilogb of the largest product bound)
- * stays below 2^990, *scale = s and nothing done */
-static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
-                         int64_t incy, int32_t *lsb, int *scale)
+/* The strip's one-level sums on its window, column j's lanes at a + j ld (and-ed with mk[8 j ..
+ * 8 j + 7] where mk is given: zeros outside the band): the certified rows written, the others
+ * returned as bits; WHOLE where nothing is written and the caller takes the strip whole (Inf,
+ * NaN or a product beyond the kernels' range), with *scale = s where instead every product is
+ * tiny (below 2^-900, some nonzero: matrices scaled toward underflow, as LAPACK's tests make
+ * them, whose products fall below the kernels' range) and the window times 2^s (s = -ilogb of
+ * the largest product bound) stays below 2^990 */
+enum { WHOLE = 1u << 9 };
+static inline __attribute__((always_inline)) unsigned strip_sums(const double *a, int64_t ld, const double *mk,
+                                                                 const double *xs, int64_t w, int rows, double alpha,
+                                                                 double beta, double *y, int64_t incy, int *scale)
 {
-    const unsigned all = (1u << rows) - 1;
     row4_t st[2];
     const __m256d z = _mm256_setzero_pd();
     for (int v = 0; v < 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
@@ -46,22 +50,31 @@ static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows,
      * block summed twice.  The kernel still checks the budget it proves. */
     __m256d a0 = _mm256_setzero_pd(), a1 = a0, xm = a0;
     for (int64_t j = 0; j < w; j++) {
-        a0 = OZB_MAXABS4(a0, _mm256_loadu_pd(P + 8 * j));
-        a1 = OZB_MAXABS4(a1, _mm256_loadu_pd(P + 8 * j + 4));
+        __m256d v0 = _mm256_loadu_pd(a + j * ld), v1 = _mm256_loadu_pd(a + j * ld + 4);
+        if (mk) {
+            v0 = _mm256_and_pd(v0, _mm256_loadu_pd(mk + 8 * j));
+            v1 = _mm256_and_pd(v1, _mm256_loadu_pd(mk + 8 * j + 4));
+        }
+        a0 = OZB_MAXABS4(a0, v0);
+        a1 = OZB_MAXABS4(a1, v1);
         xm = OZB_MAXABS4(xm, _mm256_broadcast_sd(xs + j));
     }
     const __m256d m0 = _mm256_mul_pd(a0, xm), m1 = _mm256_mul_pd(a1, xm);
-    if (!in_range(m0) || !in_range(m1)) return all;        /* Inf, NaN or beyond the range: the caller's sums */
+    if (!in_range(m0) || !in_range(m1)) return WHOLE;      /* Inf, NaN or beyond the range: the caller's sums */
     const double M = hmax(_mm256_max_pd(m0, m1));
     if (M > 0.0 && M < 0x1p-900) {
         const int s = -ilogb(M);                            /* 901 <= s <= 1074 */
         if (ilogb(hmax(_mm256_max_pd(a0, a1))) + s <= 989) *scale = s;
-        return all;
+        return WHOLE;
     }
     st[0].g = sigma_for(m0);
     st[1].g = sigma_for(m1);
-    for (int64_t l0 = 0; l0 < w; l0 += BLN)
-        if (!ozb_eft_strip_block(P + 8 * l0, 8, xs + l0, w - l0 < BLN ? w - l0 : BLN, st, 0)) return all;
+    for (int64_t l0 = 0; l0 < w; l0 += BLN) {
+        const int64_t nb = w - l0 < BLN ? w - l0 : BLN;
+        if (!(mk ? ozb_eft_strip_block_masked(a + l0 * ld, ld, mk + 8 * l0, xs + l0, nb, st)
+                 : ozb_eft_strip_block(a + l0 * ld, ld, xs + l0, nb, st, 0)))
+            return WHOLE;
+    }
     const ozb_problem pr = { .m = rows, .n = 1, .k = w, .alpha = alpha, .beta = beta, .c = y, .crs = incy, .ccs = 0,
                              .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
     uint8_t fail[8] = { 0 };
@@ -69,6 +82,17 @@ static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows,
     (void)ozb_eft_strip_put(&e, 0, st, 0);
     unsigned left = 0;
     for (int r = 0; r < rows; r++) left |= (unsigned)(fail[r] != 0) << r;
+    return left;
+}
+
+/* The strip at once (ozb_eft_band_strip's work) on P: the one-level sums, the deep sums for
+ * the rows they leave; where every product is tiny, *scale as strip_sums sets it and nothing
+ * done */
+static unsigned strip_at(const double *P, const double *xs, int64_t w, int rows, double alpha, double beta, double *y,
+                         int64_t incy, int32_t *lsb, int *scale)
+{
+    const unsigned all = (1u << rows) - 1, left = strip_sums(P, 8, NULL, xs, w, rows, alpha, beta, y, incy, scale);
+    if (left == WHOLE) return all;
     return left ? ozb_eft_deep_strip(P, xs, w, left, alpha, beta, y, incy, lsb) : 0;
 }
 #endif
@@ -104,5 +128,32 @@ unsigned ozb_eft_band_strip(double *P, const double *xs, int64_t w, int rows, do
 #else
     (void)P; (void)xs; (void)w; (void)alpha; (void)beta; (void)y; (void)incy; (void)lsb;
     return all;
+#endif
+}
+
+int ozb_eft_band_strip_direct(const double *a, int64_t ld, const double *mk, const double *xs, int64_t w, double alpha,
+                              double beta, double *y, int64_t incy, unsigned *left)
+{
+#ifdef EFT_AVX2
+    if (w <= 0 || w > ((int64_t)1 << 32)) return 0;
+    int s = 0;
+    const unsigned l = strip_sums(a, ld, mk, xs, w, 8, alpha, beta, y, incy, &s);
+    if (l == WHOLE) return 0;
+    *left = l;
+    return 1;
+#else
+    (void)a; (void)ld; (void)mk; (void)xs; (void)w; (void)alpha; (void)beta; (void)y; (void)incy; (void)left;
+    return 0;
+#endif
+}
+
+unsigned ozb_eft_band_deep(const double *P, const double *xs, int64_t w, unsigned rows, double alpha, double beta,
+                           double *y, int64_t incy, int32_t *lsb)
+{
+#ifdef EFT_AVX2
+    return ozb_eft_deep_strip(P, xs, w, rows, alpha, beta, y, incy, lsb);
+#else
+    (void)P; (void)xs; (void)w; (void)alpha; (void)beta; (void)y; (void)incy; (void)lsb;
+    return rows;
 #endif
 }

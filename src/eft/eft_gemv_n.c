@@ -9,18 +9,22 @@
 #include <string.h>
 
 #ifdef EFT_AVX2
-/* ozb_eft_strip_block with column j at a + j lda, or at cols[j] where cols is given (the two
- * instances below, each with its addressing fixed at compile time) */
+/* ozb_eft_strip_block with column j at a + j lda, or at cols[j] where cols is given, its lanes
+ * and-ed with mk[8 j .. 8 j + 7] where mk is given (the instances below, each with its
+ * addressing fixed at compile time) */
 static inline __attribute__((always_inline)) int strip_block_at(const double *a, int64_t lda, const double *const *cols,
-                                                                const double *xs, int64_t nb, row4_t st[2], int first)
+                                                                const double *mk, const double *xs, int64_t nb,
+                                                                row4_t st[2], int first)
 {
 #define COL(j) (cols ? cols[j] : a + (j) * lda)
+#define LD(j, h) (mk ? _mm256_and_pd(_mm256_loadu_pd(COL(j) + (h)), _mm256_loadu_pd(mk + 8 * (j) + (h))) \
+                     : _mm256_loadu_pd(COL(j) + (h)))
     if (first) {
         __m256d m0 = _mm256_setzero_pd(), m1 = m0;
         for (int64_t j = 0; j < nb && j < FIRST_PEEK; j++) {
             const __m256d xb = _mm256_broadcast_sd(xs + j);
-            m0 = _mm256_max_pd(m0, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(COL(j)), xb), ABSMASK));
-            m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_mul_pd(_mm256_loadu_pd(COL(j) + 4), xb), ABSMASK));
+            m0 = _mm256_max_pd(m0, _mm256_and_pd(_mm256_mul_pd(LD(j, 0), xb), ABSMASK));
+            m1 = _mm256_max_pd(m1, _mm256_and_pd(_mm256_mul_pd(LD(j, 4), xb), ABSMASK));
         }
         if (!in_range(m0) || !in_range(m1)) return 0;
         st[0].g = first_sigma(m0); st[1].g = first_sigma(m1);
@@ -30,8 +34,8 @@ static inline __attribute__((always_inline)) int strip_block_at(const double *a,
         const __m256d g0 = st[0].g, g1 = st[1].g;
         for (int64_t j = 0; j < nb; j++) {
             const __m256d xb = _mm256_broadcast_sd(xs + j);
-            SPLIT4(S0, R0, M0, _mm256_loadu_pd(COL(j)), xb, g0);
-            SPLIT4(S1, R1, M1, _mm256_loadu_pd(COL(j) + 4), xb, g1);
+            SPLIT4(S0, R0, M0, LD(j, 0), xb, g0);
+            SPLIT4(S1, R1, M1, LD(j, 4), xb, g1);
         }
         if (!in_range(M0) || !in_range(M1)) return 0;
         const int ok = fits(M0, g0) && fits(M1, g1);
@@ -43,17 +47,23 @@ static inline __attribute__((always_inline)) int strip_block_at(const double *a,
         if (!ok) { st[0].g = _mm256_max_pd(st[0].g, g0); st[1].g = _mm256_max_pd(st[1].g, g1); continue; }
         return 1;
     }
+#undef LD
 #undef COL
 }
 
 int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first)
 {
-    return strip_block_at(a, lda, NULL, xs, nb, st, first);
+    return strip_block_at(a, lda, NULL, NULL, xs, nb, st, first);
+}
+
+int ozb_eft_strip_block_masked(const double *a, int64_t lda, const double *mk, const double *xs, int64_t nb, row4_t st[2])
+{
+    return strip_block_at(a, lda, NULL, mk, xs, nb, st, 0);
 }
 
 int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_t nb, row4_t st[2], int first)
 {
-    return strip_block_at(NULL, 0, cols, xs, nb, st, first);
+    return strip_block_at(NULL, 0, cols, NULL, xs, nb, st, first);
 }
 
 #define STRIP2 strip_block2

@@ -304,6 +304,9 @@ int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t 
  * AVX-512 DQ twin where wide and the CPU has it; st changes only where it returns 1, and 0
  * (a row out of range) leaves the caller to take each strip alone.  (eft_gemv_n.c) */
 int ozb_eft_strip_pair(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[4], int first, int wide);
+/* The same (not a row's first block) with column j's lanes and-ed with mk[8 j .. 8 j + 7] (all
+ * ones or zeros: a band's window read where it lies, the lanes outside the band zeros) */
+int ozb_eft_strip_block_masked(const double *a, int64_t lda, const double *mk, const double *xs, int64_t nb, row4_t st[2]);
 /* The same with column j's row 0 at cols[j] (columns at no fixed distance: packed storage) */
 int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_t nb, row4_t st[2], int first);
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
