@@ -148,11 +148,11 @@ typedef struct {
     uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
 } mv_t;
 
-/* Windows up to this many columns take their scratch on the thread's stack (43 KiB), so the
+/* Windows up to this many columns take their scratch on the thread's stack (59 KiB), so the
  * strips may run on the call's threads; wider ones (bands as wide as 250 columns and more)
  * run on the calling thread with the handle's.  A strip's scratch, SCR doubles a window
  * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32); on the stack also
- * the regular strips' masks (8). */
+ * the regular strips' masks (16). */
 enum { WM_STACK = 256, SCR = 14 };
 
 /* Strip q's outputs' runs (R, rows of them) and the window of columns they span, [*J0, *J1];
@@ -182,14 +182,16 @@ static int column_run(const band_t *B, int64_t *L, int64_t *U)
 }
 
 /* The masks of a regular strip's window of w = L + U + 8 columns: mk[8 c + r] all ones where
- * lane r of column c holds a term, else +0 */
+ * lane r of column c holds a term, else +0, and at mk + 8 w the same without the sign bit */
 static void run_masks(int64_t L, int64_t U, double *mk)
 {
-    const uint64_t ones = ~(uint64_t)0;
-    for (int64_t c = 0; c < L + U + 8; c++)
+    const int64_t w = L + U + 8;
+    const uint64_t ones = ~(uint64_t)0, mag = ones >> 1;
+    for (int64_t c = 0; c < w; c++)
         for (int r = 0; r < 8; r++) {
-            if (c >= r && c <= r + L + U) memcpy(&mk[8 * c + r], &ones, sizeof ones);
-            else mk[8 * c + r] = 0.0;
+            const int in = c >= r && c <= r + L + U;
+            mk[8 * c + r] = mk[8 * (w + c) + r] = 0.0;
+            if (in) memcpy(&mk[8 * c + r], &ones, sizeof ones), memcpy(&mk[8 * (w + c) + r], &mag, sizeof mag);
         }
 }
 
@@ -228,7 +230,7 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
 {
     const mv_t *v = ctx;
     const band_t *B = v->B;
-    double stack[9 * WM_STACK], mk[8 * WM_STACK];
+    double stack[9 * WM_STACK], mk[16 * WM_STACK];
     int32_t lsb_stack[9 * WM_STACK];
     double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
     int32_t *lsb = v->scr ? (int32_t *)(xs + v->wm) : lsb_stack;   /* (the handle's memory: no declared type) */
@@ -284,6 +286,7 @@ static ozblas_status_t band_mv(ozblas_handle_t h, const band_t *B, int64_t ny, d
         memset(v.left, 0xff, (size_t)ns);
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     for (int64_t o = 0; o < ny && st == OZBLAS_STATUS_SUCCESS; o++) {
+        if (!v.left[o / 8]) { o |= 7; continue; }            /* the strip's eight all done */
         if (!(v.left[o / 8] >> (o % 8) & 1)) continue;
         const runs_t R = runs(B, o);
         int64_t c = 0;

@@ -48,17 +48,24 @@ static inline __attribute__((always_inline)) unsigned strip_sums(const double *a
      * GEMM's a-priori bounds, eft_gemm.c): a lane's first columns are often zeros outside the
      * band, where the strip's own first guess (its first products) would be too small and the
      * block summed twice.  The kernel still checks the budget it proves. */
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, xm = a0;
-    for (int64_t j = 0; j < w; j++) {
-        __m256d v0 = _mm256_loadu_pd(a + j * ld), v1 = _mm256_loadu_pd(a + j * ld + 4);
-        if (mk) {
-            v0 = _mm256_and_pd(v0, _mm256_loadu_pd(mk + 8 * j));
-            v1 = _mm256_and_pd(v1, _mm256_loadu_pd(mk + 8 * j + 4));
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, xv = a0;
+    if (mk) {
+        /* |lane| where it holds a term, +0 elsewhere: one and with the masks' magnitude half */
+        const double *mka = mk + 8 * w;
+        for (int64_t j = 0; j < w; j++) {
+            a0 = _mm256_max_pd(a0, _mm256_and_pd(_mm256_loadu_pd(a + j * ld), _mm256_loadu_pd(mka + 8 * j)));
+            a1 = _mm256_max_pd(a1, _mm256_and_pd(_mm256_loadu_pd(a + j * ld + 4), _mm256_loadu_pd(mka + 8 * j + 4)));
         }
-        a0 = OZB_MAXABS4(a0, v0);
-        a1 = OZB_MAXABS4(a1, v1);
-        xm = OZB_MAXABS4(xm, _mm256_broadcast_sd(xs + j));
-    }
+    } else
+        for (int64_t j = 0; j < w; j++) {
+            a0 = OZB_MAXABS4(a0, _mm256_loadu_pd(a + j * ld));
+            a1 = OZB_MAXABS4(a1, _mm256_loadu_pd(a + j * ld + 4));
+        }
+    /* max|x| four at a time, in every lane (the products' bound needs only its value) */
+    int64_t j = 0;
+    for (; j + 4 <= w; j += 4) xv = OZB_MAXABS4(xv, _mm256_loadu_pd(xs + j));
+    for (; j < w; j++) xv = OZB_MAXABS4(xv, _mm256_broadcast_sd(xs + j));
+    const __m256d xm = _mm256_set1_pd(hmax(xv));
     const __m256d m0 = _mm256_mul_pd(a0, xm), m1 = _mm256_mul_pd(a1, xm);
     if (!in_range(m0) || !in_range(m1)) return WHOLE;      /* Inf, NaN or beyond the range: the caller's sums */
     const double M = hmax(_mm256_max_pd(m0, m1));
