@@ -939,10 +939,12 @@ START_TEST(banded)
     ozref_rng r;
     tu_rng(&r, "banded");
     char ctx[160];
-    /* (kl, ku): the last wider than one block of the band strips' kernel (32 columns) */
-    const int64_t ns[] = { 1, 9, 40 }, ks[][2] = { { 0, 0 }, { 1, 2 }, { 3, 0 }, { 5, 7 }, { 20, 17 } };
+    /* (kl, ku): { 20, 17 } wider than one block of the band strips' kernel (32 columns); { 10,
+     * 250 } a band far wider than the matrix (the windows clipped to it: no strip is regular,
+     * and nothing sized by the band's width may be) */
+    const int64_t ns[] = { 1, 9, 40 }, ks[][2] = { { 0, 0 }, { 1, 2 }, { 3, 0 }, { 5, 7 }, { 20, 17 }, { 10, 250 } };
     for (size_t a = 0; a < 3; a++)
-        for (size_t b = 0; b < 5; b++) {
+        for (size_t b = 0; b < 6; b++) {
             const int64_t n = ns[a], m = n + 3, kl = ks[b][0], ku = ks[b][1], ldab = kl + ku + 2;
             double *F = tri_operand(&r, m, m, 2.0);   /* full m x m, ld m; the band taken from it */
             double *AB = tu_alloc((size_t)(ldab * m));

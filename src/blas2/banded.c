@@ -1,6 +1,7 @@
 /* DGBMV, DSBMV and DTBMV over the band alone (O(n k) work, no matrix made whole), by strips of
- * eight output rows: the strip's window of the band packed with zeros outside it and summed by
- * the error-free GEMV-N strip (eft/eft_band.h), which certifies each row's RN(exact); a row it
+ * eight output rows: the strip's window of the band (read where it lies through lane masks in
+ * a regular strip, else packed with zeros outside it) summed by the error-free GEMV-N strip
+ * (eft/eft_band.h), which certifies each row's RN(exact); a row it
  * leaves has its terms gathered into a short list and summed exactly, rounded once
  * (ozb_band_sum).  So every element is correctly rounded in every mode, whichever path takes
  * it, and equals what dgemv / dsymv / dtrmv compute correctly rounded on the matrix in full
@@ -173,7 +174,8 @@ static int strip_window(const band_t *B, int64_t ny, int64_t q, runs_t R[8], int
  * matrix's edges clip it (a general band; a triangular one, not transposed, its diagonal
  * read): 1 and L, U.  A strip of eight such outputs inside the edges has its window's lanes in
  * the same places whatever the strip (lane r of window column c holds a term where r <= c <=
- * r + L + U), so it is read where it lies through masks made once (regular strips). */
+ * r + L + U), so it is read where it lies through masks made once per walk of the strips
+ * (regular strips). */
 static int column_run(const band_t *B, int64_t *L, int64_t *U)
 {
     if (B->kind == GB_N) { *L = B->kl; *U = B->ku; return 1; }
@@ -204,6 +206,8 @@ static int regular_strip(const mv_t *v, int64_t q, int64_t L, int64_t U, int64_t
 {
     const band_t *B = v->B;
     const int64_t o0 = 8 * q, J0 = o0 - L, w = L + U + 8, l1 = B->lda - 1, base = J0 * l1 + co_of(B) + o0;
+    /* (the last test follows from the others: lane 7 of the last column is an element of the
+     * band, below band_end; kept as the loads' own guard) */
     if (o0 < L || o0 + 8 > v->ny || o0 + 7 + U > B->n - 1 || base + (w - 1) * l1 + 8 > end) return 0;
     const double *xw = v->x0 + J0 * v->incx;
     if (v->incx != 1) {
@@ -235,7 +239,10 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
     double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
     int32_t *lsb = v->scr ? (int32_t *)(xs + v->wm) : lsb_stack;   /* (the handle's memory: no declared type) */
     int64_t L = 0, U = 0;
-    const int reg = !v->scr && column_run(B, &L, &U);
+    /* a regular strip's window (L + U + 8 columns) fits the matrix (else no strip is regular:
+     * o0 >= L and o0 + 7 + U <= n - 1) and so the stack's scratch (at most wm <= WM_STACK
+     * columns, wm the widest window) */
+    const int reg = !v->scr && column_run(B, &L, &U) && L + U + 8 <= B->n && L + U + 8 <= v->wm;
     const int64_t end = reg ? band_end(B) : 0;
     if (reg) run_masks(L, U, mk);
     for (int64_t q = lo; q < hi; q++) {
