@@ -1,8 +1,9 @@
 /* A strip of eight rows of a banded GEMV: its window of the band packed by the caller as the
- * GEMV-N strips are ([column][8], zeros outside the band), then the GEMV-N strip's running
- * split over blocks of at most BLN columns and its certificates (eft_gemv_n.c; method and bit
- * budget: eft_kern.h), and for the rows those leave the deep sums on the same strip (their
- * budget: eft_deep_kern.h).  The zeros add nothing to the sums and the bounds count them as
+ * GEMV-N strips are ([column][8], zeros outside the band), or read where it lies with the
+ * lanes outside the band masked to the same zeros (ozb_eft_band_strip_direct), then the GEMV-N
+ * strip's running split over blocks of at most BLN columns and its certificates (eft_gemv_n.c;
+ * method and bit budget: eft_kern.h), and for the rows those leave the deep sums on the packed
+ * strip (their budget: eft_deep_kern.h).  The zeros add nothing to the sums and the bounds count them as
  * terms, so the budgets are the GEMV-N's on a w-column matrix.  Compiled with -ffp-contract=off. */
 #include "eft/eft_band.h"
 #include "eft/eft_kern.h"
@@ -22,7 +23,8 @@ int ozb_eft_band_applies(ozblas_handle_t h, double alpha, double beta)
 }
 
 #ifdef EFT_AVX2
-/* the largest lane of v (lanes finite and >= 0: fmax's value, in registers) */
+/* the largest lane of v (lanes >= 0: fmax's value for finite lanes, in registers; a NaN lane
+ * may be dropped, as fmax drops it: the kernel refuses non-finite products itself) */
 static double hmax(__m256d v)
 {
     const __m128d h = _mm_max_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));

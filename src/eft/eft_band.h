@@ -22,10 +22,11 @@ unsigned ozb_eft_band_strip(double *P, const double *xs, int64_t w, int rows, do
                             int64_t incy, int32_t *lsb);
 /* The one-level sums of a strip of eight rows read where it lies: column j's eight lanes at
  * a + j ld, and-ed with mk[8 j .. 8 j + 7] (all ones, or zeros where the row has no term; every
- * lane's load within the storage), and the same masks without the sign bit at mk + 8 w.  1 with the certified rows written and the others in *left
- * (bits) for ozb_eft_band_deep on the packed window; 0 where nothing is written and the strip
- * goes whole to ozb_eft_band_strip (Inf, NaN, products beyond the kernels' range or all tiny).
- * The same values as ozb_eft_band_strip on the window packed. */
+ * lane's load within the storage), and the same masks without the sign bit at mk + 8 w.  1
+ * with the certified rows written and the others in *left (bits) for ozb_eft_band_deep on the
+ * packed window; 0 where nothing is written and the strip goes whole to ozb_eft_band_strip
+ * (Inf, NaN, products beyond the kernels' range or all tiny).  The same values as
+ * ozb_eft_band_strip on the window packed. */
 int ozb_eft_band_strip_direct(const double *a, int64_t ld, const double *mk, const double *xs, int64_t w, double alpha,
                               double beta, double *y, int64_t incy, unsigned *left);
 /* The deep sums (eft_deep.h) of the rows `rows` (bits) of a packed window, as ozb_eft_band_strip

@@ -84,7 +84,6 @@ static inline __attribute__((always_inline)) int64_t two_term_body(int64_t m, co
         __m256d ok;
         const __m256d r = two_term4(&k, _mm256_loadu_pd(a + i), _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i), safe, &ok);
         nf += two_term_put(out + i, fail + i, r, ok);
-        i += 4;
     }
     return nf;
 }
