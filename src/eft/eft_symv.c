@@ -111,8 +111,10 @@ static inline void prefetch_below(const ozb_symv_t *s, const double *const *cols
 }
 
 /* strip b's part_n over its columns in the block [l0, l0 + bln) into st, a partition's lanes
- * whose columns start at `from`; 0 where a product is out of the kernels' range */
-static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from, row4_t st[2], double *pad)
+ * whose columns start at `from` (packed: column l0 + j's (0, l0 + j) at cbase[j]); 0 where a
+ * product is out of the kernels' range */
+static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from,
+                         const double *const *cbase, row4_t st[2], double *pad)
 {
     const int64_t r0 = 8 * b;
     int64_t j0, j1;
@@ -143,9 +145,9 @@ static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln
         prefetch_below(s, NULL, a, r0, nb);
         return ozb_eft_strip_block(a, s->lda, s->x + j0, nb, st, first);
     }
-    /* packed: the columns at no fixed distance */
+    /* packed: the columns at no fixed distance, their starts found once per block */
     const double *cols[BLN];
-    for (int64_t j = 0; j < nb; j++) cols[j] = col0(s, j0 + j) + r0;
+    for (int64_t j = 0; j < nb; j++) cols[j] = cbase[j0 - l0 + j] + r0;
     prefetch_below(s, cols, NULL, r0, nb);
     return ozb_eft_strip_block_cols(cols, s->x + j0, nb, st, first);
 }
@@ -212,13 +214,15 @@ static int64_t parts(void *ctx, int64_t lo, int64_t hi)
         memset(bad, 0, (size_t)nstrip);
         const int64_t from = c->cut[t], to = c->cut[t + 1];
         for (int64_t l0 = from; l0 < to; l0 += bln) {
+            const double *cbase[BLN];
+            for (int64_t j = 0; s->packed && j < bln && l0 + j < n; j++) cbase[j] = col0(s, l0 + j);
             /* the strips with columns in the block: lower, those from row l0 down; upper,
              * those down to row l0 + bln */
             const int64_t b0 = s->lower ? l0 / 8 : 0, b1 = s->lower ? nstrip : ((l0 + bln < n ? l0 + bln : n) + 7) / 8;
             for (int64_t b = b0; s->part_n && b < b1; b++) {
                 if (bad[b]) continue;
                 if (b + 1 < b1 && !bad[b + 1] && pair_n(s, b, l0, bln, from, st + 2 * b, c->wide)) { b++; continue; }
-                if (!strip_block_n(s, b, l0, bln, from, st + 2 * b, pad)) bad[b] = 1;
+                if (!strip_block_n(s, b, l0, bln, from, cbase, st + 2 * b, pad)) bad[b] = 1;
             }
             for (int64_t i = l0; s->part_t && i < l0 + bln && i < n; i++) c->tf[i] = row_part_t(c, i);
         }
