@@ -146,14 +146,15 @@ typedef struct {
     const double *x0;
     double *y0;
     double *scr;            /* the strips' scratch (SCR wm doubles), or NULL: each thread's stack */
+    const double *mk;       /* the regular strips' masks (run_masks), NULL where no strip is regular */
+    int64_t L, U, end;      /* their column runs (column_run) and band_end */
     uint8_t *left;          /* per strip: the outputs it leaves (bit r: output 8 q + r) */
 } mv_t;
 
-/* Windows up to this many columns take their scratch on the thread's stack (59 KiB), so the
+/* Windows up to this many columns take their scratch on the thread's stack (27 KiB), so the
  * strips may run on the call's threads; wider ones (bands as wide as 250 columns and more)
  * run on the calling thread with the handle's.  A strip's scratch, SCR doubles a window
- * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32); on the stack also
- * the regular strips' masks (16). */
+ * column: P (8), x gathered (1) and the deep sums' lowest bits (9 int32). */
 enum { WM_STACK = 256, SCR = 14 };
 
 /* Strip q's outputs' runs (R, rows of them) and the window of columns they span, [*J0, *J1];
@@ -174,8 +175,8 @@ static int strip_window(const band_t *B, int64_t ny, int64_t q, runs_t R[8], int
  * matrix's edges clip it (a general band; a triangular one, not transposed, its diagonal
  * read): 1 and L, U.  A strip of eight such outputs inside the edges has its window's lanes in
  * the same places whatever the strip (lane r of window column c holds a term where r <= c <=
- * r + L + U), so it is read where it lies through masks made once per walk of the strips
- * (regular strips). */
+ * r + L + U), so it is read where it lies through masks made once per call (regular
+ * strips). */
 static int column_run(const band_t *B, int64_t *L, int64_t *U)
 {
     if (B->kind == GB_N) { *L = B->kl; *U = B->ku; return 1; }
@@ -201,10 +202,10 @@ static void run_masks(int64_t L, int64_t U, double *mk)
  * ozb_eft_band_strip_direct on its window where it lies, the rows it leaves by the deep sums on
  * the window packed: 1 and the rows still left in *left; 0 where it does not apply or leaves
  * the strip whole (nothing written) */
-static int regular_strip(const mv_t *v, int64_t q, int64_t L, int64_t U, int64_t end, const double *mk, double *P,
-                         double *xs, int32_t *lsb, unsigned *left)
+static int regular_strip(const mv_t *v, int64_t q, double *P, double *xs, int32_t *lsb, unsigned *left)
 {
     const band_t *B = v->B;
+    const int64_t L = v->L, U = v->U, end = v->end;
     const int64_t o0 = 8 * q, J0 = o0 - L, w = L + U + 8, l1 = B->lda - 1, base = J0 * l1 + co_of(B) + o0;
     /* (the last test follows from the others: lane 7 of the last column is an element of the
      * band, below band_end; kept as the loads' own guard) */
@@ -215,7 +216,7 @@ static int regular_strip(const mv_t *v, int64_t q, int64_t L, int64_t U, int64_t
         xw = xs;
     }
     double *y = v->y0 + o0 * v->incy;
-    if (!ozb_eft_band_strip_direct(B->A + base, l1, mk, xw, w, v->alpha, v->beta, y, v->incy, left)) return 0;
+    if (!ozb_eft_band_strip_direct(B->A + base, l1, v->mk, xw, w, v->alpha, v->beta, y, v->incy, left)) return 0;
     if (*left) {
         runs_t R[8];
         int rows;
@@ -234,20 +235,13 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
 {
     const mv_t *v = ctx;
     const band_t *B = v->B;
-    double stack[9 * WM_STACK], mk[16 * WM_STACK];
+    double stack[9 * WM_STACK];
     int32_t lsb_stack[9 * WM_STACK];
     double *P = v->scr ? v->scr : stack, *xs = P + 8 * v->wm;
     int32_t *lsb = v->scr ? (int32_t *)(xs + v->wm) : lsb_stack;   /* (the handle's memory: no declared type) */
-    int64_t L = 0, U = 0;
-    /* a regular strip's window (L + U + 8 columns) fits the matrix (else no strip is regular:
-     * o0 >= L and o0 + 7 + U <= n - 1) and so the stack's scratch (at most wm <= WM_STACK
-     * columns, wm the widest window) */
-    const int reg = !v->scr && column_run(B, &L, &U) && L + U + 8 <= B->n && L + U + 8 <= v->wm;
-    const int64_t end = reg ? band_end(B) : 0;
-    if (reg) run_masks(L, U, mk);
     for (int64_t q = lo; q < hi; q++) {
         unsigned left;
-        if (reg && regular_strip(v, q, L, U, end, mk, P, xs, lsb, &left)) {
+        if (v->mk && regular_strip(v, q, P, xs, lsb, &left)) {
             v->left[q] = (uint8_t)left;
             continue;
         }
@@ -279,13 +273,20 @@ static ozblas_status_t band_mv(ozblas_handle_t h, const band_t *B, int64_t ny, d
 {
     const int64_t sm = span_max(B), wm = sm + 7, ns = (ny + 7) / 8;  /* a strip's window: at most sm + 7 columns */
     const int strips = alpha != 0.0 && ozb_eft_band_applies(h, alpha, beta), heap = strips && wm > WM_STACK;
-    double *a = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * (size_t)(2 * sm + (heap ? SCR * wm : 0)) + (size_t)ns);
+    /* regular strips where their window (L + U + 8 columns) fits the matrix (else none is:
+     * o0 >= L and o0 + 7 + U <= n - 1) and the stack's scratch (wm <= WM_STACK columns, wm the
+     * widest window); their masks made once here, in the handle's memory, read by every thread */
+    int64_t L = 0, U = 0;
+    const int reg = strips && !heap && column_run(B, &L, &U) && L + U + 8 <= B->n && L + U + 8 <= wm;
+    const size_t nscr = heap ? (size_t)(SCR * wm) : 0, nmk = reg ? (size_t)(16 * (L + U + 8)) : 0;
+    double *a = ozb_buf_get(h, OZB_BUF_SHAPE_P, sizeof(double) * ((size_t)(2 * sm) + nscr + nmk) + (size_t)ns);
     if (!a) return OZBLAS_STATUS_ALLOC_FAILED;
-    double *b = a + sm;
+    double *b = a + sm, *mk = b + sm + nscr;
+    if (reg) run_masks(L, U, mk);
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
-    const mv_t v = { B, ny, incx, incy, wm, alpha, beta, x0, y0, heap ? b + sm : NULL,
-                     (uint8_t *)(b + sm + (heap ? SCR * wm : 0)) };
+    const mv_t v = { B, ny, incx, incy, wm, alpha, beta, x0, y0, heap ? b + sm : NULL, reg ? mk : NULL, L, U,
+                     reg ? band_end(B) : 0, (uint8_t *)(mk + nmk) };
     if (strips) {
         const int nt = changed || heap ? 1 : ozb_threads_for(h, 2.0 * (double)ny * (double)wm);
         (void)ozb_par_for(nt > 1, nt, ns, strip_range, (void *)&v);
