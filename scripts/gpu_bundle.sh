@@ -31,7 +31,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DOZBLAS_WERROR=ON >/dev/null
 cmake --build build-gpu -j"$(nproc)"
 grep -q "OZBLAS_HAVE_CUDA:INTERNAL=ON\|ozblas: CUDA backend" build-gpu/CMakeCache.txt 2>/dev/null || true
 rm -rf gpu-bundle && mkdir -p gpu-bundle/bin gpu-bundle/lib
-bins="build-gpu/bench/ozblas-bench"
+bins="build-gpu/bench/ozblas-bench build-gpu/bench/ozblas-blas3-cuda"
 for t in build-gpu/tests/test_*; do [ -x "$t" ] && [ -f "$t" ] && bins="$bins $t"; done
 cp $bins gpu-bundle/bin/
 cp -P build-gpu/libozblas.so* gpu-bundle/lib/

@@ -2,7 +2,7 @@
 # On the lent GPU machine (no Debian packages there): unpacks gpu-bundle.tar.xz made by
 # scripts/gpu_bundle.sh and validates the CUDA backend on GPU 0.
 #   bash scripts/gpu_validate.sh [PHASE...]      PHASE: smoke tests staged sanitize profile bench
-#                                                peer (default: these seven, in that order), or
+#                                                blas3 peer (default: these eight, in that order), or
 #                                                peer-build peer-gemmul8 peer-ozblas peer-table
 # smoke:    nvidia-smi and one small CUDA benchmark of each routine (does anything run at all)
 # tests:    the test suite with every routine runner's call repeated on a CUDA handle and
@@ -16,6 +16,10 @@
 #           own with GPU_VALIDATE_TEST_LIMIT=540: on the H100 the three tools on
 #           test_device_engine did not finish in 200 s)
 # bench:    ozblas-bench --backend cuda (CUDA-event medians against cuBLAS)
+# blas3:    ozblas-blas3-cuda: dsyrk, dsyr2k, dsymm, dtrmm, dtrsm on a CUDA handle against cuBLAS
+#           and ozblas_dgemm at the same flops (n = $BLAS3_SIZES, default 256 1024 4096; CRT_INT8
+#           and FP64, DOUBLE and CR), each case at n <= 1024 bit for bit against a CPU handle and
+#           none through the host; at most BLAS3_LIMIT s (240), table in $OUT/blas3-cuda.md
 # peer:     GEMMul8 (Ozaki scheme II on INT8, the harness of shared/peers/gemmul8, bundled by
 #           gpu_bundle.sh) beside ozblas-bench --backend cuda on the same sizes: peer-gemmul8,
 #           then peer-ozblas, then peer-table.  Writes one three-way table (ozblas DOUBLE and
@@ -56,7 +60,7 @@ out=${GPU_VALIDATE_LOGS:-/tmp/gpu-validate-logs}; mkdir -p "$out"
 [ -d gpu-bundle ] || tar -xJf gpu-bundle.tar.xz
 export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 summary="$out/summary.txt"; touch "$summary"
-phases=${*:-smoke tests staged sanitize profile bench peer}
+phases=${*:-smoke tests staged sanitize profile bench blas3 peer}
 tlim=${GPU_VALIDATE_TEST_LIMIT:-420}
 b=gpu-bundle/bin/ozblas-bench
 log() { echo "$*" | tee -a "$summary"; }
@@ -161,10 +165,9 @@ for ph in $phases; do
       echo "$2 under compute-sanitizer $1: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$2.$1.log" | tail -1)"
     }
     export -f san
-    printf '%s\n' "memcheck test_int8_products" "memcheck test_dgemm" "memcheck test_device_engine" \
-      "racecheck test_device_engine" "racecheck test_ddot" "synccheck test_device_engine" "synccheck test_ddot" \
-      "racecheck test_lane_sums" "synccheck test_lane_sums" "memcheck test_lane_sums" \
-      | xargs -P 7 -L 1 bash -c 'san "$0" "$1"' | sort | tee -a "$summary" ;;
+    # GPU_SANITIZE_CASES: "TOOL PROGRAM" pairs, comma-separated, instead of the list below
+    cases=${GPU_SANITIZE_CASES:-memcheck test_int8_products,memcheck test_dgemm,memcheck test_device_engine,racecheck test_device_engine,racecheck test_ddot,synccheck test_device_engine,synccheck test_ddot,racecheck test_lane_sums,synccheck test_lane_sums,memcheck test_lane_sums,memcheck test_blas3_device}
+    echo "$cases" | tr ',' '\n' | xargs -P 7 -L 1 bash -c 'san "$0" "$1"' | sort | tee -a "$summary" ;;
   profile)
     # per-kernel GPU time (Nsight Compute) of one call each: where the time goes
     for args in "--routine dot --n 2^24 --mode cr --engine fp64" "--routine gemv --n 8192 --mode cr --engine fp64" \
@@ -187,6 +190,10 @@ for ph in $phases; do
       log "bench $args: rc=$?"
       pack
     done ;;
+  blas3)
+    timeout "${BLAS3_LIMIT:-240}" gpu-bundle/bin/ozblas-blas3-cuda ${BLAS3_SIZES:-256 1024 4096} > "$out/blas3-cuda.md" 2>&1
+    log "blas3 (ozblas-blas3-cuda ${BLAS3_SIZES:-256 1024 4096}): rc=$? $(tail -1 "$out/blas3-cuda.md")"
+    cp "$out/blas3-cuda.md" "$dest/" ;;
   peer)          peer_gemmul8; peer_ozblas; peer_table ;;
   peer-gemmul8)  peer_gemmul8; peer_table ;;
   peer-ozblas)   peer_ozblas; peer_table ;;
@@ -198,7 +205,7 @@ for ph in $phases; do
       JOBS=$(nproc) timeout "${PEER_BUILD_LIMIT:-590}" bash scripts/gpu_peer.sh build "$g8" > "$out/peer-build.log" 2>&1
       log "peer-build: rc=$? $(tail -1 "$out/peer-build.log")"
     fi ;;
-  *) echo "gpu_validate: unknown phase $ph (smoke tests staged sanitize profile bench peer peer-build peer-gemmul8 peer-ozblas peer-table)"; exit 2 ;;
+  *) echo "gpu_validate: unknown phase $ph (smoke tests staged sanitize profile bench blas3 peer peer-build peer-gemmul8 peer-ozblas peer-table)"; exit 2 ;;
   esac
   pack
 done
