@@ -27,16 +27,16 @@ static ozblas_status_t tri3_args(ozblas_handle_t h, ozblas_side_t side, ozblas_u
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* Where the results are RN(exact) the zeros of op(T) need not be summed: blocks of
- * TRMM_BLOCK rows of C (left) or columns (right), each against the part of the inner
+/* Where the results are RN(exact) the zeros of op(T) need not be summed: blocks of bk
+ * rows of C (left) or columns (right), each against the part of the inner
  * dimension where op(T) is not zero: about half the products for a large T. */
 static ozblas_status_t trmm_blocks(ozblas_handle_t h, const ozb_problem *prp, int left, int low, int64_t ka, int64_t m,
-                                   const double *full, const double *bc, double *B, int64_t ldb)
+                                   int64_t bk, const double *full, const double *bc, double *B, int64_t ldb)
 {
     const ozb_problem pr = *prp;
     ozblas_status_t rs;
-    for (int64_t b0 = 0; b0 < ka; b0 += TRMM_BLOCK) {
-        const int64_t b1 = b0 + TRMM_BLOCK < ka ? b0 + TRMM_BLOCK : ka;
+    for (int64_t b0 = 0; b0 < ka; b0 += bk) {
+        const int64_t b1 = b0 + bk < ka ? b0 + bk : ka;
         /* the inner range [l0, l1): left, rows b0..b1-1 of op(T) are zero outside it; right,
          * columns b0..b1-1 of op(T) */
         const int64_t l0 = left == low ? 0 : b0, l1 = left == low ? b1 : ka;
@@ -122,8 +122,10 @@ static ozblas_status_t trmm(ozblas_handle_t h, const tri3_call *c, int64_t m, in
         pr.a = (ozb_view){ bc, 1, m };
         pr.b = (ozb_view){ full, ka, 1 };
     }
-    if (!ozb_run_rounds_exact(h) || ka <= TRMM_BLOCK) rs = ozb_run(h, &pr);
-    else rs = trmm_blocks(h, &pr, left, lower, ka, m, full, bc, B, ldb);
+    /* blocks of at least the backend's min_block (core/backend.h) */
+    const int64_t bk = h->be->min_block > TRMM_BLOCK ? h->be->min_block : TRMM_BLOCK;
+    if (!ozb_run_rounds_exact(h) || ka <= bk) rs = ozb_run(h, &pr);
+    else rs = trmm_blocks(h, &pr, left, lower, ka, m, bk, full, bc, B, ldb);
     if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h) || ozb_all_finite(bc, m * n)) return rs;
     /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone
      * (left: column j of C is alpha op(T) times column j of B; right: row i of C is alpha

@@ -39,6 +39,12 @@ typedef struct ozb_backend {
      * failure), and shape s (kernels/ozb_shape_ops.h) computed there (0, or nonzero on failure). */
     double *(*shape_buf)(ozblas_handle_t h, int slot, size_t bytes);
     int (*shape)(ozblas_handle_t h, const ozb_op_shape *s);
+    /* The fewest columns of C (DTRMM: rows or columns) a level-3 routine gives one problem
+     * where it cuts C into blocks of its own choosing (shapes.c's triangle, DTRMM's blocks):
+     * 0 where the routines' own sizes serve (the CPU's), more where each problem has a fixed
+     * cost that small blocks repeat (a device's launches and read-backs, some 0.3 ms a problem
+     * on an H200).  A choice of shape: no bit depends on it. */
+    int64_t min_block;
     /* Optional (NULL, 0: the operands are host memory and the host stages compute every
      * call): the backend's own stages (core/stage.h) on its memory, walked before the host
      * ones, each deciding the whole call or declining with C as it was. */

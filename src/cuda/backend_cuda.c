@@ -134,6 +134,7 @@ static const ozb_backend cuda_backend = {
     .scale = scale,
     .shape_buf = shape_buf,
     .shape = shape,
+    .min_block = 1024,
     .stages = cuda_stages,
     .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),
     .host_begin = ozb_stage_begin,

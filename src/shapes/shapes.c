@@ -1,6 +1,7 @@
 /* Symmetric and triangular operands made whole, and GEMM problems on one triangle of C. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/backend.h"
 #include "core/parts.h"
 #include "core/par.h"
 #include "core/info.h"
@@ -104,7 +105,7 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
 
 /* Column blocks of C: one where n <= 512 and the diagonal block's other part is skipped
  * (ozb_run_walks_triangle: from the configuration and shape), else at most 8 of at least 64
- * columns.  Each diagonal block is computed in a copy holding only its triangle (the other
+ * columns (at least the backend's min_block: one block up to it, on a device).  Each diagonal block is computed in a copy holding only its triangle (the other
  * part of the copy is zero and never copied back, so a stage may skip it: OZB_TRI_*, the
  * error-free GEMM's strips of 8 rows do); the rectangle beside it in place.  The copies are
  * shapes in the handle's memory (shape_ops.c). */
@@ -113,6 +114,7 @@ static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lo
     const int64_t n = pr->n, nc = c1 - c0;
     int64_t nb = (nc + 7) / 8;
     nb = nb < 64 ? 64 : (nb + 63) / 64 * 64;
+    if (nb < h->be->min_block) nb = h->be->min_block;
     if (nb > nc || (nc <= 512 && ozb_run_walks_triangle(h, pr, rn))) nb = nc;
     double *t = ozb_shape_buf(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
     if (!t) return OZBLAS_STATUS_ALLOC_FAILED;
