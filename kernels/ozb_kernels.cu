@@ -538,6 +538,13 @@ __global__ void k_shape(ozb_op_shape s)
     }
 }
 
+/* a triangular solve's in-block rows (ozb_shape_ops.h): one thread a column */
+__global__ void k_subst(ozb_op_subst g)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < g.nrhs; j += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_subst_col(&g, j);
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 static int kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
@@ -784,6 +791,14 @@ static int kl_shape(const void *args, void *stream)
     return launched();
 }
 
+static int kl_subst(const void *args, void *stream)
+{
+    const ozb_op_subst g = *(const ozb_op_subst *)args;
+    if (g.nrhs <= 0 || g.bs <= 0) return 0;
+    OZB_LAUNCH(k_subst, blocks_for(g.nrhs), kThreads, (cudaStream_t)stream)(g);
+    return launched();
+}
+
 }  // namespace
 
 extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
@@ -814,6 +829,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_crt_cert,
         kl_crt_flagged,
         kl_shape,
+        kl_subst,
     };
     return &t;
 }

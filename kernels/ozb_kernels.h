@@ -75,6 +75,8 @@ typedef struct ozb_kl_table {
     int (*crt_flagged)(const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos, void *stream);
     /* the level-3 shapes: ozb_op_shape_elem for every element of the window (args: an ozb_op_shape) */
     int (*shape)(const void *args, void *stream);
+    /* a triangular solve's in-block rows: ozb_op_subst_col for every column (args: an ozb_op_subst) */
+    int (*subst)(const void *args, void *stream);
 } ozb_kl_table;
 
 /* The launchers of the GPU build (ozb_kernels.cu by nvcc) and of the host build of the same

@@ -3,7 +3,8 @@
  * (CONTRACT §6: one result per configuration, whatever the backend): every side, uplo, trans
  * and diag, odd sizes, more than one diagonal block of C (n = 130), alpha and beta special
  * cases, in DOUBLE, CORRECTLY_ROUNDED and FIXED.  The operands are shaped on the device
- * (kernels/ozb_shape_ops.h) and multiplied there: no call may be staged through the host
+ * (kernels/ozb_shape_ops.h) and multiplied there, a solve's in-block rows certified there
+ * (columns of zeros declined, to the exact rows): no call may be staged through the host
  * (ozblas_info_t's host_staged, over all of a routine's problems).  The planted fault, the
  * staged path forced (OZBLAS_CUDA_STAGED=1), must fail it: ctest runs that as
  * test_blas3_device_cuda_emulated_staged, expected to fail.
@@ -137,6 +138,13 @@ START_TEST(tri)
                         /* a well-conditioned triangle: its diagonal away from zero */
                         double *A = mat(&r, ka, ka, lda, phi), *B = mat(&r, m, n, ldb, phi);
                         for (int64_t i = 0; i < ka; i++) A[i + i * lda] = 1.5 + (double)(i % 4);
+                        /* columns whose in-block sums are exact zeros, which the device's certified
+                         * rows decline (the host's exact rows then): one all zero, one zero but
+                         * in its last row */
+                        for (int64_t i = 0; n > 2 && i < m; i++) {
+                            B[i + ldb] = 0.0;
+                            if (i + 1 < m) B[i + 2 * ldb] = 0.0;
+                        }
                         const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;
                         const ozblas_uplo_t ul = lower ? OZBLAS_LOWER : OZBLAS_UPPER;
                         const ozblas_operation_t op = tr ? OZBLAS_OP_T : OZBLAS_OP_N;

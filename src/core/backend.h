@@ -39,6 +39,11 @@ typedef struct ozb_backend {
      * failure), and shape s (kernels/ozb_shape_ops.h) computed there (0, or nonzero on failure). */
     double *(*shape_buf)(ozblas_handle_t h, int slot, size_t bytes);
     int (*shape)(ozblas_handle_t h, const ozb_op_shape *s);
+    /* Optional (NULL: the rows one by one, or the host's lane groups): a triangular solve
+     * block's in-block rows on the backend's memory (kernels/ozb_shape_ops.h: every column
+     * certified there is final; g->fail not read), fail[j] = 1 (host memory, g->nrhs bytes)
+     * for each column left as it was; 0, or nonzero on failure. */
+    int (*subst)(ozblas_handle_t h, const ozb_op_subst *g, uint8_t *fail);
     /* The fewest columns of C (DTRMM: rows or columns) a level-3 routine gives one problem
      * where it cuts C into blocks of its own choosing (shapes.c's triangle, DTRMM's blocks):
      * 0 where the routines' own sizes serve (the CPU's), more where each problem has a fixed

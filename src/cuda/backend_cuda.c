@@ -78,6 +78,14 @@ static int shape(ozblas_handle_t h, const ozb_op_shape *s)
     return rc;
 }
 
+static int subst(ozblas_handle_t h, const ozb_op_subst *g, uint8_t *fail)
+{
+    const int tok = ozb_dev_lock(h->dev);
+    const int rc = ozb_dev_subst(h->dev, g, fail);
+    ozb_dev_unlock(h->dev, tok);
+    return rc;
+}
+
 /* The device-resident engines, the backend's stages (core/stage.h): each computes the whole
  * call on the device or declines before writing anything; what they all decline the host
  * stages compute on host copies (stage.c), with the products on the device. */
@@ -134,6 +142,7 @@ static const ozb_backend cuda_backend = {
     .scale = scale,
     .shape_buf = shape_buf,
     .shape = shape,
+    .subst = subst,
     .min_block = 1024,
     .stages = cuda_stages,
     .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),

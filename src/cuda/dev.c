@@ -209,6 +209,16 @@ int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s)
     return e ? e : d->ops->sync(d);
 }
 
+int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, uint8_t *fail)
+{
+    const size_t nb = (size_t)g->nrhs;
+    ozb_op_subst a = *g;
+    a.fail = ozb_dev_buf(d, OZB_DBUF_FLAGS, nb);
+    if (!a.fail) return 2;   /* cudaErrorMemoryAllocation */
+    const int e = KL(subst, &a);
+    return e ? e : ozb_dev_get(d, fail, nb, a.fail, nb, nb, 1);
+}
+
 /* ---- the device-resident engine ---- */
 static ozb_op_side side_of(const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb)
 {

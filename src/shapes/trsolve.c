@@ -4,7 +4,8 @@
  * in every mode) and the IEEE division by the diagonal.  Each column of X depends on its own
  * column of B alone, so a solve cut into column blocks, or one column at a time (DTRSV), gives
  * the same bits.  One column whose op(T) has contiguous columns goes by columns instead
- * (trsolve_cols.c: the same sums, op(T) read down its columns). */
+ * (trsolve_cols.c: the same sums, op(T) read down its columns); on a device the in-block rows
+ * of every column are one certified launch (device_rows). */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
@@ -192,6 +193,41 @@ static ozblas_status_t divide_row(ozblas_handle_t h, ozb_view t, int64_t i, int6
     return ozb_shape(h, &dv);
 }
 
+/* the block at s row by row: each row's exact sum of the block's earlier rows, one problem
+ * of nrhs columns where the operands lie, then its division */
+static ozblas_status_t block_rows(ozblas_handle_t h, ozb_view t, int unit, int64_t s, int64_t bs, int64_t nrhs,
+                                  double *x, int64_t xrs, int64_t xcs)
+{
+    ozblas_status_t st;
+    for (int64_t i = s; i < s + bs; i++) {
+        if (i > s && (st = in_block_row(h, t, i, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
+        if (!unit && (st = divide_row(h, t, i, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+_Static_assert(OZBLAS_TRSM_BLOCK <= OZB_SUBST_ROWS, "a block's rows fit the device's column");
+
+/* The block at s on the backend's memory, every column at once (core/backend.h: subst, one
+ * launch and an nrhs-byte read-back instead of 2 bs - 1 problems); a column it leaves (a row
+ * not certified) then goes row by row alone.  RN(exact) either way: the choice changes no
+ * bit. */
+static ozblas_status_t device_rows(ozblas_handle_t h, ozb_view t, int unit, int64_t s, int64_t bs, int64_t nrhs,
+                                   double *x, int64_t xrs, int64_t xcs)
+{
+    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_T, (size_t)nrhs);
+    if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
+    const ozb_op_subst g = { .t = t.p + s * (t.rs + t.cs), .trs = t.rs, .tcs = t.cs, .unit = unit, .bs = bs,
+                             .nrhs = nrhs, .x = x + s * xrs, .xrs = xrs, .xcs = xcs, .fail = NULL };
+    if (h->be->subst(h, &g, fail)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    for (int64_t j = 0; j < nrhs; j++) {
+        if (!fail[j]) continue;
+        const ozblas_status_t st = block_rows(h, t, unit, s, bs, 1, x + j * xcs, xrs, xcs);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
 /* An upper op(T) is solved from its last row (ozb_tri_solve_op), so a block's GEMV may read
  * A and X backwards; where the results are RN(exact) its sums are taken in the other order
  * (k reversed where A's steps along k are negative, the rows where they are negative down
@@ -233,14 +269,13 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
             if (ozb_run_rounds_exact(h)) forward(&up);
             if ((st = ozb_run(h, &up)) != OZBLAS_STATUS_SUCCESS) return st;
         }
-        if (nrhs >= ROW_PROBLEM_COLS && ozb_host_operands(h) && ozb_eft_subst_applies(h)) {
-            if ((st = block_lanes(h, t, unit, s, bs, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
-            continue;
-        }
-        for (int64_t i = s; i < s + bs; i++) {
-            if (i > s && (st = in_block_row(h, t, i, s, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
-            if (!unit && (st = divide_row(h, t, i, nrhs, x, xrs, xcs)) != OZBLAS_STATUS_SUCCESS) return st;
-        }
+        if (nrhs >= ROW_PROBLEM_COLS && ozb_host_operands(h) && ozb_eft_subst_applies(h))
+            st = block_lanes(h, t, unit, s, bs, nrhs, x, xrs, xcs);
+        else if (h->be->subst)
+            st = device_rows(h, t, unit, s, bs, nrhs, x, xrs, xcs);
+        else
+            st = block_rows(h, t, unit, s, bs, nrhs, x, xrs, xcs);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
     }
     return OZBLAS_STATUS_SUCCESS;
 }
