@@ -212,7 +212,7 @@ static int regular_strip(const mv_t *v, int64_t q, double *P, double *xs, int32_
     if (o0 < L || o0 + 8 > v->ny || o0 + 7 + U > B->n - 1 || base + (w - 1) * l1 + 8 > end) return 0;
     const double *xw = v->x0 + J0 * v->incx;
     if (v->incx != 1) {
-        for (int64_t j = 0; j < w; j++) xs[j] = xw[j * v->incx];
+        ozb_gather(xw, w, v->incx, xs);
         xw = xs;
     }
     double *y = v->y0 + o0 * v->incy;
@@ -256,7 +256,7 @@ static int64_t strip_range(void *ctx, int64_t lo, int64_t hi)
         fill_strip(B, R, o0, rows, J0, w, P);
         const double *xw = v->x0 + J0 * v->incx;
         if (v->incx != 1) {
-            for (int64_t j = 0; j < w; j++) xs[j] = xw[j * v->incx];
+            ozb_gather(xw, w, v->incx, xs);
             xw = xs;
         }
         v->left[q] = (uint8_t)ozb_eft_band_strip(P, xw, w, rows, v->alpha, v->beta, v->y0 + o0 * v->incy, v->incy, lsb);

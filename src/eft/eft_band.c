@@ -3,8 +3,9 @@
  * lanes outside the band masked to the same zeros (ozb_eft_band_strip_direct), then the GEMV-N
  * strip's running split over blocks of at most BLN columns and its certificates (eft_gemv_n.c;
  * method and bit budget: eft_kern.h), and for the rows those leave the deep sums on the packed
- * strip (their budget: eft_deep_kern.h).  The zeros add nothing to the sums and the bounds count them as
- * terms, so the budgets are the GEMV-N's on a w-column matrix.  Compiled with -ffp-contract=off. */
+ * strip (their budget: eft_deep_kern.h).  The zeros add nothing to the sums and the bounds
+ * count them as terms, so the budgets are the GEMV-N's on a w-column matrix.  Compiled with
+ * -ffp-contract=off. */
 #include "eft/eft_band.h"
 #include "eft/eft_kern.h"
 #include "eft/eft_deep.h"
