@@ -50,28 +50,29 @@ OZB_HD void ozb_op_shape_elem(const ozb_op_shape *s, int64_t i, int64_t j)
 /* The in-block rows of one block of the triangular solve (CONTRACT §6, src/shapes/trsolve.c)
  * for column j of X, on the device: row i := RN(x_i - sum_{l<i} t(i, l) x_l), then divided by
  * t(i, i) (IEEE; not where unit).  Each sum is one certified error-free chain of ozb_eft_ops.h
- * (at most OZB_SUBST_ROWS - 1 products, TwoProduct and TwoSum in order: tree depth i + 1,
+ * (at most OZB_OP_SUBST_ROWS - 1 products, TwoProduct and TwoSum in order: tree depth i + 1,
  * counted as i + 2), finished with alpha = -1, beta = 1, c0 = x_i: the finish proves its
  * result RN(exact) or declines (an exact zero, a subnormal, Inf or NaN among the terms, a
- * midpoint too near).  The column's rows stay in registers and are written only when every
- * row is certified, fail[j] = 0; else fail[j] = 1 and the column is left as it was, for the
- * caller's exact rows.  RN(exact) is unique and the division IEEE's: a written column holds
- * the host's bits. */
-#define OZB_SUBST_ROWS 16
+ * midpoint too near).  The rows go to the scratch out (bs x nrhs, column j at out + j bs),
+ * X is only read; a row declined sets *bad, and the caller then discards the scratch and
+ * solves the block by its exact rows.  RN(exact) is unique and the division IEEE's: a block
+ * with no row declined holds the host's bits. */
+#define OZB_OP_SUBST_ROWS 16
 typedef struct {
     const double *t;
     int64_t trs, tcs;       /* t(i, l) = t[i trs + l tcs], i, l < bs */
     int unit;
-    int64_t bs, nrhs;       /* bs <= OZB_SUBST_ROWS */
-    double *x;
+    int64_t bs, nrhs;       /* bs <= OZB_OP_SUBST_ROWS */
+    const double *x;
     int64_t xrs, xcs;       /* x(i, j) = x[i xrs + j xcs] */
-    uint8_t *fail;          /* nrhs flags */
+    double *out;            /* the rows solved, bs x nrhs */
+    int *bad;               /* set to 1 where a row is declined (else untouched) */
 } ozb_op_subst;
 
 OZB_HD void ozb_op_subst_col(const ozb_op_subst *g, int64_t j)
 {
-    double v[OZB_SUBST_ROWS];
-    double *x = g->x + j * g->xcs;
+    double *v = g->out + j * g->bs;
+    const double *x = g->x + j * g->xcs;
     for (int64_t i = 0; i < g->bs; i++) {
         double r = x[i * g->xrs];
         if (i > 0) {
@@ -79,13 +80,11 @@ OZB_HD void ozb_op_subst_col(const ozb_op_subst *g, int64_t j)
             ozb_op_eft_init(&a);
             for (int64_t l = 0; l < i; l++) ozb_op_eft_add(&a, g->t[i * g->trs + l * g->tcs], v[l]);
             if (!ozb_op_eft_finish(&a, (double)(i + 2), -1.0, 1.0, r, &r)) {
-                g->fail[j] = 1;
+                *g->bad = 1;
                 return;
             }
         }
         v[i] = g->unit ? r : r / g->t[i * (g->trs + g->tcs)];
     }
-    for (int64_t i = 0; i < g->bs; i++) x[i * g->xrs] = v[i];
-    g->fail[j] = 0;
 }
 #endif

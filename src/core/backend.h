@@ -40,15 +40,16 @@ typedef struct ozb_backend {
     double *(*shape_buf)(ozblas_handle_t h, int slot, size_t bytes);
     int (*shape)(ozblas_handle_t h, const ozb_op_shape *s);
     /* Optional (NULL: the rows one by one, or the host's lane groups): a triangular solve
-     * block's in-block rows on the backend's memory (kernels/ozb_shape_ops.h: every column
-     * certified there is final; g->fail not read), fail[j] = 1 (host memory, g->nrhs bytes)
-     * for each column left as it was; 0, or nonzero on failure. */
-    int (*subst)(ozblas_handle_t h, const ozb_op_subst *g, uint8_t *fail);
+     * block's in-block rows on the backend's memory (kernels/ozb_shape_ops.h; g->out and g->bad
+     * not read), written over X where every row is certified, else *left = 1 and X as it was;
+     * 0, or nonzero on failure. */
+    int (*subst)(ozblas_handle_t h, const ozb_op_subst *g, int *left);
     /* The fewest columns of C (DTRMM: rows or columns) a level-3 routine gives one problem
      * where it cuts C into blocks of its own choosing (shapes.c's triangle, DTRMM's blocks):
      * 0 where the routines' own sizes serve (the CPU's), more where each problem has a fixed
      * cost that small blocks repeat (a device's launches and read-backs, some 0.3 ms a problem
-     * on an H200).  A choice of shape: no bit depends on it. */
+     * on an H200).  A choice of shape, taken only where no bit depends on it (core/parts.h
+     * ozb_cuts_free; DTRMM's blocks: correctly rounded results). */
     int64_t min_block;
     /* Optional (NULL, 0: the operands are host memory and the host stages compute every
      * call): the backend's own stages (core/stage.h) on its memory, walked before the host

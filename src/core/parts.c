@@ -38,11 +38,15 @@ static ozblas_handle_t part(ozblas_handle_t h, int t)
     return k;
 }
 
+int ozb_cuts_free(ozblas_handle_t h)
+{
+    return !(h->mode == OZBLAS_MODE_FIXED && h->engine == OZBLAS_ENGINE_CRT_INT8 &&
+             h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE);
+}
+
 int ozb_parts_count(ozblas_handle_t h, int threads, int64_t n, int64_t quantum)
 {
-    const int local = !(h->mode == OZBLAS_MODE_FIXED && h->engine == OZBLAS_ENGINE_CRT_INT8 &&
-                        h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE);
-    if (!local || h->be->shape != NULL || !ozb_host_operands(h) || threads <= 1) return 1;
+    if (!ozb_cuts_free(h) || h->be->shape != NULL || !ozb_host_operands(h) || threads <= 1) return 1;
     if (quantum < 1) quantum = 1;
     int64_t nt = n / quantum;
     if (nt > threads) nt = threads;

@@ -17,6 +17,10 @@ typedef ozblas_status_t (*ozb_part_fn)(ozblas_handle_t h, int64_t lo, int64_t hi
  * with CRT_INT8's ACCURATE scaling, whose row scales read every column: a cut would change
  * bits), or where its operands are not host memory */
 int ozb_parts_count(ozblas_handle_t h, int threads, int64_t n, int64_t quantum);
+/* 1 where no bit of an element depends on how a call's C is cut into blocks of columns: every
+ * configuration but FIXED mode with CRT_INT8's ACCURATE scaling, whose row scales read every
+ * column of op(B) (CONTRACT §6); there a routine cuts C the same way on every backend */
+int ozb_cuts_free(ozblas_handle_t h);
 
 /* body(part handle t, cuts[t], cuts[t + 1], ctx) for t < nt (nt <= ozb_parts_count's), each on
  * its own thread, where nt is above 1 and the part handles can be made; otherwise

@@ -78,10 +78,10 @@ static int shape(ozblas_handle_t h, const ozb_op_shape *s)
     return rc;
 }
 
-static int subst(ozblas_handle_t h, const ozb_op_subst *g, uint8_t *fail)
+static int subst(ozblas_handle_t h, const ozb_op_subst *g, int *left)
 {
     const int tok = ozb_dev_lock(h->dev);
-    const int rc = ozb_dev_subst(h->dev, g, fail);
+    const int rc = ozb_dev_subst(h->dev, g, left);
     ozb_dev_unlock(h->dev, tok);
     return rc;
 }

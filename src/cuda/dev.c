@@ -209,14 +209,19 @@ int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s)
     return e ? e : d->ops->sync(d);
 }
 
-int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, uint8_t *fail)
+int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left)
 {
-    const size_t nb = (size_t)g->nrhs;
     ozb_op_subst a = *g;
-    a.fail = ozb_dev_buf(d, OZB_DBUF_FLAGS, nb);
-    if (!a.fail) return 2;   /* cudaErrorMemoryAllocation */
-    const int e = KL(subst, &a);
-    return e ? e : ozb_dev_get(d, fail, nb, a.fail, nb, nb, 1);
+    a.bad = ozb_dev_buf(d, OZB_DBUF_FLAGS, sizeof(int));
+    a.out = ozb_dev_buf(d, OZB_DBUF_ALT, sizeof(double) * (size_t)g->bs * (size_t)g->nrhs);
+    if (!a.bad || !a.out) return 2;   /* cudaErrorMemoryAllocation */
+    int e = ozb_dev_zero(d, a.bad, sizeof(int));
+    if (!e) e = KL(subst, &a);
+    if (!e) e = ozb_dev_get(d, left, sizeof(int), a.bad, sizeof(int), sizeof(int), 1);
+    if (e || *left) return e;
+    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = g->bs, .n = g->nrhs, .src = a.out, .srs = 1, .scs = g->bs,
+                              .dst = (double *)g->x, .drs = g->xrs, .dcs = g->xcs };
+    return ozb_dev_shape(d, &cp);
 }
 
 /* ---- the device-resident engine ---- */

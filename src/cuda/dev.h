@@ -83,10 +83,10 @@ int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *cons
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta);
 /* the level-3 shape s (kernels/ozb_shape_ops.h) on device memory, then the stream synchronised */
 int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s);
-/* a triangular solve block's in-block rows (ozb_op_subst_col for every column; g->fail not
- * read): fail[j] (host memory, g->nrhs bytes) = 1 for each column left as it was; 0, or
- * nonzero on failure (nothing written then) */
-int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, uint8_t *fail);
+/* a triangular solve block's in-block rows (ozb_op_subst_col for every column, into device
+ * scratch; g->out and g->bad not read), copied over X where no row was declined, else *left =
+ * 1 and X untouched; 0, or nonzero on failure (X untouched then) */
+int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left);
 int ozb_dev_sync(ozb_dev *d);
 
 /* ---- the device-resident engine's operations (cuda/resident.c; element operations in

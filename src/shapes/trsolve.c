@@ -206,26 +206,21 @@ static ozblas_status_t block_rows(ozblas_handle_t h, ozb_view t, int unit, int64
     return OZBLAS_STATUS_SUCCESS;
 }
 
-_Static_assert(OZBLAS_TRSM_BLOCK <= OZB_SUBST_ROWS, "a block's rows fit the device's column");
+_Static_assert(OZBLAS_TRSM_BLOCK <= OZB_OP_SUBST_ROWS, "a block's rows fit the device's column");
 
-/* The block at s on the backend's memory, every column at once (core/backend.h: subst, one
- * launch and an nrhs-byte read-back instead of 2 bs - 1 problems); a column it leaves (a row
- * not certified) then goes row by row alone.  RN(exact) either way: the choice changes no
- * bit. */
+/* The block at s on the backend's memory, every column at once (core/backend.h: subst, two
+ * launches and a 4-byte read-back instead of 2 bs - 1 problems); where a row of any column is
+ * not certified it writes nothing and the block goes row by row (a column at a time would
+ * cost each such column as much as the whole block).  RN(exact) either way: the choice
+ * changes no bit. */
 static ozblas_status_t device_rows(ozblas_handle_t h, ozb_view t, int unit, int64_t s, int64_t bs, int64_t nrhs,
                                    double *x, int64_t xrs, int64_t xcs)
 {
-    uint8_t *fail = ozb_buf_get(h, OZB_BUF_SHAPE_T, (size_t)nrhs);
-    if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
     const ozb_op_subst g = { .t = t.p + s * (t.rs + t.cs), .trs = t.rs, .tcs = t.cs, .unit = unit, .bs = bs,
-                             .nrhs = nrhs, .x = x + s * xrs, .xrs = xrs, .xcs = xcs, .fail = NULL };
-    if (h->be->subst(h, &g, fail)) return OZBLAS_STATUS_EXECUTION_FAILED;
-    for (int64_t j = 0; j < nrhs; j++) {
-        if (!fail[j]) continue;
-        const ozblas_status_t st = block_rows(h, t, unit, s, bs, 1, x + j * xcs, xrs, xcs);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
-    }
-    return OZBLAS_STATUS_SUCCESS;
+                             .nrhs = nrhs, .x = x + s * xrs, .xrs = xrs, .xcs = xcs, .out = NULL, .bad = NULL };
+    int left = 0;
+    if (h->be->subst(h, &g, &left)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    return left ? block_rows(h, t, unit, s, bs, nrhs, x, xrs, xcs) : OZBLAS_STATUS_SUCCESS;
 }
 
 /* An upper op(T) is solved from its last row (ozb_tri_solve_op), so a block's GEMV may read
