@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     const char *why = ozblas_cuda_unavailable_reason(0);
     if (why) { printf("ozblas-blas3-cuda: no CUDA device to run on: %s\n", why); return 77; }
     struct cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) { fprintf(stderr, "ozblas-blas3-cuda: cudaGetDeviceProperties failed\n"); return 1; }
     cublasHandle_t cb;
     ozblas_handle_t h, hc;
     if (cublasCreate(&cb) != CUBLAS_STATUS_SUCCESS || ozblas_create_cuda(&h, 0) || ozblas_create(&hc)) {
