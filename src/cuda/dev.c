@@ -214,7 +214,10 @@ int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left)
     ozb_op_subst a = *g;
     a.bad = ozb_dev_buf(d, OZB_DBUF_FLAGS, sizeof(int));
     a.out = ozb_dev_buf(d, OZB_DBUF_ALT, sizeof(double) * (size_t)g->bs * (size_t)g->nrhs);
-    if (!a.bad || !a.out) return 2;   /* cudaErrorMemoryAllocation */
+    if (!a.bad || !a.out) {   /* no scratch: the block by the exact rows */
+        *left = 1;
+        return 0;
+    }
     int e = ozb_dev_zero(d, a.bad, sizeof(int));
     if (!e) e = KL(subst, &a);
     if (!e) e = ozb_dev_get(d, left, sizeof(int), a.bad, sizeof(int), sizeof(int), 1);

@@ -28,8 +28,10 @@ typedef enum { OZB_DT_F64 = 0, OZB_DT_F16 = 1, OZB_DT_S8 = 2 } ozb_dt;
 enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBUF_C2, OZB_DBUF_STAGE,
        OZB_DBUF_LA,   /* the exact sum's long accumulators (ozb_dev_sum) */
        OZB_DBUF_CSAVE, /* C's window, put back when a call that writes it tile by tile fails */
-       OZB_DBUF_FLAGS, /* DOUBLE CRT: the elements its certificate leaves, one byte each */
-       OZB_DBUF_ALT,   /* DOUBLE CRT: those elements' correctly rounded values, m x n */
+       OZB_DBUF_FLAGS, /* DOUBLE CRT: the elements its certificate leaves, one byte each;
+                        * a triangular solve's block: its declined flag (ozb_dev_subst) */
+       OZB_DBUF_ALT,   /* DOUBLE CRT: those elements' correctly rounded values, m x n; a
+                        * triangular solve's block: its rows solved */
        OZB_DBUF_SHAPE_A, OZB_DBUF_SHAPE_B, OZB_DBUF_SHAPE_T,   /* the level-3 shapes (ozb_dev_shape_buf) */
        OZB_NDBUF };
 
@@ -85,7 +87,8 @@ int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, in
 int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s);
 /* a triangular solve block's in-block rows (ozb_op_subst_col for every column, into device
  * scratch; g->out and g->bad not read), copied over X where no row was declined, else *left =
- * 1 and X untouched; 0, or nonzero on failure (X untouched then) */
+ * 1 and X untouched (also where the scratch cannot be had); 0, or nonzero on failure (X
+ * untouched unless the copy itself failed) */
 int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left);
 int ozb_dev_sync(ozb_dev *d);
 
