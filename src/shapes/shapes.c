@@ -108,8 +108,8 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
  * columns (at least the backend's min_block, one block up to it on a device, where no bit
  * depends on the cut: ozb_cuts_free).  Each diagonal block is computed in a copy holding only
  * its triangle (the other part of the copy is zero and never copied back, so a stage may skip
- * it: OZB_TRI_*, the error-free GEMM's strips of 8 rows do); the rectangle beside it in place.  The copies are
- * shapes in the handle's memory (shape_ops.c). */
+ * it: OZB_TRI_*, the error-free GEMM's strips of 8 rows do); the rectangle beside it in
+ * place.  The copies are shapes in the handle's memory (shape_ops.c). */
 static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn, int64_t c0, int64_t c1)
 {
     const int64_t n = pr->n, nc = c1 - c0;
