@@ -147,6 +147,37 @@ START_TEST(level1)
 END_TEST
 
 /* dnrm2 at the ends of the range: no spurious overflow or underflow, subnormal results */
+/* daxpy and dscal on long contiguous vectors, in chunks on 3 threads (vec_update.c): every
+ * element RN of its one operation, the chunks' ends included (n is no multiple of a chunk) */
+START_TEST(level1_chunks)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozblas_set_num_threads(h, 3);
+    ozblas_set_parallel_threshold(h, 1);
+    ozref_rng r;
+    tu_rng(&r, "level1_chunks");
+    const int64_t n = 3 * 4096 + 1029;
+    double *x = tu_alloc((size_t)n), *y = tu_alloc((size_t)n), *y2 = tu_alloc((size_t)n);
+    tu_fill_vec(&r, x, n, 1, 4.0);
+    tu_fill_vec(&r, y, n, 1, 4.0);
+    const double alpha = -0.3;
+    memcpy(y2, y, sizeof(double) * (size_t)n);
+    ck_assert_int_eq(ozblas_daxpy(h, n, alpha, x, 1, y2, 1), OZBLAS_STATUS_SUCCESS);
+    for (int64_t i = 0; i < n; i++) {
+        const double e = fma(alpha, x[i], y[i]);
+        check_bits(&y2[i], &e, 1, "level1_chunks: daxpy");
+    }
+    memcpy(y2, y, sizeof(double) * (size_t)n);
+    ck_assert_int_eq(ozblas_dscal(h, n, alpha, y2, 1), OZBLAS_STATUS_SUCCESS);
+    for (int64_t i = 0; i < n; i++) {
+        const double e = alpha * y[i];
+        check_bits(&y2[i], &e, 1, "level1_chunks: dscal");
+    }
+    free(x); free(y); free(y2);
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(nrm2_range)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
@@ -1686,6 +1717,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("routines");
     tcase_set_timeout(t, tu_timeout(600));
     tcase_add_loop_test(t, level1, 0, 3);
+    tcase_add_test(t, level1_chunks);
     tcase_add_test(t, nrm2_range);
     tcase_add_test(t, nrm2_long);
     tcase_add_loop_test(t, rot_scaled, 0, 3);

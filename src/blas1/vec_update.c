@@ -6,7 +6,43 @@
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "core/par.h"
 #include <math.h>
+
+/* The contiguous daxpy and dscal of long vectors on the handle's threads, in chunks of CHUNK
+ * elements: each element is its own operation, so the split changes no bit.  Threads from
+ * OZB_PAR_WORK elements on (ozb_threads_for; 512 KiB a vector, where one core's share of the
+ * memory bandwidth is what bounds them), one thread where the caller's floating-point
+ * environment was not the standard one (the pool's threads may carry it: core/fpenv.h). */
+enum { CHUNK = 4096 };
+typedef struct {
+    double alpha;
+    const double *x;
+    double *y;
+    int64_t n;
+} vec_t;
+
+static int64_t axpy_chunks(void *ctx, int64_t lo, int64_t hi)
+{
+    const vec_t *v = ctx;
+    const int64_t e = hi * CHUNK < v->n ? hi * CHUNK : v->n;
+    for (int64_t i = lo * CHUNK; i < e; i++) v->y[i] = fma(v->alpha, v->x[i], v->y[i]);
+    return 0;
+}
+
+static int64_t scal_chunks(void *ctx, int64_t lo, int64_t hi)
+{
+    const vec_t *v = ctx;
+    const int64_t e = hi * CHUNK < v->n ? hi * CHUNK : v->n;
+    for (int64_t i = lo * CHUNK; i < e; i++) v->y[i] *= v->alpha;
+    return 0;
+}
+
+static void unit_chunks(ozblas_handle_t h, int changed, const vec_t *v, int64_t (*body)(void *, int64_t, int64_t))
+{
+    const int nt = changed ? 1 : ozb_threads_for(h, (double)v->n);
+    (void)ozb_par_for(nt > 1, nt, (v->n + CHUNK - 1) / CHUNK, body, (void *)v);
+}
 
 static ozblas_status_t vec_args(ozblas_handle_t h, int64_t n, const void *x, const void *y)
 {
@@ -48,8 +84,10 @@ ozblas_status_t ozblas_dscal(ozblas_handle_t h, int64_t n, double alpha, double 
     if (st != OZBLAS_STATUS_SUCCESS || n <= 0 || incx <= 0 || alpha == 1.0) return st;
     ozb_fpenv_t env;   /* products rounded as CONTRACT §1 says, whatever the caller's MXCSR */
     const int changed = ozb_fpenv_enter(&env);
-    if (incx == 1) for (int64_t i = 0; i < n; i++) x[i] *= alpha;
-    else for (int64_t i = 0; i < n; i++) x[i * incx] *= alpha;
+    if (incx == 1) {
+        const vec_t v = { alpha, x, x, n };
+        unit_chunks(h, changed, &v, scal_chunks);
+    } else for (int64_t i = 0; i < n; i++) x[i * incx] *= alpha;
     ozb_fpenv_leave(env, changed);
     return OZBLAS_STATUS_SUCCESS;
 }
@@ -64,9 +102,10 @@ ozblas_status_t ozblas_daxpy(ozblas_handle_t h, int64_t n, double alpha, const d
     double *yv = ozb_vec0_mut(y, n, incy);
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
-    if (incx == 1 && incy == 1 && (x + n <= y || y + n <= x || x == y))
-        for (int64_t i = 0; i < n; i++) y[i] = fma(alpha, x[i], y[i]);
-    else
+    if (incx == 1 && incy == 1 && (x + n <= y || y + n <= x || x == y)) {
+        const vec_t v = { alpha, x, y, n };
+        unit_chunks(h, changed, &v, axpy_chunks);
+    } else
         for (int64_t i = 0; i < n; i++) yv[i * incy] = fma(alpha, xv[i * incx], yv[i * incy]);
     ozb_fpenv_leave(env, changed);
     return OZBLAS_STATUS_SUCCESS;
