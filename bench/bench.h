@@ -89,6 +89,8 @@ double bench_now(void);
 /* "model; feature feature ..." of the CPU (bench_util.c) */
 void bench_cpu_features(char *buf, size_t len);
 double bench_median(double *v, int n, int *argmed);
+/* v[0..n-1] in ascending order */
+void bench_sort(double *v, int n);
 const char *bench_routine_name(int routine);
 const char *bench_mode_name(int mode);
 const char *bench_sum_name(ozblas_summation_t s);

@@ -17,6 +17,18 @@ double bench_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int cmpd(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* v[0..n-1] in ascending order (the ratio programs' medians and ranges) */
+void bench_sort(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+}
+
 /* Median of v[0..n-1] (v is left unchanged); *argmed receives the index of the
  * sample that is the median (the lower one of the two middle samples for even n,
  * the reported value is the mean of both). */

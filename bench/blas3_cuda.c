@@ -15,20 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include "ozblas.h"
+#include "bench.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 enum { R_SYRK, R_SYR2K, R_SYMM, R_TRMM, R_TRSM, R_COUNT };
 static const char *const NAMES[R_COUNT] = { "dsyrk", "dsyr2k", "dsymm", "dtrmm", "dtrsm" };
@@ -76,13 +64,13 @@ static int timed(int which, int r, const ops_t *o, ozblas_handle_t h, cublasHand
     const size_t bytes = sizeof(double) * (size_t)(o->n * o->n);
     int bad = cudaMemcpy(o->dC, o->dC0, bytes, cudaMemcpyDeviceToDevice) != cudaSuccess;
     bad |= cudaDeviceSynchronize() != cudaSuccess;
-    const double t0 = now();
+    const double t0 = bench_now();
     if (which == 0) bad |= oz_call(h, r, o->n, o->dA, o->dB, o->dT, o->dC) != OZBLAS_STATUS_SUCCESS;
     else if (which == 1) bad |= cb_call(cb, r, o) != CUBLAS_STATUS_SUCCESS;
     else bad |= ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_T, o->n, o->n, kk, 1.0, o->dB, o->n, o->dA, o->n, 0.5, o->dC, o->n)
                 != OZBLAS_STATUS_SUCCESS;
     bad |= cudaDeviceSynchronize() != cudaSuccess;
-    *t = now() - t0;
+    *t = bench_now() - t0;
     return bad;
 }
 
@@ -139,7 +127,7 @@ static int same_as_cpu(ozblas_handle_t h, ozblas_handle_t hc, int r, const ops_t
 
 static void summary(double *v, int n, double *med, double *lo, double *hi)
 {
-    qsort(v, (size_t)n, sizeof *v, cmpd);
+    bench_sort(v, n);
     *med = v[n / 2]; *lo = v[0]; *hi = v[n - 1];
 }
 

@@ -13,20 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include "ozblas.h"
+#include "bench.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static ozblas_handle_t H;
 static double *A, *B, *C, *X, *Y, *T, *W;
@@ -178,32 +166,32 @@ static void ratio(call_fn oz, call_fn other, int other_which, int reps, int cold
     for (int i = 0; i < reps; i++) {
         if (cold) {
             sink += evict();
-            double t0 = now();
+            double t0 = bench_now();
             oz(0);
-            const double a = now() - t0;
+            const double a = bench_now() - t0;
             sink += evict();
-            t0 = now();
+            t0 = bench_now();
             other(other_which);
-            r[i] = a / (now() - t0);
+            r[i] = a / (bench_now() - t0);
             to[i] = a;
             continue;
         }
         int inner = 1;
-        double t0 = now(), t1;
+        double t0 = bench_now(), t1;
         oz(0);
-        t1 = now() - t0;
+        t1 = bench_now() - t0;
         while (t1 * inner < 2e-3 && inner < 1 << 16) inner *= 2;   /* batches of >= 2 ms */
-        t0 = now();
+        t0 = bench_now();
         for (int j = 0; j < inner; j++) oz(0);
-        const double a = (now() - t0) / inner;
-        t0 = now();
+        const double a = (bench_now() - t0) / inner;
+        t0 = bench_now();
         for (int j = 0; j < inner; j++) other(other_which);
-        const double b = (now() - t0) / inner;
+        const double b = (bench_now() - t0) / inner;
         r[i] = a / b;
         to[i] = a;
     }
-    qsort(r, (size_t)reps, sizeof *r, cmpd);
-    qsort(to, (size_t)reps, sizeof *to, cmpd);
+    bench_sort(r, reps);
+    bench_sort(to, reps);
     *med = r[reps / 2];
     *lo = r[0];
     *hi = r[reps - 1];
@@ -239,6 +227,9 @@ int main(int argc, char **argv)
     BD = malloc(sizeof(double) * 17 * (size_t)bmax);
     for (int64_t i = 0; i < 17 * bmax; i++) BD[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
     for (int64_t j = 0; j < bmax; j++) BD[9 * j] = 1.0;
+    char cpu[512];
+    bench_cpu_features(cpu, sizeof cpu);
+    printf("cpu: %s\n", cpu);
     printf("mode %s, %d interleaved repetitions; ratio = ozblas time / the other's (median, range)\n\n", cr ? "CR" : "DOUBLE", reps);
     printf("| routine | n | ozblas us | vs OpenBLAS | vs ozblas_dgemm, same flops |\n|---|---|---|---|---|\n");
     struct { const char *name; call_fn f; int cls; } rs[] = {

@@ -50,19 +50,18 @@ OZB_HD void ozb_op_shape_elem(const ozb_op_shape *s, int64_t i, int64_t j)
 /* The in-block rows of one block of the triangular solve (CONTRACT §6, src/shapes/trsolve.c)
  * for column j of X, on the device: row i := RN(x_i - sum_{l<i} t(i, l) x_l), then divided by
  * t(i, i) (IEEE; not where unit).  Each sum is one certified error-free chain of ozb_eft_ops.h
- * (at most OZB_OP_SUBST_ROWS - 1 products, TwoProduct and TwoSum in order: tree depth i + 1,
- * counted as i + 2), finished with alpha = -1, beta = 1, c0 = x_i: the finish proves its
- * result RN(exact) or declines (an exact zero, a subnormal, Inf or NaN among the terms, a
- * midpoint too near).  The rows go to the scratch out (bs x nrhs, column j at out + j bs),
+ * (row i: i products, TwoProduct and TwoSum in order, tree depth i + 1 counted as i + 2, far
+ * within OZB_EFT_DEPTH_MAX for any block), finished with alpha = -1, beta = 1, c0 = x_i: the
+ * finish proves its result RN(exact) or declines (an exact zero, a subnormal, Inf or NaN among
+ * the terms, a midpoint too near).  The rows go to the scratch out (bs x nrhs, column j at out + j bs),
  * X is only read; a row declined sets *bad, and the caller then discards the scratch and
  * solves the block by its exact rows.  RN(exact) is unique and the division IEEE's: a block
  * with no row declined holds the host's bits. */
-#define OZB_OP_SUBST_ROWS 16
 typedef struct {
     const double *t;
     int64_t trs, tcs;       /* t(i, l) = t[i trs + l tcs], i, l < bs */
     int unit;
-    int64_t bs, nrhs;       /* bs <= OZB_OP_SUBST_ROWS */
+    int64_t bs, nrhs;       /* the block's rows, X's columns */
     const double *x;
     int64_t xrs, xcs;       /* x(i, j) = x[i xrs + j xcs] */
     double *out;            /* the rows solved, bs x nrhs */

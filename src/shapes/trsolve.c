@@ -206,8 +206,6 @@ static ozblas_status_t block_rows(ozblas_handle_t h, ozb_view t, int unit, int64
     return OZBLAS_STATUS_SUCCESS;
 }
 
-_Static_assert(OZBLAS_TRSM_BLOCK <= OZB_OP_SUBST_ROWS, "a block's rows fit the device's column");
-
 /* The block at s on the backend's memory, every column at once (core/backend.h: subst, two
  * launches and a 4-byte read-back instead of 2 bs - 1 problems); where a row of any column is
  * not certified it writes nothing and the block goes row by row (a column at a time would
