@@ -545,6 +545,23 @@ __global__ void k_subst(ozb_op_subst g)
         ozb_op_subst_col(&g, j);
 }
 
+/* Inf and NaN in a window (ozb_shape_ops.h): one thread an element, then one a column */
+__global__ void k_nonfinite_any(ozb_op_nonfinite g)
+{
+    const int64_t total = g.m * g.n;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t i;
+        const int64_t j = ozb_op_divmod(e, g.m, &i);
+        ozb_op_nonfinite_elem(&g, i, j);
+    }
+}
+
+__global__ void k_nonfinite_cols(ozb_op_nonfinite g)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < g.n; j += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_nonfinite_col(&g, j);
+}
+
 inline int launched() { return (int)cudaGetLastError(); }
 
 static int kl_u8_to_s8_mod(const uint8_t *src, int8_t *dst, int64_t n, int32_t m, void *stream)
@@ -791,6 +808,22 @@ static int kl_shape(const void *args, void *stream)
     return launched();
 }
 
+static int kl_nonfinite_any(const void *args, void *stream)
+{
+    const ozb_op_nonfinite g = *(const ozb_op_nonfinite *)args;
+    if (g.m <= 0 || g.n <= 0) return 0;
+    OZB_LAUNCH(k_nonfinite_any, blocks_for(g.m * g.n), kThreads, (cudaStream_t)stream)(g);
+    return launched();
+}
+
+static int kl_nonfinite_cols(const void *args, void *stream)
+{
+    const ozb_op_nonfinite g = *(const ozb_op_nonfinite *)args;
+    if (g.m <= 0 || g.n <= 0) return 0;
+    OZB_LAUNCH(k_nonfinite_cols, blocks_for(g.n), kThreads, (cudaStream_t)stream)(g);
+    return launched();
+}
+
 static int kl_subst(const void *args, void *stream)
 {
     const ozb_op_subst g = *(const ozb_op_subst *)args;
@@ -830,6 +863,8 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_crt_flagged,
         kl_shape,
         kl_subst,
+        kl_nonfinite_any,
+        kl_nonfinite_cols,
     };
     return &t;
 }

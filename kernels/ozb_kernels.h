@@ -77,6 +77,10 @@ typedef struct ozb_kl_table {
     int (*shape)(const void *args, void *stream);
     /* a triangular solve's in-block rows: ozb_op_subst_col for every column (args: an ozb_op_subst) */
     int (*subst)(const void *args, void *stream);
+    /* Inf and NaN in a window: ozb_op_nonfinite_elem for every element, ozb_op_nonfinite_col
+     * for every column (args: an ozb_op_nonfinite) */
+    int (*nonfinite_any)(const void *args, void *stream);
+    int (*nonfinite_cols)(const void *args, void *stream);
 } ozb_kl_table;
 
 /* The launchers of the GPU build (ozb_kernels.cu by nvcc) and of the host build of the same

@@ -86,4 +86,34 @@ OZB_HD void ozb_op_subst_col(const ozb_op_subst *g, int64_t j)
         v[i] = g->unit ? r : r / g->t[i * (g->trs + g->tcs)];
     }
 }
+/* Inf and NaN in an operand of a triangular product on the device (CONTRACT §6, Triangular
+ * operands): the m x n window x(i, j) = x[i rs + j cs], one vector a column.  Every element:
+ * *any = 1 where it is not finite (each writer writes the same 1); every column j: the first
+ * and the last row of a non-finite element into range[2 j], range[2 j + 1], -1 where none.  By
+ * the exponent bits, no arithmetic. */
+typedef struct {
+    const double *x;
+    int64_t rs, cs, m, n;
+    int *any;
+    int64_t *range;
+} ozb_op_nonfinite;
+
+OZB_HD int ozb_op_not_finite(double v) { return (ozb_op_bits(v) & OZB_OP_INF_BITS) == OZB_OP_INF_BITS; }
+
+OZB_HD void ozb_op_nonfinite_elem(const ozb_op_nonfinite *g, int64_t i, int64_t j)
+{
+    if (ozb_op_not_finite(g->x[i * g->rs + j * g->cs])) *g->any = 1;
+}
+
+OZB_HD void ozb_op_nonfinite_col(const ozb_op_nonfinite *g, int64_t j)
+{
+    int64_t f = -1, l = -1;
+    for (int64_t i = 0; i < g->m; i++)
+        if (ozb_op_not_finite(g->x[i * g->rs + j * g->cs])) {
+            if (f < 0) f = i;
+            l = i;
+        }
+    g->range[2 * j] = f;
+    g->range[2 * j + 1] = l;
+}
 #endif

@@ -614,9 +614,13 @@ START_TEST(trmm_absent_zeros)
                     double *A = tri_operand(&r, ka, lda, 1.0), *B = mat(&r, m, n, ldb, 1.0);
                     for (int64_t q = 0; q < lda * ka; q++)   /* the other triangle: never read */
                         if ((lower ? q % lda < q / lda : q % lda > q / lda) && q % lda < ka) A[q] = NAN;
-                    /* an Inf, a -Inf and a NaN in B, away from its edges and at them */
+                    /* an Inf, a -Inf and a NaN in B, away from its edges and at them; two in
+                     * one vector (left: column 4, rows 3 and 60; right: row 3, columns 1 and 4),
+                     * whose rows between are Inf on their triangle and NaN on the whole */
                     B[70 + 2 * ldb] = INFINITY;
                     B[3 + 4 * ldb] = -INFINITY;
+                    B[60 + 4 * ldb] = INFINITY;
+                    B[3 + 1 * ldb] = INFINITY;
                     B[(left ? 40 : 5) + (left ? 6 : 1) * ldb] = NAN;
                     B[0] = c % 2 ? INFINITY : 1.0;
                     const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;

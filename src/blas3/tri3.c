@@ -126,14 +126,14 @@ static ozblas_status_t trmm(ozblas_handle_t h, const tri3_call *c, int64_t m, in
     const int64_t bk = h->be->min_block > TRMM_BLOCK ? h->be->min_block : TRMM_BLOCK;
     if (!ozb_run_rounds_exact(h) || ka <= bk) rs = ozb_run(h, &pr);
     else rs = trmm_blocks(h, &pr, left, lower, ka, m, bk, full, bc, B, ldb);
-    if (rs != OZBLAS_STATUS_SUCCESS || !ozb_host_operands(h) || ozb_all_finite(bc, m * n)) return rs;
+    if (rs != OZBLAS_STATUS_SUCCESS || (ozb_host_operands(h) && ozb_all_finite(bc, m * n))) return rs;
     /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone
      * (left: column j of C is alpha op(T) times column j of B; right: row i of C is alpha
-     * op(T)^T times row i of B) */
-    for (int64_t v = 0; v < (left ? n : m) && rs == OZBLAS_STATUS_SUCCESS; v++)
-        rs = left ? ozb_tri_absent_zeros(h, (ozb_view){ full, 1, ka }, lower, 0, ka, alpha, bc + v * m, 1, B + v * ldb, 1)
-                  : ozb_tri_absent_zeros(h, (ozb_view){ full, ka, 1 }, !lower, 0, ka, alpha, bc + v, m, B + v, ldb);
-    return rs;
+     * op(T)^T times row i of B), on the handle's memory */
+    return left ? ozb_tri_absent_zeros_cols(h, (ozb_view){ full, 1, ka }, lower, ka, alpha, (ozb_view){ bc, 1, m }, n,
+                                            (ozb_view){ B, 1, ldb })
+                : ozb_tri_absent_zeros_cols(h, (ozb_view){ full, ka, 1 }, !lower, ka, alpha, (ozb_view){ bc, m, 1 }, m,
+                                            (ozb_view){ B, ldb, 1 });
 }
 
 static ozblas_status_t trmm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx)

@@ -44,6 +44,12 @@ typedef struct ozb_backend {
      * not read), written over X where every row is certified, else *left = 1 and X as it was;
      * 0, or nonzero on failure. */
     int (*subst)(ozblas_handle_t h, const ozb_op_subst *g, int *left);
+    /* Optional (NULL: the operands are host memory, scanned there): Inf and NaN in the m x n
+     * window x(i, j) = x[i rs + j cs] of the backend's memory, one vector a column: *any = 0
+     * where it holds none, else *any = 1 and each column's first and last non-finite row in the
+     * host array range[2 j], range[2 j + 1] (-1 where none); 0, or nonzero on failure. */
+    int (*nonfinite)(ozblas_handle_t h, const double *x, int64_t rs, int64_t cs, int64_t m, int64_t n, int64_t *range,
+                     int *any);
     /* The fewest columns of C (DTRMM: rows or columns) a level-3 routine gives one problem
      * where it cuts C into blocks of its own choosing (shapes.c's triangle, DTRMM's blocks):
      * 0 where the routines' own sizes serve (the CPU's), more where each problem has a fixed

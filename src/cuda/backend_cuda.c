@@ -86,6 +86,15 @@ static int subst(ozblas_handle_t h, const ozb_op_subst *g, int *left)
     return rc;
 }
 
+static int nonfinite(ozblas_handle_t h, const double *x, int64_t rs, int64_t cs, int64_t m, int64_t n, int64_t *range,
+                     int *any)
+{
+    const int tok = ozb_dev_lock(h->dev);
+    const int rc = ozb_dev_nonfinite(h->dev, x, rs, cs, m, n, range, any);
+    ozb_dev_unlock(h->dev, tok);
+    return rc;
+}
+
 /* The device-resident engines, the backend's stages (core/stage.h): each computes the whole
  * call on the device or declines before writing anything; what they all decline the host
  * stages compute on host copies (stage.c), with the products on the device. */
@@ -143,6 +152,7 @@ static const ozb_backend cuda_backend = {
     .shape_buf = shape_buf,
     .shape = shape,
     .subst = subst,
+    .nonfinite = nonfinite,
     .min_block = 1024,
     .stages = cuda_stages,
     .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),

@@ -227,6 +227,24 @@ int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left)
     return ozb_dev_shape(d, &cp);
 }
 
+int ozb_dev_nonfinite(ozb_dev *d, const double *x, int64_t rs, int64_t cs, int64_t m, int64_t n, int64_t *range,
+                      int *any)
+{
+    ozb_op_nonfinite g = { x, rs, cs, m, n, ozb_dev_buf(d, OZB_DBUF_FLAGS, sizeof(int)), NULL };
+    *any = 0;
+    if (m <= 0 || n <= 0) return 0;
+    if (!g.any) return -1;
+    int e = ozb_dev_zero(d, g.any, sizeof(int));
+    if (!e) e = KL(nonfinite_any, &g);
+    if (!e) e = ozb_dev_get(d, any, sizeof(int), g.any, sizeof(int), sizeof(int), 1);
+    if (e || !*any) return e;
+    const size_t bytes = sizeof(int64_t) * 2 * (size_t)n;
+    g.range = ozb_dev_buf(d, OZB_DBUF_ALT, bytes);
+    if (!g.range) return -1;
+    e = KL(nonfinite_cols, &g);
+    return e ? e : ozb_dev_get(d, range, bytes, g.range, bytes, bytes, 1);
+}
+
 /* ---- the device-resident engine ---- */
 static ozb_op_side side_of(const ozb_view *v, int64_t r0, int64_t rows, int64_t R, int64_t k, int64_t kb)
 {

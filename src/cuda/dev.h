@@ -29,9 +29,11 @@ enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBU
        OZB_DBUF_LA,   /* the exact sum's long accumulators (ozb_dev_sum) */
        OZB_DBUF_CSAVE, /* C's window, put back when a call that writes it tile by tile fails */
        OZB_DBUF_FLAGS, /* DOUBLE CRT: the elements its certificate leaves, one byte each;
-                        * a triangular solve's block: its declined flag (ozb_dev_subst) */
+                        * a triangular solve's block: its declined flag (ozb_dev_subst); a
+                        * window's Inf/NaN flag (ozb_dev_nonfinite) */
        OZB_DBUF_ALT,   /* DOUBLE CRT: those elements' correctly rounded values, m x n; a
-                        * triangular solve's block: its rows solved */
+                        * triangular solve's block: its rows solved; a window's columns'
+                        * Inf/NaN rows (ozb_dev_nonfinite) */
        OZB_DBUF_SHAPE_A, OZB_DBUF_SHAPE_B, OZB_DBUF_SHAPE_T,   /* the level-3 shapes (ozb_dev_shape_buf) */
        OZB_NDBUF };
 
@@ -90,6 +92,12 @@ int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s);
  * 1 and X untouched (also where the scratch cannot be had); 0, or nonzero on failure (X
  * untouched unless the copy itself failed) */
 int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left);
+/* Inf and NaN in the m x n window x(i, j) = x[i rs + j cs] of device memory: *any = 0 where
+ * it holds none (one launch and a 4-byte read-back), else *any = 1 and each column's first and
+ * last non-finite row read back into the host array range[2 n] (-1 where none); 0, or nonzero
+ * on failure (ozb_shape_ops.h's ozb_op_nonfinite) */
+int ozb_dev_nonfinite(ozb_dev *d, const double *x, int64_t rs, int64_t cs, int64_t m, int64_t n, int64_t *range,
+                      int *any);
 int ozb_dev_sync(ozb_dev *d);
 
 /* ---- the device-resident engine's operations (cuda/resident.c; element operations in

@@ -6,6 +6,7 @@
  * correctly rounded DOT over its triangle. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
+#include "core/backend.h"
 #include <math.h>
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 
@@ -23,6 +24,40 @@ int ozb_all_finite(const double *x, int64_t n)
     return ok;
 }
 
+/* Rows i0..i1-1 of one vector computed again, each one correctly rounded DOT over its
+ * triangle (lower: k <= i, upper: k >= i).  The row is read where it lies in t, except that a
+ * unit diagonal (t's not read) goes through a copy in h's host scratch: so on host memory
+ * only where unit. */
+static ozblas_status_t rows_again(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
+                                  const double *x, int64_t incx, double *y, int64_t incy, int64_t i0, int64_t i1)
+{
+    double *row = unit && i0 < i1 ? ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)n) : NULL;
+    if (unit && i0 < i1 && !row) return OZBLAS_STATUS_ALLOC_FAILED;
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t k0 = low ? 0 : i, len = low ? i + 1 : n - i;
+        ozb_view a = { t.p + i * t.rs + k0 * t.cs, 0, t.cs };
+        if (unit) {
+            for (int64_t q = 0; q < len; q++) row[q] = k0 + q == i ? 1.0 : t.p[i * t.rs + (k0 + q) * t.cs];
+            a = (ozb_view){ row, 0, 1 };
+        }
+        const ozb_problem pr = { .m = 1, .n = 1, .k = len, .a = a, .b = { x + k0 * incx, 0, incx }, .alpha = alpha,
+                                 .beta = 0.0, .c = y + i * incy, .crs = 0, .ccs = 0, .kblock = OZB_KBLOCK_DOT,
+                                 .c_host = ozb_host_operands(h) };
+        const ozblas_status_t st = ozb_run_rn(h, &pr);
+        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    }
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* lower: row i holds k <= i, so the rows before kl meet x_kl at an absent zero; upper: row i
+ * holds k >= i, the rows after kf */
+static ozblas_status_t again_for(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
+                                 const double *x, int64_t incx, double *y, int64_t incy, int64_t kf, int64_t kl)
+{
+    if (kf < 0) return OZBLAS_STATUS_SUCCESS;
+    return rows_again(h, t, low, unit, n, alpha, x, incx, y, incy, low ? 0 : kf + 1, low ? kl : n);
+}
+
 ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
                                      const double *x, int64_t incx, double *y, int64_t incy)
 {
@@ -32,21 +67,26 @@ ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int
             if (kf < 0) kf = k;
             kl = k;
         }
-    if (kf < 0) return OZBLAS_STATUS_SUCCESS;
-    /* lower: row i holds k <= i, so the rows before kl meet x_kl at an absent zero; upper: row
-     * i holds k >= i, the rows after kf */
-    const int64_t i0 = low ? 0 : kf + 1, i1 = low ? kl : n;
-    double *row = i0 < i1 ? ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)n) : NULL;
-    if (i0 < i1 && !row) return OZBLAS_STATUS_ALLOC_FAILED;
-    for (int64_t i = i0; i < i1; i++) {
-        const int64_t k0 = low ? 0 : i, len = low ? i + 1 : n - i;
-        for (int64_t q = 0; q < len; q++)
-            row[q] = k0 + q == i && unit ? 1.0 : t.p[i * t.rs + (k0 + q) * t.cs];
-        const ozb_problem pr = { .m = 1, .n = 1, .k = len, .a = { row, 0, 1 }, .b = { x + k0 * incx, 0, incx },
-                                 .alpha = alpha, .beta = 0.0, .c = y + i * incy, .crs = 0, .ccs = 0,
-                                 .kblock = OZB_KBLOCK_DOT, .c_host = 1 };
-        const ozblas_status_t st = ozb_run_rn(h, &pr);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
+    return again_for(h, t, low, unit, n, alpha, x, incx, y, incy, kf, kl);
+}
+
+ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low, int64_t n, double alpha, ozb_view x,
+                                          int64_t nvec, ozb_view y)
+{
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    if (!h->be->nonfinite) {   /* host memory: scanned here */
+        for (int64_t v = 0; v < nvec && st == OZBLAS_STATUS_SUCCESS; v++)
+            st = ozb_tri_absent_zeros(h, t, low, 0, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs);
+        return st;
     }
-    return OZBLAS_STATUS_SUCCESS;
+    /* the backend's memory: the vectors' non-finite rows found there, the rows computed again
+     * by problems on it */
+    int64_t *range = ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(int64_t) * 2 * (size_t)nvec);
+    int any;
+    if (!range) return OZBLAS_STATUS_ALLOC_FAILED;
+    if (h->be->nonfinite(h, x.p, x.rs, x.cs, n, nvec, range, &any)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    for (int64_t v = 0; any && v < nvec && st == OZBLAS_STATUS_SUCCESS; v++)
+        st = again_for(h, t, low, 0, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, range[2 * v],
+                       range[2 * v + 1]);
+    return st;
 }
