@@ -146,7 +146,6 @@ START_TEST(level1)
 }
 END_TEST
 
-/* dnrm2 at the ends of the range: no spurious overflow or underflow, subnormal results */
 /* daxpy and dscal on long contiguous vectors, in chunks on 3 threads (vec_update.c): every
  * element RN of its one operation, the chunks' ends included (n is no multiple of a chunk) */
 START_TEST(level1_chunks)
@@ -178,6 +177,7 @@ START_TEST(level1_chunks)
 }
 END_TEST
 
+/* dnrm2 at the ends of the range: no spurious overflow or underflow, subnormal results */
 START_TEST(nrm2_range)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);

@@ -10,10 +10,11 @@
 #include <math.h>
 
 /* The contiguous daxpy and dscal of long vectors on the handle's threads, in chunks of CHUNK
- * elements: each element is its own operation, so the split changes no bit.  Threads from
- * OZB_PAR_WORK elements on (ozb_threads_for; 512 KiB a vector, where one core's share of the
- * memory bandwidth is what bounds them), one thread where the caller's floating-point
- * environment was not the standard one (the pool's threads may carry it: core/fpenv.h). */
+ * elements: each element is its own operation, so the split changes no bit.  Threads from the
+ * handle's parallel threshold in elements on (ozb_threads_for: OZB_PAR_WORK = 65536 by
+ * default, 512 KiB a vector, where one core's share of the memory bandwidth is what bounds
+ * them), one thread where the caller's floating-point environment was not the standard one
+ * (the pool's threads may carry it: core/fpenv.h). */
 enum { CHUNK = 4096 };
 typedef struct {
     double alpha;
@@ -25,16 +26,20 @@ typedef struct {
 static int64_t axpy_chunks(void *ctx, int64_t lo, int64_t hi)
 {
     const vec_t *v = ctx;
+    const double alpha = v->alpha, *x = v->x;   /* (locals: y's stores may not alias them) */
+    double *y = v->y;
     const int64_t e = hi * CHUNK < v->n ? hi * CHUNK : v->n;
-    for (int64_t i = lo * CHUNK; i < e; i++) v->y[i] = fma(v->alpha, v->x[i], v->y[i]);
+    for (int64_t i = lo * CHUNK; i < e; i++) y[i] = fma(alpha, x[i], y[i]);
     return 0;
 }
 
 static int64_t scal_chunks(void *ctx, int64_t lo, int64_t hi)
 {
     const vec_t *v = ctx;
+    const double alpha = v->alpha;
+    double *y = v->y;
     const int64_t e = hi * CHUNK < v->n ? hi * CHUNK : v->n;
-    for (int64_t i = lo * CHUNK; i < e; i++) v->y[i] *= v->alpha;
+    for (int64_t i = lo * CHUNK; i < e; i++) y[i] *= alpha;
     return 0;
 }
 
