@@ -101,7 +101,8 @@ ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int
 /* The same for nvec vectors at once in the handle's memory (DTRMM: host or device), op(T) made
  * whole (its unit diagonal written): vector v's x_k at x.p[k x.rs + v x.cs], its y_i at
  * y.p[i y.rs + v y.cs].  On a backend's memory the non-finite x_k are found there
- * (core/backend.h: nonfinite) and the rows computed again by problems on it. */
+ * (core/backend.h: nonfinite) and the rows computed again by problems on it.  y was written
+ * before: a failure returns ALLOC_FAILED or PARTIAL. */
 ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low, int64_t n, double alpha, ozb_view x,
                                           int64_t nvec, ozb_view y);
 /* 1 where x[0..n-1] are all finite (one vector pass over the bits: no arithmetic) */

@@ -49,25 +49,57 @@ static ozblas_status_t rows_again(ozblas_handle_t h, ozb_view t, int low, int un
     return OZBLAS_STATUS_SUCCESS;
 }
 
-/* lower: row i holds k <= i, so the rows before kl meet x_kl at an absent zero; upper: row i
- * holds k >= i, the rows after kf */
-static ozblas_status_t again_for(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
+/* The rows a non-finite x_k reached through an absent zero, kf and kl the first and the last
+ * such k (-1: none).  Lower: row i holds k <= i, so the rows before kl meet x_kl at an absent
+ * zero; upper: row i holds k >= i, the rows after kf.  Where t is op(T) made whole (zeros
+ * outside the triangle, its diagonal written: whole), the rows whose triangle holds no
+ * non-finite x_k (lower: before kf; upper: after kl) are one GEMV on the square block of op(T)
+ * they span, whose absent zeros meet finite x_k only: each element is RN of the same exact sum
+ * as its row's DOT (an exact zero +0 either way), so the same bits, in one problem instead of
+ * one a row (a row of B all NaN makes every vector such a block).  The other rows one DOT
+ * each, over the triangle alone (elsewhere t may hold anything). */
+static ozblas_status_t again_for(ozblas_handle_t h, ozb_view t, int low, int unit, int whole, int64_t n, double alpha,
                                  const double *x, int64_t incx, double *y, int64_t incy, int64_t kf, int64_t kl)
 {
     if (kf < 0) return OZBLAS_STATUS_SUCCESS;
-    return rows_again(h, t, low, unit, n, alpha, x, incx, y, incy, low ? 0 : kf + 1, low ? kl : n);
+    const int64_t f0 = low ? 0 : kl + 1, f1 = low ? kf : n;         /* the rows with finite triangles */
+    const int64_t s0 = low ? kf : kf + 1, s1 = low ? kl : kl + 1;    /* the rows between */
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    if (!whole || f1 - f0 < 2)
+        st = rows_again(h, t, low, unit, n, alpha, x, incx, y, incy, f0, f1);
+    else {
+        const ozb_problem pr = { .m = f1 - f0, .n = 1, .k = f1 - f0, .a = { t.p + f0 * (t.rs + t.cs), t.rs, t.cs },
+                                 .b = { x + f0 * incx, 0, incx }, .alpha = alpha, .beta = 0.0, .c = y + f0 * incy,
+                                 .crs = incy, .ccs = 0, .kblock = OZB_KBLOCK_MAX, .c_host = ozb_host_operands(h) };
+        st = ozb_run_rn(h, &pr);
+    }
+    return st != OZBLAS_STATUS_SUCCESS ? st : rows_again(h, t, low, unit, n, alpha, x, incx, y, incy, s0, s1);
+}
+
+/* the first and the last k < n whose x_k is not finite (-1: none), on host memory */
+static void scan(const double *x, int64_t incx, int64_t n, int64_t *kf, int64_t *kl)
+{
+    *kf = *kl = -1;
+    for (int64_t k = 0; k < n; k++)
+        if (!isfinite(x[k * incx])) {
+            if (*kf < 0) *kf = k;
+            *kl = k;
+        }
 }
 
 ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
                                      const double *x, int64_t incx, double *y, int64_t incy)
 {
-    int64_t kf = -1, kl = -1;                      /* the first and the last non-finite x_k */
-    for (int64_t k = 0; k < n; k++)
-        if (!isfinite(x[k * incx])) {
-            if (kf < 0) kf = k;
-            kl = k;
-        }
-    return again_for(h, t, low, unit, n, alpha, x, incx, y, incy, kf, kl);
+    int64_t kf, kl;
+    scan(x, incx, n, &kf, &kl);
+    return again_for(h, t, low, unit, 0, n, alpha, x, incx, y, incy, kf, kl);
+}
+
+/* y was written by the product before: a failure here leaves it partly new (ALLOC_FAILED may
+ * say so for the routines of CONTRACT §6; anything else is PARTIAL) */
+static ozblas_status_t after_written(ozblas_status_t st)
+{
+    return st == OZBLAS_STATUS_SUCCESS || st == OZBLAS_STATUS_ALLOC_FAILED ? st : OZBLAS_STATUS_PARTIAL;
 }
 
 ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low, int64_t n, double alpha, ozb_view x,
@@ -75,18 +107,21 @@ ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low
 {
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
     if (!h->be->nonfinite) {   /* host memory: scanned here */
-        for (int64_t v = 0; v < nvec && st == OZBLAS_STATUS_SUCCESS; v++)
-            st = ozb_tri_absent_zeros(h, t, low, 0, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs);
-        return st;
+        for (int64_t v = 0; v < nvec && st == OZBLAS_STATUS_SUCCESS; v++) {
+            int64_t kf, kl;
+            scan(x.p + v * x.cs, x.rs, n, &kf, &kl);
+            st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, kf, kl);
+        }
+        return after_written(st);
     }
     /* the backend's memory: the vectors' non-finite rows found there, the rows computed again
      * by problems on it */
     int64_t *range = ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(int64_t) * 2 * (size_t)nvec);
     int any;
     if (!range) return OZBLAS_STATUS_ALLOC_FAILED;
-    if (h->be->nonfinite(h, x.p, x.rs, x.cs, n, nvec, range, &any)) return OZBLAS_STATUS_EXECUTION_FAILED;
+    if (h->be->nonfinite(h, x.p, x.rs, x.cs, n, nvec, range, &any)) return OZBLAS_STATUS_PARTIAL;
     for (int64_t v = 0; any && v < nvec && st == OZBLAS_STATUS_SUCCESS; v++)
-        st = again_for(h, t, low, 0, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, range[2 * v],
+        st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, range[2 * v],
                        range[2 * v + 1]);
-    return st;
+    return after_written(st);
 }
