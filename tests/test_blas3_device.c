@@ -196,7 +196,8 @@ END_TEST
  * In each case one vector of B holds an Inf in its middle row, one an Inf in its second row and
  * a -Inf in its last (the rows between them Inf on their triangle, NaN on the whole: both ends
  * count), one a NaN in its first row, the last (from four vectors on) a NaN in its row before
- * last, the rest are finite; the vectors are B's columns (left) or rows (right). */
+ * last, the rest are finite; in every fourth case instead B's last element alone is -Inf.  The
+ * vectors are B's columns (left) or rows (right). */
 START_TEST(tri_specials)
 {
     const ozblas_mode_t mode = MODES[_i];
@@ -217,11 +218,15 @@ START_TEST(tri_specials)
                         double *A = mat(&r, ka, ka, lda, 1.0), *B = mat(&r, m, n, ldb, 1.0);
                         /* element k of vector v: B[k + v ldb] (left), B[v + k ldb] (right) */
                         const int64_t vs = left ? ldb : 1, ks = left ? 1 : ldb;
-                        B[(ka / 2) * ks + 0 * vs] = INFINITY;
-                        B[1 * ks + 1 * vs] = INFINITY;
-                        B[(ka - 1) * ks + 1 * vs] = -INFINITY;
-                        B[0 * ks + 2 * vs] = NAN;
-                        if (nv > 3) B[(ka - 2) * ks + (nv - 1) * vs] = NAN;
+                        if (c % 4 == 3)   /* a lone -Inf, B's last element (the device's scan's last) */
+                            B[(ka - 1) * ks + (nv - 1) * vs] = -INFINITY;
+                        else {
+                            B[(ka / 2) * ks + 0 * vs] = INFINITY;
+                            B[1 * ks + 1 * vs] = INFINITY;
+                            B[(ka - 1) * ks + 1 * vs] = -INFINITY;
+                            B[0 * ks + 2 * vs] = NAN;
+                            if (nv > 3) B[(ka - 2) * ks + (nv - 1) * vs] = NAN;
+                        }
                         ops_t o = { 0 };
                         snprintf(ctx, sizeof ctx, "dtrmm specials %s %dx%d left=%d lower=%d trans=%d unit=%d alpha=%g",
                                  tu_mode_name(mode), (int)m, (int)n, left, lower, tr, unit, alpha);

@@ -234,8 +234,12 @@ int ozb_dev_nonfinite(ozb_dev *d, const double *x, int64_t rs, int64_t cs, int64
     *any = 0;
     if (m <= 0 || n <= 0) return 0;
     if (!g.any) return -1;
+    /* the flag of the window read along its contiguous dimension (coalesced): any element
+     * counts, whichever is the vectors' direction */
+    ozb_op_nonfinite g1 = g;
+    if (rs > cs) { g1.rs = cs; g1.cs = rs; g1.m = n; g1.n = m; }
     int e = ozb_dev_zero(d, g.any, sizeof(int));
-    if (!e) e = KL(nonfinite_any, &g);
+    if (!e) e = KL(nonfinite_any, &g1);
     if (!e) e = ozb_dev_get(d, any, sizeof(int), g.any, sizeof(int), sizeof(int), 1);
     if (e || !*any) return e;
     const size_t bytes = sizeof(int64_t) * 2 * (size_t)n;
