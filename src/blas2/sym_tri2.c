@@ -136,8 +136,8 @@ ozblas_status_t ozb_trmv_stored(ozblas_handle_t h, ozblas_uplo_t uplo, ozblas_op
         if (!(A = ozb_packed_full(h, AP, n, uplo == OZBLAS_LOWER))) return OZBLAS_STATUS_ALLOC_FAILED;
         lda = n;
     }
-    return ozb_tri_absent_zeros(h, t ? (ozb_view){ A, lda, 1 } : (ozb_view){ A, 1, lda }, low, diag == OZBLAS_UNIT, n, 1.0,
-                                xc, 1, x0, incx);
+    return ozb_after_written(ozb_tri_absent_zeros(h, t ? (ozb_view){ A, lda, 1 } : (ozb_view){ A, 1, lda }, low,
+                                                  diag == OZBLAS_UNIT, n, 1.0, xc, 1, x0, incx));
 }
 
 /* DTRMV's and DTRSV's arguments as the reference BLAS checks them (INVALID_VALUE), and host

@@ -53,7 +53,8 @@ static ozblas_status_t trmm_blocks(ozblas_handle_t h, const ozb_problem *prp, in
             q.b.p = full + l0 + b0 * ka;
             q.c = B + b0 * ldb;
         }
-        if ((rs = ozb_run(h, &q)) != OZBLAS_STATUS_SUCCESS) return rs;
+        /* (a block after the first fails with the blocks before it written) */
+        if ((rs = ozb_run(h, &q)) != OZBLAS_STATUS_SUCCESS) return b0 ? ozb_after_written(rs) : rs;
     }
     return OZBLAS_STATUS_SUCCESS;
 }

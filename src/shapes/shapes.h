@@ -105,6 +105,12 @@ ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int
  * before: a failure returns ALLOC_FAILED or PARTIAL. */
 ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low, int64_t n, double alpha, ozb_view x,
                                           int64_t nvec, ozb_view y);
+/* The status of a failure that came after part of the output was written (CONTRACT §4: the
+ * routines of §6 may say so by ALLOC_FAILED; anything else is PARTIAL) */
+static inline ozblas_status_t ozb_after_written(ozblas_status_t st)
+{
+    return st == OZBLAS_STATUS_SUCCESS || st == OZBLAS_STATUS_ALLOC_FAILED ? st : OZBLAS_STATUS_PARTIAL;
+}
 /* 1 where x[0..n-1] are all finite (one vector pass over the bits: no arithmetic) */
 int ozb_all_finite(const double *x, int64_t n);
 #endif

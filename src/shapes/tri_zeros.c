@@ -95,13 +95,6 @@ ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int
     return again_for(h, t, low, unit, 0, n, alpha, x, incx, y, incy, kf, kl);
 }
 
-/* y was written by the product before: a failure here leaves it partly new (ALLOC_FAILED may
- * say so for the routines of CONTRACT §6; anything else is PARTIAL) */
-static ozblas_status_t after_written(ozblas_status_t st)
-{
-    return st == OZBLAS_STATUS_SUCCESS || st == OZBLAS_STATUS_ALLOC_FAILED ? st : OZBLAS_STATUS_PARTIAL;
-}
-
 ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low, int64_t n, double alpha, ozb_view x,
                                           int64_t nvec, ozb_view y)
 {
@@ -112,7 +105,7 @@ ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low
             scan(x.p + v * x.cs, x.rs, n, &kf, &kl);
             st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, kf, kl);
         }
-        return after_written(st);
+        return ozb_after_written(st);
     }
     /* the backend's memory: the vectors' non-finite rows found there, the rows computed again
      * by problems on it */
@@ -123,5 +116,5 @@ ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low
     for (int64_t v = 0; any && v < nvec && st == OZBLAS_STATUS_SUCCESS; v++)
         st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, range[2 * v],
                        range[2 * v + 1]);
-    return after_written(st);
+    return ozb_after_written(st);
 }
