@@ -3,6 +3,7 @@
  * where the resident engines can (resident_crt.c, resident.c); the rest is staged
  * (stage.c): the host methods on host copies, with the products on the device. */
 #include "core/backend.h"
+#include "core/info.h"
 #include "cuda/dev.h"
 #include "cuda/products_cuda.h"
 #include "cuda/resident.h"
@@ -78,10 +79,22 @@ static int shape(ozblas_handle_t h, const ozb_op_shape *s)
     return rc;
 }
 
+/* the bytes an operation outside the executor's problems read back (a flag, rows' positions)
+ * into the call's report (core/info.h), as the problems' own copies are */
+static void report_moves(ozblas_handle_t h, uint64_t d0, uint64_t h0)
+{
+    uint64_t d1, h1;
+    ozb_dev_moved(h->dev, &d1, &h1);
+    ozb_info_moves_add(h, (int64_t)(d1 - d0), (int64_t)(h1 - h0), 0);
+}
+
 static int subst(ozblas_handle_t h, const ozb_op_subst *g, int *left)
 {
     const int tok = ozb_dev_lock(h->dev);
+    uint64_t d0, h0;
+    ozb_dev_moved(h->dev, &d0, &h0);
     const int rc = ozb_dev_subst(h->dev, g, left);
+    report_moves(h, d0, h0);
     ozb_dev_unlock(h->dev, tok);
     return rc;
 }
@@ -90,7 +103,10 @@ static int nonfinite(ozblas_handle_t h, const double *x, int64_t rs, int64_t cs,
                      int *any)
 {
     const int tok = ozb_dev_lock(h->dev);
+    uint64_t d0, h0;
+    ozb_dev_moved(h->dev, &d0, &h0);
     const int rc = ozb_dev_nonfinite(h->dev, x, rs, cs, m, n, range, any);
+    report_moves(h, d0, h0);
     ozb_dev_unlock(h->dev, tok);
     return rc;
 }
