@@ -2,8 +2,9 @@
  * triangle's absent zeros (shapes.h: ozb_tri_absent_zeros).  DTRMM and DTRMV compute op(T)
  * made whole, so that 0 x Inf = NaN reaches every row whose absent zeros meet an Inf or NaN
  * x_k; the reference BLAS never multiplies those zeros, and CONTRACT §4 counts only the
- * triangle's terms.  Such rows are few (a non-finite input), each computed again here as one
- * correctly rounded DOT over its triangle. */
+ * triangle's terms.  Such rows are few (a non-finite input) and computed again here, correctly
+ * rounded: those whose triangle holds no non-finite term as one GEMV a vector where op(T) was
+ * made whole (again_for), the others one DOT each over their triangle. */
 #include "shapes/shapes.h"
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
