@@ -77,45 +77,40 @@ static ozblas_status_t again_for(ozblas_handle_t h, ozb_view t, int low, int uni
     return st != OZBLAS_STATUS_SUCCESS ? st : rows_again(h, t, low, unit, n, alpha, x, incx, y, incy, s0, s1);
 }
 
-/* the first and the last k < n whose x_k is not finite (-1: none), on host memory */
-static void scan(const double *x, int64_t incx, int64_t n, int64_t *kf, int64_t *kl)
+/* the first and the last k < n whose x_k is not finite into r[0], r[1] (-1: none), on host
+ * memory: the device's column scan (kernels/ozb_shape_ops.h) on a window of one column */
+static void scan(const double *x, int64_t incx, int64_t n, int64_t r[2])
 {
-    *kf = *kl = -1;
-    for (int64_t k = 0; k < n; k++)
-        if (!isfinite(x[k * incx])) {
-            if (*kf < 0) *kf = k;
-            *kl = k;
-        }
+    const ozb_op_nonfinite g = { x, incx, 0, n, 1, NULL, r };
+    ozb_op_nonfinite_col(&g, 0);
 }
 
 ozblas_status_t ozb_tri_absent_zeros(ozblas_handle_t h, ozb_view t, int low, int unit, int64_t n, double alpha,
                                      const double *x, int64_t incx, double *y, int64_t incy)
 {
-    int64_t kf, kl;
-    scan(x, incx, n, &kf, &kl);
-    return again_for(h, t, low, unit, 0, n, alpha, x, incx, y, incy, kf, kl);
+    int64_t r[2];
+    scan(x, incx, n, r);
+    return again_for(h, t, low, unit, 0, n, alpha, x, incx, y, incy, r[0], r[1]);
 }
 
 ozblas_status_t ozb_tri_absent_zeros_cols(ozblas_handle_t h, ozb_view t, int low, int64_t n, double alpha, ozb_view x,
                                           int64_t nvec, ozb_view y)
 {
-    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-    if (!h->be->nonfinite) {   /* host memory: scanned here */
-        for (int64_t v = 0; v < nvec && st == OZBLAS_STATUS_SUCCESS; v++) {
-            int64_t kf, kl;
-            scan(x.p + v * x.cs, x.rs, n, &kf, &kl);
-            st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, kf, kl);
-        }
-        return ozb_after_written(st);
+    /* on a backend's memory the vectors' non-finite rows are found there (range); on the host
+     * each vector is scanned as its rows are computed again */
+    int64_t *range = NULL;
+    int any = 1;
+    if (h->be->nonfinite) {
+        range = ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(int64_t) * 2 * (size_t)nvec);
+        if (!range) return OZBLAS_STATUS_ALLOC_FAILED;
+        if (h->be->nonfinite(h, x.p, x.rs, x.cs, n, nvec, range, &any)) return OZBLAS_STATUS_PARTIAL;
     }
-    /* the backend's memory: the vectors' non-finite rows found there, the rows computed again
-     * by problems on it */
-    int64_t *range = ozb_buf_get(h, OZB_BUF_SHAPE_T, sizeof(int64_t) * 2 * (size_t)nvec);
-    int any;
-    if (!range) return OZBLAS_STATUS_ALLOC_FAILED;
-    if (h->be->nonfinite(h, x.p, x.rs, x.cs, n, nvec, range, &any)) return OZBLAS_STATUS_PARTIAL;
-    for (int64_t v = 0; any && v < nvec && st == OZBLAS_STATUS_SUCCESS; v++)
-        st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, range[2 * v],
-                       range[2 * v + 1]);
+    ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
+    for (int64_t v = 0; any && v < nvec && st == OZBLAS_STATUS_SUCCESS; v++) {
+        int64_t own[2];
+        const int64_t *r = range ? range + 2 * v : own;
+        if (!range) scan(x.p + v * x.cs, x.rs, n, own);
+        st = again_for(h, t, low, 0, 1, n, alpha, x.p + v * x.cs, x.rs, (double *)y.p + v * y.cs, y.rs, r[0], r[1]);
+    }
     return ozb_after_written(st);
 }
