@@ -1328,6 +1328,23 @@ START_TEST(update_cancelling)
             const double want = j == 2 ? -xz[i] : 0.0;
             check_bits(&Z2[i + j * 9], &want, 1, "update_cancelling: dger exact zeros are +0");
         }
+    /* the one-FMA update up to a result that is not finite (NaN in a, Inf in a, an overflow):
+     * the column's elements before it written once, it and the rest as the general loop takes
+     * them; 13 rows (three vectors and a tail) */
+    double xf[13], yf[3] = { 0.5, -1.25, 0x1p600 }, F[13 * 3], F2[13 * 3], Fe[13 * 3];
+    tu_fill_vec(&r, xf, 13, 1, 1.0);
+    xf[5] = -0x1p480;                                     /* x_5 alpha y_2 = 2^1080 */
+    for (int64_t q = 0; q < 13 * 3; q++) F[q] = (double)(q % 5) - 1.75;
+    F[6] = NAN;                                           /* column 0, its second vector */
+    F[13 + 12] = INFINITY;                                /* column 1, its tail */
+    F[26 + 5] = 0x1.fp1023;                               /* column 2: overflows */
+    memcpy(F2, F, sizeof F);
+    ck_assert_int_eq(ozblas_dger(h, 13, 3, -1.0, xf, 1, yf, 1, F2, 13), OZBLAS_STATUS_SUCCESS);
+    for (int64_t j = 0; j < 3; j++)
+        for (int64_t i = 0; i < 13; i++)
+            Fe[i + j * 13] = ozref_dgemm_elem(0, 1, 0, 0, 1, -1.0, &xf[i], 1, &yf[j], 1, 1.0, F[i + j * 13]);
+    ck_assert(isnan(Fe[6]) && Fe[25] == INFINITY && Fe[31] == INFINITY);
+    check_bits(F2, Fe, 13 * 3, "update_cancelling: dger's FMA columns with a result not finite");
     ozblas_destroy(h);
 }
 END_TEST

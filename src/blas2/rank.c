@@ -109,7 +109,11 @@ static int64_t scaled_column(const rank_t *r, int64_t j, int64_t i0, int64_t i1,
 static int factor_safe(int xs, double u) { return xs && (u == 0.0 || fabs(u) >= 0x1p-480); }
 
 /* Pass 1 on column j: the certified updates, the column flagged whole where its factors do not
- * split exactly; what they leave tried in the scaled frame; colbad[j] the count left */
+ * split exactly; what they leave tried in the scaled frame; colbad[j] the count left (its
+ * flags written only where it is not 0: pass 2 reads no other column's).  DGER's and DSYR's
+ * common column (alpha v_j one double, no product out of TwoProduct's range, x contiguous)
+ * by one FMA an element (ozb_one_term_fma), up to a result that is not finite: from there
+ * on ozb_two_term, whose loop takes the same values and decisions. */
 static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
 {
     int64_t i0, i1;
@@ -124,10 +128,19 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
         colbad[j] = i1 - i0;
     } else {
         const int safe = factor_safe(xs, uh) && factor_safe(xs, vh);
+        if (!r->two && r->incx == 1 && ul == 0.0 && (safe || uh == 0.0)) {
+            const int64_t done = ozb_one_term_fma(i1 - i0, col + i0, r->x + i0, uh);
+            if (done == i1 - i0) { colbad[j] = 0; return; }
+            memset(f + i0, 0, (size_t)done);
+            i0 += done;
+        }
         colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
                                  r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
     }
-    if (colbad[j] > 0) colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
+    if (colbad[j] > 0) {
+        rows_of(r, j, &i0, &i1);
+        colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
+    }
 }
 
 /* Columns j and j + 1 of a DGER (whole columns, x contiguous, the 512-bit loop) at once where
@@ -143,6 +156,8 @@ static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colba
         !ozb_two_prod_exact(r->alpha, r->v[(j + 1) * r->incv], &u[2], &u[3]))
         return 0;
     const int safe[2] = { factor_safe(xs, u[0]), factor_safe(xs, u[2]) };
+    /* both columns column()'s FMA case: each there, with no certificate to wait on */
+    if (u[1] == 0.0 && u[3] == 0.0 && (safe[0] || u[0] == 0.0) && (safe[1] || u[2] == 0.0)) return 0;
     double *c0 = r->A + j * r->lda, *c1 = c0 + r->lda;
     uint8_t *f0 = fail + j * r->m, *f1 = f0 + r->m;
     int64_t nf[2];

@@ -210,6 +210,28 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
 }
 #endif
 
+/* one_term's known-safe FMA case (one_term4 with fma_only, every lane in range: ok = f
+ * finite) without flags, the caller's column decided whole where every result is finite */
+int64_t ozb_one_term_fma(int64_t m, double *a, const double *x, double uh)
+{
+    int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+    const __m256d vuh = _mm256_set1_pd(uh), zero = _mm256_setzero_pd();
+    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)), big = _mm256_set1_pd(0x1.fffffffffffffp1023);
+    for (; i + 4 <= m; i += 4) {
+        const __m256d f = _mm256_add_pd(_mm256_fmadd_pd(_mm256_loadu_pd(x + i), vuh, _mm256_loadu_pd(a + i)), zero);
+        if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(f, absm), big, _CMP_LE_OQ)) != 0xf) return i;
+        _mm256_storeu_pd(a + i, f);
+    }
+#endif
+    for (; i < m; i++) {
+        const double f = fma(x[i], uh, a[i]) + 0.0;
+        if (!(fabs(f) <= 0x1.fffffffffffffp1023)) return i;
+        a[i] = f;
+    }
+    return m;
+}
+
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,
                            int safe, uint8_t *fail, int wide);
