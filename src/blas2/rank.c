@@ -111,9 +111,10 @@ static int factor_safe(int xs, double u) { return xs && (u == 0.0 || fabs(u) >= 
 /* Pass 1 on column j: the certified updates, the column flagged whole where its factors do not
  * split exactly; what they leave tried in the scaled frame; colbad[j] the count left (its
  * flags written only where it is not 0: pass 2 reads no other column's).  DGER's and DSYR's
- * common column (alpha v_j one double, no product out of TwoProduct's range, x contiguous)
- * by one FMA an element (ozb_one_term_fma), up to a result that is not finite: from there
- * on ozb_two_term, whose loop takes the same values and decisions. */
+ * common column (no product out of TwoProduct's range, x contiguous) by the one-term loop
+ * without flags (ozb_one_term_prefix: one FMA an element where alpha v_j is one double), up
+ * to an element it does not decide: from there on ozb_two_term, the same values and
+ * decisions. */
 static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
 {
     int64_t i0, i1;
@@ -128,8 +129,8 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
         colbad[j] = i1 - i0;
     } else {
         const int safe = factor_safe(xs, uh) && factor_safe(xs, vh);
-        if (!r->two && r->incx == 1 && ul == 0.0 && (safe || uh == 0.0)) {
-            const int64_t done = ozb_one_term_fma(i1 - i0, col + i0, r->x + i0, uh);
+        if (!r->two && r->incx == 1 && (safe || uh == 0.0)) {
+            const int64_t done = ozb_one_term_prefix(i1 - i0, col + i0, r->x + i0, uh, ul);
             if (done == i1 - i0) { colbad[j] = 0; return; }
             memset(f + i0, 0, (size_t)done);
             i0 += done;

@@ -182,6 +182,42 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
     if (safe || uh == 0.0) return one_term_loop(m, a, x, uh, ul, out, safe, fail, 1, 0);
     return one_term_loop(m, a, x, uh, ul, out, safe, fail, 0, 0);
 }
+/* one_term_loop's known-safe case without flags: its values and decisions, up to the first
+ * vector (or the tail) with an element it does not decide */
+static inline __attribute__((always_inline)) int64_t decided_prefix(int64_t m, double *a, const double *x, double uh,
+                                                                    double ul, const int fma_only)
+{
+    const one_term_k k = { _mm256_set1_pd(uh), _mm256_set1_pd(ul), _mm256_setzero_pd(), _mm256_set1_pd(0x1.fffffffffffffp1023),
+                           _mm256_set1_pd(0x1p-960), _mm256_set1_pd(0x1p-50), _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0),
+                           _mm256_set1_pd(0x1p-103), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)),
+                           _mm256_castsi256_pd(_mm256_set1_epi64x(-1)) };
+    int64_t i = 0;
+    __m256d ok;
+    for (; i + 4 <= m; i += 4) {
+        __m256d r;
+        if (fma_only) {   /* one_term4's FMA case with every lane in range: ok = f finite */
+            r = _mm256_add_pd(_mm256_fmadd_pd(_mm256_loadu_pd(x + i), k.vuh, _mm256_loadu_pd(a + i)), k.zero);
+            ok = _mm256_cmp_pd(_mm256_and_pd(r, k.absm), k.big, _CMP_LE_OQ);
+        } else
+            r = one_term4(&k, _mm256_loadu_pd(a + i), _mm256_loadu_pd(x + i), 1, 0, &ok);
+        if (_mm256_movemask_pd(ok) != 0xf) return i;
+        _mm256_storeu_pd(a + i, r);
+    }
+    if (i < m) {
+        const int64_t rem = m - i;
+        const __m256d r = one_term4(&k, ozb_first4(a + i, rem), ozb_first4(x + i, rem), 1, fma_only, &ok);
+        if ((_mm256_movemask_pd(ok) | (0xf << rem)) != 0xf) return i;
+        double rv[4];
+        _mm256_storeu_pd(rv, r);
+        for (int64_t q = 0; q < rem; q++) a[i + q] = rv[q];
+    }
+    return m;
+}
+
+int64_t ozb_one_term_prefix(int64_t m, double *a, const double *x, double uh, double ul)
+{
+    return ul == 0.0 ? decided_prefix(m, a, x, uh, ul, 1) : decided_prefix(m, a, x, uh, ul, 0);
+}
 #else
 /* the one-term loop on unit strides, in chunks with 64-bit flags (the lanes' width: the loop
  * stays in vector registers), narrowed to bytes only where a chunk has one: decided elements
@@ -208,29 +244,17 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
     }
     return nf;
 }
-#endif
 
-/* one_term's known-safe FMA case (one_term4 with fma_only, every lane in range: ok = f
- * finite) without flags, the caller's column decided whole where every result is finite */
-int64_t ozb_one_term_fma(int64_t m, double *a, const double *x, double uh)
+int64_t ozb_one_term_prefix(int64_t m, double *a, const double *x, double uh, double ul)
 {
-    int64_t i = 0;
-#if defined(__AVX2__) && defined(__FMA__)
-    const __m256d vuh = _mm256_set1_pd(uh), zero = _mm256_setzero_pd();
-    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)), big = _mm256_set1_pd(0x1.fffffffffffffp1023);
-    for (; i + 4 <= m; i += 4) {
-        const __m256d f = _mm256_add_pd(_mm256_fmadd_pd(_mm256_loadu_pd(x + i), vuh, _mm256_loadu_pd(a + i)), zero);
-        if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(f, absm), big, _CMP_LE_OQ)) != 0xf) return i;
-        _mm256_storeu_pd(a + i, f);
-    }
-#endif
-    for (; i < m; i++) {
-        const double f = fma(x[i], uh, a[i]) + 0.0;
-        if (!(fabs(f) <= 0x1.fffffffffffffp1023)) return i;
-        a[i] = f;
+    for (int64_t i = 0; i < m; i++) {
+        double r;
+        if (!one1(a[i], x[i], uh, ul, 1, ul == 0.0, &r)) return i;
+        a[i] = r;
     }
     return m;
 }
+#endif
 
 static int64_t first_level(int64_t m, const double *a, int64_t inca, const double *x, int64_t incx, double uh,
                            double ul, const double *y, int64_t incy, double vh, double vl, double *out, int64_t inco,

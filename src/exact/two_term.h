@@ -73,13 +73,12 @@ void ozb_one_term512_pair(int64_t m, double *a0, double *a1, const double *x, co
  * how many stay flagged.  So the loop and this give ozb_two_term's bits and flags. */
 int64_t ozb_one_term_rest(int64_t m, double *a, const double *x, double uh, double ul, int safe, uint8_t *fail);
 
-/* The in-place one-term update of a column where the factor needs no second part and no
- * product can leave TwoProduct's range (ul = 0, and safe or uh = 0: DGER's and DSYR's common
- * column): a[i] = RN(a[i] + x[i] uh) by one FMA (its -0 made +0), the value and decision of
- * ozb_two_term's loop there, which takes every finite result.  Stops at the first vector of
- * four (or tail element) with a result that is not finite, leaving it and the rest untouched;
- * returns how many leading elements it wrote (m where all).  x contiguous. */
-int64_t ozb_one_term_fma(int64_t m, double *a, const double *x, double uh);
+/* The in-place one-term update where no product can leave TwoProduct's range (the caller's
+ * safe, or uh = 0): a[i] = RN(a[i] + x[i] (uh + ul)) with ozb_two_term's values and decisions
+ * (ul = 0: one FMA an element), no flags, up to the first vector of four (or the last m mod
+ * 4) with an element it does not decide, left untouched with the rest; returns how many
+ * leading elements it wrote (m where all: DGER's and DSYR's common column).  x contiguous. */
+int64_t ozb_one_term_prefix(int64_t m, double *a, const double *x, double uh, double ul);
 
 /* RN(a + x (uh + ul) + y (vh + vl)) of one element (y == NULL: no second product) by its
  * terms split exactly and summed error-free (two_term_deep.c): 1 and *r where certified,
