@@ -192,6 +192,10 @@ ozblas_status_t ozblas_drot(ozblas_handle_t h, int64_t n, double *x, int64_t inc
 /* param: flag, h11, h21, h12, h22 (reference BLAS layout) */
 ozblas_status_t ozblas_drotm(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                              const double *param);
+/* the rotation from (a, b): r into a, z into b, c and s (CONTRACT §6) */
+ozblas_status_t ozblas_drotg(ozblas_handle_t h, double *a, double *b, double *c, double *s);
+/* the modified rotation from (d1, d2, x1, y1): d1, d2, x1 updated, H into param (as drotm reads it) */
+ozblas_status_t ozblas_drotmg(ozblas_handle_t h, double *d1, double *d2, double *x1, double y1, double *param);
 ozblas_status_t ozblas_dasum(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result);
 ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result);
 /* *result: 1-based index, 0 for n < 1 or incx < 1 */

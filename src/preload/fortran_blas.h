@@ -16,6 +16,8 @@ void dscal_(const int *n, const double *alpha, double *x, const int *incx);
 void daxpy_(const int *n, const double *alpha, const double *x, const int *incx, double *y, const int *incy);
 void drot_(const int *n, double *x, const int *incx, double *y, const int *incy, const double *c, const double *s);
 void drotm_(const int *n, double *x, const int *incx, double *y, const int *incy, const double *param);
+void drotg_(double *a, double *b, double *c, double *s);
+void drotmg_(double *d1, double *d2, double *x1, const double *y1, double *param);
 double dasum_(const int *n, const double *x, const int *incx);
 double dnrm2_(const int *n, const double *x, const int *incx);
 int idamax_(const int *n, const double *x, const int *incx);

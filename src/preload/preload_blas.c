@@ -125,6 +125,39 @@ int idamax_(const int *n, const double *x, const int *incx)
 #undef SERVED
 #define SERVED return
 
+/* The scalar constructions: their in-out scalars kept in locals and put back where ozblas
+ * does not serve the call (it fails only on arguments, before writing; the test knob fails
+ * calls after they succeeded) */
+static ozblas_status_t kept(ozblas_status_t st, double *const *v, const double *old, int n)
+{
+    if (st != OZBLAS_STATUS_SUCCESS || ozb_preload_test_fail())
+        for (int i = 0; i < n; i++)
+            if (v[i]) *v[i] = old[i];
+    return st;
+}
+
+void drotg_(double *a, double *b, double *c, double *s)
+{
+    ozb_preload_init();
+    call_desc cd = { "drotg_", "", 0, 0, -1, 1, -1 };
+    double *const v[2] = { a, b };
+    const double old[2] = { a ? *a : 0.0, b ? *b : 0.0 };
+    SERVE(cd, PR_DROTG, 1, 1, 1, 1, kept(ozblas_drotg(h, a, b, c, s), v, old, 2));
+    REAL(drotg_, void (*)(double *, double *, double *, double *));
+    if (f_real) f_real(a, b, c, s);
+}
+
+void drotmg_(double *d1, double *d2, double *x1, const double *y1, double *param)
+{
+    ozb_preload_init();
+    call_desc cd = { "drotmg_", "", 0, 0, -1, 1, -1 };
+    double *const v[3] = { d1, d2, x1 };
+    const double old[3] = { d1 ? *d1 : 0.0, d2 ? *d2 : 0.0, x1 ? *x1 : 0.0 };
+    SERVE(cd, PR_DROTMG, 1, 1, 1, y1 != NULL, kept(ozblas_drotmg(h, d1, d2, x1, *y1, param), v, old, 3));
+    REAL(drotmg_, void (*)(double *, double *, double *, const double *, double *));
+    if (f_real) f_real(d1, d2, x1, y1, param);
+}
+
 /* ---- level 3 ---- */
 void dsymm_(const char *side, const char *uplo, const int *m, const int *n, const double *alpha, const double *A,
             const int *lda, const double *B, const int *ldb, const double *beta, double *C, const int *ldc)

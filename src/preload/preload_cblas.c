@@ -68,6 +68,14 @@ void cblas_drotm(OPENBLAS_CONST blasint n, double *x, OPENBLAS_CONST blasint inc
 {
     drotm_(&n, x, &incx, y, &incy, p);
 }
+void cblas_drotg(double *a, double *b, double *c, double *s)
+{
+    drotg_(a, b, c, s);
+}
+void cblas_drotmg(double *d1, double *d2, double *b1, OPENBLAS_CONST double b2, double *p)
+{
+    drotmg_(d1, d2, b1, &b2, p);
+}
 double cblas_dasum(OPENBLAS_CONST blasint n, OPENBLAS_CONST double *x, OPENBLAS_CONST blasint incx)
 {
     return dasum_(&n, x, &incx);

@@ -18,13 +18,13 @@ typedef struct { double *buf, *v; int64_t rows, cols, rs, cs; int slot; } saved_
 #define OZB_SAVED_NONE { NULL, NULL, 0, 0, 0, 0, -1 }
 
 /* the routines of preload_blas.c in the profile, in this order */
-#define OZB_PRELOAD_MORE 29
+#define OZB_PRELOAD_MORE 31
 #define OZB_PRELOAD_MORE_NAMES "dcopy", "dswap", "dscal", "daxpy", "drot", "drotm", "dasum", "dnrm2", "idamax", \
     "dsymv", "dtrmv", "dtrsv", "dger", "dsyr", "dsyr2", "dsymm", "dsyrk", "dsyr2k", "dtrmm", "dtrsm", "dspmv", \
-    "dtpmv", "dtpsv", "dspr", "dspr2", "dgbmv", "dsbmv", "dtbmv", "dtbsv"
+    "dtpmv", "dtpsv", "dspr", "dspr2", "dgbmv", "dsbmv", "dtbmv", "dtbsv", "drotg", "drotmg"
 enum { PR_DCOPY, PR_DSWAP, PR_DSCAL, PR_DAXPY, PR_DROT, PR_DROTM, PR_DASUM, PR_DNRM2, PR_IDAMAX, PR_DSYMV, PR_DTRMV,
        PR_DTRSV, PR_DGER, PR_DSYR, PR_DSYR2, PR_DSYMM, PR_DSYRK, PR_DSYR2K, PR_DTRMM, PR_DTRSM, PR_DSPMV, PR_DTPMV,
-       PR_DTPSV, PR_DSPR, PR_DSPR2, PR_DGBMV, PR_DSBMV, PR_DTBMV, PR_DTBSV };
+       PR_DTPSV, PR_DSPR, PR_DSPR2, PR_DGBMV, PR_DSBMV, PR_DTBMV, PR_DTBSV, PR_DROTG, PR_DROTMG };
 
 void ozb_preload_init(void);
 /* this thread's handle, or NULL (the reason said): the caller runs the process's BLAS */

@@ -7,7 +7,7 @@
 # (preload_pdgemm.c), and it links no BLAS, MPI or ScaLAPACK of its own.
 set -euo pipefail
 so=$1
-blas="dasum daxpy dcopy ddot dgbmv dgemm dgemv dger dnrm2 drot drotm dsbmv dscal dspmv dspr dspr2 dswap dsymm dsymv dsyr dsyr2 dsyr2k dsyrk dtbmv dtbsv dtpmv dtpsv dtrmm dtrmv dtrsm dtrsv idamax"
+blas="dasum daxpy dcopy ddot dgbmv dgemm dgemv dger dnrm2 drot drotg drotm drotmg dsbmv dscal dspmv dspr dspr2 dswap dsymm dsymv dsyr dsyr2 dsyr2k dsyrk dtbmv dtbsv dtpmv dtpsv dtrmm dtrmv dtrsm dtrsv idamax"
 want=$( (for r in $blas; do echo "cblas_$r"; echo "${r}_"; done; echo pdgemm_; echo pdgemv_) | sort | tr '\n' ' ')
 names=$(echo "$want" | sed 's/ $//; s/ /|/g')
 fail=0

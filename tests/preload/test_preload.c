@@ -453,6 +453,28 @@ static void scenario_fallback(void)
         CHECK(count(lg, "(EXECUTION_FAILED)") == 1, "%s's fallback reported:\n%s", q ? "drotm" : "drot", lg);
         free(lg);
     }
+    /* DROTG and DROTMG: their in-out scalars put back before the real BLAS redoes the call */
+    typedef void (*rotg_fn)(double *, double *, double *, double *);
+    typedef void (*rotmg_fn)(double *, double *, double *, double, double *);
+    rotg_fn rg = (rotg_fn)real_sym("cblas_drotg");
+    rotmg_fn rmg = (rotmg_fn)real_sym("cblas_drotmg");
+    double ga = 0.3, gb = -0.7, gc, gs, ra = ga, rb = gb, rc, rs;
+    capture_begin();
+    cblas_drotg(&ga, &gb, &gc, &gs);
+    char *lg = capture_end();
+    if (rg) rg(&ra, &rb, &rc, &rs);
+    CHECK(rg && ga == ra && gb == rb && gc == rc && gs == rs, "fallback drotg differs from the real BLAS: a or b not put back?");
+    CHECK(count(lg, "(EXECUTION_FAILED)") == 1, "drotg's fallback reported:\n%s", lg);
+    free(lg);
+    double d1 = 2.0, d2 = 0.5, x1 = 3.0, p[5] = { 0 }, e1 = d1, e2 = d2, f1 = x1, q[5] = { 0 };
+    capture_begin();
+    cblas_drotmg(&d1, &d2, &x1, -4.0, p);
+    lg = capture_end();
+    if (rmg) rmg(&e1, &e2, &f1, -4.0, q);
+    CHECK(rmg && d1 == e1 && d2 == e2 && x1 == f1 && memcmp(p, q, sizeof p) == 0,
+          "fallback drotmg differs from the real BLAS: d1, d2 or x1 not put back?");
+    CHECK(count(lg, "(EXECUTION_FAILED)") == 1, "drotmg's fallback reported:\n%s", lg);
+    free(lg);
     CHECK(count(log, "(EXECUTION_FAILED)") == 7, "7 fallbacks reported:\n%s", log);
     free(log); free(A); free(B); free(C); free(R);
 }

@@ -1,0 +1,138 @@
+/* ozblas_drotg, ozblas_drotmg: the scalar constructions of a plane rotation (CONTRACT §6).
+ * drotg keeps the reference BLAS's cases and signs, with r = sigma RN(sqrt(a^2 + b^2)) from the
+ * exact sum of squares (ozblas_dnrm2 of the pair: no spurious overflow or underflow, the same
+ * r on every machine) and c, s, z IEEE quotients of the returned doubles.  drotmg is the
+ * reference BLAS's modified Givens algorithm, operation for operation (-ffp-contract=off: no
+ * FMA joins a product and a sum), so its bits are the reference's on every machine; where the
+ * reference's rescaling loops would never end (d1 or d2 infinite), the outputs are NaN. */
+#include "ozblas.h"
+#include "core/backend.h"
+#include "core/fpenv.h"
+#include <math.h>
+
+/* drotg in the standard floating-point environment */
+static ozblas_status_t rotg(ozblas_handle_t h, double *a, double *b, double *c, double *s)
+{
+    const double av = *a, bv = *b, anorm = fabs(av), bnorm = fabs(bv);
+    if (bnorm == 0.0) {
+        *c = 1.0; *s = 0.0; *b = 0.0;
+        return OZBLAS_STATUS_SUCCESS;
+    }
+    if (anorm == 0.0) {
+        *c = 0.0; *s = 1.0; *a = bv; *b = 1.0;
+        return OZBLAS_STATUS_SUCCESS;
+    }
+    const double pair[2] = { av, bv };
+    double r;
+    const ozblas_status_t st = ozblas_dnrm2(h, 2, pair, 1, &r);
+    if (st != OZBLAS_STATUS_SUCCESS) return st;
+    r = copysign(r, anorm > bnorm ? av : bv);     /* sigma: NaN's sign bit is copied too (r is NaN) */
+    const double cv = av / r, sv = bv / r;
+    *c = cv;
+    *s = sv;
+    *a = r;
+    *b = anorm > bnorm ? sv : cv != 0.0 ? 1.0 / cv : 1.0;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* the reference's constants: 4096, its square, and its decimal 5.9604645e-8 for 2^-24 (the
+ * double nearest it, which the reference compares against) */
+#define GAM 4096.0
+#define GAMSQ 16777216.0
+#define RGAMSQ 5.9604645e-8
+
+/* drotmg in the standard floating-point environment */
+static void rotmg(double *d1, double *d2, double *x1, double y1, double *param)
+{
+    double dd1 = *d1, dd2 = *d2, dx1 = *x1, flag, h11 = 0.0, h12 = 0.0, h21 = 0.0, h22 = 0.0;
+    if (dd1 < 0.0) {
+        flag = -1.0;
+        dd1 = dd2 = dx1 = 0.0;
+    } else {
+        const double p2 = dd2 * y1;
+        if (p2 == 0.0) {
+            param[0] = -2.0;
+            return;
+        }
+        const double p1 = dd1 * dx1, q2 = p2 * y1, q1 = p1 * dx1;
+        if (fabs(q1) > fabs(q2)) {
+            h21 = -y1 / dx1;
+            h12 = p2 / p1;
+            const double u = 1.0 - h12 * h21;
+            if (u > 0.0) {
+                flag = 0.0;
+                dd1 = dd1 / u;
+                dd2 = dd2 / u;
+                dx1 = dx1 * u;
+            } else {
+                flag = -1.0;
+                h11 = h12 = h21 = h22 = 0.0;
+                dd1 = dd2 = dx1 = 0.0;
+            }
+        } else if (q2 < 0.0) {
+            flag = -1.0;
+            h11 = h12 = h21 = h22 = 0.0;
+            dd1 = dd2 = dx1 = 0.0;
+        } else {
+            flag = 1.0;
+            h11 = p1 / p2;
+            h22 = dx1 / y1;
+            const double u = 1.0 + h11 * h22;
+            const double t = dd2 / u;
+            dd2 = dd1 / u;
+            dd1 = t;
+            dx1 = y1 * u;
+        }
+        if (isinf(dd1) || isinf(dd2)) {       /* the reference's rescaling would never end */
+            *d1 = *d2 = *x1 = NAN;
+            param[0] = -1.0;
+            param[1] = param[2] = param[3] = param[4] = NAN;
+            return;
+        }
+        /* rescaling: d1 and |d2| into (RGAMSQ, GAMSQ) by powers of 4096 (exact unless they
+         * leave the normal range), H made explicit (flag -1) at the first step */
+        if (dd1 != 0.0)
+            while (dd1 <= RGAMSQ || dd1 >= GAMSQ) {
+                if (flag == 0.0) { h11 = 1.0; h22 = 1.0; flag = -1.0; }
+                else if (flag == 1.0) { h21 = -1.0; h12 = 1.0; flag = -1.0; }
+                if (dd1 <= RGAMSQ) { dd1 = dd1 * GAMSQ; dx1 = dx1 / GAM; h11 = h11 / GAM; h12 = h12 / GAM; }
+                else { dd1 = dd1 / GAMSQ; dx1 = dx1 * GAM; h11 = h11 * GAM; h12 = h12 * GAM; }
+            }
+        if (dd2 != 0.0)
+            while (fabs(dd2) <= RGAMSQ || fabs(dd2) >= GAMSQ) {
+                if (flag == 0.0) { h11 = 1.0; h22 = 1.0; flag = -1.0; }
+                else if (flag == 1.0) { h21 = -1.0; h12 = 1.0; flag = -1.0; }
+                if (fabs(dd2) <= RGAMSQ) { dd2 = dd2 * GAMSQ; h21 = h21 / GAM; h22 = h22 / GAM; }
+                else { dd2 = dd2 / GAMSQ; h21 = h21 * GAM; h22 = h22 * GAM; }
+            }
+    }
+    if (flag < 0.0) { param[1] = h11; param[2] = h21; param[3] = h12; param[4] = h22; }
+    else if (flag == 0.0) { param[2] = h21; param[3] = h12; }
+    else { param[1] = h11; param[4] = h22; }
+    param[0] = flag;
+    *d1 = dd1;
+    *d2 = dd2;
+    *x1 = dx1;
+}
+
+ozblas_status_t ozblas_drotg(ozblas_handle_t h, double *a, double *b, double *c, double *s)
+{
+    if (!h || !a || !b || !c || !s) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    const ozblas_status_t st = rotg(h, a, b, c, s);
+    ozb_fpenv_leave(env, changed);
+    return st;
+}
+
+ozblas_status_t ozblas_drotmg(ozblas_handle_t h, double *d1, double *d2, double *x1, double y1, double *param)
+{
+    if (!h || !d1 || !d2 || !x1 || !param) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_fpenv_t env;
+    const int changed = ozb_fpenv_enter(&env);
+    rotmg(d1, d2, x1, y1, param);
+    ozb_fpenv_leave(env, changed);
+    return OZBLAS_STATUS_SUCCESS;
+}
