@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ozblas.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,22 @@ static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t s
     if (st == OZBLAS_STATUS_SUCCESS) st = ozblas_idamax(h, 2 * BN, x, 1, &im);
     o[2] = (double)im;
     PIN("dasum-dnrm2-idamax", 3);
+    /* the scalar constructions on the first 16 pairs (x_i, y_i): drotg's r, z, c, s, then
+     * drotmg's d1, d2, x1 and param from (|x_i| 2^(4i - 32), y_i, x_i, y_i 2^(3i - 24)) */
+    st = OZBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < 16 && st == OZBLAS_STATUS_SUCCESS; i++) {
+        double *q = o + 4 * i;
+        q[0] = x[i]; q[1] = y[i];
+        st = ozblas_drotg(h, &q[0], &q[1], &q[2], &q[3]);
+    }
+    PIN("drotg", 64);
+    for (int i = 0; i < 16 && st == OZBLAS_STATUS_SUCCESS; i++) {
+        double *q = o + 8 * i;
+        q[0] = ldexp(fabs(x[i]), 4 * i - 32); q[1] = y[i]; q[2] = x[i];
+        for (int k = 3; k < 8; k++) q[k] = 0.0;
+        st = ozblas_drotmg(h, &q[0], &q[1], &q[2], ldexp(y[i], 3 * i - 24), q + 3);
+    }
+    PIN("drotmg", 128);
 done:
 #undef PIN
 #undef WITH
