@@ -10,7 +10,10 @@
  * call; both libraries must export ozblas_dsyrk, ozblas_dsyr2k and ozblas_dtrsm; gemm-cancel:
  * a GEMM whose first N/20 rows cancel to 2^-40 of their products, the deep sums' case: A's
  * second half of columns its first times 1 + 2^-40 there, B's second half of rows minus its
- * first; N even and at least 20)
+ * first; N even and at least 20; gemm-resid: C := C0 - A B with C0 = A B in floating point, the
+ * residual B - A X of LAPACK's test programs, every element cancelling; syrk-resid: C's lower
+ * triangle := I - Q^T Q, Q's columns orthonormal in floating point, LAPACK's orthogonality
+ * check; both restore C before each call)
  * (fixed: FIXED with FP64, 3 slices, fast mode, as ozblas-bench's default; double-crt, fixed-crt:
  * DOUBLE or FIXED with the CRT_INT8 format)
  * Why: on the VMs this project is measured on, the time of a small or medium call varies up to
@@ -20,6 +23,7 @@
  * Both outputs are compared too: a change of bits is reported (CR and DOUBLE with FP64 slices
  * are unique, so any difference is a bug). */
 #include <dlfcn.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +83,13 @@ static int open_lib(const char *path, int mode, int engine, int fast, int thread
 
 /* routine: 0 dot, 1 gemv-n, 2 gemv-t, 3..6 gemm NN, TN, NT, TT (the enum values of ozblas.h:
  * OP_N 0, OP_T 1, UPPER 0, LOWER 1, LEFT 0, NON_UNIT 0), 7 gemm-upd, 8 syrk, 9 syr2k, 10 trsm,
- * 11 gemm-cancel (NN) */
-static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, double *C)
+ * 11 gemm-cancel (NN), 12 gemm-resid, 13 syrk-resid (C0: C's value before each call) */
+static int call(const lib_t *l, int routine, int64_t n, const double *A, const double *B, const double *C0, double *C)
 {
+    if (routine >= 12) memcpy(C, C0, sizeof(double) * (size_t)(n * n));
     switch (routine) {
+    case 12: return l->gemm(l->h, 0, 0, n, n, n, -1.0, A, n, B, n, 1.0, C, n);
+    case 13: return l->syrk(l->h, 1, 1, n, n, -1.0, A, n, 1.0, C, n);
     case 0: return l->dot(l->h, n, A, 1, B, 1, C);
     case 1: return l->gemv(l->h, 0, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
     case 2: return l->gemv(l->h, 1, n, n, 1.0, A, n, B, 1, 0.0, C, 1);
@@ -98,7 +105,8 @@ static int call(const lib_t *l, int routine, int64_t n, const double *A, const d
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm|gemm-cancel N CALLS "
+        fprintf(stderr, "usage: ozblas-ab BASE.so NEW.so dot|gemv-n|gemv-t|gemm|gemm-tn|gemm-nt|gemm-tt|gemm-upd|syrk|syr2k|trsm|gemm-cancel|"
+                        "gemm-resid|syrk-resid N CALLS "
                         "[double|cr|fixed|double-crt|fixed-crt] [threads]\n");
         return 2;
     }
@@ -106,7 +114,7 @@ int main(int argc, char **argv)
     const int routine = !strcmp(rn, "dot") ? 0 : !strcmp(rn, "gemv-n") ? 1 : !strcmp(rn, "gemv-t") ? 2 : !strcmp(rn, "gemm") ? 3 : !strcmp(rn, "gemm-tn") ? 4 :
                         !strcmp(rn, "gemm-nt") ? 5 : !strcmp(rn, "gemm-tt") ? 6 : !strcmp(rn, "gemm-upd") ? 7 :
                         !strcmp(rn, "syrk") ? 8 : !strcmp(rn, "syr2k") ? 9 : !strcmp(rn, "trsm") ? 10 :
-                        !strcmp(rn, "gemm-cancel") ? 11 : -1;
+                        !strcmp(rn, "gemm-cancel") ? 11 : !strcmp(rn, "gemm-resid") ? 12 : !strcmp(rn, "syrk-resid") ? 13 : -1;
     const int64_t n = atoll(argv[4]);
     const long calls = atol(argv[5]);
     const char *mn = argc > 6 ? argv[6] : "cr";
@@ -121,8 +129,8 @@ int main(int argc, char **argv)
         if (!open_lib(argv[1 + v], mode, engine, fast, threads, &lib[v])) { fprintf(stderr, "ozblas-ab: cannot use %s\n", argv[1 + v]); return 2; }
     const size_t len = routine == 0 ? (size_t)n : (size_t)(n * n), outlen = routine >= 3 ? (size_t)(n * n) : (size_t)n;
     double *A = malloc(len * sizeof(double)), *B = malloc(len * sizeof(double));
-    double *C[2] = { calloc(outlen, sizeof(double)), calloc(outlen, sizeof(double)) };
-    if (!A || !B || !C[0] || !C[1]) return 3;
+    double *C[2] = { calloc(outlen, sizeof(double)), calloc(outlen, sizeof(double)) }, *C0 = calloc(outlen, sizeof(double));
+    if (!A || !B || !C[0] || !C[1] || !C0) return 3;
     ozref_rng rng;
     ozref_rng_seed(&rng, UINT64_C(0x6f7a626c61733031) + (uint64_t)routine);
     ozref_fill_phi(&rng, A, (int64_t)len, 1.0);
@@ -133,6 +141,27 @@ int main(int argc, char **argv)
                 B[n / 2 + l + q * n] = -B[l + q * n];
                 if (q < n / 20) A[q + (n / 2 + l) * n] = A[q + l * n] * (1.0 + 0x1p-40);
             }
+    if (routine == 12)            /* C0 = A B, a naive floating-point product */
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < n; i++) {
+                double sum = 0.0;
+                for (int64_t l = 0; l < n; l++) sum += A[i + l * n] * B[l + j * n];
+                C0[i + j * n] = sum;
+            }
+    if (routine == 13) {          /* A's columns orthonormalized (modified Gram-Schmidt), C0 = I */
+        for (int64_t j = 0; j < n; j++) {
+            double *q = A + j * n;
+            for (int64_t p = 0; p < j; p++) {
+                double d = 0.0;
+                for (int64_t i = 0; i < n; i++) d += A[i + p * n] * q[i];
+                for (int64_t i = 0; i < n; i++) q[i] -= d * A[i + p * n];
+            }
+            double s2 = 0.0;
+            for (int64_t i = 0; i < n; i++) s2 += q[i] * q[i];
+            for (int64_t i = 0; i < n; i++) q[i] /= sqrt(s2);
+            C0[j + j * n] = 1.0;
+        }
+    }
     if (routine == 10)            /* L: its diagonal 1, the rest of its lower triangle / n */
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = j; i < n; i++) A[i + j * n] = i == j ? 1.0 : A[i + j * n] / (double)n;
@@ -142,7 +171,7 @@ int main(int argc, char **argv)
             const int v = p % 2 ? 1 - s : s;
             const double t0 = now();
             for (long i = 0; i < calls; i++)
-                if (call(&lib[v], routine, n, A, B, C[v]) != 0) { fprintf(stderr, "ozblas-ab: call failed\n"); return 1; }
+                if (call(&lib[v], routine, n, A, B, C0, C[v]) != 0) { fprintf(stderr, "ozblas-ab: call failed\n"); return 1; }
             t[v][p] = (now() - t0) / (double)calls;
         }
     for (int p = 0; p < PAIRS; p++) ratio[p] = t[1][p] / t[0][p];
