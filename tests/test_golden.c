@@ -406,6 +406,7 @@ static void blas_case(ozblas_handle_t h, const char *tag, double phi, uint64_t s
         st = ozblas_drotg(h, &q[0], &q[1], &q[2], &q[3]);
     }
     PIN("drotg", 64);
+    st = OZBLAS_STATUS_SUCCESS;
     for (int i = 0; i < 16 && st == OZBLAS_STATUS_SUCCESS; i++) {
         double *q = o + 8 * i;
         q[0] = ldexp(fabs(x[i]), 4 * i - 32); q[1] = y[i]; q[2] = x[i];

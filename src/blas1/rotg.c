@@ -4,10 +4,12 @@
  * r on every machine) and c, s, z IEEE quotients of the returned doubles.  drotmg is the
  * reference BLAS's modified Givens algorithm, operation for operation (-ffp-contract=off: no
  * FMA joins a product and a sum), so its bits are the reference's on every machine; where the
- * reference's rescaling loops would never end (d1 or d2 infinite), the outputs are NaN. */
+ * reference's rescaling loops would never end (d1 or d2 infinite, or d1 negative, after the
+ * construction), the outputs are NaN. */
 #include "ozblas.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "dispatch/dispatch.h"
 #include <math.h>
 
 /* drotg in the standard floating-point environment */
@@ -83,14 +85,17 @@ static void rotmg(double *d1, double *d2, double *x1, double y1, double *param)
             dd1 = t;
             dx1 = y1 * u;
         }
-        if (isinf(dd1) || isinf(dd2)) {       /* the reference's rescaling would never end */
+        /* the reference's rescaling would never end: an infinite d1 or d2, or a negative d1 (flag
+         * 1 with d2 < 0 where q2 = d2 y1^2 underflowed to -0, so the test q2 < 0 missed it) */
+        if (isinf(dd1) || isinf(dd2) || dd1 < 0.0) {
             *d1 = *d2 = *x1 = NAN;
             param[0] = -1.0;
             param[1] = param[2] = param[3] = param[4] = NAN;
             return;
         }
-        /* rescaling: d1 and |d2| into (RGAMSQ, GAMSQ) by powers of 4096 (exact unless they
-         * leave the normal range), H made explicit (flag -1) at the first step */
+        /* rescaling: d1 and |d2| into (RGAMSQ, GAMSQ) by powers of 4096^2, x1 and H by powers
+         * of 4096 (exact unless they leave the normal range), H made explicit (flag -1) at the
+         * first step */
         if (dd1 != 0.0)
             while (dd1 <= RGAMSQ || dd1 >= GAMSQ) {
                 if (flag == 0.0) { h11 = 1.0; h22 = 1.0; flag = -1.0; }
@@ -119,6 +124,7 @@ ozblas_status_t ozblas_drotg(ozblas_handle_t h, double *a, double *b, double *c,
 {
     if (!h || !a || !b || !c || !s) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_info_reset(h);
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
     const ozblas_status_t st = rotg(h, a, b, c, s);
@@ -130,6 +136,7 @@ ozblas_status_t ozblas_drotmg(ozblas_handle_t h, double *d1, double *d2, double 
 {
     if (!h || !d1 || !d2 || !x1 || !param) return OZBLAS_STATUS_INVALID_VALUE;
     if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_info_reset(h);
     ozb_fpenv_t env;
     const int changed = ozb_fpenv_enter(&env);
     rotmg(d1, d2, x1, y1, param);

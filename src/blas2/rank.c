@@ -109,8 +109,8 @@ static int64_t scaled_column(const rank_t *r, int64_t j, int64_t i0, int64_t i1,
 static int factor_safe(int xs, double u) { return xs && (u == 0.0 || fabs(u) >= 0x1p-480); }
 
 /* Pass 1 on column j: the certified updates, the column flagged whole where its factors do not
- * split exactly; what they leave tried in the scaled frame; colbad[j] the count left (its
- * flags written only where it is not 0: pass 2 reads no other column's).  DGER's and DSYR's
+ * split exactly; what they leave tried in the scaled frame; colbad[j] the count left (a column
+ * whose count is 0 may have no flags written: pass 2 and scaled_column read only the others').  DGER's and DSYR's
  * common column (no product out of TwoProduct's range, x contiguous) by the one-term loop
  * without flags (ozb_one_term_prefix: one FMA an element where alpha v_j is one double), up
  * to an element it does not decide: from there on ozb_two_term, the same values and
@@ -157,8 +157,6 @@ static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colba
         !ozb_two_prod_exact(r->alpha, r->v[(j + 1) * r->incv], &u[2], &u[3]))
         return 0;
     const int safe[2] = { factor_safe(xs, u[0]), factor_safe(xs, u[2]) };
-    /* both columns column()'s FMA case: each there, with no certificate to wait on */
-    if (u[1] == 0.0 && u[3] == 0.0 && (safe[0] || u[0] == 0.0) && (safe[1] || u[2] == 0.0)) return 0;
     double *c0 = r->A + j * r->lda, *c1 = c0 + r->lda;
     uint8_t *f0 = fail + j * r->m, *f1 = f0 + r->m;
     int64_t nf[2];

@@ -18,10 +18,11 @@ static inline void deep_add(deep4 *t, __m256d S1, __m256d S2, __m256d R2, __m256
 }
 
 /* The split of four products.  Six of its sixteen operations go to the multiply pipes: the
- * FMAs, and four additions written as FMAs with a factor of one (fma(a, 1, b) = RN(a + b),
- * fnmadd(b, 1, a) = RN(a - b): the same values), where plain additions put fourteen on the two
- * add pipes; the additions on the longest chain (p, q1, r1, qa) stay additions, an FMA's
- * latency being longer.  Each sum takes one addition per step on its chain (S2 += qa + qb,
+ * product, TwoProduct's FMA, and four additions written as FMAs with a factor of one (fma(a,
+ * 1, b) = RN(a + b), fnmadd(b, 1, a) = RN(a - b): the same values), where plain additions put
+ * fourteen on the two add pipes; the additions on the longest chain within a step (p, q1, r1,
+ * qa) stay additions, an FMA's latency being longer.  (On cores whose vector units are 128
+ * bits wide, as Zen 1's, the FMA form of additions measured slower.)  Each sum takes one addition per step on its chain (S2 += qa + qb,
  * R2 += (r1 - qa) + (e - qb)): S1 and S2 are exact in any order, and R2's bound
  * (eft_deep_kern.h) holds for any order of its terms. */
 #define ADD1(a, b) _mm256_fmadd_pd(a, one_, b)       /* RN(a + b) */

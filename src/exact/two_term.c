@@ -206,7 +206,7 @@ static inline __attribute__((always_inline)) int64_t decided_prefix(int64_t m, d
     if (i < m) {
         const int64_t rem = m - i;
         const __m256d r = one_term4(&k, ozb_first4(a + i, rem), ozb_first4(x + i, rem), 1, fma_only, &ok);
-        if ((_mm256_movemask_pd(ok) | (0xf << rem)) != 0xf) return i;
+        if (((_mm256_movemask_pd(ok) | (0xf << rem)) & 0xf) != 0xf) return i;
         double rv[4];
         _mm256_storeu_pd(rv, r);
         for (int64_t q = 0; q < rem; q++) a[i + q] = rv[q];

@@ -76,8 +76,9 @@ int64_t ozb_one_term_rest(int64_t m, double *a, const double *x, double uh, doub
 /* The in-place one-term update where no product can leave TwoProduct's range (the caller's
  * safe, or uh = 0): a[i] = RN(a[i] + x[i] (uh + ul)) with ozb_two_term's values and decisions
  * (ul = 0: one FMA an element), no flags, up to the first vector of four (or the last m mod
- * 4) with an element it does not decide, left untouched with the rest; returns how many
- * leading elements it wrote (m where all: DGER's and DSYR's common column).  x contiguous. */
+ * 4 taken as one; the scalar loop of builds without AVX2: the first element) with an element
+ * it does not decide, left untouched with the rest; returns how many leading elements it
+ * wrote (m where all: DGER's and DSYR's common column).  x contiguous. */
 int64_t ozb_one_term_prefix(int64_t m, double *a, const double *x, double uh, double ul);
 
 /* RN(a + x (uh + ul) + y (vh + vl)) of one element (y == NULL: no second product) by its

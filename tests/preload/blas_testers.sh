@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 fails=0
-served="ddot_ daxpy_ dcopy_ dswap_ dscal_ drot_ dasum_ dnrm2_ idamax_ dgemv_ dsymv_ dtrmv_ dtrsv_ dger_ dsyr_ dsyr2_ dspmv_ dtpmv_ dtpsv_ dspr_ dspr2_ dgbmv_ dsbmv_ dtbmv_ dtbsv_ dgemm_ dsymm_ dsyrk_ dsyr2k_ dtrmm_ dtrsm_"
+served="ddot_ daxpy_ dcopy_ dswap_ dscal_ drot_ drotm_ drotg_ drotmg_ dasum_ dnrm2_ idamax_ dgemv_ dsymv_ dtrmv_ dtrsv_ dger_ dsyr_ dsyr2_ dspmv_ dtpmv_ dtpsv_ dspr_ dspr2_ dgbmv_ dsbmv_ dtbmv_ dtbsv_ dgemm_ dsymm_ dsyrk_ dsyr2k_ dtrmm_ dtrsm_"
 for mode in correctly_rounded double; do
   export OZBLAS_PRELOAD_MODE=$mode OZBLAS_PRELOAD_VERBOSE=1
   LD_PRELOAD=$pre $B/xblat1d > b1.out 2> v.err
