@@ -1,12 +1,12 @@
 /* ozblas_drotg and ozblas_drotmg (CONTRACT §6) in every mode.  drotg: r against MPFR (the
  * exact sum of squares, correctly rounded square root, the reference's sign), c, s, z the IEEE
  * quotients of the returned doubles, the reference's cases for a zero a or b, Inf and NaN.
- * drotmg: bit for bit against LAPACK 3.12's algorithm transcribed here, and that transcription
- * against the reference BLAS installed (Debian's libblas3, 3.11, compiled for x86-64 without
- * FMA, opened from /usr/lib/x86_64-linux-gnu/blas beside ozblas; the test fails where it is
- * missing) wherever the two versions agree (at most one rescaling step), on generated inputs
- * that take every branch and the rescaling; NaN where the rescaling would never end (the
- * reference not called there: it would hang). */
+ * drotmg: bit for bit against the corrected reference algorithm transcribed here, and that
+ * transcription against the reference BLAS installed (Debian's libblas3, 3.11, compiled for
+ * x86-64 without FMA, opened from /usr/lib/x86_64-linux-gnu/blas beside ozblas; the test fails
+ * where it is missing) wherever the two versions agree (at most one rescaling step), on
+ * generated inputs that take every branch and the rescaling; NaN where the rescaling would
+ * never end (the reference not called there: it would hang). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -89,10 +89,11 @@ static ref_rotmg_t reference_rotmg(void)
     return f;
 }
 
-/* LAPACK 3.12's drotmg, transcribed statement by statement (the specification the contract
- * names); *steps: the rescaling steps it took.  Debian 12's reference BLAS (3.11) differs only
- * after the first step (it resets h21 = -1, h12 = 1 at every later one), so it checks this
- * transcription wherever one step or none was taken. */
+/* The reference BLAS's drotmg as Reference-LAPACK corrected it after release 3.12.1,
+ * transcribed statement by statement (the specification the contract names); *steps: the
+ * rescaling steps it took.  The releases (Debian 12's libblas3 is 3.11) differ only after the
+ * first step (they reset h21 = -1, h12 = 1 at every later one), so the installed one checks
+ * this transcription wherever one step or none was taken. */
 static void spec_rotmg(double *d1, double *d2, double *x1, double y1, double *param, int *steps)
 {
     const double gam = 4096.0, gamsq = 16777216.0, rgamsq = 5.9604645e-8;
@@ -110,10 +111,7 @@ static void spec_rotmg(double *d1, double *d2, double *x1, double y1, double *pa
             h12 = dp2 / dp1;
             const double du = 1.0 - h12 * h21;
             if (du > 0.0) { flag = 0.0; dd1 = dd1 / du; dd2 = dd2 / du; dx1 = dx1 * du; }
-            else {   /* 3.12's branch for rounding's edge cases (older versions lack it: not compared) */
-                flag = -1.0; h11 = h12 = h21 = h22 = 0.0; dd1 = dd2 = dx1 = 0.0;
-                *steps = 1 << 20;
-            }
+            else { flag = -1.0; h11 = h12 = h21 = h22 = 0.0; dd1 = dd2 = dx1 = 0.0; }
         } else if (dq2 < 0.0) {
             flag = -1.0; h11 = h12 = h21 = h22 = 0.0; dd1 = dd2 = dx1 = 0.0;
         } else {
@@ -125,7 +123,7 @@ static void spec_rotmg(double *d1, double *d2, double *x1, double y1, double *pa
             dd1 = dtemp;
             dx1 = y1 * du;
         }
-        if (isinf(dd1) || isinf(dd2) || dd1 < 0.0) {   /* the contract's NaN where 3.12 would hang */
+        if (isinf(dd1) || isinf(dd2) || dd1 < 0.0) {   /* the contract's NaN where the reference would hang */
             *d1 = *d2 = *x1 = NAN;
             param[0] = -1.0;
             param[1] = param[2] = param[3] = param[4] = NAN;
@@ -169,7 +167,7 @@ static int check_rotmg(ozblas_handle_t h, ref_rotmg_t ref, double d1, double d2,
     char ctx[200];
     snprintf(ctx, sizeof ctx, "drotmg (%a, %a, %a, %a): d1 d2 x1 param", d1, d2, x1, y1);
     tu_check_bits(got, want, 8, 1, ctx);
-    if (steps <= 1) {   /* (never where the reference would hang or lacks 3.12's branch: those count 2^20) */
+    if (steps <= 1) {   /* (never where the reference would hang: those count 2^20) */
         ref(&lib[0], &lib[1], &lib[2], &y1, lib + 3);
         snprintf(ctx, sizeof ctx, "reference drotmg (%a, %a, %a, %a) against the transcription", d1, d2, x1, y1);
         tu_check_bits(lib, want, 8, 1, ctx);
@@ -221,8 +219,8 @@ START_TEST(rotmg_reference)
         ck_assert_msg(isnan(d1) && isnan(d2) && isnan(x1) && p[0] == -1.0 && isnan(p[1]) && isnan(p[2]) && isnan(p[3]) &&
                       isnan(p[4]), "drotmg case %d: NaN outputs and flag -1 where the rescaling would not end", q);
     }
-    /* two rescaling steps of d2, spelled out: LAPACK 3.12's rule keeps h12 and divides h21 twice
-     * (3.11 would give h21 = -2^-12, h12 = 1) */
+    /* two rescaling steps of d2, spelled out: the corrected rule keeps h12 and divides h21 twice
+     * (the releases give h21 = -2^-12, h12 = 1) */
     double d1 = 1.0, d2 = 1e-20, x1 = 1.0, p[5];
     ck_assert_int_eq(ozblas_drotmg(h, &d1, &d2, &x1, 1.0, p), OZBLAS_STATUS_SUCCESS);
     ck_assert(p[0] == -1.0 && p[1] == 1.0 && p[2] == -0x1p-24 && p[3] == 1e-20 && p[4] == 0x1p-24 && d1 == 1.0 &&

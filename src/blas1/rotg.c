@@ -2,7 +2,9 @@
  * drotg keeps the reference BLAS's cases and signs, with r = sigma RN(sqrt(a^2 + b^2)) from the
  * exact sum of squares (ozblas_dnrm2 of the pair: no spurious overflow or underflow, the same
  * r on every machine) and c, s, z IEEE quotients of the returned doubles.  drotmg is the
- * reference BLAS's modified Givens algorithm, operation for operation (-ffp-contract=off: no
+ * reference BLAS's modified Givens algorithm as Reference-LAPACK corrected it after release
+ * 3.12.1 (the releases reset h21 = -1, h12 = 1 at every rescaling step, not only at the first
+ * one: H's scaled entries are lost), operation for operation (-ffp-contract=off: no
  * FMA joins a product and a sum), so its bits are the reference's on every machine; where the
  * reference's rescaling loops would never end (d1 or d2 infinite, or d1 negative, after the
  * construction), the outputs are NaN. */

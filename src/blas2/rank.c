@@ -111,10 +111,10 @@ static int factor_safe(int xs, double u) { return xs && (u == 0.0 || fabs(u) >= 
 /* Pass 1 on column j: the certified updates, the column flagged whole where its factors do not
  * split exactly; what they leave tried in the scaled frame; colbad[j] the count left (a column
  * whose count is 0 may have no flags written: pass 2 and scaled_column read only the others').  DGER's and DSYR's
- * common column (no product out of TwoProduct's range, x contiguous) by the one-term loop
+ * common column (no product below TwoProduct's range, x contiguous) by the one-term loop
  * without flags (ozb_one_term_prefix: one FMA an element where alpha v_j is one double), up
- * to an element it does not decide: from there on ozb_two_term, the same values and
- * decisions. */
+ * to the vector holding an element it does not decide: from there on ozb_two_term, the same
+ * values and decisions. */
 static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
 {
     int64_t i0, i1;
