@@ -45,14 +45,23 @@ static ozblas_status_t rotg(ozblas_handle_t h, double *a, double *b, double *c, 
 #define GAMSQ 16777216.0
 #define RGAMSQ 5.9604645e-8
 
+/* H as param holds it: flag -1 explicit, 0 the off-diagonal, 1 the diagonal entries */
+typedef struct { double flag, h11, h12, h21, h22; } rotm_h;
+
+/* before the first rescaling step: H made explicit (flag -1), the implied entries written */
+static void make_explicit(rotm_h *H)
+{
+    if (H->flag == 0.0) { H->h11 = 1.0; H->h22 = 1.0; H->flag = -1.0; }
+    else if (H->flag == 1.0) { H->h21 = -1.0; H->h12 = 1.0; H->flag = -1.0; }
+}
+
 /* drotmg in the standard floating-point environment */
 static void rotmg(double *d1, double *d2, double *x1, double y1, double *param)
 {
-    double dd1 = *d1, dd2 = *d2, dx1 = *x1, flag, h11 = 0.0, h12 = 0.0, h21 = 0.0, h22 = 0.0;
-    if (dd1 < 0.0) {
-        flag = -1.0;
-        dd1 = dd2 = dx1 = 0.0;
-    } else {
+    double dd1 = *d1, dd2 = *d2, dx1 = *x1;
+    rotm_h H = { -1.0, 0.0, 0.0, 0.0, 0.0 };   /* the zero case's: flag -1, H zero */
+    int zero = dd1 < 0.0;
+    if (!zero) {
         const double p2 = dd2 * y1;
         if (p2 == 0.0) {
             param[0] = -2.0;
@@ -60,33 +69,28 @@ static void rotmg(double *d1, double *d2, double *x1, double y1, double *param)
         }
         const double p1 = dd1 * dx1, q2 = p2 * y1, q1 = p1 * dx1;
         if (fabs(q1) > fabs(q2)) {
-            h21 = -y1 / dx1;
-            h12 = p2 / p1;
-            const double u = 1.0 - h12 * h21;
-            if (u > 0.0) {
-                flag = 0.0;
+            const double h21 = -y1 / dx1, h12 = p2 / p1, u = 1.0 - h12 * h21;
+            zero = !(u > 0.0);
+            if (!zero) {
+                H = (rotm_h){ 0.0, 0.0, h12, h21, 0.0 };
                 dd1 = dd1 / u;
                 dd2 = dd2 / u;
                 dx1 = dx1 * u;
-            } else {
-                flag = -1.0;
-                h11 = h12 = h21 = h22 = 0.0;
-                dd1 = dd2 = dx1 = 0.0;
             }
         } else if (q2 < 0.0) {
-            flag = -1.0;
-            h11 = h12 = h21 = h22 = 0.0;
-            dd1 = dd2 = dx1 = 0.0;
+            zero = 1;
         } else {
-            flag = 1.0;
-            h11 = p1 / p2;
-            h22 = dx1 / y1;
-            const double u = 1.0 + h11 * h22;
+            H = (rotm_h){ 1.0, p1 / p2, 0.0, 0.0, dx1 / y1 };
+            const double u = 1.0 + H.h11 * H.h22;
             const double t = dd2 / u;
             dd2 = dd1 / u;
             dd1 = t;
             dx1 = y1 * u;
         }
+    }
+    if (zero) {
+        dd1 = dd2 = dx1 = 0.0;
+    } else {
         /* the reference's rescaling would never end: an infinite d1 or d2, or a negative d1 (flag
          * 1 with d2 < 0 where q2 = d2 y1^2 underflowed to -0, so the test q2 < 0 missed it) */
         if (isinf(dd1) || isinf(dd2) || dd1 < 0.0) {
@@ -96,27 +100,24 @@ static void rotmg(double *d1, double *d2, double *x1, double y1, double *param)
             return;
         }
         /* rescaling: d1 and |d2| into (RGAMSQ, GAMSQ) by powers of 4096^2, x1 and H by powers
-         * of 4096 (exact unless they leave the normal range), H made explicit (flag -1) at the
-         * first step */
+         * of 4096 (exact unless they leave the normal range), H made explicit at the first step */
         if (dd1 != 0.0)
             while (dd1 <= RGAMSQ || dd1 >= GAMSQ) {
-                if (flag == 0.0) { h11 = 1.0; h22 = 1.0; flag = -1.0; }
-                else if (flag == 1.0) { h21 = -1.0; h12 = 1.0; flag = -1.0; }
-                if (dd1 <= RGAMSQ) { dd1 = dd1 * GAMSQ; dx1 = dx1 / GAM; h11 = h11 / GAM; h12 = h12 / GAM; }
-                else { dd1 = dd1 / GAMSQ; dx1 = dx1 * GAM; h11 = h11 * GAM; h12 = h12 * GAM; }
+                make_explicit(&H);
+                if (dd1 <= RGAMSQ) { dd1 = dd1 * GAMSQ; dx1 = dx1 / GAM; H.h11 = H.h11 / GAM; H.h12 = H.h12 / GAM; }
+                else { dd1 = dd1 / GAMSQ; dx1 = dx1 * GAM; H.h11 = H.h11 * GAM; H.h12 = H.h12 * GAM; }
             }
         if (dd2 != 0.0)
             while (fabs(dd2) <= RGAMSQ || fabs(dd2) >= GAMSQ) {
-                if (flag == 0.0) { h11 = 1.0; h22 = 1.0; flag = -1.0; }
-                else if (flag == 1.0) { h21 = -1.0; h12 = 1.0; flag = -1.0; }
-                if (fabs(dd2) <= RGAMSQ) { dd2 = dd2 * GAMSQ; h21 = h21 / GAM; h22 = h22 / GAM; }
-                else { dd2 = dd2 / GAMSQ; h21 = h21 * GAM; h22 = h22 * GAM; }
+                make_explicit(&H);
+                if (fabs(dd2) <= RGAMSQ) { dd2 = dd2 * GAMSQ; H.h21 = H.h21 / GAM; H.h22 = H.h22 / GAM; }
+                else { dd2 = dd2 / GAMSQ; H.h21 = H.h21 * GAM; H.h22 = H.h22 * GAM; }
             }
     }
-    if (flag < 0.0) { param[1] = h11; param[2] = h21; param[3] = h12; param[4] = h22; }
-    else if (flag == 0.0) { param[2] = h21; param[3] = h12; }
-    else { param[1] = h11; param[4] = h22; }
-    param[0] = flag;
+    if (H.flag < 0.0) { param[1] = H.h11; param[2] = H.h21; param[3] = H.h12; param[4] = H.h22; }
+    else if (H.flag == 0.0) { param[2] = H.h21; param[3] = H.h12; }
+    else { param[1] = H.h11; param[4] = H.h22; }
+    param[0] = H.flag;
     *d1 = dd1;
     *d2 = dd2;
     *x1 = dx1;

@@ -119,6 +119,7 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
 {
     int64_t i0, i1;
     rows_of(r, j, &i0, &i1);
+    int64_t k0 = i0;   /* the first row the flagged pass takes */
     uint8_t *f = fail + j * r->m;
     double uh, ul, vh = 0.0, vl = 0.0;
     int ok = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &uh, &ul);
@@ -133,15 +134,12 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
             const int64_t done = ozb_one_term_prefix(i1 - i0, col + i0, r->x + i0, uh, ul);
             if (done == i1 - i0) { colbad[j] = 0; return; }
             memset(f + i0, 0, (size_t)done);
-            i0 += done;
+            k0 += done;
         }
-        colbad[j] = ozb_two_term(i1 - i0, col + i0, 1, r->x + i0 * r->incx, r->incx, uh, ul,
-                                 r->two ? r->y + i0 * r->incy : NULL, r->incy, vh, vl, col + i0, 1, safe, f + i0, wide);
+        colbad[j] = ozb_two_term(i1 - k0, col + k0, 1, r->x + k0 * r->incx, r->incx, uh, ul,
+                                 r->two ? r->y + k0 * r->incy : NULL, r->incy, vh, vl, col + k0, 1, safe, f + k0, wide);
     }
-    if (colbad[j] > 0) {
-        rows_of(r, j, &i0, &i1);
-        colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
-    }
+    if (colbad[j] > 0) colbad[j] = scaled_column(r, j, i0, i1, f, colbad[j]);
 }
 
 /* Columns j and j + 1 of a DGER (whole columns, x contiguous, the 512-bit loop) at once where

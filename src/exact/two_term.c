@@ -89,6 +89,16 @@ static inline int64_t one1(double a, double x, double uh, double ul, int safe, i
 /* The one-term update's constants for a column (one_term_loop) */
 typedef struct { __m256d vuh, vul, zero, big, tiny, b50, b102, b103, absm, keep_range; } one_term_k;
 
+/* the constants for the factor uh + ul; keep_range: every lane counts as in range (the caller
+ * rules out products below TwoProduct's range) */
+static inline __attribute__((always_inline)) one_term_k one_term_consts(double uh, double ul, int keep_range)
+{
+    return (one_term_k){ _mm256_set1_pd(uh), _mm256_set1_pd(ul), _mm256_setzero_pd(), _mm256_set1_pd(0x1.fffffffffffffp1023),
+                         _mm256_set1_pd(0x1p-960), _mm256_set1_pd(0x1p-50), _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0),
+                         _mm256_set1_pd(0x1p-103), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)),
+                         _mm256_castsi256_pd(_mm256_set1_epi64x(keep_range ? -1 : 0)) };
+}
+
 /* one1's operations on four elements, in one1's order (the FMAs the explicit ones): the values,
  * and in *ok the lanes decided */
 static inline __attribute__((always_inline)) __m256d one_term4(const one_term_k *k, __m256d va, __m256d vx,
@@ -136,10 +146,7 @@ static inline __attribute__((always_inline)) int64_t one_term_loop(int64_t m, co
                                                                    double ul, double *out, int safe, uint8_t *fail,
                                                                    const int known_safe, const int fma_only)
 {
-    const one_term_k k = { _mm256_set1_pd(uh), _mm256_set1_pd(ul), _mm256_setzero_pd(), _mm256_set1_pd(0x1.fffffffffffffp1023),
-                           _mm256_set1_pd(0x1p-960), _mm256_set1_pd(0x1p-50), _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0),
-                           _mm256_set1_pd(0x1p-103), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)),
-                           _mm256_castsi256_pd(_mm256_set1_epi64x(safe || uh == 0.0 ? -1 : 0)) };
+    const one_term_k k = one_term_consts(uh, ul, safe || uh == 0.0);
     int64_t nf = 0, i = 0;
     for (; i + 4 <= m; i += 4) {
         if (!(i & 4)) ozb_ahead(a + i);   /* (a line holds eight) */
@@ -187,10 +194,7 @@ static int64_t one_term(int64_t m, const double *a, const double *x, double uh, 
 static inline __attribute__((always_inline)) int64_t decided_prefix(int64_t m, double *a, const double *x, double uh,
                                                                     double ul, const int fma_only)
 {
-    const one_term_k k = { _mm256_set1_pd(uh), _mm256_set1_pd(ul), _mm256_setzero_pd(), _mm256_set1_pd(0x1.fffffffffffffp1023),
-                           _mm256_set1_pd(0x1p-960), _mm256_set1_pd(0x1p-50), _mm256_set1_pd(ul != 0.0 ? 0x1p-102 : 0.0),
-                           _mm256_set1_pd(0x1p-103), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)),
-                           _mm256_castsi256_pd(_mm256_set1_epi64x(-1)) };
+    const one_term_k k = one_term_consts(uh, ul, 1);
     int64_t i = 0;
     __m256d ok;
     for (; i + 4 <= m; i += 4) {
