@@ -1314,6 +1314,41 @@ START_TEST(update_cancelling)
         check_bits(&x2[i], &wx, 1, "update_cancelling: drot x");
         check_bits(&y2[i], &wy, 1, "update_cancelling: drot y");
     }
+    /* rotations that annihilate one pair, as LAPACK's (c, s) = (f, g) / hypot(f, g) makes them:
+     * -s f + c g is some u |g|.  One such pair among n = 1 to 5 (the short vectors' path) and
+     * among 37 (the chunk's, which takes a few flagged pairs one by one), first and last, with
+     * unit and mixed increments; f and g from the generator over several phi, and f = g (the
+     * pair cancels exactly: +0) */
+    for (int64_t nn = 1; nn <= 6; nn++) {
+        const int64_t len = nn == 6 ? 37 : nn;
+        for (int last = 0; last < 2; last++)
+            for (int q = 0; q < 8; q++) {
+                double xa[37], ya[37], xw[37], yw[37], xs2[2 * 37], ys2[3 * 37];
+                tu_fill_vec(&r, xa, len, 1, 1.0);
+                tu_fill_vec(&r, ya, len, 1, 1.0);
+                const int64_t at = last ? len - 1 : 0;
+                double f = ldexp(xa[at], q), g = ldexp(ya[at], -2 * q);
+                if (q == 7) g = f;
+                xa[at] = f;
+                ya[at] = g;
+                const double rr = hypot(f, g), cc = f / rr, ss = g / rr;
+                for (int64_t i = 0; i < len; i++) {
+                    const double u1[2] = { cc, ss }, u2[2] = { cc, -ss }, v1[2] = { xa[i], ya[i] }, v2[2] = { ya[i], xa[i] };
+                    xw[i] = rn_dot(2, u1, v1);
+                    yw[i] = rn_dot(2, u2, v2);
+                    xs2[2 * i] = xa[i];
+                    ys2[3 * (len - 1 - i)] = ya[i];
+                }
+                ck_assert_int_eq(ozblas_drot(h, len, xa, 1, ya, 1, cc, ss), OZBLAS_STATUS_SUCCESS);
+                check_bits(xa, xw, (size_t)len, "update_cancelling: annihilating drot x");
+                check_bits(ya, yw, (size_t)len, "update_cancelling: annihilating drot y");
+                ck_assert_int_eq(ozblas_drot(h, len, xs2, 2, ys2, -3, cc, ss), OZBLAS_STATUS_SUCCESS);
+                for (int64_t i = 0; i < len; i++) {
+                    check_bits(&xs2[2 * i], &xw[i], 1, "update_cancelling: annihilating drot x, strided");
+                    check_bits(&ys2[3 * (len - 1 - i)], &yw[i], 1, "update_cancelling: annihilating drot y, strided");
+                }
+            }
+    }
     /* exact zeros from the one-FMA update: alpha = -1, y = {-0, +0, 1, -2}, a = -0 except
      * column 3, where a = -(x_i y_3) alpha cancels exactly; 9 rows (a vector and a tail) */
     const double yz[4] = { -0.0, 0.0, 1.0, -2.0 };

@@ -40,6 +40,27 @@ static int scaled_rn2(double a, double x, double b, double y, double *out)
     return 1;
 }
 
+/* RN(a x + b y) where a x and b y are in TwoProduct's range and their high parts cancel (the
+ * rotation that annihilates an element): TwoSum of the high parts is exact (|p|, |q| <= 2^1000,
+ * no overflow), which leaves four terms near the result, where Sum2's bound (some n^2 u^2 of
+ * their magnitudes) certifies RN of their sum; on the products themselves the bound is some
+ * u^2 of the products, above the result's half gap.  1 and *out where certified */
+static int cancel_rn2(double a, double x, double b, double y, double *out)
+{
+    const double p = a * x, q = b * y;
+    if (!(isfinite(a) && isfinite(x) && isfinite(b) && isfinite(y)) || !in_range(a, x, p) || !in_range(b, y, q))
+        return 0;
+    const double s = p + q, bv = s - p;
+    const double t[4] = { s, (p - (s - bv)) + (q - bv), fma(a, x, -p), fma(b, y, -q) };
+    return ozb_sum2_rn(t, 4, out);
+}
+
+/* both new values of the pair (x, y) by cancel_rn2; 1 where both are certified */
+static int cancel_pair(const double hm[4], double x, double y, double *nx, double *ny)
+{
+    return cancel_rn2(hm[0], x, hm[1], y, nx) && cancel_rn2(hm[2], x, hm[3], y, ny);
+}
+
 /* RN(a x + b y) into *out */
 static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, double y, double *out)
 {
@@ -70,7 +91,7 @@ static ozblas_status_t rn2(ozblas_handle_t h, double a, double x, double b, doub
  * threads a chunk with such elements is marked, its flags kept, and finished afterwards on the
  * calling thread (apply_std).  Every element is computed from its own x_i and y_i, so neither
  * the chunks nor the threads that take them change a bit. */
-enum { CH = 512 };
+enum { CH = 512, FEW = 4 };
 typedef struct {
     double *xv, *yv;
     int64_t n, incx, incy;
@@ -145,9 +166,19 @@ static ozblas_status_t left_pairs(ozblas_handle_t h, const rot_t *r, int64_t len
     double a[CH], b[CH], nx[CH], ny[CH];
     uint8_t fx[CH], fy[CH];
     int16_t at[CH];
-    int64_t cnt = 0;
+    int64_t cnt = 0, nf = 0, nq = 0;
+    double qx[FEW], qy[FEW];
+    int16_t qat[FEW];
+    for (int64_t i = 0; i < len; i++) nf += fl[i];
     for (int64_t i = 0; i < len; i++)
         if (fl[i]) {
+            /* a few elements (LAPACK's rotations of short vectors, each annihilating one) one by
+             * one, where the loops below cost more to set up than they save; written with the
+             * others at the end (none where one fails) */
+            if (nf <= FEW && cancel_pair(r->hm, xc[i], yc[i], &qx[nq], &qy[nq])) {
+                qat[nq++] = (int16_t)i;
+                continue;
+            }
             at[cnt] = (int16_t)i;
             a[cnt] = xc[i];
             b[cnt] = yc[i];
@@ -164,6 +195,10 @@ static ozblas_status_t left_pairs(ozblas_handle_t h, const rot_t *r, int64_t len
     for (int64_t j = 0; j < cnt; j++) {
         xc[at[j]] = nx[j];
         yc[at[j]] = ny[j];
+    }
+    for (int64_t j = 0; j < nq; j++) {
+        xc[qat[j]] = qx[j];
+        yc[qat[j]] = qy[j];
     }
     return OZBLAS_STATUS_SUCCESS;
 }
@@ -217,14 +252,20 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
                                  const double hm[4], int one_thread)
 {
     /* at most four pairs (LAPACK's rotations of 2x2 blocks by the million): the pair loop on
-     * copies, written back where it decides every pair, else the chunks below from x and y
+     * copies and cancel_pair on the pairs it leaves (the element the rotation annihilates),
+     * written back where these decide every pair, else the chunks below from x and y
      * untouched (each pair is its own RN(exact) either way) */
     if (n <= 4 && incx != 0 && incy != 0) {
         double xs[4], ys[4], nx[4], ny[4];
         uint8_t fl[4];
         double *x0 = ozb_vec0_mut(x, n, incx), *y0 = ozb_vec0_mut(y, n, incy);
         for (int64_t i = 0; i < n; i++) { xs[i] = x0[i * incx]; ys[i] = y0[i * incy]; }
-        if (ozb_rot_pairs(n, xs, ys, hm, nx, ny, fl, 0) == 0) {
+        int done = ozb_rot_pairs(n, xs, ys, hm, nx, ny, fl, 0) == 0;
+        if (!done) {
+            done = 1;
+            for (int64_t i = 0; i < n && done; i++) done = !fl[i] || cancel_pair(hm, xs[i], ys[i], &nx[i], &ny[i]);
+        }
+        if (done) {
             for (int64_t i = 0; i < n; i++) { x0[i * incx] = nx[i]; y0[i * incy] = ny[i]; }
             return OZBLAS_STATUS_SUCCESS;
         }
