@@ -931,6 +931,100 @@ START_TEST(eft_zero_products)
 }
 END_TEST
 
+/* Elements with one nonzero product (an identity or diagonal operand, a unit vector: LAPACK's
+ * test programs' I - A A^-1 and B - I B), which ozb_one_product rounds by one FMA where alpha
+ * = +-1 and beta = 0 or +-1: GEMMs with op(A) or op(B) diagonal (each orientation, so that the
+ * spans, the column walk and the row walk take them; k = 12 and 5), C = alpha op(A) op(B)
+ * exactly (exact zeros: +0), random C, a zero column of op(A) meeting -0 in C, products near
+ * 2^-1074 (a result that rounds to -0 stays with the later methods), a product beyond 2^1024,
+ * Inf and NaN in C; alpha 2 and beta 0.5 (not taken); GEMV with a unit vector x.  RN(exact)
+ * on every path (CR), and DOUBLE's checks. */
+START_TEST(eft_one_product)
+{
+    ozblas_handle_t h = tu_handle(CR), hd = tu_handle(OZBLAS_MODE_DOUBLE);
+    ozref_rng r;
+    tu_rng(&r, "eft_one_product");
+    const double alphas[] = {1.0, -1.0, 2.0}, betas[] = {0.0, 1.0, -1.0, 0.5};
+    const int64_t m = 13, n = 11;
+    double A[13 * 12], B[12 * 11], C[13 * 11];
+    char ctx[120];
+    for (int ks = 0; ks < 2; ks++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int side = 0; side < 2; side++)
+                    for (int kind = 0; kind < 4; kind++) {
+                        const int64_t k = ks ? 5 : 12;
+                        const double alpha = alphas[(kind + side) % 3], beta = betas[(kind + ta + 2 * tb) % 4];
+                        /* op(A) m x k, op(B) k x n; one of them diagonal (side 0: op(B)) */
+                        const int64_t lda = ta ? k : m, ldb = tb ? n : k;
+#define OPA(i, l) (*(ta ? &A[(l) + (i) * lda] : &A[(i) + (l) * lda]))
+#define OPB(l, j) (*(tb ? &B[(j) + (l) * ldb] : &B[(l) + (j) * ldb]))
+                        tu_fill_mat(&r, A, lda, ta ? m : k, lda, 1);
+                        tu_fill_mat(&r, B, ldb, tb ? k : n, ldb, 1);
+                        for (int64_t i = 0; i < (side ? m : k); i++)
+                            for (int64_t j = 0; j < (side ? k : n); j++) {
+                                if (side ? i % k == j : j % k == i) {
+                                    /* the diagonal: 1, or -2 (exact), or 2^-540 (products near 2^-1074) */
+                                    const double d = kind == 2 ? 0x1p-540 : kind == 3 ? 0x1p600 : (i % 3 == 0 ? -2.0 : 1.0);
+                                    if (side) OPA(i, j) = d; else OPB(i, j) = d;
+                                } else if (side) {
+                                    OPA(i, j) = (i + j) % 2 ? 0.0 : -0.0;
+                                } else {
+                                    OPB(i, j) = (i + j) % 2 ? 0.0 : -0.0;
+                                }
+                            }
+                        if (kind == 2) {  /* the dense operand near 2^-540 too, some signs negative */
+                            for (int64_t i = 0; i < (side ? k : m); i++)
+                                for (int64_t j = 0; j < (side ? n : k); j++) {
+                                    if (side) { OPB(i, j) *= (j % 2 ? -0x1p-534 : 0x1p-536); } else { OPA(i, j) *= (i % 2 ? -0x1p-534 : 0x1p-536); }
+                                }
+                        }
+                        if (kind == 3)    /* products beyond 2^1024 in some rows */
+                            for (int64_t j = 0; j < (side ? n : k); j++) {
+                                if (side) { OPB(1 % k, j) = 0x1p500; } else { OPA(1, j) = -0x1p500; }
+                            }
+                        if (!side && k > 3) for (int64_t i = 0; i < m; i++) OPA(i, 3) = -0.0;   /* meets row 3 of op(B) */
+                        /* C: exactly alpha op(A) op(B) in half the elements (the one product: the
+                         * diagonal's value times the dense operand's, exact for +-1 and -2 and
+                         * 2^-540 times a value near 2^-536), random elsewhere, -0 at the zero
+                         * column's products, Inf and NaN in two */
+                        for (int64_t j = 0; j < n; j++)
+                            for (int64_t i = 0; i < m; i++) {
+                                double v = 0.0;
+                                for (int64_t l = 0; l < k; l++) v += OPA(i, l) * OPB(l, j);
+                                const double rv = (ozref_uniform(&r) - 0.5) * (kind == 2 ? 0x1p-1070 : 1.0);
+                                C[i + j * m] = (i + j) % 2 ? alpha * v : (i == 3 ? -0.0 : rv);
+                            }
+                        C[5] = INFINITY;
+                        C[2 * m + 7] = NAN;
+                        tu_gemm_params p = {ta, tb, m, n, k, lda, ldb, m, alpha, beta, 0};
+                        snprintf(ctx, sizeof ctx, "one product: k %lld ta %d tb %d side %d kind %d alpha %g beta %g",
+                                 (long long)k, ta, tb, side, kind, alpha, beta);
+                        double C2[13 * 11];
+                        memcpy(C2, C, sizeof C);
+                        tu_gemm_run(h, CR, &p, A, B, C, ctx);
+                        tu_gemm_run(hd, OZBLAS_MODE_DOUBLE, &p, A, B, C2, ctx);
+#undef OPA
+#undef OPB
+                    }
+    /* GEMV with x = e_j times a value (N and T): one product an element */
+    double Av[17 * 9], x[17], y[17];
+    for (int tr = 0; tr < 2; tr++)
+        for (int b = 0; b < 3; b++) {
+            tu_fill_mat(&r, Av, 17, 9, 17, 1);
+            const int64_t inner = tr ? 17 : 9, rows = tr ? 9 : 17;
+            for (int64_t l = 0; l < inner; l++) x[l] = l == 4 ? -0.75 : 0.0;
+            for (int64_t i = 0; i < rows; i++)
+                y[i] = i % 2 ? -0.75 * (tr ? Av[4 + i * 17] : Av[i + 4 * 17]) : (i % 4 ? -0.0 : 0.375);
+            tu_gemv_params pv = {tr, 17, 9, 17, 1, 1, b == 2 ? 1.0 : -1.0, betas[b]};
+            paths_agree(h, tr, 17, 9, 17, Av, x, pv.alpha, pv.beta, y, "one product: GEMV, x a unit vector");
+            tu_gemv_run(hd, OZBLAS_MODE_DOUBLE, &pv, Av, x, y, "one product: GEMV, x a unit vector");
+        }
+    ozblas_destroy(h);
+    ozblas_destroy(hd);
+}
+END_TEST
+
 /* Operands near 2^-970 (LAPACK's scaling tests): the one-level sums certify nothing there,
  * the scaled sums do where the result is normal; results in the subnormal range, tiny C with
  * beta, a C too large to scale, both operands tiny (products near 2^-1940) and a NaN.
@@ -1562,6 +1656,7 @@ static Suite *eft_suite(void)
     tcase_add_test(tc, eft_special_rows);
     tcase_add_test(tc, eft_cancellation);
     tcase_add_test(tc, eft_zero_products);
+    tcase_add_test(tc, eft_one_product);
     tcase_add_test(tc, eft_scaled_tiny);
     tcase_add_test(tc, eft_exact_small);
     tcase_add_test(tc, eft_exact_long);

@@ -24,6 +24,7 @@
  * flagged for the caller's next method; the bits are RN(exact) on every path.
  * Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "exact/exact_tiny.h"
+#include "exact/zero_products.h"
 #include "sum/eft4.h"
 #include "core/info.h"
 #include "sum/eft.h"
@@ -182,13 +183,9 @@ static inline __attribute__((always_inline)) int64_t group_k(const tiny_t *t, in
 static int64_t group_sums(const tiny_t *t, int64_t i, int64_t nr, int64_t j);
 
 /* k = 1 with beta = 0 or +-1 (LAPACK's rank-1 updates C - a b^T): alpha a b + beta c is
- * exactly a b' + c' with b' = alpha b and c' = beta c (negations), so one FMA (the product
- * where beta = 0) rounds the exact value once: RN(exact), subnormal results included.  A zero
- * from it is the exact value where a b' is 0 (a or b' zero) or at least 2^-960 in magnitude
- * (its last bit then at least 2^-1065, c''s at least 2^-1074, so a nonzero sum is at least
- * 2^-1074 and rounds to nonzero), and is written +0 as the VecSum path writes an exact zero
- * (adding +0 turns an FMA's -0 into +0); other zeros (a sum that may lie below 2^-1075) and
- * non-finite results (overflow, Inf, NaN) are left to the VecSum path. */
+ * exactly a b' + beta c with b' = alpha b (a negation), which ozb_one_product rounds once
+ * (exact/zero_products.h: its zeros and the results it leaves); the vectors below make its
+ * decisions lane by lane.  What it leaves goes to the VecSum path. */
 static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
 {
     const ozb_problem *pr = t->pr;
@@ -225,11 +222,9 @@ static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
         memset(t->fail + i + j * t->fj, 0, 8);
         return 0;
     }
-    for (int64_t r = 0; r < nr; r++) {
-        const double a = ozb_view_at(&pr->a, i + r, 0);
-        y[r] = (pr->beta == 0.0 ? a * b : fma(a, b, pr->beta * pr->c[(i + r) * pr->crs + j * pr->ccs])) + 0.0;
-        ok &= (y[r] != 0.0 || a == 0.0 || b == 0.0 || fabs(a * b) >= 0x1p-960) && fabs(y[r]) <= 0x1.fffffffffffffp1023;
-    }
+    for (int64_t r = 0; r < nr; r++)
+        ok &= ozb_one_product(ozb_view_at(&pr->a, i + r, 0), b, pr->beta,
+                              pr->beta != 0.0 ? pr->c[(i + r) * pr->crs + j * pr->ccs] : 0.0, &y[r]);
     /* a row left: the VecSum path for the whole group, C untouched (it writes every flag) */
     if (!ok) return group_sums(t, i, nr, j);
     for (int64_t r = 0; r < nr; r++) {

@@ -1,7 +1,9 @@
 /* Elements whose every product is exactly zero (a zero row or column block, a structured zero
  * of a triangular or banded operand): the error-free sums cannot certify them, since a zero
  * sum within a nonzero bound may round to either sign or to a subnormal, but their exact value
- * is simply beta c. */
+ * is simply beta c.  And elements with one nonzero product (an identity or diagonal operand, a
+ * unit vector e_j: LAPACK's test programs), whose exact value alpha a b + beta c one FMA
+ * rounds where alpha = +-1 and beta = 0 or +-1. */
 #ifndef OZB_ZERO_PRODUCTS_H
 #define OZB_ZERO_PRODUCTS_H
 #include "core/problem.h"
@@ -19,12 +21,30 @@ static inline int ozb_zero_pairs(const double *x, const double *y, int64_t n)
     return l == n;
 }
 
+/* RN(a b + beta c) for beta = 0 or +-1 (c is not read where beta = 0: pass 0), where a and b
+ * are finite: beta c is exact (a sign), and the FMA (the product where beta = 0) rounds the
+ * exact value once: RN(exact), subnormal results included.  A zero from it is the exact value
+ * where a b is 0 (a or b zero) or at least 2^-960 in magnitude (its last bit then at least
+ * 2^-1065, c's at least 2^-1074, so a nonzero sum is at least 2^-1074 and rounds to nonzero),
+ * written +0 as the error-free sums write an exact zero (adding +0 turns an FMA's -0 into +0).
+ * 1 and *y where so; 0 for other zeros (a sum that may lie below 2^-1075) and results that are
+ * not finite (overflow, an infinite or NaN c) */
+static inline int ozb_one_product(double a, double b, double beta, double c, double *y)
+{
+    const double v = (beta == 0.0 ? a * b : fma(a, b, beta * c)) + 0.0;
+    *y = v;
+    return (v != 0.0 || a == 0.0 || b == 0.0 || fabs(a * b) >= 0x1p-960) && fabs(v) <= 0x1.fffffffffffffp1023;
+}
+
 /* For every flagged element (fail: m n flags, column-major) whose products op(A)(i, l)
  * op(B)(l, j) are all exactly zero (for each l one factor is zero and the other finite):
  * writes RN(beta c) (+0 where beta or c is zero: the contract's exact zero) and clears its
- * flag.  Left flagged: alpha or (where used) beta not finite, c not finite, or beta c
- * overflowing or underflowing to zero (the later methods decide those).  A flag left may
- * become 2 (a pair of nonzero factors seen): still flagged.  Returns the flags cleared. */
+ * flag; the same for an element with one nonzero product (both factors finite, every other
+ * pair a zero pair) by ozb_one_product, where alpha = +-1 and beta = 0 or +-1.  Left
+ * flagged: alpha or (where used) beta not finite, c not finite, beta c overflowing or
+ * underflowing to zero, or what ozb_one_product does not decide (the later methods decide
+ * those).  A flag left may become 2 (two pairs of nonzero factors seen): still flagged.
+ * Returns the flags cleared. */
 int64_t ozb_exact_zero_products(const ozb_problem *pr, uint8_t *fail);
 /* One element known to have only zero products (alpha, beta finite): RN(beta c) written and
  * its flag cleared (1), or its flag set (0: c not finite, beta c out of range) */
