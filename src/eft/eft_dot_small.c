@@ -67,12 +67,10 @@ int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, i
         return 1;
     }
 #ifdef EFT_AVX2
-    double xv[4] = { 0.0, 0.0, 0.0, 0.0 }, yv[4] = { 0.0, 0.0, 0.0, 0.0 };
-    for (int64_t l = 0; l < n; l++) {
-        xv[l] = x[l * xs];
-        yv[l] = y[l * ys];
-    }
-    const __m256d X = _mm256_loadu_pd(xv), Y = _mm256_loadu_pd(yv), z = _mm256_setzero_pd();
+    /* the lanes from registers (n >= 2; zeros beyond n): a vector load of scalars just stored
+     * would wait on failed store forwarding */
+    const __m256d X = _mm256_setr_pd(x[0], x[xs], n > 2 ? x[2 * xs] : 0.0, n > 3 ? x[3 * xs] : 0.0);
+    const __m256d Y = _mm256_setr_pd(y[0], y[ys], n > 2 ? y[2 * ys] : 0.0, n > 3 ? y[3 * ys] : 0.0), z = _mm256_setzero_pd();
     const __m256d P = _mm256_mul_pd(X, Y), E = _mm256_fmsub_pd(X, Y, P), aP = _mm256_and_pd(P, ABSMASK);
     /* TwoProduct's range (sum/eft.h: ozb_two_product), lane by lane: |p| in [2^-969, 2^1000], or
      * a zero factor with the other finite (then p and e are zeros: an exact zero sum is +0
