@@ -700,7 +700,9 @@ START_TEST(eft_exact_tiny)
     ozblas_handle_t h = tu_handle(CR);
     ozref_rng r;
     tu_rng(&r, "eft_exact_tiny");
-    const int64_t shapes[][2] = {{13, 7}, {4, 3}, {1, 5}, {30, 2}, {3, 20}};   /* {1, 5}, {3, 20}: worked transposed */
+    /* worked transposed: {1, 5}, {3, 20} (fewer rows than columns), {13, 7}, {10, 45} (fewer
+     * groups of eight rows so) */
+    const int64_t shapes[][2] = {{13, 7}, {4, 3}, {1, 5}, {30, 2}, {3, 20}, {10, 45}};
     const int64_t ks[] = {1, 2, 3, 4, 5, 10, 16};
     for (size_t kq = 0; kq < sizeof ks / sizeof *ks; kq++)
         for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)

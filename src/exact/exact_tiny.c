@@ -280,11 +280,13 @@ static ozblas_status_t tiny_run(ozblas_handle_t h, const ozb_problem *pr, int nt
     uint8_t *fail = ozb_buf_get(h, OZB_BUF_TINY, mn + 8);
     if (!fail) return OZBLAS_STATUS_ALLOC_FAILED;
 #ifdef EFT_AVX2
-    /* lanes run down the columns of C: a C of fewer rows than columns (a row of C - a b^T)
-     * is worked transposed, C^T = op(B) op(A)^T (element (i, j) is the same sum either way) */
+    /* lanes run down the columns of C, eight rows a group: a C of fewer rows than columns (a
+     * row of C - a b^T), or one that takes fewer groups so (10 x 50: 70 groups, not 100), is
+     * worked transposed, C^T = op(B) op(A)^T (element (i, j) is the same sum either way, and
+     * each element's flag its own) */
     ozb_problem tp = *pr;
     tiny_t t = { pr, fail, 1, pr->m, two };
-    if (pr->m < 8 && pr->n > pr->m) {
+    if ((pr->m < 8 && pr->n > pr->m) || (pr->n + 7) / 8 * pr->m < (pr->m + 7) / 8 * pr->n) {
         tp.m = pr->n; tp.n = pr->m; tp.a = pr->b; tp.b = pr->a; tp.crs = pr->ccs; tp.ccs = pr->crs;
         t.pr = &tp; t.fi = pr->m; t.fj = 1;
     }
