@@ -1315,10 +1315,10 @@ START_TEST(update_cancelling)
         check_bits(&y2[i], &wy, 1, "update_cancelling: drot y");
     }
     /* rotations that annihilate one pair, as LAPACK's (c, s) = (f, g) / hypot(f, g) makes them:
-     * -s f + c g is some u |g|.  One such pair among n = 1 to 5 (the short vectors' path) and
-     * among 37 (the chunk's, which takes a few flagged pairs one by one), first and last, with
-     * unit and mixed increments; f and g from the generator over several phi, and f = g (the
-     * pair cancels exactly: +0) */
+     * -s f + c g is some u |g|.  One such pair among n = 1 to 4 (the short vectors' path), 5
+     * and 37 (the chunks', which take a few flagged pairs one by one), first and last, with
+     * unit and mixed increments; f and g from the generator (phi 1) scaled by 2^q and 2^-2q,
+     * q = 0..6, and f = g (the pair cancels exactly: +0) */
     for (int64_t nn = 1; nn <= 6; nn++) {
         const int64_t len = nn == 6 ? 37 : nn;
         for (int last = 0; last < 2; last++)

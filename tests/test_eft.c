@@ -986,10 +986,12 @@ START_TEST(eft_one_product)
                                 if (side) { OPB(1 % k, j) = 0x1p500; } else { OPA(1, j) = -0x1p500; }
                             }
                         if (!side && k > 3) for (int64_t i = 0; i < m; i++) OPA(i, 3) = -0.0;   /* meets row 3 of op(B) */
-                        /* C: exactly alpha op(A) op(B) in half the elements (the one product: the
-                         * diagonal's value times the dense operand's, exact for +-1 and -2 and
-                         * 2^-540 times a value near 2^-536), random elsewhere, -0 at the zero
-                         * column's products, Inf and NaN in two */
+                        if (kind == 1) {  /* an Inf of the dense operand meeting the other's zeros: NaN */
+                            if (side) { OPB(2, 4) = -INFINITY; } else { OPA(4, 2) = INFINITY; }
+                        }
+                        /* C: alpha op(A) op(B) in floating point in half the elements (exactly
+                         * where the diagonal holds +-1 or -2: those cancel to +0), random
+                         * elsewhere, -0 at the zero column's products, Inf and NaN in two */
                         for (int64_t j = 0; j < n; j++)
                             for (int64_t i = 0; i < m; i++) {
                                 double v = 0.0;

@@ -40,8 +40,9 @@ static int scaled_rn2(double a, double x, double b, double y, double *out)
     return 1;
 }
 
-/* RN(a x + b y) where a x and b y are in TwoProduct's range and their high parts cancel (the
- * rotation that annihilates an element): TwoSum of the high parts is exact (|p|, |q| <= 2^1000,
+/* RN(a x + b y) where a x and b y are in TwoProduct's range, made for the pair whose high parts
+ * cancel (the rotation that annihilates an element; any other pair it certifies as well, as
+ * the pair loop would have): TwoSum of the high parts is exact (|p|, |q| <= 2^1000,
  * no overflow), which leaves four terms near the result, where Sum2's bound (some n^2 u^2 of
  * their magnitudes) certifies RN of their sum; on the products themselves the bound is some
  * u^2 of the products, above the result's half gap.  1 and *out where certified */

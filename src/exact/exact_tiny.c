@@ -205,7 +205,8 @@ static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
             y0 = _mm256_fmadd_pd(_mm256_loadu_pd(a), bv, _mm256_mul_pd(be, _mm256_loadu_pd(c)));
             y1 = _mm256_fmadd_pd(_mm256_loadu_pd(a + 4), bv, _mm256_mul_pd(be, _mm256_loadu_pd(c + 4)));
         }
-        /* |y| <= max finite (NaN fails), and y != 0 or a zero that is exact (above) */
+        /* |y| <= max finite (NaN fails), and y != 0 or a zero that is exact (ozb_one_product's
+         * rule) */
         const __m256d tiny = _mm256_set1_pd(0x1p-960);
         const __m256d bz = _mm256_castsi256_pd(_mm256_set1_epi64x(b == 0.0 ? -1 : 0));   /* all ones where b' = 0 */
         __m256d g[2];

@@ -2,7 +2,8 @@
  * beta c, and RN of that is one multiplication (IEEE multiplication is correctly rounded,
  * subnormal results included).  A pair (x, y) contributes exactly zero when x = 0 and y is
  * finite or y = 0 and x is finite (0 Inf is NaN).  Where op(A)'s rows are contiguous each
- * flagged element reads its row and column until the first pair of nonzero factors; where its
+ * flagged element reads its row and column until the second pair of nonzero factors (the first
+ * where one-product elements are not taken); where its
  * columns are (GEMV N, GEMM N: a.rs = 1) a column of C keeps a list of candidate rows and
  * walks l once, reading each column of op(A) at the candidates only.  An element with one
  * pair of nonzero finite factors (and zero pairs elsewhere) is alpha a b + beta c exactly,

@@ -43,7 +43,8 @@ static inline int ozb_one_product(double a, double b, double beta, double c, dou
  * pair a zero pair) by ozb_one_product, where alpha = +-1 and beta = 0 or +-1.  Left
  * flagged: alpha or (where used) beta not finite, c not finite, beta c overflowing or
  * underflowing to zero, or what ozb_one_product does not decide (the later methods decide
- * those).  A flag left may become 2 (two pairs of nonzero factors seen): still flagged.
+ * those).  A flag left may become 2 (a pair of nonzero factors seen, or an element
+ * ozb_one_product declined): still flagged, and the walks skip it.
  * Returns the flags cleared. */
 int64_t ozb_exact_zero_products(const ozb_problem *pr, uint8_t *fail);
 /* One element known to have only zero products (alpha, beta finite): RN(beta c) written and
