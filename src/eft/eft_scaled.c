@@ -14,37 +14,49 @@
 #include "eft/eft_dot.h"
 #include "eft/eft_deep.h"
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
 
-/* max |v(i, l)| over rows x k; -1 where some element is not finite; or, as soon as an
- * element above `stop` is met, that element (the caller then scales nothing whatever the
- * rest holds: this check runs on every call the first level left undecided, and on the
- * common data the first element decides it) */
+/* max |v(i, l)| over rows x k; -1 where some element is not finite; or, once a line of v (a
+ * column or row as it lies in memory) shows an element above `stop`, the largest so far (the
+ * caller then scales nothing whatever the rest holds, and a non-finite element leads it to the
+ * same: this check runs on every call the first level left undecided, and on the common data
+ * the first line decides it).  Lines in memory order, on the magnitudes' bit patterns: for
+ * nonnegative doubles the integer order is the numeric order, and a pattern from
+ * 0x7ff0000000000000 on is an Inf or NaN; integer operations, which the compiler vectorizes
+ * where this library's floating-point flags keep comparisons scalar. */
 static double view_max(const ozb_view *v, int64_t rows, int64_t k, double stop)
 {
+    const int by_l = v->rs == 1;                 /* lines along i (columns of op(A)) */
+    const int64_t nline = by_l ? k : rows, len = by_l ? rows : k, step = by_l ? v->rs : v->cs;
+    const uint64_t mag = 0x7fffffffffffffffull, inf = 0x7ff0000000000000ull;
     double mx = 0.0;
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t l = 0; l < k; l++) {
-            const double a = fabs(ozb_view_at(v, i, l));
-            if (!isfinite(a)) return -1.0;
-            if (a > mx) mx = a;
-            if (a > stop) return a;
+    for (int64_t q = 0; q < nline; q++) {
+        const double *p = v->p + q * (by_l ? v->cs : v->rs);
+        uint64_t lm = 0;
+        for (int64_t t = 0; t < len; t++) {
+            uint64_t b;
+            memcpy(&b, &p[t * step], sizeof b);
+            b &= mag;
+            lm = b > lm ? b : lm;
         }
+        if (lm >= inf) return -1.0;
+        double l;
+        memcpy(&l, &lm, sizeof l);
+        if (l > mx) mx = l;
+        if (mx > stop) return mx;
+    }
     return mx;
 }
 
+/* max |c| over C, -1 where some element is not finite: view_max on C^T's view, whose lines
+ * are C's columns (contiguous in a column-major C) */
 static double c_max(const ozb_problem *pr)
 {
-    double mx = 0.0;
-    for (int64_t j = 0; j < pr->n; j++)
-        for (int64_t i = 0; i < pr->m; i++) {
-            const double c = fabs(pr->c[i * pr->crs + j * pr->ccs]);
-            if (!isfinite(c)) return -1.0;
-            if (c > mx) mx = c;
-        }
-    return mx;
+    const ozb_view cv = { pr->c, pr->ccs, pr->crs };   /* C^T's view: its lines are C's columns */
+    return view_max(&cv, pr->n, pr->m, INFINITY);
 }
 
 /* s and the side it scales (0: op(A), 1: op(B)); s = 0: none */
