@@ -237,7 +237,7 @@ static int64_t group_fma(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
 
 static int64_t group(const tiny_t *t, int64_t i, int64_t nr, int64_t j)
 {
-    if (t->pr->k == 1 && (t->pr->beta == 0.0 || t->pr->beta == 1.0 || t->pr->beta == -1.0)) return group_fma(t, i, nr, j);
+    if (t->pr->k == 1 && ozb_one_product_beta(t->pr->beta)) return group_fma(t, i, nr, j);
     return group_sums(t, i, nr, j);
 }
 

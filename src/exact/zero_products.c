@@ -19,7 +19,7 @@ enum { CAND = 256 };          /* candidate rows per pass of a column (on the sta
 /* whether elements with one nonzero product are taken (ozb_one_product's alpha and beta) */
 static int ones(const ozb_problem *pr)
 {
-    return (pr->alpha == 1.0 || pr->alpha == -1.0) && (pr->beta == 0.0 || pr->beta == 1.0 || pr->beta == -1.0);
+    return (pr->alpha == 1.0 || pr->alpha == -1.0) && ozb_one_product_beta(pr->beta);
 }
 
 /* element (i, j)'s pairs: -1 where every product is zero, l where the pair l alone has two

@@ -36,6 +36,9 @@ static inline int ozb_one_product(double a, double b, double beta, double c, dou
     return (v != 0.0 || a == 0.0 || b == 0.0 || fabs(a * b) >= 0x1p-960) && fabs(v) <= 0x1.fffffffffffffp1023;
 }
 
+/* the beta ozb_one_product takes: 0 or +-1 (beta c exact) */
+static inline int ozb_one_product_beta(double beta) { return beta == 0.0 || beta == 1.0 || beta == -1.0; }
+
 /* For every flagged element (fail: m n flags, column-major) whose products op(A)(i, l)
  * op(B)(l, j) are all exactly zero (for each l one factor is zero and the other finite):
  * writes RN(beta c) (+0 where beta or c is zero: the contract's exact zero) and clears its
