@@ -29,7 +29,7 @@ static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
  * where this library's floating-point flags keep comparisons scalar. */
 static double view_max(const ozb_view *v, int64_t rows, int64_t k, double stop)
 {
-    const int by_l = v->rs == 1;                 /* lines along i (columns of op(A)) */
+    const int by_l = v->rs == 1;                 /* lines along i (contiguous where rs = 1) */
     const int64_t nline = by_l ? k : rows, len = by_l ? rows : k, step = by_l ? v->rs : v->cs;
     const uint64_t mag = 0x7fffffffffffffffull, inf = 0x7ff0000000000000ull;
     double mx = 0.0;
@@ -51,11 +51,11 @@ static double view_max(const ozb_view *v, int64_t rows, int64_t k, double stop)
     return mx;
 }
 
-/* max |c| over C, -1 where some element is not finite: view_max on C^T's view, whose lines
- * are C's columns (contiguous in a column-major C) */
+/* max |c| over C, -1 where some element is not finite: view_max on C^T's view (element (j, i)
+ * is C(i, j)), whose lines are C's columns where its rows are contiguous (crs = 1) */
 static double c_max(const ozb_problem *pr)
 {
-    const ozb_view cv = { pr->c, pr->ccs, pr->crs };   /* C^T's view: its lines are C's columns */
+    const ozb_view cv = { pr->c, pr->ccs, pr->crs };
     return view_max(&cv, pr->n, pr->m, INFINITY);
 }
 
