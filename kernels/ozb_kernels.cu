@@ -389,6 +389,24 @@ __global__ void k_crt_flagged(const uint8_t *flags, int64_t ne, int64_t cap, dou
         }
 }
 
+/* the window of the flagged elements of an m-row array (rows fastest), as maxima only:
+ * win[0] = max(m - 1 - i), win[1] = max i, win[2] = max(n - 1 - j), win[3] = max j (0 where
+ * none is flagged) */
+__global__ void k_crt_window(const uint8_t *flags, int64_t m, int64_t ne, unsigned long long *win)
+{
+    const int64_t n = ne / m;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < ne; e += (int64_t)gridDim.x * blockDim.x)
+        if (flags[e]) {
+            const int64_t j = e / m, i = e - j * m;
+            const unsigned long long v[4] = { (unsigned long long)(m - 1 - i), (unsigned long long)i,
+                                              (unsigned long long)(n - 1 - j), (unsigned long long)j };
+            /* the maxima only grow, so a value read stale is at most the current one: an
+             * atomic is skipped only where it would change nothing (few of many contend) */
+            for (int q = 0; q < 4; q++)
+                if (v[q] > win[q]) atomicMax(&win[q], v[q]);
+        }
+}
+
 __global__ void k_crt_out(const ozb_op_crt_out_args g)
 {
     const int64_t ne = g.mbb * g.nbb;
@@ -785,6 +803,13 @@ static int kl_crt_flagged(const uint8_t *flags, int64_t ne, int64_t cap, double 
     return launched();
 }
 
+static int kl_crt_window(const uint8_t *flags, int64_t m, int64_t ne, unsigned long long *win, void *stream)
+{
+    if (ne <= 0) return 0;
+    OZB_LAUNCH(k_crt_window, blocks_for(ne), kThreads, (cudaStream_t)stream)(flags, m, ne, win);
+    return launched();
+}
+
 static int kl_crcr_recon(const void *args, void *stream)
 {
     const ozb_op_crcr_args g = *(const ozb_op_crcr_args *)args;
@@ -861,6 +886,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_crt_hats,
         kl_crt_cert,
         kl_crt_flagged,
+        kl_crt_window,
         kl_shape,
         kl_subst,
         kl_nonfinite_any,

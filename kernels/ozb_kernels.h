@@ -73,6 +73,10 @@ typedef struct ozb_kl_table {
     /* the positions e < ne of the flagged elements (flags[e] != 0), the first cap of them in
      * pos[] in any order, their number counted into *count */
     int (*crt_flagged)(const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos, void *stream);
+    /* the rows and columns the flagged elements of an m-row array span, as maxima: win[0] =
+     * m - 1 - the first row, win[1] = the last, win[2] = n - 1 - the first column, win[3] =
+     * the last (win zeroed first; at least one element flagged) */
+    int (*crt_window)(const uint8_t *flags, int64_t m, int64_t ne, unsigned long long *win, void *stream);
     /* the level-3 shapes: ozb_op_shape_elem for every element of the window (args: an ozb_op_shape) */
     int (*shape)(const void *args, void *stream);
     /* a triangular solve's in-block rows: ozb_op_subst_col for every column (args: an ozb_op_subst) */

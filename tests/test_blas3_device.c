@@ -68,23 +68,24 @@ static void ops_check_staged(ops_t *o, int out, ozblas_status_t sh, ozblas_statu
                   ctx, (long long)info.bytes_to_device, (long long)info.bytes_to_host);
 }
 
-static void ops_check(ops_t *o, int out, ozblas_status_t sh, ozblas_status_t sd, const char *ctx)
-{
-    ops_check_staged(o, out, sh, sd, ctx, 0);
-}
-
 START_TEST(sym)
 {
     /* _i = 3: FIXED with CRT_INT8's ACCURATE scaling, whose row scales read every column of C's
-     * block: the routines must cut C alike on both backends (core/parts.h ozb_cuts_free) */
+     * block: the routines must cut C alike on both backends (core/parts.h ozb_cuts_free);
+     * 4, 5: DOUBLE and FIXED on CRT_INT8, whose device engine leaves out the other triangle */
     const int accurate = _i == 3;
-    const ozblas_mode_t mode = accurate ? OZBLAS_MODE_FIXED : MODES[_i];
-    const char *mname = accurate ? "FIXED CRT_INT8 ACCURATE" : tu_mode_name(mode);
+    const ozblas_mode_t mode = _i < 3 ? MODES[_i] : _i == 4 ? OZBLAS_MODE_DOUBLE : OZBLAS_MODE_FIXED;
+    const char *mname = accurate ? "FIXED CRT_INT8 ACCURATE" : _i == 4 ? "DOUBLE CRT_INT8" : _i == 5 ? "FIXED CRT_INT8"
+                                                                                              : tu_mode_name(mode);
     ozblas_handle_t h = tu_handle(mode), d = device(mode);
-    for (int q = 0; accurate && q < 2; q++) {
+    for (int q = 0; _i >= 3 && q < 2; q++) {
         ck_assert_int_eq(ozblas_set_engine(q ? d : h, OZBLAS_ENGINE_CRT_INT8), OZBLAS_STATUS_SUCCESS);
-        ck_assert_int_eq(ozblas_set_crt_scaling(q ? d : h, OZBLAS_CRT_SCALING_ACCURATE), OZBLAS_STATUS_SUCCESS);
+        if (accurate)
+            ck_assert_int_eq(ozblas_set_crt_scaling(q ? d : h, OZBLAS_CRT_SCALING_ACCURATE), OZBLAS_STATUS_SUCCESS);
     }
+    /* the device's workspace small enough that C of order 130 goes in tiles of about 65, each in
+     * blocks of columns or rows, some of them wholly outside C's triangle */
+    if (_i >= 4) ck_assert_int_eq(ozblas_set_workspace_limit(d, 800000), OZBLAS_STATUS_SUCCESS);
     ozref_rng r;
     tu_rng(&r, "blas3_device_sym");
     const int64_t sizes[][2] = { { 1, 1 }, { 5, 9 }, { 70, 3 }, { 130, 20 } };
@@ -104,15 +105,17 @@ START_TEST(sym)
                 snprintf(ctx, sizeof ctx, "dsyrk %s n=%d k=%d lower=%d trans=%d", mname, (int)n, (int)k, lower, tr);
                 ops_put(&o, 0, A, (size_t)(lda * ca));
                 ops_put(&o, 1, C, (size_t)(ldc * n));
-                ops_check(&o, 1, ozblas_dsyrk(h, ul, op, n, k, alpha, o.h[0], lda, beta, o.h[1], ldc),
-                          ozblas_dsyrk(d, ul, op, n, k, alpha, o.d[0], lda, beta, o.d[1], ldc), ctx);
+                /* (DOUBLE on CRT_INT8 may complete some elements through the host: tri's note) */
+                ops_check_staged(&o, 1, ozblas_dsyrk(h, ul, op, n, k, alpha, o.h[0], lda, beta, o.h[1], ldc),
+                                 ozblas_dsyrk(d, ul, op, n, k, alpha, o.d[0], lda, beta, o.d[1], ldc), ctx, _i == 4);
                 memset(&o, 0, sizeof o);
                 snprintf(ctx, sizeof ctx, "dsyr2k %s n=%d k=%d lower=%d trans=%d", mname, (int)n, (int)k, lower, tr);
                 ops_put(&o, 0, A, (size_t)(lda * ca));
                 ops_put(&o, 1, B, (size_t)(lda * ca));
                 ops_put(&o, 2, C, (size_t)(ldc * n));
-                ops_check(&o, 2, ozblas_dsyr2k(h, ul, op, n, k, alpha, o.h[0], lda, o.h[1], lda, beta, o.h[2], ldc),
-                          ozblas_dsyr2k(d, ul, op, n, k, alpha, o.d[0], lda, o.d[1], lda, beta, o.d[2], ldc), ctx);
+                ops_check_staged(&o, 2, ozblas_dsyr2k(h, ul, op, n, k, alpha, o.h[0], lda, o.h[1], lda, beta, o.h[2], ldc),
+                                 ozblas_dsyr2k(d, ul, op, n, k, alpha, o.d[0], lda, o.d[1], lda, beta, o.d[2], ldc), ctx,
+                                 _i == 4);
                 /* dsymm: S (n x n, symmetric from its triangle) times an n x k or k x n B */
                 const int left = tr;
                 const int64_t m2 = left ? n : k, n2 = left ? k : n, lds = n + 2;
@@ -123,8 +126,9 @@ START_TEST(sym)
                 ops_put(&o, 1, Bm, (size_t)((m2 + 1) * n2));
                 ops_put(&o, 2, Cm, (size_t)(m2 * n2));
                 const ozblas_side_t sd = left ? OZBLAS_LEFT : OZBLAS_RIGHT;
-                ops_check(&o, 2, ozblas_dsymm(h, sd, ul, m2, n2, alpha, o.h[0], lds, o.h[1], m2 + 1, beta, o.h[2], m2),
-                          ozblas_dsymm(d, sd, ul, m2, n2, alpha, o.d[0], lds, o.d[1], m2 + 1, beta, o.d[2], m2), ctx);
+                ops_check_staged(&o, 2, ozblas_dsymm(h, sd, ul, m2, n2, alpha, o.h[0], lds, o.h[1], m2 + 1, beta, o.h[2], m2),
+                                 ozblas_dsymm(d, sd, ul, m2, n2, alpha, o.d[0], lds, o.d[1], m2 + 1, beta, o.d[2], m2), ctx,
+                                 _i == 4);
                 free(A); free(B); free(C); free(S); free(Bm); free(Cm);
             }
     ozblas_destroy(h);
@@ -135,15 +139,21 @@ END_TEST
 
 START_TEST(tri)
 {
-    const ozblas_mode_t mode = MODES[_i];
+    /* _i = 3, 4: DOUBLE and FIXED on CRT_INT8, whose device engine leaves out op(T)'s zeros */
+    const ozblas_mode_t mode = _i < 3 ? MODES[_i] : _i == 3 ? OZBLAS_MODE_DOUBLE : OZBLAS_MODE_FIXED;
+    const char *mname = _i == 3 ? "DOUBLE CRT_INT8" : _i == 4 ? "FIXED CRT_INT8" : tu_mode_name(mode);
     ozblas_handle_t h = tu_handle(mode), d = device(mode);
+    for (int q = 0; _i >= 3 && q < 2; q++)
+        ck_assert_int_eq(ozblas_set_engine(q ? d : h, OZBLAS_ENGINE_CRT_INT8), OZBLAS_STATUS_SUCCESS);
+    if (_i >= 3) ck_assert_int_eq(ozblas_set_workspace_limit(d, 800000), OZBLAS_STATUS_SUCCESS);   /* tiles: sym's note */
     ozref_rng r;
     tu_rng(&r, "blas3_device_tri");
-    /* 150 x 5: DTRMM's blocks of 64 (where its results are RN(exact)) and DTRSM's of 16 */
-    const int64_t sizes[][2] = { { 1, 1 }, { 7, 3 }, { 3, 7 }, { 40, 17 }, { 150, 5 } };
+    /* 150 x 5: DTRMM's blocks of 64 (where its results are RN(exact)) and DTRSM's of 16; the
+     * device's products by blocks of op(T)'s rows (left, 150) and columns (right, 130) */
+    const int64_t sizes[][2] = { { 1, 1 }, { 7, 3 }, { 3, 7 }, { 40, 17 }, { 150, 5 }, { 9, 130 } };
     char ctx[200];
     int c = 0;
-    for (size_t s = 0; s < 5; s++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int left = 0; left < 2; left++)
             for (int lower = 0; lower < 2; lower++)
                 for (int tr = 0; tr < 2; tr++)
@@ -169,7 +179,7 @@ START_TEST(tri)
                         for (int solve = 0; solve < 2; solve++) {
                             ops_t o = { 0 };
                             snprintf(ctx, sizeof ctx, "%s %s %dx%d left=%d lower=%d trans=%d unit=%d alpha=%g",
-                                     solve ? "dtrsm" : "dtrmm", tu_mode_name(mode), (int)m, (int)n, left, lower, tr, unit, alpha);
+                                     solve ? "dtrsm" : "dtrmm", mname, (int)m, (int)n, left, lower, tr, unit, alpha);
                             ops_put(&o, 0, A, (size_t)(lda * ka));
                             ops_put(&o, 1, B, (size_t)(ldb * n));
                             ozblas_status_t sh, sv;
@@ -180,7 +190,10 @@ START_TEST(tri)
                                 sh = ozblas_dtrmm(h, sd, ul, op, dg, m, n, alpha, o.h[0], lda, o.h[1], ldb);
                                 sv = ozblas_dtrmm(d, sd, ul, op, dg, m, n, alpha, o.d[0], lda, o.d[1], ldb);
                             }
-                            ops_check(&o, 1, sh, sv, ctx);
+                            /* DOUBLE on CRT_INT8: the elements its certificate leaves are
+                             * completed correctly rounded, which some small shapes do through
+                             * the host (reported in the info); the bits are checked all the same */
+                            ops_check_staged(&o, 1, sh, sv, ctx, _i == 3);
                         }
                         free(A); free(B);
                     }
@@ -252,8 +265,8 @@ static Suite *suite(void)
     Suite *s = suite_create("blas3_device");
     TCase *t = tcase_create("device");
     tcase_set_timeout(t, tu_timeout(900));
-    tcase_add_loop_test(t, sym, 0, 4);
-    tcase_add_loop_test(t, tri, 0, 3);
+    tcase_add_loop_test(t, sym, 0, 6);
+    tcase_add_loop_test(t, tri, 0, 5);
     tcase_add_loop_test(t, tri_specials, 0, 3);
     suite_add_tcase(s, t);
     return s;

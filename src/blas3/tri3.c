@@ -1,5 +1,6 @@
 /* ozblas_dtrmm (a DGEMM problem on op(T) made whole and a copy of B, in the handle's mode; in
- * blocks that leave out op(T)'s zeros where the results are RN(exact)) and
+ * blocks that leave out op(T)'s zeros where the results are RN(exact), or one problem whose
+ * engine leaves them out itself) and
  * ozblas_dtrsm (the fixed-block rule of CONTRACT §6, shapes/trsolve.c).  The operands are
  * shaped in the handle's memory (shapes/shape_ops.c), so a CUDA handle computes both on the
  * device. */
@@ -123,9 +124,14 @@ static ozblas_status_t trmm(ozblas_handle_t h, const tri3_call *c, int64_t m, in
         pr.a = (ozb_view){ bc, 1, m };
         pr.b = (ozb_view){ full, ka, 1 };
     }
-    /* blocks of at least the backend's min_block (core/backend.h) */
+    /* one problem, told op(T)'s zeros, which a backend may leave out (core/problem.h; left,
+     * a(i, l) = op(T)(i, l); right, b(j, l) = op(T)(l, j)); or blocks of at least the
+     * backend's min_block (core/backend.h), where that backend's engine does not */
     const int64_t bk = h->be->min_block > TRMM_BLOCK ? h->be->min_block : TRMM_BLOCK;
-    if (!ozb_run_rounds_exact(h) || ka <= bk) rs = ozb_run(h, &pr);
+    ozb_problem whole = pr;
+    whole.zeros = left ? (lower ? OZB_ZEROS_A_KLE : OZB_ZEROS_A_KGE) : (lower ? OZB_ZEROS_B_KGE : OZB_ZEROS_B_KLE);
+    if (!ozb_run_rounds_exact(h) || ka <= bk || (h->be->whole_triangles && h->be->whole_triangles(h, &whole)))
+        rs = ozb_run(h, &whole);
     else rs = trmm_blocks(h, &pr, left, lower, ka, m, bk, full, bc, B, ldb);
     if (rs != OZBLAS_STATUS_SUCCESS || (ozb_host_operands(h) && ozb_all_finite(bc, m * n))) return rs;
     /* where B holds Inf or NaN: the elements its absent zeros reached, on the triangle alone

@@ -57,6 +57,11 @@ typedef struct ozb_backend {
      * on an H200).  A choice of shape, taken only where no bit depends on it (core/parts.h
      * ozb_cuts_free; DTRMM's blocks: correctly rounded results). */
     int64_t min_block;
+    /* Optional (NULL: 0): 1 where the engine that computes pr on this handle's backend leaves
+     * out the products a problem's tri and zeros mark (core/problem.h), so that a level-3
+     * routine gives one problem where it would cut C into blocks: a choice of shape, taken
+     * only where no bit depends on it, as min_block. */
+    int (*whole_triangles)(ozblas_handle_t h, const ozb_problem *pr);
     /* Optional (NULL, 0: the operands are host memory and the host stages compute every
      * call): the backend's own stages (core/stage.h) on its memory, walked before the host
      * ones, each deciding the whole call or declining with C as it was. */

@@ -16,6 +16,7 @@ typedef struct {
     int      c_host;           /* c is host memory on a device handle too (DOT's result)  */
     int      tri;              /* OZB_TRI_*: the elements of C the caller keeps (shapes.c) */
     const uint8_t *want;       /* NULL, or the elements the caller keeps: want[i + j m] != 0 */
+    int      zeros;            /* OZB_ZEROS_*: where op(A) or op(B)^T is known to be zero    */
 } ozb_problem;
 
 /* A square C of which the caller keeps one triangle (a diagonal block of DSYRK's in a scratch
@@ -23,6 +24,12 @@ typedef struct {
  * triangle is in C's own coordinates, so a problem on part of C has OZB_TRI_ALL
  * (ozb_problem_part). */
 enum { OZB_TRI_ALL = 0, OZB_TRI_LOWER = 1 /* i >= j */, OZB_TRI_UPPER = 2 /* i <= j */ };
+
+/* An operand zero beyond one triangle (DTRMM's op(T) made whole): for a view x(r, l), KLE
+ * says x(r, l) = 0 where l > r, KGE where l < r.  A backend may leave those products out (they
+ * are exact zeros: no bit depends on it).  In the operands' own coordinates, so a problem on
+ * part of C has OZB_ZEROS_NONE (ozb_problem_part). */
+enum { OZB_ZEROS_NONE = 0, OZB_ZEROS_A_KLE, OZB_ZEROS_A_KGE, OZB_ZEROS_B_KLE, OZB_ZEROS_B_KGE };
 
 /* The same for any set of elements: `want` (the flags of a stage's remainder, computed whole
  * into a copy of C by the executor, which copies back only those).  Both in C's own
@@ -35,12 +42,13 @@ static inline int ozb_kept(const ozb_problem *pr, int64_t i, int64_t j)
 }
 
 /* A copy of pr to be made a problem on part of C (another origin or shape): every element
- * kept, as tri and want are C's own */
+ * kept, as tri and want are C's own, and no zeros known, as those are the operands' own */
 static inline ozb_problem ozb_problem_part(const ozb_problem *pr)
 {
     ozb_problem s = *pr;
     s.tri = OZB_TRI_ALL;
     s.want = NULL;
+    s.zeros = OZB_ZEROS_NONE;
     return s;
 }
 

@@ -153,6 +153,18 @@ static const ozb_stage cuda_stages[] = {
     { .name = "resident slices", .eligible = slice_format, .run = slices_run, .skip = OZB_ST_NEXT },
 };
 
+/* The CRT engines leave out the products pblocks.c finds: the exact CRT GEMM, which computes
+ * the correctly rounded calls (DOUBLE's too on the slice formats: dispatch/plan.h) of more
+ * than 8 columns where the CRT is on, and the CRT_INT8 format's; not where the host stages
+ * compute every call (OZBLAS_CUDA_STAGED) */
+static int whole_triangles(ozblas_handle_t h, const ozb_problem *pr)
+{
+    if (h->knobs.cuda_staged) return 0;
+    const int cr = h->mode == OZBLAS_MODE_CORRECTLY_ROUNDED ||
+                   (h->mode == OZBLAS_MODE_DOUBLE && h->engine != OZBLAS_ENGINE_CRT_INT8);
+    return cr ? pr->n > 8 && !h->knobs.no_crt : h->engine == OZBLAS_ENGINE_CRT_INT8;
+}
+
 static void close_dev(ozblas_handle_t h) { ozb_dev_close(h->dev); h->dev = NULL; }
 
 static const ozb_backend cuda_backend = {
@@ -170,6 +182,7 @@ static const ozb_backend cuda_backend = {
     .subst = subst,
     .nonfinite = nonfinite,
     .min_block = 1024,
+    .whole_triangles = whole_triangles,
     .stages = cuda_stages,
     .nstages = (int)(sizeof cuda_stages / sizeof cuda_stages[0]),
     .host_begin = ozb_stage_begin,

@@ -332,6 +332,9 @@ int ozb_dev_crt_cert(ozb_dev *d, const ozb_op_crt_cert_args *g, double *count) {
 int ozb_dev_crt_flagged(ozb_dev *d, const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos)
 { return KL(crt_flagged, flags, ne, cap, count, pos); }
 
+int ozb_dev_crt_window(ozb_dev *d, const uint8_t *flags, int64_t m, int64_t ne, uint64_t *win)
+{ return KL(crt_window, flags, m, ne, (unsigned long long *)win); }
+
 int ozb_dev_crt_quant(ozb_dev *d, const ozb_view *v, int64_t r0, int64_t rows, int64_t l0, int64_t kbb, const int32_t *e,
                       int bits, int64_t kbp, int8_t *lo, int8_t *hi)
 {

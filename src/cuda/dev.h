@@ -171,6 +171,9 @@ int ozb_dev_crt_cert(ozb_dev *d, const ozb_op_crt_cert_args *g, double *count);
 /* the positions e < ne of the flagged elements, the first cap in pos[] (any order), their
  * number added to the device double *count */
 int ozb_dev_crt_flagged(ozb_dev *d, const uint8_t *flags, int64_t ne, int64_t cap, double *count, int64_t *pos);
+/* the window of the flagged elements of an m-row array, as the maxima of kernels/ozb_kernels.h's
+ * crt_window (win: 4 device uint64, zeroed first) */
+int ozb_dev_crt_window(ozb_dev *d, const uint8_t *flags, int64_t m, int64_t ne, uint64_t *win);
 /* C(i0 + i, j0 + j) = ozb_op_sum_elem(g, i, j) for i < g->mb, j < g->nb. */
 int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 /* ---- the certified DOT (cuda/resident_eft.c; kernels/ozb_eft_ops.h) ---- */

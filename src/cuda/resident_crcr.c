@@ -11,7 +11,8 @@
  *                  mode (ozb_op_crt_res with ka: M's residue times 2^sh mod m), in groups of at
  *                  most 20 moduli, k padded to 16;
  *   products       one cublasGemmStridedBatchedEx per k-block over all moduli (TN, int32:
- *                  |products| <= 128 * 128, 2^16 terms < 2^30); later k-blocks folded;
+ *                  |products| <= 128 * 128, 2^16 terms < 2^30); later k-blocks folded; by
+ *                  blocks where C keeps a triangle or an operand has zeros (pblocks.c);
  *   output         Garner, Horner and one rounding per element (kernels/ozb_crcr_ops.h).
  * The result is RN(exact), unique: the CPU's bits, whatever s (a bound looser than the CPU's
  * 2-norms can only add moduli).  Where a row holds Inf/NaN or spans more than 400 bits, C holds
@@ -23,6 +24,7 @@
 #include "cuda/resident.h"
 #include "cuda/dev.h"
 #include "cuda/stage.h"
+#include "cuda/pblocks.h"
 #include "crt/crt.h"
 #include "crt/crt_consts.h"
 #include "crt/crt_garner.h"
@@ -179,13 +181,16 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
             r->ka = side ? dka + m : dka;            /* the exact scaling */
             r->pw = dpw + (size_t)g * CRCR_GROUP * OZB_OP_CRCR_SHMAX;
         }
-    double tres = 0.0, tmul = 0.0, tsum = 0.0;
+    double tres = 0.0, tmul = 0.0, tsum = 0.0, flops = 0.0;   /* 2 m n k of each GEMM, every modulus */
     int64_t calls = 0;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
             const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
             int32_t *later = acc + (size_t)s * (size_t)ne;
+            ozb_pblock pb[OZB_PBLOCKS_MAX];
+            const int npb = nkb == 1 ? ozb_pblocks(pr, i0, mbb, j0, nbb, kbp, pb) : 0;
+            if (npb < 0) continue;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 const double ta = ozb_now();
@@ -196,6 +201,7 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
                 }
                 const double tb = ozb_now();
                 tres += tb - ta;
+                if (npb) break;                            /* by blocks, below */
                 int32_t *dst = kk ? later : acc;
                 DEV(ozb_dev_gemm_batched(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, RA, kbp, mbb * kbp, RB, kbp, nbb * kbp,
                                          dst, mbb, ne, s));
@@ -204,11 +210,19 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
                     DEV(ozb_dev_crt_fold(dev, acc + (size_t)t * ne, later + (size_t)t * ne, ne, ozb_crt_moduli[t]));
                 tmul += ozb_now() - tb;
             }
-            const double te = ozb_now();
-            const ozb_op_crcr_args g = { acc, ne, mbb, nbb, i0, j0, dka, dka + m, pr->alpha, pr->beta,
-                                         pr->c, pr->crs, pr->ccs, use_c, dk, dok };
-            DEV(ozb_dev_crcr_recon(dev, &g));
-            tsum += ozb_now() - te;
+            /* the whole tile, or each block (pblocks.h): its products, then its output */
+            const ozb_ptile tile = { RA, RB, mbb, nbb, kbp, k, s, acc };
+            for (int u = 0; u < (npb ? npb : 1); u++) {
+                ozb_pblock bk;
+                DEV(ozb_ptile_block(dev, &tile, pb, npb, u, &bk, &calls, &flops, &tmul));
+                const ozb_pblock *b = &bk;
+                const int64_t rows = b->r1 - b->r0, cols = b->c1 - b->c0, nq = rows * cols;
+                const double te = ozb_now();
+                const ozb_op_crcr_args g = { acc, nq, rows, cols, i0 + b->r0, j0 + b->c0, dka, dka + m, pr->alpha,
+                                             pr->beta, pr->c, pr->crs, pr->ccs, use_c, dk, dok };
+                DEV(ozb_dev_crcr_recon(dev, &g));
+                tsum += ozb_now() - te;
+            }
         }
     }
     int ok = 0;
@@ -218,6 +232,7 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_NEARSUM, 0);
     ozb_info_crt(info, s, m, n, k, calls, calls * s, (t1 - t0) + tres, tmul, tsum);
     ozb_info_tiles(info, m, n, mb, nb, kb);
+    info->gemm_flops = flops;
     info->seconds_total = ozb_now() - t0;
 out:
 #undef DEV

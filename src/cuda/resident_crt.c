@@ -6,13 +6,16 @@
  *   residues     int8 of each modulus' class, centred, k padded to 16 (one kernel per side);
  *   products     one cublasGemmStridedBatchedEx per k-block over all moduli (INT8 tensor
  *                cores, int32 accumulation: |products| <= 128 * 128, 2^16 terms < 2^30);
- *                later k-blocks folded modulo each modulus;
+ *                later k-blocks folded modulo each modulus; where C keeps one triangle or
+ *                an operand is zero beyond one (one k-block), a GEMM per block of columns or
+ *                rows over the products left (pblocks.c), each block's C' and output after it;
  *   C'           the reconstruction kernel (ozb_op_crt_recon), then alpha 2^p C' + beta C per
  *                element (ozb_op_crt_out), written into the device's C;
  *   DOUBLE       crt.c's per-element certificate first (the lower bound of |A||B| by one more
  *                exact INT8 GEMM of the rows' 7-bit operands, ozb_op_crt_cert_item), the
  *                flagged elements counted on the device; where some are flagged, the whole
- *                call correctly rounded into a device copy of C by the resident CR engines
+ *                call (or the window of rows and columns that holds them, where that is at
+ *                most half of C) correctly rounded into a device copy of C by the resident CR engines
  *                (error-free GEMV columns, the exact CRT GEMM), whose values the output step
  *                takes for exactly those elements.  Where that engine declines, the call
  *                declines before writing C (staged, and reported in the info).
@@ -26,6 +29,7 @@
 #include "cuda/dev.h"
 #include "cuda/stage.h"
 #include "cuda/crt_bounds.h"
+#include "cuda/pblocks.h"
 #include "crt/crt.h"
 #include "crt/crt_gemm.h"
 #include "core/format.h"
@@ -49,12 +53,6 @@ static int any_bad(const rowscale_t *r, int64_t n)
     return 0;
 }
 
-/* DOUBLE mode's elements the certificate left, correctly rounded on the device by the resident
- * CR engines (a few: each alone; else the error-free GEMV, a column at a time where n <= 8, or
- * the exact CRT GEMM beyond):
- * all of them (and n == 1 or n > 8), the call itself, written into C (*direct = 1); else the
- * whole call into a copy of C in device memory, *wp that problem (its C the values).  NOT_SUPPORTED where an engine
- * declines (C and every output as they were).  Called with the device unlocked. */
 /* Few elements left (at most OZB_CRT_FEW): each alone, a DOT of its row and column by the
  * error-free sums into its place in the copy w of C (a whole call would cost a CR GEMM for a
  * handful of elements).  Their positions come to the host: 8 bytes each.  NOT_SUPPORTED where
@@ -76,7 +74,7 @@ static ozblas_status_t complete_few(ozblas_handle_t h, const ozb_problem *pr, co
     if (rc) return OZBLAS_STATUS_EXECUTION_FAILED;
     for (int64_t q = 0; q < nflag; q++) {
         const int64_t gi = pos[q] % pr->m, gj = pos[q] / pr->m;
-        ozb_problem e = *w;
+        ozb_problem e = ozb_problem_part(w);
         e.m = 1; e.n = 1;
         e.a.p += gi * w->a.rs;
         e.b.p += gj * w->b.rs;
@@ -87,6 +85,39 @@ static ozblas_status_t complete_few(ozblas_handle_t h, const ozb_problem *pr, co
     return OZBLAS_STATUS_SUCCESS;
 }
 
+/* Many elements left, in few rows or columns (DTRMM's first rows, whose sums are short): *w,
+ * the whole call into the copy of C, made the window of rows and columns that holds them, where
+ * that is at most half of C.  win: 4 uint64 of device scratch. */
+static ozblas_status_t window(ozblas_handle_t h, const uint8_t *flags, int64_t m, int64_t n, uint64_t *win,
+                              ozb_problem *w)
+{
+    ozb_dev *dev = h->dev;
+    const uint64_t zero[4] = { 0, 0, 0, 0 };
+    uint64_t hw[4];
+    const int tok = ozb_dev_lock(dev);
+    const int rc = ozb_dev_put(dev, win, 32, zero, 32, 32, 1) || ozb_dev_crt_window(dev, flags, m, m * n, win) ||
+                   ozb_dev_get(dev, hw, 32, win, 32, 32, 1);
+    ozb_dev_unlock(dev, tok);
+    if (rc) return OZBLAS_STATUS_EXECUTION_FAILED;
+    const int64_t r0 = m - 1 - (int64_t)hw[0], r1 = (int64_t)hw[1] + 1, c0 = n - 1 - (int64_t)hw[2], c1 = (int64_t)hw[3] + 1;
+    if (2 * (r1 - r0) * (c1 - c0) > m * n) return OZBLAS_STATUS_SUCCESS;
+    ozb_problem v = ozb_problem_part(w);   /* (each element's value is its own row's and column's) */
+    v.m = r1 - r0;
+    v.n = c1 - c0;
+    v.a.p += r0 * w->a.rs;
+    v.b.p += c0 * w->b.rs;
+    v.c += r0 * w->crs + c0 * w->ccs;
+    *w = v;
+    return OZBLAS_STATUS_SUCCESS;
+}
+
+/* DOUBLE mode's elements the certificate left, correctly rounded on the device by the resident
+ * CR engines (a few: each alone; else the error-free GEMV, a column at a time where n <= 8, or
+ * the exact CRT GEMM beyond): all of them (and n == 1 or n > 8), the call itself, written into
+ * C (*direct = 1); else the whole call, or its window of the flagged rows and columns, into a
+ * copy of C in device memory, *wp the whole call's problem on that copy (its C the values).
+ * NOT_SUPPORTED where an engine declines (C and every output as they were).  Called with the
+ * device unlocked. */
 static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_t nflag, const uint8_t *flags,
                                 ozb_problem *wp, int *direct)
 {
@@ -96,7 +127,7 @@ static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_
     if (nflag < pr->m * pr->n || (pr->n > 1 && pr->n <= 8)) {
         *direct = 0;
         const size_t mn = (size_t)(pr->m * pr->n);
-        double *W = ozb_dev_buf(h->dev, OZB_DBUF_ALT, sizeof(double) * (mn + 1 + OZB_CRT_FEW));
+        double *W = ozb_dev_buf(h->dev, OZB_DBUF_ALT, sizeof(double) * (mn + 1 + OZB_CRT_FEW + 4));
         if (!W) return OZBLAS_STATUS_NOT_SUPPORTED;
         int tok = ozb_dev_enter(h->dev);
         ozblas_status_t cs = ozb_stage_c_copy(h, pr, W, &w);
@@ -109,13 +140,14 @@ static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_
             cs = ozb_stage_c_copy(h, pr, W, &w);
             ozb_dev_leave(h->dev, tok);
             if (cs != OZBLAS_STATUS_SUCCESS) return cs;
-        }
+        } else if ((cs = window(h, flags, pr->m, pr->n, (uint64_t *)(W + mn + 1 + OZB_CRT_FEW), &w)) != OZBLAS_STATUS_SUCCESS)
+            return cs;
     }
     if (w.n == 1) return ozb_resident_eft_run(h, &w, &cr);
     if (w.n > 8) return ozb_resident_crcr_run(h, &w, &cr);
     /* 2 to 8 columns: a GEMV each (an element's value is its own row's and column's) */
     for (int64_t j = 0; j < w.n; j++) {
-        ozb_problem col = w;
+        ozb_problem col = ozb_problem_part(&w);
         col.n = 1;
         col.b.p += j * w.b.rs;
         col.c += j * w.ccs;
@@ -263,13 +295,16 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
         saved = 1;
         st = OZBLAS_STATUS_EXECUTION_FAILED;
     }
-    double tres = 0.0, tmul = 0.0, tsum = 0.0;
+    double tres = 0.0, tmul = 0.0, tsum = 0.0, flops = 0.0;   /* 2 m n k of each GEMM, every modulus */
     int64_t calls = 0;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
             const int64_t mbb = mb < m - i0 ? mb : m - i0, ne = mbb * nbb;
             int32_t *later = acc + (size_t)s * (size_t)ne;
+            ozb_pblock pb[OZB_PBLOCKS_MAX];
+            const int npb = nkb == 1 ? ozb_pblocks(pr, i0, mbb, j0, nbb, kbp, pb) : 0;
+            if (npb < 0) continue;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
                 double ta = ozb_now();
@@ -277,6 +312,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
                 DEV(ozb_dev_crt_residues(dev, &pr->b, j0, nbb, l0, kbb, df1B, df2B, &rc, kbp, RB));
                 double tb = ozb_now();
                 tres += tb - ta;
+                if (npb) break;                            /* by blocks, below */
                 /* C_t (mbb x nbb) = RA_t^T RB_t for every modulus t in one batched call */
                 int32_t *dst = kk ? later : acc;
                 DEV(ozb_dev_gemm_batched(dev, OZB_DT_S8, 1, 0, mbb, nbb, kbp, RA, kbp, mbb * kbp, RB, kbp, nbb * kbp,
@@ -286,15 +322,23 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
                     DEV(ozb_dev_crt_fold(dev, acc + (size_t)t * ne, later + (size_t)t * ne, ne, ozb_crt_moduli[t]));
                 tmul += ozb_now() - tb;
             }
-            const double te = ozb_now();
-            DEV(ozb_dev_crt_recon(dev, acc, ne, &kc, val));
-            const ozb_op_crt_out_args g = { val, mbb, nbb, i0, j0, deA, dkA, deB, dkB, pr->alpha, pr->beta,
-                                            pr->c_host ? val : pr->c, pr->c_host ? 0 : pr->crs, pr->c_host ? 0 : pr->ccs,
-                                            use_c, nflag ? flags : NULL, m, nflag ? wp.c : NULL, nflag ? wp.crs : 0,
-                                            nflag ? wp.ccs : 0 };
-            DEV(ozb_dev_crt_out(dev, &g));               /* DOT: in place, one element */
-            if (pr->c_host) DEV(ozb_dev_get(dev, pr->c, 8, val, 8, 8, 1));
-            tsum += ozb_now() - te;
+            /* the whole tile, or each block (pblocks.h): its products, C' and output */
+            const ozb_ptile tile = { RA, RB, mbb, nbb, kbp, k, s, acc };
+            for (int u = 0; u < (npb ? npb : 1); u++) {
+                ozb_pblock bk;
+                DEV(ozb_ptile_block(dev, &tile, pb, npb, u, &bk, &calls, &flops, &tmul));
+                const ozb_pblock *b = &bk;
+                const int64_t rows = b->r1 - b->r0, cols = b->c1 - b->c0, nq = rows * cols;
+                const double te = ozb_now();
+                DEV(ozb_dev_crt_recon(dev, acc, nq, &kc, val));
+                const ozb_op_crt_out_args g = { val, rows, cols, i0 + b->r0, j0 + b->c0, deA, dkA, deB, dkB, pr->alpha,
+                                                pr->beta, pr->c_host ? val : pr->c, pr->c_host ? 0 : pr->crs,
+                                                pr->c_host ? 0 : pr->ccs, use_c, nflag ? flags : NULL, m,
+                                                nflag ? wp.c : NULL, nflag ? wp.crs : 0, nflag ? wp.ccs : 0 };
+                DEV(ozb_dev_crt_out(dev, &g));               /* DOT: in place, one element */
+                if (pr->c_host) DEV(ozb_dev_get(dev, pr->c, 8, val, 8, 8, 1));
+                tsum += ozb_now() - te;
+            }
         }
     }
     DEV(ozb_dev_sync(dev));
@@ -302,6 +346,7 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     ozblas_info_t *info = ozb_info_begin(h, OZBLAS_SUM_DOUBLE, cs.alpha);
     ozb_info_crt(info, s, m, n, k, calls, calls * s, (t1 - t0) + tres, tmul, tsum);
     ozb_info_tiles(info, m, n, mb, nb, kb);
+    info->gemm_flops = flops;
     if (nflag) {     /* the completion's counts added, as the host's executor adds a later part's */
         info->gemm_calls += ci.gemm_calls;
         info->slice_products += ci.slice_products;

@@ -115,6 +115,8 @@ static int eft_orient(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *
     t->crs = pr->ccs; t->ccs = pr->crs;
     t->tri = pr->tri == OZB_TRI_ALL ? OZB_TRI_ALL : OZB_TRI_LOWER + OZB_TRI_UPPER - pr->tri;   /* C^T's */
     t->want = NULL;            /* (indexed as C's: every element of C^T then) */
+    t->zeros = pr->zeros == OZB_ZEROS_NONE ? OZB_ZEROS_NONE
+             : pr->zeros <= OZB_ZEROS_A_KGE ? pr->zeros + 2 : pr->zeros - 2;   /* op(A)'s are op(B)^T's */
     return ozb_eft_eligible(h, t, pl);
 }
 static ozblas_status_t eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,

@@ -104,18 +104,23 @@ static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0,
 }
 
 /* Column blocks of C: one where n <= 512 and the diagonal block's other part is skipped
- * (ozb_run_walks_triangle: from the configuration and shape), else at most 8 of at least 64
+ * (ozb_run_walks_triangle: from the configuration and shape), or where the backend's engines
+ * skip it themselves (whole_triangles, core/backend.h: blocks of TRI_WHOLE_MAX beyond it),
+ * else at most 8 of at least 64
  * columns (at least the backend's min_block, one block up to it on a device, where no bit
  * depends on the cut: ozb_cuts_free).  Each diagonal block is computed in a copy holding only
  * its triangle (the other part of the copy is zero and never copied back, so a stage may skip
  * it: OZB_TRI_*, the error-free GEMM's strips of 8 rows do); the rectangle beside it in
  * place.  The copies are shapes in the handle's memory (shape_ops.c). */
+#define TRI_WHOLE_MAX 8192   /* whole_triangles' blocks: a diagonal block's copy at most 512 MiB */
 static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lower, int rn, int64_t c0, int64_t c1)
 {
     const int64_t n = pr->n, nc = c1 - c0;
     int64_t nb = (nc + 7) / 8;
     nb = nb < 64 ? 64 : (nb + 63) / 64 * 64;
     if (nb < h->be->min_block && ozb_cuts_free(h)) nb = h->be->min_block;
+    if (ozb_cuts_free(h) && h->be->whole_triangles && h->be->whole_triangles(h, pr))
+        nb = nc <= TRI_WHOLE_MAX ? nc : TRI_WHOLE_MAX;
     if (nb > nc || (nc <= 512 && ozb_run_walks_triangle(h, pr, rn))) nb = nc;
     double *t = ozb_shape_buf(h, OZB_BUF_SHAPE_T, sizeof(double) * (size_t)nb * (size_t)nb);
     if (!t) return OZBLAS_STATUS_ALLOC_FAILED;
