@@ -80,9 +80,35 @@ static ozblas_status_t tiny_cancel_run(ozblas_handle_t h, const ozb_problem *pr,
 }
 
 /* ---- small GEMMs: the error-free sums without the streaming GEMM's setup ---- */
+/* C^T = op(B)^T op(A)^T as a problem: each element the same sum of the same products, so the
+ * same unique RN(exact) and the same special values */
+static void transposed(const ozb_problem *pr, ozb_problem *t)
+{
+    *t = *pr;
+    t->m = pr->n; t->n = pr->m;
+    t->a = pr->b; t->b = pr->a;
+    t->crs = pr->ccs; t->ccs = pr->crs;
+    t->tri = pr->tri == OZB_TRI_ALL ? OZB_TRI_ALL : OZB_TRI_LOWER + OZB_TRI_UPPER - pr->tri;   /* C^T's */
+    t->want = NULL;            /* (indexed as C's: every element of C^T then) */
+    t->zeros = pr->zeros == OZB_ZEROS_NONE ? OZB_ZEROS_NONE
+             : pr->zeros <= OZB_ZEROS_A_KGE ? pr->zeros + 2 : pr->zeros - 2;   /* op(A)'s are op(B)^T's */
+}
+
+/* Fewer than 8 rows times more columns (LAPACK's updates of a panel's rows: 5 x 50 x 5), which
+ * the small sums leave to the streaming ones, whose one strip of 8 rows they fill only in
+ * part: worked transposed where C^T's shape is the small sums', their groups of four rows then
+ * running over n (measured faster from 3 to 7 rows; at 8 and 12 rows the streaming sums are
+ * faster, so they keep them) */
+static int small_gemm_orient(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_problem *t)
+{
+    if (pr->m >= 8 || pr->m >= pr->n || ozb_eft_small_gemm_applies(h, pr, pl)) return 0;
+    transposed(pr, t);
+    return ozb_eft_small_gemm_applies(h, t, pl);
+}
 static int small_gemm_eligible(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl)
 {
-    return ozb_eft_small_gemm_applies(h, pr, pl);
+    ozb_problem t;
+    return ozb_eft_small_gemm_applies(h, pr, pl) || small_gemm_orient(h, pr, pl, &t);
 }
 static ozblas_status_t small_gemm_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
                                       int64_t *nfail)
@@ -109,14 +135,7 @@ static size_t eft_bytes(ozblas_handle_t h, const ozb_problem *pr) { return ozb_e
 static int eft_orient(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, ozb_problem *t)
 {
     if (pr->m >= 8 || pr->n < 8) return 0;
-    *t = *pr;
-    t->m = pr->n; t->n = pr->m;
-    t->a = pr->b; t->b = pr->a;
-    t->crs = pr->ccs; t->ccs = pr->crs;
-    t->tri = pr->tri == OZB_TRI_ALL ? OZB_TRI_ALL : OZB_TRI_LOWER + OZB_TRI_UPPER - pr->tri;   /* C^T's */
-    t->want = NULL;            /* (indexed as C's: every element of C^T then) */
-    t->zeros = pr->zeros == OZB_ZEROS_NONE ? OZB_ZEROS_NONE
-             : pr->zeros <= OZB_ZEROS_A_KGE ? pr->zeros + 2 : pr->zeros - 2;   /* op(A)'s are op(B)^T's */
+    transposed(pr, t);
     return ozb_eft_eligible(h, t, pl);
 }
 static ozblas_status_t eft_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_plan *pl, int nt, uint8_t **fail,
@@ -263,7 +282,7 @@ const ozb_stage ozb_host_stages[OZB_ST_COUNT] = {
     [OZB_ST_DOT_SHORT]     = { "short DOT", dot_short_eligible, NULL, NULL, dot_short_run, NULL, NULL, OZB_ST_TINY_FIRST, 0, 0, 0 },
     [OZB_ST_DOT_EXACT]     = { "short DOT, exact", NULL, NULL, NULL, dot_exact_run, NULL, NULL, N, 0, 0, 0 },
     [OZB_ST_TINY_FIRST]    = { "exact tiny", tiny_first_eligible, NULL, NULL, tiny_first_run, NULL, tiny_first_rest, N, CERTIFYING },
-    [OZB_ST_SMALL_GEMM]    = { "small error-free sums", small_gemm_eligible, NULL, NULL, small_gemm_run, NULL, small_gemm_rest, N, CERTIFYING },
+    [OZB_ST_SMALL_GEMM]    = { "small error-free sums", small_gemm_eligible, NULL, small_gemm_orient, small_gemm_run, NULL, small_gemm_rest, N, CERTIFYING },
     [OZB_ST_EFT]           = { "error-free sums", eft_eligible, eft_bytes, eft_orient, eft_run, NULL, NULL, OZB_ST_CRT_CR, CERTIFYING , .kept = 1 },
     [OZB_ST_TINY_CANCEL]   = { "exact tiny, cancelling", tiny_cancel_eligible, NULL, NULL, tiny_cancel_run, NULL, NULL, N, CERTIFYING },
     [OZB_ST_SCALED]        = { "scaled error-free sums", scaled_eligible, NULL, NULL, scaled_run, NULL, scaled_rest, N, CERTIFYING , .kept = 1 },
