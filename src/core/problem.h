@@ -52,6 +52,19 @@ static inline ozb_problem ozb_problem_part(const ozb_problem *pr)
     return s;
 }
 
+/* The part of pr whose C rows start at i0 (m of them) and columns at j0 (n): op(A)'s rows and
+ * op(B)'s columns that make them, each element the same sum as in pr */
+static inline ozb_problem ozb_problem_sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0, int64_t n)
+{
+    ozb_problem s = ozb_problem_part(pr);
+    s.m = m;
+    s.n = n;
+    s.a.p = pr->a.p + i0 * pr->a.rs;
+    s.b.p = pr->b.p + j0 * pr->b.rs;
+    s.c = pr->c + i0 * pr->crs + j0 * pr->ccs;
+    return s;
+}
+
 /* The per-call decisions of the dispatch (src/dispatch/plan.h), from the handle's
  * configuration and the problem's shape only, never from timing or thread count. */
 typedef struct {

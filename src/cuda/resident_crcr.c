@@ -213,12 +213,11 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
             /* the whole tile, or each block (pblocks.h): its products, then its output */
             const ozb_ptile tile = { RA, RB, mbb, nbb, kbp, k, s, acc };
             for (int u = 0; u < (npb ? npb : 1); u++) {
-                ozb_pblock bk;
-                DEV(ozb_ptile_block(dev, &tile, pb, npb, u, &bk, &calls, &flops, &tmul));
-                const ozb_pblock *b = &bk;
-                const int64_t rows = b->r1 - b->r0, cols = b->c1 - b->c0, nq = rows * cols;
+                ozb_pblock b;
+                DEV(ozb_ptile_block(dev, &tile, pb, npb, u, &b, &calls, &flops, &tmul));
+                const int64_t rows = b.r1 - b.r0, cols = b.c1 - b.c0, nq = rows * cols;
                 const double te = ozb_now();
-                const ozb_op_crcr_args g = { acc, nq, rows, cols, i0 + b->r0, j0 + b->c0, dka, dka + m, pr->alpha,
+                const ozb_op_crcr_args g = { acc, nq, rows, cols, i0 + b.r0, j0 + b.c0, dka, dka + m, pr->alpha,
                                              pr->beta, pr->c, pr->crs, pr->ccs, use_c, dk, dok };
                 DEV(ozb_dev_crcr_recon(dev, &g));
                 tsum += ozb_now() - te;

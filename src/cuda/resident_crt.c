@@ -74,11 +74,7 @@ static ozblas_status_t complete_few(ozblas_handle_t h, const ozb_problem *pr, co
     if (rc) return OZBLAS_STATUS_EXECUTION_FAILED;
     for (int64_t q = 0; q < nflag; q++) {
         const int64_t gi = pos[q] % pr->m, gj = pos[q] / pr->m;
-        ozb_problem e = ozb_problem_part(w);
-        e.m = 1; e.n = 1;
-        e.a.p += gi * w->a.rs;
-        e.b.p += gj * w->b.rs;
-        e.c += gi * w->crs + gj * w->ccs;
+        const ozb_problem e = ozb_problem_sub(w, gi, 1, gj, 1);
         const ozblas_status_t st = ozb_resident_eft_run(h, &e, &cr);
         if (st != OZBLAS_STATUS_SUCCESS) return st;
     }
@@ -101,13 +97,7 @@ static ozblas_status_t window(ozblas_handle_t h, const uint8_t *flags, int64_t m
     if (rc) return OZBLAS_STATUS_EXECUTION_FAILED;
     const int64_t r0 = m - 1 - (int64_t)hw[0], r1 = (int64_t)hw[1] + 1, c0 = n - 1 - (int64_t)hw[2], c1 = (int64_t)hw[3] + 1;
     if (2 * (r1 - r0) * (c1 - c0) > m * n) return OZBLAS_STATUS_SUCCESS;
-    ozb_problem v = ozb_problem_part(w);   /* (each element's value is its own row's and column's) */
-    v.m = r1 - r0;
-    v.n = c1 - c0;
-    v.a.p += r0 * w->a.rs;
-    v.b.p += c0 * w->b.rs;
-    v.c += r0 * w->crs + c0 * w->ccs;
-    *w = v;
+    *w = ozb_problem_sub(w, r0, r1 - r0, c0, c1 - c0);   /* (each element's value is its own row's and column's) */
     return OZBLAS_STATUS_SUCCESS;
 }
 
@@ -147,10 +137,7 @@ static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_
     if (w.n > 8) return ozb_resident_crcr_run(h, &w, &cr);
     /* 2 to 8 columns: a GEMV each (an element's value is its own row's and column's) */
     for (int64_t j = 0; j < w.n; j++) {
-        ozb_problem col = ozb_problem_part(&w);
-        col.n = 1;
-        col.b.p += j * w.b.rs;
-        col.c += j * w.ccs;
+        const ozb_problem col = ozb_problem_sub(&w, 0, w.m, j, 1);
         const ozblas_status_t st = ozb_resident_eft_run(h, &col, &cr);
         if (st != OZBLAS_STATUS_SUCCESS) return st;
     }
@@ -325,13 +312,12 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
             /* the whole tile, or each block (pblocks.h): its products, C' and output */
             const ozb_ptile tile = { RA, RB, mbb, nbb, kbp, k, s, acc };
             for (int u = 0; u < (npb ? npb : 1); u++) {
-                ozb_pblock bk;
-                DEV(ozb_ptile_block(dev, &tile, pb, npb, u, &bk, &calls, &flops, &tmul));
-                const ozb_pblock *b = &bk;
-                const int64_t rows = b->r1 - b->r0, cols = b->c1 - b->c0, nq = rows * cols;
+                ozb_pblock b;
+                DEV(ozb_ptile_block(dev, &tile, pb, npb, u, &b, &calls, &flops, &tmul));
+                const int64_t rows = b.r1 - b.r0, cols = b.c1 - b.c0, nq = rows * cols;
                 const double te = ozb_now();
                 DEV(ozb_dev_crt_recon(dev, acc, nq, &kc, val));
-                const ozb_op_crt_out_args g = { val, rows, cols, i0 + b->r0, j0 + b->c0, deA, dkA, deB, dkB, pr->alpha,
+                const ozb_op_crt_out_args g = { val, rows, cols, i0 + b.r0, j0 + b.c0, deA, dkA, deB, dkB, pr->alpha,
                                                 pr->beta, pr->c_host ? val : pr->c, pr->c_host ? 0 : pr->crs,
                                                 pr->c_host ? 0 : pr->ccs, use_c, nflag ? flags : NULL, m,
                                                 nflag ? wp.c : NULL, nflag ? wp.crs : 0, nflag ? wp.ccs : 0 };

@@ -98,12 +98,7 @@ static ozblas_status_t rest_of(ozblas_handle_t h, const ozb_problem *pr, const o
             if (!fail[i + j * m]) continue;
             int64_t e = i;
             while (e < m && fail[e + j * m]) e++;
-            ozb_problem sub = ozb_problem_part(pr);
-            sub.m = e - i;
-            sub.n = 1;
-            sub.a.p += i * pr->a.rs;
-            sub.b.p += j * pr->b.rs;
-            sub.c += i * pr->crs + j * pr->ccs;
+            const ozb_problem sub = ozb_problem_sub(pr, i, e - i, j, 1);
             if ((st = walk(h, &sub, pl, L, pos)) != OZBLAS_STATUS_SUCCESS) {
                 h->out_partial |= wrote;
                 break;

@@ -91,18 +91,6 @@ static ozblas_status_t run(ozblas_handle_t h, const ozb_problem *pr, int rn)
     return rn ? ozb_run_rn(h, pr) : ozb_run(h, pr);
 }
 
-/* the part of pr whose C rows start at i0 (m rows) and columns at j0 (n columns) */
-static ozb_problem sub(const ozb_problem *pr, int64_t i0, int64_t m, int64_t j0, int64_t n)
-{
-    ozb_problem s = ozb_problem_part(pr);
-    s.m = m;
-    s.n = n;
-    s.a.p = pr->a.p + i0 * pr->a.rs;
-    s.b.p = pr->b.p + j0 * pr->b.rs;
-    s.c = pr->c + i0 * pr->crs + j0 * pr->ccs;
-    return s;
-}
-
 /* Column blocks of C: one where n <= 512 and the diagonal block's other part is skipped
  * (ozb_run_walks_triangle: from the configuration and shape), or where the backend's engines
  * skip it themselves (whole_triangles, core/backend.h: blocks of TRI_WHOLE_MAX beyond it),
@@ -133,7 +121,7 @@ static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lo
                                   .srs = pr->crs, .scs = pr->ccs, .dst = t, .drs = 1, .dcs = w };
         ozblas_status_t st = ozb_shape(h, &in);
         if (st != OZBLAS_STATUS_SUCCESS) return st;
-        ozb_problem d = sub(pr, j0, w, j0, w);
+        ozb_problem d = ozb_problem_sub(pr, j0, w, j0, w);
         d.c = t;
         d.crs = 1;
         d.ccs = w;
@@ -143,7 +131,7 @@ static ozblas_status_t triangle(ozblas_handle_t h, const ozb_problem *pr, int lo
                                    .dst = cd, .drs = pr->crs, .dcs = pr->ccs };
         if ((st = ozb_shape(h, &out)) != OZBLAS_STATUS_SUCCESS) return st;
         /* the rectangle below (lower) or above (upper) it */
-        const ozb_problem r = lower ? sub(pr, j0 + w, n - j0 - w, j0, w) : sub(pr, 0, j0, j0, w);
+        const ozb_problem r = lower ? ozb_problem_sub(pr, j0 + w, n - j0 - w, j0, w) : ozb_problem_sub(pr, 0, j0, j0, w);
         if (r.m > 0 && (st = run(h, &r, rn)) != OZBLAS_STATUS_SUCCESS) return st;
     }
     return OZBLAS_STATUS_SUCCESS;
