@@ -102,6 +102,10 @@ typedef struct {
     int64_t  bytes_to_device;
     int64_t  bytes_to_host;
     int      host_staged;
+    /* CUDA handles: the times the call waited for the device (each copy between host and
+     * device, which completes before the call goes on, and each synchronisation of its
+     * stream): what a small call's time on a GPU is mostly made of.  0 on CPU handles. */
+    int64_t  device_waits;
 } ozblas_info_t;
 
 /* Handle management.  ozblas_create: CPU backend. */

@@ -5,7 +5,9 @@
  * with CRT_INT8 then leaves elements to its correctly rounded completion), must copy at most
  * 128 (M + N) + 32 KiB bytes between host and device (C is M x N: scalars, row scales, counts
  * and the CRT's constant tables), as ozblas_info_t's bytes_to_device and bytes_to_host report,
- * and must not be staged through the host (host_staged).  The planted fault, the staged path
+ * and must not be staged through the host (host_staged); and it must wait for the device no
+ * more often than waits_budget says (device_waits: on a GPU each wait costs the launch
+ * pipeline's drain, most of a small call's time).  The planted fault, the staged path
  * forced (OZBLAS_CUDA_STAGED=1: operands through the host), must fail it: ctest runs that as
  * test_transfers_staged, expected to fail. */
 #define _POSIX_C_SOURCE 200809L
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 
 static int fails, checks, calls, completed;
+static int64_t max_waits[3][4][4];
 static double phi = 1.0;
 #define CHECK(c, ...) do { checks++; if (!(c)) { fails++; printf("FAIL: "); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
@@ -35,6 +38,31 @@ static double *vec(int64_t n)
     double *p = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     for (int64_t i = 0; i < n; i++) p[i] = gen();
     return p;
+}
+
+/* The waits for the device a call may make (ozblas_info_t's device_waits: each copy between host
+ * and device and each synchronisation), routine r (0 gemm, 1 and 2 gemv, 3 dot), N output
+ * columns; what each wait is for:
+ *   DOUBLE, CRT_INT8  the rows' scales back, the certificate's operands there, its count back,
+ *                     the scales' factors there, the end (and a DOT's result back);
+ *   FIXED, CRT_INT8   the rows' scales back, their factors there, the end (a DOT's result);
+ *   FIXED (slices)    the slice counts back, the end (or the DOT's result);
+ *   CR and DOUBLE     GEMM: the rows' maxima back, the constants there, the certificate back
+ *                     (the exact CRT), or the slice counts back and the end; GEMV: the
+ *                     error-free sums' failure flag back, the end; DOT: its result back.
+ * Elements DOUBLE's certificate leaves add the completion: the window of their rows and columns
+ * (found on the device, read back) and its correctly rounded call (three), or, a few of several
+ * columns, each
+ * element alone (up to three waits each). */
+static int64_t waits_budget(int mo, int fo, int r, int64_t N, int64_t fallbacks)
+{
+    int64_t w;
+    if (fo == OZBLAS_ENGINE_CRT_INT8 && mo == OZBLAS_MODE_DOUBLE) w = r == 3 ? 6 : 5;
+    else if (fo == OZBLAS_ENGINE_CRT_INT8 && mo == OZBLAS_MODE_FIXED) w = r == 3 ? 4 : 3;
+    else if (mo == OZBLAS_MODE_FIXED) w = 2;
+    else w = r == 0 ? 3 : r == 3 ? 1 : 2;
+    if (fallbacks > 0) w += 4 + (N > 1 && fallbacks <= 64 ? 3 * fallbacks : 0);
+    return w;
 }
 
 int main(void)
@@ -77,12 +105,21 @@ int main(void)
                     CHECK(!in.host_staged && moved <= bound,
                           "%s: %lld bytes to the device and %lld back (at most %lld: O(m + n)), host_staged %d", tag,
                           (long long)in.bytes_to_device, (long long)in.bytes_to_host, (long long)bound, in.host_staged);
+                    const int64_t wb = waits_budget(mo, fo, r, N, in.exact_fallbacks);
+                    CHECK(in.device_waits <= wb, "%s: waited for the device %lld times (at most %lld)", tag,
+                          (long long)in.device_waits, (long long)wb);
+                    if (in.device_waits > max_waits[mo][fo][r]) max_waits[mo][fo][r] = in.device_waits;
                     if (mo == OZBLAS_MODE_DOUBLE && fo == OZBLAS_ENGINE_CRT_INT8) completed += in.exact_fallbacks > 0;
                     free(A); free(B); free(C); free(x); free(y);
                     ozblas_destroy(h);
                 }
     printf("test_transfers: %d calls checked; DOUBLE CRT_INT8 calls with elements completed correctly rounded: %d\n",
            calls, completed);
+    printf("most waits for the device in one call (gemm, gemv-n, gemv-t, dot):\n");
+    for (int mo = 0; mo < 3; mo++)
+        for (int fo = 0; fo < 4; fo++)
+            printf("  %-6s %-8s %lld %lld %lld %lld\n", mname[mo], fname[fo], (long long)max_waits[mo][fo][0],
+                   (long long)max_waits[mo][fo][1], (long long)max_waits[mo][fo][2], (long long)max_waits[mo][fo][3]);
     CHECK(completed > 0, "no DOUBLE CRT_INT8 call left an element to the completion: the inputs do not reach it");
     printf("%d passed, %d failed\n", checks - fails, fails);
     return fails ? 1 : 0;

@@ -72,9 +72,9 @@ typedef struct ozb_backend {
      * (host_end, called whatever host_begin returned; returns the call's status). */
     ozblas_status_t (*host_begin)(ozblas_handle_t h, const ozb_problem *pr, ozb_problem *hp);
     ozblas_status_t (*host_end)(ozblas_handle_t h, const ozb_problem *pr, ozblas_status_t st);
-    /* With host_begin: the bytes copied to the device and to the host since the handle's
-     * device opened (the executor reports a call's share in its info). */
-    void (*moved)(ozblas_handle_t h, uint64_t *to_dev, uint64_t *to_host);
+    /* With host_begin: the bytes copied to the device and to the host, and the waits for the
+     * device, since the handle's device opened (the executor reports a call's share in its info). */
+    ozb_moves (*moved)(ozblas_handle_t h);
     /* Releases the backend's state (h->dev); NULL where there is none. */
     void (*close)(ozblas_handle_t h);
 } ozb_backend;

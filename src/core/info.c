@@ -56,15 +56,16 @@ const ozblas_info_t *ozb_info_read(ozblas_handle_t h)
 void ozb_info_moves_begin(ozblas_handle_t h)
 {
     h->moves_on = 1;
-    h->moves[0] = h->moves[1] = 0;
+    h->moves = (ozb_moves){ 0, 0, 0 };
     h->moves_staged = 0;
 }
 
-void ozb_info_moves_add(ozblas_handle_t h, int64_t to_dev, int64_t to_host, int staged)
+void ozb_info_moves_add(ozblas_handle_t h, ozb_moves since, ozb_moves now, int staged)
 {
     if (!h->moves_on) return;
-    h->moves[0] += to_dev;
-    h->moves[1] += to_host;
+    h->moves.to_dev += now.to_dev - since.to_dev;
+    h->moves.to_host += now.to_host - since.to_host;
+    h->moves.waits += now.waits - since.waits;
     h->moves_staged |= staged;
 }
 
@@ -72,8 +73,9 @@ void ozb_info_moves_end(ozblas_handle_t h)
 {
     h->moves_on = 0;
     ozb_info_read(h);                    /* (a short DOT's report filled in first) */
-    h->info.bytes_to_device = h->moves[0];
-    h->info.bytes_to_host = h->moves[1];
+    h->info.bytes_to_device = (int64_t)h->moves.to_dev;
+    h->info.bytes_to_host = (int64_t)h->moves.to_host;
+    h->info.device_waits = (int64_t)h->moves.waits;
     h->info.host_staged = h->moves_staged;
 }
 

@@ -32,9 +32,10 @@ void ozb_info_crt(ozblas_info_t *info, int s, int64_t m, int64_t n, int64_t k, i
  * sums too; left: the elements they passed on to later stages. */
 void ozb_info_eft(ozblas_handle_t h, const ozb_problem *pr, int64_t left, int stage, double seconds);
 /* A routine of several problems: from _begin to _end the executor adds each problem's bytes
- * between host and device (and whether it was staged) to the handle's totals, which _end
+ * between host and device and waits for the device, now - since (and whether it was staged),
+ * to the handle's totals, which _end
  * writes into the info, so the report covers the whole routine, not its last problem. */
 void ozb_info_moves_begin(ozblas_handle_t h);
-void ozb_info_moves_add(ozblas_handle_t h, int64_t to_dev, int64_t to_host, int staged);
+void ozb_info_moves_add(ozblas_handle_t h, ozb_moves since, ozb_moves now, int staged);
 void ozb_info_moves_end(ozblas_handle_t h);
 #endif

@@ -16,6 +16,11 @@ typedef struct { const double *p; int64_t rs, cs; } ozb_view;
 
 static inline double ozb_view_at(const ozb_view *v, int64_t i, int64_t l) { return v->p[i * v->rs + l * v->cs]; }
 
+/* What a backend's memory exchanged with the host: bytes copied each way, and the times the
+ * host waited for the device (a copy, which completes before it returns, or a
+ * synchronisation), reported in ozblas_info_t. */
+typedef struct { uint64_t to_dev, to_host, waits; } ozb_moves;
+
 /* Handle-owned growable buffer: allocated on first need, reused afterwards. */
 typedef struct { void *p; size_t bytes; } ozb_buf;
 
@@ -69,7 +74,7 @@ struct ozblas_context {
     /* a routine made of several problems (level 3 on a CUDA handle): what they all moved
      * between host and device, reported as the routine's (core/info.h: ozb_info_moves_*) */
     int                moves_on, moves_staged;
-    int64_t            moves[2];
+    ozb_moves          moves;
     /* a call's host copies of a backend's operands, from its host_begin to its host_end */
     int                stage_token;
     double             stage_t0, stage_t1;

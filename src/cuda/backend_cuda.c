@@ -81,20 +81,14 @@ static int shape(ozblas_handle_t h, const ozb_op_shape *s)
 
 /* the bytes an operation outside the executor's problems read back (a flag, rows' positions)
  * into the call's report (core/info.h), as the problems' own copies are */
-static void report_moves(ozblas_handle_t h, uint64_t d0, uint64_t h0)
-{
-    uint64_t d1, h1;
-    ozb_dev_moved(h->dev, &d1, &h1);
-    ozb_info_moves_add(h, (int64_t)(d1 - d0), (int64_t)(h1 - h0), 0);
-}
+static void report_moves(ozblas_handle_t h, ozb_moves m0) { ozb_info_moves_add(h, m0, ozb_dev_moved(h->dev), 0); }
 
 static int subst(ozblas_handle_t h, const ozb_op_subst *g, int *left)
 {
     const int tok = ozb_dev_lock(h->dev);
-    uint64_t d0, h0;
-    ozb_dev_moved(h->dev, &d0, &h0);
+    const ozb_moves m0 = ozb_dev_moved(h->dev);
     const int rc = ozb_dev_subst(h->dev, g, left);
-    report_moves(h, d0, h0);
+    report_moves(h, m0);
     ozb_dev_unlock(h->dev, tok);
     return rc;
 }
@@ -103,10 +97,9 @@ static int nonfinite(ozblas_handle_t h, const double *x, int64_t rs, int64_t cs,
                      int *any)
 {
     const int tok = ozb_dev_lock(h->dev);
-    uint64_t d0, h0;
-    ozb_dev_moved(h->dev, &d0, &h0);
+    const ozb_moves m0 = ozb_dev_moved(h->dev);
     const int rc = ozb_dev_nonfinite(h->dev, x, rs, cs, m, n, range, any);
-    report_moves(h, d0, h0);
+    report_moves(h, m0);
     ozb_dev_unlock(h->dev, tok);
     return rc;
 }
@@ -144,7 +137,7 @@ static ozblas_status_t slices_run(ozblas_handle_t h, const ozb_problem *pr, cons
     (void)nt; (void)fail; (void)nfail;
     return ozb_resident_run(h, pr, pl);
 }
-static void moved(ozblas_handle_t h, uint64_t *to_dev, uint64_t *to_host) { ozb_dev_moved(h->dev, to_dev, to_host); }
+static ozb_moves moved(ozblas_handle_t h) { return ozb_dev_moved(h->dev); }
 
 static const ozb_stage cuda_stages[] = {
     { .name = "resident error-free DOT/GEMV", .run = eft_run, .skip = OZB_ST_NEXT },   /* CORRECTLY_ROUNDED, n == 1 */

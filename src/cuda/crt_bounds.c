@@ -9,6 +9,7 @@
 #include <math.h>
 
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+static size_t al16(size_t b) { return (b + 15) & ~(size_t)15; }
 
 /* The tiles of both bounds' exact GEMMs: op(A)'s int8 operands (kbp a row), op(B)'s (bparts
  * parts of kbp a row), two int32 products an element (the second a part's or a zero block:
@@ -30,15 +31,19 @@ static ozblas_status_t bound_tiles(ozblas_handle_t h, int64_t kbp, int bparts, i
 /* ACCURATE scaling (crt.c's crt_accurate): the exact INT8 GEMM of 6- and 7-bit magnitudes on
  * the device, tiled (the row maxima do not depend on the tiling), op(B)'s magnitudes (up to
  * 128) as two int8 parts; sets ra[i].cz as the CPU does.  Called with the device locked. */
-ozblas_status_t ozb_crt_dev_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb,
-                                      int32_t *hi32)
+ozblas_status_t ozb_crt_dev_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, const rowscale_t *rb)
 {
     ozb_dev *dev = h->dev;
     const int64_t m = pr->m, n = pr->n, k = pr->k, kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb;
-    const int64_t kbp = (kb + 15) & ~(int64_t)15, mn = m > n ? m : n;
-    char *w = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)mn));
-    uint64_t *hZ = ozb_buf_get(h, OZB_BUF_HC, 8 * (size_t)m + 64);
-    if (!w || !hZ) return OZBLAS_STATUS_ALLOC_FAILED;
+    const int64_t kbp = (kb + 15) & ~(int64_t)15;
+    /* the rows' maxima Z (zeroed on the device, read back), then op(A)'s exponents and
+     * op(B)^T's exponents and c, sent in one copy from a host buffer laid out alike */
+    const size_t o_eA = al256(8 * (size_t)m), o_eB = o_eA + al16(4 * (size_t)m), o_cB = o_eB + al16(4 * (size_t)n);
+    const size_t o_end = o_cB + 4 * (size_t)n;
+    char *w = ozb_dev_buf(dev, OZB_DBUF_B2, o_end);
+    char *hw = ozb_buf_get(h, OZB_BUF_HC, o_end);
+    if (!w || !hw) return OZBLAS_STATUS_ALLOC_FAILED;
+    uint64_t *hZ = (uint64_t *)hw;
     /* per tile: 6-bit magnitudes of op(A), two 7-bit parts of op(B), their two products, the bound */
     int8_t *Aq, *Bq;
     int32_t *U;
@@ -47,16 +52,12 @@ ozblas_status_t ozb_crt_dev_accurate(ozblas_handle_t h, const ozb_problem *pr, r
     const ozblas_status_t ts = bound_tiles(h, kbp, 2, &Aq, &Bq, &U, &Ud, &mb, &nb, m, n);
     if (ts != OZBLAS_STATUS_SUCCESS) return ts;
     uint64_t *Z = (uint64_t *)w;
-    int32_t *eA = (int32_t *)(w + al256(8 * (size_t)m)), *eB = (int32_t *)((char *)eA + al256(4 * (size_t)mn));
-    int32_t *cB = (int32_t *)((char *)eB + al256(4 * (size_t)mn));
-    for (int64_t i = 0; i < m; i++) hZ[i] = 0;
-    if (ozb_dev_put(dev, Z, 8 * (size_t)m, hZ, 8 * (size_t)m, 8 * (size_t)m, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
-    for (int side = 0; side < 3; side++) {
-        const int64_t R = side ? n : m;
-        for (int64_t i = 0; i < R; i++) hi32[i] = side == 0 ? ra[i].e : side == 1 ? rb[i].e : rb[i].c;
-        if (ozb_dev_put(dev, side == 0 ? eA : side == 1 ? eB : cB, 4 * (size_t)R, hi32, 4 * (size_t)R, 4 * (size_t)R, 1))
-            return OZBLAS_STATUS_EXECUTION_FAILED;
-    }
+    int32_t *eA = (int32_t *)(w + o_eA), *eB = (int32_t *)(w + o_eB), *cB = (int32_t *)(w + o_cB);
+    int32_t *heA = (int32_t *)(hw + o_eA), *heB = (int32_t *)(hw + o_eB), *hcB = (int32_t *)(hw + o_cB);
+    for (int64_t i = 0; i < m; i++) heA[i] = ra[i].e;
+    for (int64_t i = 0; i < n; i++) { heB[i] = rb[i].e; hcB[i] = rb[i].c; }
+    if (ozb_dev_zero(dev, Z, 8 * (size_t)m) || ozb_dev_put(dev, eA, o_end - o_eA, heA, o_end - o_eA, o_end - o_eA, 1))
+        return OZBLAS_STATUS_EXECUTION_FAILED;
     for (int64_t j0 = 0; j0 < n; j0 += nb) {
         const int64_t nbb = nb < n - j0 ? nb : n - j0;
         for (int64_t i0 = 0; i0 < m; i0 += mb) {
@@ -96,15 +97,18 @@ ozblas_status_t ozb_crt_dev_certify(ozblas_handle_t h, const ozb_problem *pr, co
     ozb_dev *dev = h->dev;
     const int64_t m = pr->m, n = pr->n, k = pr->k, R = m + n;
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
-    /* per row of op(A), then of op(B)^T: e and hs (the operands), l1, P and H (the bound) */
-    char *w = ozb_dev_buf(dev, OZB_DBUF_B2, 2 * al256(4 * (size_t)R) + 3 * al256(8 * (size_t)R) + 256);
-    char *hb = ozb_buf_get(h, OZB_BUF_HC, 2 * 4 * (size_t)R + 3 * 8 * (size_t)R + 64);
+    /* per row of op(A), then of op(B)^T: e and hs (the operands), l1, P and H (the bound), and
+     * the count: sent in one copy from a host buffer laid out alike */
+    const size_t RR = (size_t)R, o_hs = al16(4 * RR), o_l1 = o_hs + al16(4 * RR), o_P = o_l1 + 8 * RR;
+    const size_t o_H = o_P + 8 * RR, o_count = o_H + 8 * RR, o_end = o_count + 8;
+    char *w = ozb_dev_buf(dev, OZB_DBUF_B2, o_end);
+    char *hb = ozb_buf_get(h, OZB_BUF_HC, o_end);
     if (!w || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
-    int32_t *de = (int32_t *)w, *dhs = (int32_t *)(w + al256(4 * (size_t)R));
-    double *dl1 = (double *)(w + 2 * al256(4 * (size_t)R)), *dP = (double *)((char *)dl1 + al256(8 * (size_t)R));
-    double *dH = (double *)((char *)dP + al256(8 * (size_t)R)), *dcount = (double *)((char *)dH + al256(8 * (size_t)R));
-    double *hl1 = (double *)hb, *hP = hl1 + R, *hH = hP + R;
-    int32_t *he = (int32_t *)(hH + R), *hhs = he + R;
+    int32_t *de = (int32_t *)w, *dhs = (int32_t *)(w + o_hs);
+    double *dl1 = (double *)(w + o_l1), *dP = (double *)(w + o_P), *dH = (double *)(w + o_H);
+    double *dcount = (double *)(w + o_count);
+    double *hl1 = (double *)(hb + o_l1), *hP = (double *)(hb + o_P), *hH = (double *)(hb + o_H);
+    int32_t *he = (int32_t *)hb, *hhs = (int32_t *)(hb + o_hs);
     for (int64_t q = 0; q < R; q++) {
         const rowscale_t *r = q < m ? &ra[q] : &rb[q - m];
         const int u = ozb_op_usable(r->e);
@@ -114,12 +118,8 @@ ozblas_status_t ozb_crt_dev_certify(ozblas_handle_t h, const ozb_problem *pr, co
         hH[q] = u ? ozb_pow2(-r->hs) : 0.0;
     }
     double count = 0.0;
-    if (ozb_dev_put(dev, de, al256(4 * (size_t)R), he, 4 * (size_t)R, 4 * (size_t)R, 2) ||
-        ozb_dev_put(dev, dl1, 8 * (size_t)R, hl1, 8 * (size_t)R, 8 * (size_t)R, 1) ||
-        ozb_dev_put(dev, dP, 8 * (size_t)R, hP, 8 * (size_t)R, 8 * (size_t)R, 1) ||
-        ozb_dev_put(dev, dH, 8 * (size_t)R, hH, 8 * (size_t)R, 8 * (size_t)R, 1) ||
-        ozb_dev_put(dev, dcount, 8, &count, 8, 8, 1))
-        return OZBLAS_STATUS_EXECUTION_FAILED;
+    memcpy(hb + o_count, &count, sizeof count);
+    if (ozb_dev_put(dev, w, o_end, hb, o_end, o_end, 1)) return OZBLAS_STATUS_EXECUTION_FAILED;
     /* per tile: the operands of op(A)'s and op(B)'s rows, the int32 product and a zero block
      * beside it, the sums over the k-blocks */
     int8_t *Aq, *Bq;

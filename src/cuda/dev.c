@@ -79,7 +79,10 @@ static int copy(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *sr
 {
     if (width == 0 || height == 0) return 0;
     if (injected(d, OZB_FAULT_COPY)) return 1;                  /* cudaErrorInvalidValue */
-    if (to_dev < 2) d->moved[to_dev] += (uint64_t)width * height;   /* host <-> device only */
+    if (to_dev < 2) {                                       /* host <-> device: a wait */
+        d->moved[to_dev] += (uint64_t)width * height;
+        d->waits++;
+    }
     if (height > 1 || width <= OZB_COPY_ROW) return d->ops->copy2d(d, to_dev, dst, dpitch, src, spitch, width, height);
     const size_t rows = width / OZB_COPY_ROW, rest = width - rows * OZB_COPY_ROW;
     int rc = d->ops->copy2d(d, to_dev, dst, OZB_COPY_ROW, src, OZB_COPY_ROW, OZB_COPY_ROW, rows);
@@ -104,13 +107,15 @@ int ozb_dev_copy(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t s
     return copy(d, 2, dst, dpitch, src, spitch, width, height);
 }
 
-int ozb_dev_sync(ozb_dev *d) { return d->ops->sync(d); }
-
-void ozb_dev_moved(const ozb_dev *d, uint64_t *to_dev, uint64_t *to_host)
+static int sync_dev(ozb_dev *d)
 {
-    *to_dev = d->moved[1];
-    *to_host = d->moved[0];
+    d->waits++;
+    return d->ops->sync(d);
 }
+
+int ozb_dev_sync(ozb_dev *d) { return sync_dev(d); }
+
+ozb_moves ozb_dev_moved(const ozb_dev *d) { return (ozb_moves){ d->moved[1], d->moved[0], d->waits }; }
 
 size_t ozb_dev_limit(ozb_dev *d, size_t ws_limit, unsigned slots)
 {
@@ -200,13 +205,13 @@ int ozb_dev_crt_recon(ozb_dev *d, const int32_t *C, int64_t ne, const void *cons
 int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
 {
     const int e = KL(scale, c, crs, ccs, m, n, beta);
-    return e ? e : d->ops->sync(d);
+    return e ? e : sync_dev(d);
 }
 
 int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s)
 {
     const int e = KL(shape, s);
-    return e ? e : d->ops->sync(d);
+    return e ? e : sync_dev(d);
 }
 
 int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left)

@@ -59,14 +59,18 @@ void ozb_dev_unlock(ozb_dev *d, int token);
 /* Device memory of at least `bytes` in slot `slot` (NULL on failure). */
 void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes);
 
-/* 2-D copies, rows of `width` bytes, `height` rows (cudaMemcpy2D semantics), completed on return.
- * Return 0 on success. */
+/* 2-D copies, rows of `width` bytes, `height` rows (cudaMemcpy2D semantics), completed on return
+ * (each one a wait for the device: a call gathers what it sends, and what it reads back, into
+ * as few as it can).  Return 0 on success. */
 int ozb_dev_put(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
 int ozb_dev_get(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
-/* The same from device memory to device memory. */
+/* The same from device memory to device memory, ordered on the device's stream as a kernel is
+ * (no wait). */
 int ozb_dev_copy(ozb_dev *d, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
-/* The bytes ozb_dev_put (to_dev) and ozb_dev_get (to_host) have copied since the device opened. */
-void ozb_dev_moved(const ozb_dev *d, uint64_t *to_dev, uint64_t *to_host);
+/* The bytes ozb_dev_put (to_dev) and ozb_dev_get (to_host) have copied since the device opened,
+ * and the times the host has waited for the device: every copy (each completes before it
+ * returns) and every synchronisation. */
+ozb_moves ozb_dev_moved(const ozb_dev *d);
 
 /* C (m x n, column-major, ldc; double / float / int32 by type) = op(A) op(B), device
  * pointers, ta/tb 0 = N, 1 = T.  Only exact products are ever asked for (bit budgets in

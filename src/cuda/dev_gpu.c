@@ -82,8 +82,10 @@ static int copy2d(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *
 {
     use(d);
     static const enum cudaMemcpyKind kind[] = { cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice };
+    /* between host and device: complete on return (the host reads what came back, or may
+     * change what went); device to device: ordered on the stream like a kernel, no wait */
     int e = (int)cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind[to_dev], S(d));
-    return e ? e : (int)cudaStreamSynchronize(S(d));
+    return e || to_dev == 2 ? e : (int)cudaStreamSynchronize(S(d));
 }
 
 static int sync_gpu(ozb_dev *d) { use(d); return (int)cudaStreamSynchronize(S(d)); }

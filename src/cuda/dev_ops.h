@@ -72,6 +72,7 @@ struct ozb_dev {
     int64_t            calls[OZB_FAULTS];
     void              *kstream;          /* the launchers' stream argument */
     uint64_t           moved[2];         /* bytes copied to the host [0] and to the device [1] */
+    uint64_t           waits;            /* copies and synchronisations (ozb_dev_moved) */
 };
 
 /* The emulated device's table (dev_emu.c).  A function, not exported data: a program that

@@ -82,20 +82,23 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
     /* metadata of op(A), op(B)^T and, where it is read, C (Inf/NaN check) */
     const size_t nA = (size_t)(nkb * m), nB = (size_t)(nkb * n), nC = use_c ? (size_t)m : 0;
     const size_t nmx = (size_t)(nkb * mn) > nC ? (size_t)(nkb * mn) : nC;
-    const size_t mbytes = al256(8 * nmx) + al256(4 * nmx) + 2 * al256(4 * nA) + 2 * al256(4 * nB) + 2 * al256(4 * nC + 4);
+    /* the slice counts last, read back in one copy into a host buffer laid out alike */
+    const size_t o_nsB = al256(4 * nA), o_nsC = o_nsB + al256(4 * nB), nsbytes = o_nsC + 4 * nC;
+    const size_t mbytes = al256(8 * nmx) + al256(4 * nmx) + al256(4 * nA) + al256(4 * nB) + al256(4 * nC + 4) + al256(nsbytes);
     char *mb0 = ozb_dev_buf(dev, OZB_DBUF_A2, mbytes);
-    int32_t *hns = ozb_buf_get(h, OZB_BUF_HA, 4 * (nA + nB + nC) + 64);
-    if (!mb0 || !hns) return OZBLAS_STATUS_ALLOC_FAILED;
+    char *hq = ozb_buf_get(h, OZB_BUF_HA, nsbytes + 64);
+    if (!mb0 || !hq) return OZBLAS_STATUS_ALLOC_FAILED;
     meta_t M;
     char *q = mb0;
     M.mx = (uint64_t *)q; q += al256(8 * nmx);
     M.low = (int32_t *)q; q += al256(4 * nmx);
     M.eA = (int32_t *)q; q += al256(4 * nA);
-    M.nsA = (int32_t *)q; q += al256(4 * nA);
     M.eB = (int32_t *)q; q += al256(4 * nB);
-    M.nsB = (int32_t *)q; q += al256(4 * nB);
     M.eC = (int32_t *)q; q += al256(4 * nC + 4);
-    M.nsC = (int32_t *)q;
+    M.nsA = (int32_t *)q;
+    M.nsB = (int32_t *)(q + o_nsB);
+    M.nsC = (int32_t *)(q + o_nsC);
+    const int32_t *hnsA = (const int32_t *)hq, *hnsB = (const int32_t *)(hq + o_nsB), *hnsC = (const int32_t *)(hq + o_nsC);
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
     int saved = 0;                       /* C's window saved (several tiles) */
@@ -106,13 +109,11 @@ ozblas_status_t ozb_resident_run(ozblas_handle_t h, const ozb_problem *pr, const
         const ozb_view cv = { pr->c, pr->crs, pr->ccs };
         DEV(ozb_dev_meta(dev, &cv, m, n, n, beta, 0, M.mx, M.low, M.eC, M.nsC));
     }
-    DEV(ozb_dev_get(dev, hns, 4 * nA, M.nsA, 4 * nA, 4 * nA, 1));
-    DEV(ozb_dev_get(dev, hns + nA, 4 * nB, M.nsB, 4 * nB, 4 * nB, 1));
-    if (use_c) DEV(ozb_dev_get(dev, hns + nA + nB, 4 * nC, M.nsC, 4 * nC, 4 * nC, 1));
+    DEV(ozb_dev_get(dev, hq, nsbytes, M.nsA, nsbytes, nsbytes, 1));
     int bad = 0;
-    const int sa = max_ns(hns, (int64_t)nA, &bad);
-    const int sb = max_ns(hns + nA, (int64_t)nB, &bad);
-    (void)max_ns(hns + nA + nB, (int64_t)nC, &bad);
+    const int sa = max_ns(hnsA, (int64_t)nA, &bad);
+    const int sb = max_ns(hnsB, (int64_t)nB, &bad);
+    (void)max_ns(hnsC, (int64_t)nC, &bad);
     if (bad) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
     const int fused = n == 1 && sa <= OZB_OP_FUSED_MAXS && sb <= OZB_OP_FUSED_MAXS && !h->knobs.cuda_no_fused;
     if (sa > OZB_RES_MAXS || sb > OZB_RES_MAXS) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }

@@ -36,6 +36,7 @@
 #define CRCR_GROUP    OZB_OP_CRT_MAXMOD   /* moduli per residue launch (the kernels' constants) */
 
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+static size_t al16(size_t b) { return (b + 15) & ~(size_t)15; }
 
 /* per row: ka and span from the row's maximum bits and lowest set bit; 0 where a row holds
  * Inf or NaN or spans more than CRCR_SPAN_MAX bits */
@@ -93,24 +94,28 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     ozb_dev *dev = h->dev;
     const int64_t m = pr->m, n = pr->n, k = pr->k, mn = m + n;
     const int use_c = pr->beta != 0.0;
-    const size_t pwb = (size_t)OZB_CRT_NMOD * OZB_OP_CRCR_SHMAX;
-    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, al256(8 * (size_t)mn) + 3 * al256(4 * (size_t)mn) + al256(4 * (size_t)mn) +
-                                             al256(pwb) + al256(sizeof(ozb_op_crcr_consts)) + 256);
-    char *hb = ozb_buf_get(h, OZB_BUF_HA, 16 * (size_t)mn + pwb + sizeof(ozb_op_crcr_consts) + 64);
+    const size_t pwb = (size_t)OZB_CRT_NMOD * OZB_OP_CRCR_SHMAX, M = (size_t)m, MN = (size_t)mn;
+    /* device: what comes back (the rows' maxima and lowest bits, C's rows' Inf/NaN check),
+     * then what goes (ka, the certificate's flag, the constants, 2^sh mod m_t: s SHMAX bytes
+     * used), each run laid out on the host as on the device so that it is one copy; then scratch */
+    const size_t o_low = al256(8 * MN), o_cns = o_low + al256(4 * MN), o_ka = o_cns + al256(4 * M);
+    const size_t o_ok = o_ka + al16(4 * MN), o_k = o_ok + 16, o_pw = o_k + al16(sizeof(ozb_op_crcr_consts));
+    const size_t o_de = al256(o_pw + pwb), o_ns = o_de + al256(4 * MN), o_cmx = o_ns + al256(4 * MN);
+    const size_t o_clow = o_cmx + al256(8 * M), o_ce = o_clow + al256(4 * M), o_end = o_ce + al256(4 * M);
+    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, o_end);
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, o_pw + pwb);
     if (!b0 || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
-    char *q = b0;
-    uint64_t *dmx = (uint64_t *)q; q += al256(8 * (size_t)mn);
-    int32_t *dlow = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *de = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *dns = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *dka = (int32_t *)q; q += al256(4 * (size_t)mn);
-    uint8_t *dpw = (uint8_t *)q; q += al256(pwb);
-    ozb_op_crcr_consts *dk = (ozb_op_crcr_consts *)q; q += al256(sizeof(ozb_op_crcr_consts));
-    int *dok = (int *)q;
+    uint64_t *dmx = (uint64_t *)b0;
+    int32_t *dlow = (int32_t *)(b0 + o_low), *dka = (int32_t *)(b0 + o_ka);
+    uint8_t *dpw = (uint8_t *)(b0 + o_pw);
+    ozb_op_crcr_consts *dk = (ozb_op_crcr_consts *)(b0 + o_k);
+    int *dok = (int *)(b0 + o_ok);
+    int32_t *de = (int32_t *)(b0 + o_de), *dns = (int32_t *)(b0 + o_ns);
     uint64_t *hmx = (uint64_t *)hb;
-    int32_t *hlow = (int32_t *)(hmx + mn), *hka = hlow + mn;
-    uint8_t *hpw = (uint8_t *)(hka + mn);
-    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(((uintptr_t)(hpw + pwb) + 63) & ~(uintptr_t)63);
+    int32_t *hlow = (int32_t *)(hb + o_low), *hcns = (int32_t *)(hb + o_cns), *hka = (int32_t *)(hb + o_ka);
+    uint8_t *hpw = (uint8_t *)(hb + o_pw);
+    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(hb + o_k);
+    int *hok = (int *)(hb + o_ok);
 
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
@@ -118,19 +123,18 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
 #define DEV(call) do { if ((call) != 0) goto out; } while (0)
     DEV(ozb_dev_meta(dev, &pr->a, m, k, k, 53, 0, dmx, dlow, de, dns));
     DEV(ozb_dev_meta(dev, &pr->b, n, k, k, 53, 0, dmx + m, dlow + m, de + m, dns + m));
-    DEV(ozb_dev_get(dev, hmx, 8 * (size_t)mn, dmx, 8 * (size_t)mn, 8 * (size_t)mn, 1));
-    DEV(ozb_dev_get(dev, hlow, 4 * (size_t)mn, dlow, 4 * (size_t)mn, 4 * (size_t)mn, 1));
+    if (use_c) {                                     /* Inf/NaN in C: the slices' special rules */
+        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
+        DEV(ozb_dev_meta(dev, &cv, m, n, n, 53, 0, (uint64_t *)(b0 + o_cmx), (int32_t *)(b0 + o_clow),
+                         (int32_t *)(b0 + o_ce), (int32_t *)(b0 + o_cns)));
+    }
+    DEV(ozb_dev_get(dev, hb, o_ka, b0, o_ka, use_c ? o_cns + 4 * M : o_cns, 1));   /* one copy back */
     int spanA = INT32_MIN, spanB = INT32_MIN;
     if (!row_scales(hmx, hlow, m, hka, &spanA) || !row_scales(hmx + m, hlow + m, n, hka + m, &spanB)) {
         st = OZBLAS_STATUS_NOT_SUPPORTED;
         goto out;
     }
-    if (use_c) {                                     /* Inf/NaN in C: the slices' special rules */
-        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
-        DEV(ozb_dev_meta(dev, &cv, m, n, n, 53, 0, dmx, dlow, de, dns));
-        DEV(ozb_dev_get(dev, hlow, 4 * (size_t)m, dns, 4 * (size_t)m, 4 * (size_t)m, 1));
-        for (int64_t i = 0; i < m; i++) if (hlow[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
-    }
+    for (int64_t i = 0; use_c && i < m; i++) if (hcns[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
     int s = 2;
     if (spanA != INT32_MIN && spanB != INT32_MIN) {
         int lk = 0;
@@ -146,11 +150,9 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
             p = 2 * p % ozb_crt_moduli[t];
         }
     }
-    const int hok = 1;
-    DEV(ozb_dev_put(dev, dka, 4 * (size_t)mn, hka, 4 * (size_t)mn, 4 * (size_t)mn, 1));
-    DEV(ozb_dev_put(dev, dpw, (size_t)s * OZB_OP_CRCR_SHMAX, hpw, (size_t)s * OZB_OP_CRCR_SHMAX, (size_t)s * OZB_OP_CRCR_SHMAX, 1));
-    DEV(ozb_dev_put(dev, dk, sizeof *hk, hk, sizeof *hk, sizeof *hk, 1));
-    DEV(ozb_dev_put(dev, dok, 4, &hok, 4, 4, 1));
+    *hok = 1;
+    const size_t go = o_pw + (size_t)s * OZB_OP_CRCR_SHMAX - o_ka;
+    DEV(ozb_dev_put(dev, dka, go, hka, go, go, 1));                                   /* one copy there */
     const double t1 = ozb_now();
 
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;

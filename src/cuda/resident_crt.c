@@ -38,6 +38,7 @@
 #include <stdlib.h>
 
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
+static size_t al16(size_t b) { return (b + 15) & ~(size_t)15; }
 
 static void to_rowscale(const ozb_op_crt_row *d, int64_t n, rowscale_t *r)
 {
@@ -64,10 +65,9 @@ static ozblas_status_t complete_few(ozblas_handle_t h, const ozb_problem *pr, co
     const ozb_plan cr = { OZBLAS_MODE_CORRECTLY_ROUNDED, OZBLAS_ENGINE_FP64 };
     ozb_dev *dev = h->dev;
     int64_t pos[OZB_CRT_FEW];
-    double zero = 0.0;
     int64_t *dpos = (int64_t *)(scratch + 1);
     const int tok = ozb_dev_lock(dev);
-    const int rc = ozb_dev_put(dev, scratch, 8, &zero, 8, 8, 1) ||
+    const int rc = ozb_dev_zero(dev, scratch, sizeof(double)) ||
                    ozb_dev_crt_flagged(dev, flags, pr->m * pr->n, OZB_CRT_FEW, scratch, dpos) ||
                    ozb_dev_get(dev, pos, 8 * (size_t)nflag, dpos, 8 * (size_t)nflag, 8 * (size_t)nflag, 1);
     ozb_dev_unlock(dev, tok);
@@ -88,10 +88,9 @@ static ozblas_status_t window(ozblas_handle_t h, const uint8_t *flags, int64_t m
                               ozb_problem *w)
 {
     ozb_dev *dev = h->dev;
-    const uint64_t zero[4] = { 0, 0, 0, 0 };
     uint64_t hw[4];
     const int tok = ozb_dev_lock(dev);
-    const int rc = ozb_dev_put(dev, win, 32, zero, 32, 32, 1) || ozb_dev_crt_window(dev, flags, m, m * n, win) ||
+    const int rc = ozb_dev_zero(dev, win, 32) || ozb_dev_crt_window(dev, flags, m, m * n, win) ||
                    ozb_dev_get(dev, hw, 32, win, 32, 32, 1);
     ozb_dev_unlock(dev, tok);
     if (rc) return OZBLAS_STATUS_EXECUTION_FAILED;
@@ -102,8 +101,9 @@ static ozblas_status_t window(ozblas_handle_t h, const uint8_t *flags, int64_t m
 }
 
 /* DOUBLE mode's elements the certificate left, correctly rounded on the device by the resident
- * CR engines (a few: each alone; else the error-free GEMV, a column at a time where n <= 8, or
- * the exact CRT GEMM beyond): all of them (and n == 1 or n > 8), the call itself, written into
+ * CR engines (a few of several columns: each alone; else the error-free GEMV, a column at a time
+ * where n <= 8, or the exact CRT GEMM beyond; a GEMV's always by one GEMV on their window of
+ * rows, which waits for the device four times where each alone would wait once): all of them (and n == 1 or n > 8), the call itself, written into
  * C (*direct = 1); else the whole call, or its window of the flagged rows and columns, into a
  * copy of C in device memory, *wp the whole call's problem on that copy (its C the values).
  * NOT_SUPPORTED where an engine declines (C and every output as they were).  Called with the
@@ -124,7 +124,7 @@ static ozblas_status_t complete(ozblas_handle_t h, const ozb_problem *pr, int64_
         ozb_dev_leave(h->dev, tok);
         if (cs != OZBLAS_STATUS_SUCCESS) return cs;
         *wp = w;
-        if (nflag <= OZB_CRT_FEW) {
+        if (nflag <= OZB_CRT_FEW && pr->n > 1) {
             if ((cs = complete_few(h, pr, &w, flags, nflag, W + mn)) != OZBLAS_STATUS_NOT_SUPPORTED) return cs;
             tok = ozb_dev_enter(h->dev);                  /* C again: the copy holds some values */
             cs = ozb_stage_c_copy(h, pr, W, &w);
@@ -151,21 +151,25 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
     if (!isfinite(pr->alpha) || !isfinite(pr->beta)) return OZBLAS_STATUS_NOT_SUPPORTED;
     const double t0 = ozb_now();
     ozb_dev *dev = h->dev;
-    const int64_t m = pr->m, n = pr->n, k = pr->k, mn = m > n ? m : n;
+    const int64_t m = pr->m, n = pr->n, k = pr->k;
     const int use_c = pr->beta != 0.0 && !pr->c_host;
-    /* device: the rows' scales, e and ka, f1 and f2 */
-    const size_t rowb = sizeof(ozb_op_crt_row);
-    const size_t b0_bytes = al256(rowb * (size_t)(m + n)) + 4 * al256(4 * (size_t)mn) + 4 * al256(8 * (size_t)mn);
-    /* host: the rows' scales, then 4 mn int32 (e, ka; C's check) and 2 mn doubles (f1, f2) */
-    const size_t hb_bytes = rowb * (size_t)(m + n) + 16 * (size_t)mn + 16 * (size_t)mn + 64;
+    /* device: what comes back (the rows' scales, C's rows' Inf/NaN check), then what goes (e,
+     * ka, f1 and f2 of op(A)'s rows, then of op(B)^T's), each run laid out on the host as on
+     * the device so that it is one copy; then scratch of C's check */
+    const size_t rowb = sizeof(ozb_op_crt_row), M = (size_t)m, N = (size_t)n;
+    const size_t o_cns = al256(rowb * (M + N)), o_go = o_cns + al256(4 * M);
+    const size_t o_kA = o_go + al16(4 * M), o_f1A = o_kA + al16(4 * M), o_f2A = o_f1A + 8 * M;
+    const size_t o_eB = o_f2A + al16(8 * M), o_kB = o_eB + al16(4 * N), o_f1B = o_kB + al16(4 * N);
+    const size_t o_f2B = o_f1B + 8 * N, o_end = o_f2B + 8 * N;
+    const size_t b0_bytes = al256(o_end) + al256(8 * M) + 2 * al256(4 * M);
     char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, b0_bytes);
     rowscale_t *ra = ozb_buf_get(h, OZB_BUF_WA, sizeof(rowscale_t) * (size_t)m + 64);
     rowscale_t *rb = ozb_buf_get(h, OZB_BUF_WB, sizeof(rowscale_t) * (size_t)n + 64);
-    char *hb = ozb_buf_get(h, OZB_BUF_HA, hb_bytes);
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, o_end);
     if (!b0 || !ra || !rb || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
     ozb_op_crt_row *dRow = (ozb_op_crt_row *)b0;
     ozb_op_crt_row *hRow = (ozb_op_crt_row *)hb;
-    int32_t *hi32 = (int32_t *)(hb + rowb * (size_t)(m + n));
+    const int32_t *hcns = (const int32_t *)(hb + o_cns);
 
     int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
@@ -176,25 +180,20 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
 #define DEV(call) do { if ((call) != 0) goto out; } while (0)
     DEV(ozb_dev_crt_rows(dev, &pr->a, m, k, dRow));
     DEV(ozb_dev_crt_rows(dev, &pr->b, n, k, dRow + m));
-    DEV(ozb_dev_get(dev, hRow, rowb * (size_t)(m + n), dRow, rowb * (size_t)(m + n), rowb * (size_t)(m + n), 1));
+    if (use_c) {                                     /* Inf/NaN in C, where it is read: staged */
+        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
+        char *cb = b0 + al256(o_end);                                   /* scratch: maxima, low bits, exponents */
+        DEV(ozb_dev_meta(dev, &cv, m, n, n, 1, 0, (uint64_t *)cb, (int32_t *)(cb + al256(8 * M)),
+                         (int32_t *)(cb + al256(8 * M) + al256(4 * M)), (int32_t *)(b0 + o_cns)));
+    }
+    DEV(ozb_dev_get(dev, hb, o_go, b0, o_go, use_c ? o_cns + 4 * M : rowb * (M + N), 1));   /* one copy back */
     to_rowscale(hRow, m, ra);
     to_rowscale(hRow + m, n, rb);
     if (any_bad(ra, m) || any_bad(rb, n)) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
-    if (use_c) {                                     /* Inf/NaN in C, where it is read: staged */
-        const ozb_view cv = { pr->c, pr->crs, pr->ccs };
-        char *cb = ozb_dev_buf(dev, OZB_DBUF_B2, al256(8 * (size_t)m) + 3 * al256(4 * (size_t)m));
-        if (!cb) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
-        uint64_t *mx = (uint64_t *)cb;                                  /* scratch */
-        int32_t *low = (int32_t *)(cb + al256(8 * (size_t)m));           /* scratch */
-        int32_t *ce = (int32_t *)((char *)low + al256(4 * (size_t)m));  /* exponents, unused */
-        int32_t *cns = (int32_t *)((char *)ce + al256(4 * (size_t)m));  /* -1: the row holds Inf/NaN */
-        DEV(ozb_dev_meta(dev, &cv, m, n, n, 1, 0, mx, low, ce, cns));
-        DEV(ozb_dev_get(dev, hi32, 4 * (size_t)m, cns, 4 * (size_t)m, 4 * (size_t)m, 1));
-        for (int64_t i = 0; i < m; i++) if (hi32[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
-    }
+    for (int64_t i = 0; use_c && i < m; i++) if (hcns[i] < 0) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
 
     if (!dbl && h->crt_scaling == OZBLAS_CRT_SCALING_ACCURATE) {   /* DOUBLE ignores ACCURATE, as crt.c */
-        const ozblas_status_t as = ozb_crt_dev_accurate(h, pr, ra, rb, hi32);
+        const ozblas_status_t as = ozb_crt_dev_accurate(h, pr, ra, rb);
         if (as != OZBLAS_STATUS_SUCCESS) { st = as; goto out; }
     }
     /* the moduli count, as ozb_crt_run (FIXED mode: the split count; DOUBLE: from k alone) */
@@ -227,35 +226,23 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
             ci = h->info;
             /* their buffers may have moved the device's and the host's: taken again */
             b0 = ozb_dev_buf(dev, OZB_DBUF_A2, b0_bytes);
-            hb = ozb_buf_get(h, OZB_BUF_HA, hb_bytes);
+            hb = ozb_buf_get(h, OZB_BUF_HA, o_end);
             flags = ozb_dev_buf(dev, OZB_DBUF_FLAGS, (size_t)(m * n));
             if (!b0 || !hb || !flags) { st = OZBLAS_STATUS_ALLOC_FAILED; goto out; }
-            hi32 = (int32_t *)(hb + rowb * (size_t)(m + n));
         }
     }
-    char *q = b0 + al256(rowb * (size_t)(m + n));
-    int32_t *deA = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *dkA = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *deB = (int32_t *)q; q += al256(4 * (size_t)mn);
-    int32_t *dkB = (int32_t *)q; q += al256(4 * (size_t)mn);
-    double *df1A = (double *)q; q += al256(8 * (size_t)mn);
-    double *df2A = (double *)q; q += al256(8 * (size_t)mn);
-    double *df1B = (double *)q; q += al256(8 * (size_t)mn);
-    double *df2B = (double *)q;
-    double *hd = (double *)(hi32 + 4 * (size_t)mn);
-    {   /* rows' e, ka and factors to the device */
-        int32_t *he = hi32, *hk = hi32 + mn;
-        double *h1 = hd, *h2 = hd + mn;
-        for (int side = 0; side < 2; side++) {
-            const rowscale_t *rr = side ? rb : ra;
-            const int64_t R = side ? n : m;
-            for (int64_t i = 0; i < R; i++) { he[i] = rr[i].e; hk[i] = rr[i].ka; h1[i] = rr[i].f1; h2[i] = rr[i].f2; }
-            DEV(ozb_dev_put(dev, side ? deB : deA, 4 * (size_t)R, he, 4 * (size_t)R, 4 * (size_t)R, 1));
-            DEV(ozb_dev_put(dev, side ? dkB : dkA, 4 * (size_t)R, hk, 4 * (size_t)R, 4 * (size_t)R, 1));
-            DEV(ozb_dev_put(dev, side ? df1B : df1A, 8 * (size_t)R, h1, 8 * (size_t)R, 8 * (size_t)R, 1));
-            DEV(ozb_dev_put(dev, side ? df2B : df2A, 8 * (size_t)R, h2, 8 * (size_t)R, 8 * (size_t)R, 1));
-        }
+    int32_t *deA = (int32_t *)(b0 + o_go), *dkA = (int32_t *)(b0 + o_kA);
+    int32_t *deB = (int32_t *)(b0 + o_eB), *dkB = (int32_t *)(b0 + o_kB);
+    double *df1A = (double *)(b0 + o_f1A), *df2A = (double *)(b0 + o_f2A);
+    double *df1B = (double *)(b0 + o_f1B), *df2B = (double *)(b0 + o_f2B);
+    for (int side = 0; side < 2; side++) {   /* rows' e, ka and factors to the device: one copy */
+        const rowscale_t *rr = side ? rb : ra;
+        const int64_t R = side ? n : m;
+        int32_t *he = (int32_t *)(hb + (side ? o_eB : o_go)), *hk = (int32_t *)(hb + (side ? o_kB : o_kA));
+        double *h1 = (double *)(hb + (side ? o_f1B : o_f1A)), *h2 = (double *)(hb + (side ? o_f2B : o_f2A));
+        for (int64_t i = 0; i < R; i++) { he[i] = rr[i].e; hk[i] = rr[i].ka; h1[i] = rr[i].f1; h2[i] = rr[i].f2; }
     }
+    DEV(ozb_dev_put(dev, deA, o_end - o_go, hb + o_go, o_end - o_go, o_end - o_go, 1));
     ozb_op_crt_res rc;
     ozb_crt_resconst_init(0, s, &rc);            /* trunc(x f1 f2): the FAST scaling */
     ozb_op_crt_consts kc;

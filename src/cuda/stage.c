@@ -67,7 +67,9 @@ void ozb_stage_restore_c(ozblas_handle_t h, const ozb_problem *pr)
     geom_t g;
     if (geometry(pr->c, pr->m, pr->n, pr->crs, pr->ccs, &g)) return;
     const void *save = ozb_dev_buf(h->dev, OZB_DBUF_CSAVE, g.width * g.height);   /* the saved copy, kept */
-    if (save) ozb_dev_copy(h->dev, (void *)g.dev_base, g.pitch, save, g.width, g.width, g.height);
+    /* (done before the call returns: the caller's C is as it was) */
+    if (save && ozb_dev_copy(h->dev, (void *)g.dev_base, g.pitch, save, g.width, g.width, g.height) == 0)
+        ozb_dev_sync(h->dev);
 }
 
 ozblas_status_t ozb_stage_c_copy(ozblas_handle_t h, const ozb_problem *pr, double *w, ozb_problem *wp)

@@ -205,8 +205,7 @@ ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_
         const ozblas_status_t st = walk(h, pr, pl, ozb_stage_list_for(h, pl), 0);
         return st != OZBLAS_STATUS_SUCCESS && h->out_partial ? OZBLAS_STATUS_PARTIAL : st;
     }
-    uint64_t d0, h0, d1, h1;
-    be->moved(h, &d0, &h0);
+    const ozb_moves m0 = be->moved(h);
     /* the backend's own stages on its memory: each decides the whole call or declines */
     ozblas_status_t st = OZBLAS_STATUS_NOT_SUPPORTED;
     for (int q = 0; q < be->nstages && st == OZBLAS_STATUS_NOT_SUPPORTED; q++) {
@@ -224,10 +223,11 @@ ozblas_status_t ozb_execute(ozblas_handle_t h, const ozb_problem *pr, const ozb_
         st = be->host_end(h, pr, st);
     }
     /* what the call moved between host and device: never through the host silently */
-    be->moved(h, &d1, &h1);
-    h->info.bytes_to_device = (int64_t)(d1 - d0);
-    h->info.bytes_to_host = (int64_t)(h1 - h0);
+    const ozb_moves m1 = be->moved(h);
+    h->info.bytes_to_device = (int64_t)(m1.to_dev - m0.to_dev);
+    h->info.bytes_to_host = (int64_t)(m1.to_host - m0.to_host);
+    h->info.device_waits = (int64_t)(m1.waits - m0.waits);
     h->info.host_staged = staged;
-    ozb_info_moves_add(h, h->info.bytes_to_device, h->info.bytes_to_host, staged);
+    ozb_info_moves_add(h, m0, m1, staged);
     return st;
 }
