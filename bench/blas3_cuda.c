@@ -6,7 +6,9 @@
  * cudaDeviceSynchronize after it (the output restored from a pristine copy before, untimed);
  * medians and ranges over the repetitions after one warm-up.  Every case with n <= the check
  * size is also run on a CPU handle of the same configuration and compared bit for bit, and
- * every case reports whether any of its problems went through the host (host_staged).
+ * every case reports whether any of its problems went through the host (host_staged) and how
+ * many times one call waited for the device (info.device_waits: copies between host and
+ * device and stream synchronisations).
  *   ozblas-blas3-cuda [--reps R] [--check-max N] [--engine fp64,crt] [--mode double,cr] [N...]
  * (defaults: 5 repetitions, check up to 1024, engines crt and fp64, modes double and cr,
  * N = 256 1024 4096) */
@@ -166,8 +168,8 @@ int main(int argc, char **argv)
     }
     printf("ozblas-blas3-cuda on %s (%d SMs): host-clock medians (range) of %d interleaved runs after one warm-up; "
            "lower triangles, left sides, no transposes, alpha = 1, beta = 0.5\n\n", prop.name, prop.multiProcessorCount, reps);
-    printf("| routine | n | mode | engine | ozblas ms | cuBLAS ms | vs cuBLAS | vs ozblas_dgemm, same flops | CPU bits | staged |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| routine | n | mode | engine | ozblas ms | cuBLAS ms | vs cuBLAS | vs ozblas_dgemm, same flops | CPU bits | staged "
+           "| waits |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     int failures = 0;
     double *t[3];
     for (int w = 0; w < 3; w++) t[w] = malloc(sizeof(double) * (size_t)reps);
@@ -184,12 +186,16 @@ int main(int argc, char **argv)
                     const int64_t kk = (int64_t)(FL[r] * (double)o.n / 2.0 + 0.5);
                     double tt, ro[1000], rg[1000];
                     int bad = 0, staged = 0;
+                    int64_t waits = 0;
                     for (int w = 0; w < 3; w++) bad |= timed(w, r, &o, h, cb, kk, &tt);   /* warm-up */
                     for (int i = 0; i < reps && !bad; i++) {
                         for (int w = 0; w < 3; w++) {
                             bad |= timed(w, r, &o, h, cb, kk, &t[w][i]);
                             ozblas_info_t info;
-                            if (w == 0 && ozblas_get_info(h, &info) == OZBLAS_STATUS_SUCCESS) staged |= info.host_staged;
+                            if (w == 0 && ozblas_get_info(h, &info) == OZBLAS_STATUS_SUCCESS) {
+                                staged |= info.host_staged;
+                                waits = info.device_waits;
+                            }
                         }
                         ro[i] = t[0][i] / t[1][i];
                         rg[i] = t[0][i] / t[2][i];
@@ -199,7 +205,7 @@ int main(int argc, char **argv)
                     const char *mname = modes[m] == OZBLAS_MODE_DOUBLE ? "DOUBLE" : "CR";
                     const char *ename = engines[e] == OZBLAS_ENGINE_FP64 ? "FP64" : "CRT_INT8";
                     if (bad) {
-                        printf("| %s | %lld | %s | %s | failed | | | | | |\n", NAMES[r], (long long)o.n, mname, ename);
+                        printf("| %s | %lld | %s | %s | failed | | | | | | |\n", NAMES[r], (long long)o.n, mname, ename);
                         continue;
                     }
                     double mo, mc, x, y, q0, q1, q2, g0, g1, g2;
@@ -207,9 +213,10 @@ int main(int argc, char **argv)
                     summary(t[1], reps, &mc, &x, &y);
                     summary(ro, reps, &q0, &q1, &q2);
                     summary(rg, reps, &g0, &g1, &g2);
-                    printf("| %s | %lld | %s | %s | %.3f | %.3f | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s | %s |\n", NAMES[r],
-                           (long long)o.n, mname, ename, 1e3 * mo, 1e3 * mc, q0, q1, q2, g0, g1, g2,
-                           same == 1 ? "equal" : same == 2 ? "-" : same == 0 ? "DIFFER" : "failed", staged ? "YES" : "no");
+                    printf("| %s | %lld | %s | %s | %.3f | %.3f | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s | %s | %lld |\n",
+                           NAMES[r], (long long)o.n, mname, ename, 1e3 * mo, 1e3 * mc, q0, q1, q2, g0, g1, g2,
+                           same == 1 ? "equal" : same == 2 ? "-" : same == 0 ? "DIFFER" : "failed", staged ? "YES" : "no",
+                           (long long)waits);
                     fflush(stdout);
                 }
             }

@@ -57,17 +57,22 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
 {
     if (bytes == 0) bytes = 1;
     if (d->bytes[slot] >= bytes) return d->buf[slot];
+    const size_t held = d->bytes[slot];
     if (d->buf[slot]) {                                 /* the old one first: never both held */
         d->ops->release(d, d->buf[slot]);               /* stream-ordered: after the work queued on it */
         d->buf[slot] = NULL;
         d->bytes[slot] = 0;
     }
-    /* exactly `bytes` (256-byte aligned): the emulated device's buffers end where the
-     * caller's need ends, so that the sanitizer build sees a kernel's overrun */
-    void *p = injected(d, OZB_FAULT_ALLOC) ? NULL : d->ops->alloc(d, bytes);
+    /* `bytes`, or half again the size it grows from where the device keeps headroom
+     * (dev_ops.h), and exactly `bytes` where that much is not to be had */
+    const size_t more = d->ops->headroom ? held + held / 2 : 0, want = more > bytes ? more : bytes;
+    if (injected(d, OZB_FAULT_ALLOC)) return NULL;
+    void *p = d->ops->alloc(d, want);
+    const size_t got = p ? want : bytes;
+    if (!p && want > bytes) p = d->ops->alloc(d, bytes);
     if (!p) return NULL;
     d->buf[slot] = p;
-    d->bytes[slot] = bytes;
+    d->bytes[slot] = got;
     return p;
 }
 
