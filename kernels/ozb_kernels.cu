@@ -539,8 +539,10 @@ __global__ void k_crcr_recon(const ozb_op_crcr_args g)
         ozb_op_crcr_elem(&g, e);
 }
 
-__global__ void k_eft_put(const double *res, int64_t m, double *c, int64_t crs)
+/* the certified results over C, unless a row was declined (skip set and *skip: C untouched) */
+__global__ void k_eft_put(const double *res, int64_t m, double *c, int64_t crs, const int *skip)
 {
+    if (skip && *skip) return;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m; i += (int64_t)gridDim.x * blockDim.x)
         c[i * crs] = res[i];
 }
@@ -818,10 +820,10 @@ static int kl_crcr_recon(const void *args, void *stream)
     return launched();
 }
 
-static int kl_eft_put(const double *res, int64_t m, double *c, int64_t crs, void *stream)
+static int kl_eft_put(const double *res, int64_t m, double *c, int64_t crs, const int *skip, void *stream)
 {
     if (m <= 0) return 0;
-    OZB_LAUNCH(k_eft_put, blocks_for(m), kThreads, (cudaStream_t)stream)(res, m, c, crs);
+    OZB_LAUNCH(k_eft_put, blocks_for(m), kThreads, (cudaStream_t)stream)(res, m, c, crs, skip);
     return launched();
 }
 

@@ -61,7 +61,7 @@ typedef struct ozb_kl_table {
      * m nq (ozb_kl_eft_plan) ozb_eft_acc of scratch */
     int (*eft_dot)(const void *g, void *part, double *res, int *bad, void *stream);
     /* c[i crs] = res[i], i < m */
-    int (*eft_put)(const double *res, int64_t m, double *c, int64_t crs, void *stream);
+    int (*eft_put)(const double *res, int64_t m, double *c, int64_t crs, const int *skip, void *stream);
     /* the correctly rounded CRT's output: ozb_op_crcr_elem for every element (g: an ozb_op_crcr_args) */
     int (*crcr_recon)(const void *g, void *stream);
     /* DOUBLE mode's certificate: the lower bound's operands (ozb_op_crt_hat_item) and each

@@ -21,7 +21,9 @@ typedef enum {
 
 /* Element (i, j) of an m x n window: src(i, j) = src[i srs + j scs], dst(i, j) = dst[i drs +
  * j dcs]; "the triangle" is i >= j (lower) or i <= j.  src may alias dst only for SCALE and
- * DIV, which read and write one element. */
+ * DIV, which read and write one element.  Where skip is set and *skip is not 0 the op writes
+ * nothing: the device's solve copies its solved rows over X only where no row was declined,
+ * decided where the flag lies, so that the host waits once, for the flag. */
 typedef struct {
     int kind, lower, unit;
     int64_t m, n;
@@ -31,10 +33,12 @@ typedef struct {
     int64_t drs, dcs;
     double beta;
     const double *div;
+    const int *skip;
 } ozb_op_shape;
 
 OZB_HD void ozb_op_shape_elem(const ozb_op_shape *s, int64_t i, int64_t j)
 {
+    if (s->skip && *s->skip) return;
     const int in = s->lower ? i >= j : i <= j;
     double *d = s->dst + i * s->drs + j * s->dcs;
     switch (s->kind) {
@@ -54,8 +58,8 @@ OZB_HD void ozb_op_shape_elem(const ozb_op_shape *s, int64_t i, int64_t j)
  * within OZB_EFT_DEPTH_MAX for any block), finished with alpha = -1, beta = 1, c0 = x_i: the
  * finish proves its result RN(exact) or declines (an exact zero, a subnormal, Inf or NaN among
  * the terms, a midpoint too near).  The rows go to the scratch out (bs x nrhs, column j at out + j bs),
- * X is only read; a row declined sets *bad, and the caller then discards the scratch and
- * solves the block by its exact rows.  RN(exact) is unique and the division IEEE's: a block
+ * X is only read; a row declined sets *bad, and then the scratch is not copied over X (the
+ * copy's skip) and the caller solves the block by its exact rows.  RN(exact) is unique and the division IEEE's: a block
  * with no row declined holds the host's bits. */
 typedef struct {
     const double *t;

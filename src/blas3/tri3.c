@@ -202,10 +202,10 @@ static ozblas_status_t trsm(ozblas_handle_t h, ozblas_side_t side, ozblas_uplo_t
     const int lower = uplo == OZBLAS_LOWER, t = transa == OZBLAS_OP_T, unit = diag == OZBLAS_UNIT;
     /* left: op(T) X = B, X's columns solved alike; right: X op(T) = B <=> op(T)^T X^T = B^T,
      * op(T)^T being T with the other transpose */
-    if (sst == OZBLAS_STATUS_SUCCESS)
-        sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
-                                  : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
-    return sst;
+    if (sst != OZBLAS_STATUS_SUCCESS) return sst;
+    sst = side == OZBLAS_LEFT ? ozb_tri_solve_op(h, A, lda, m, lower, t, unit, n, B, 1, ldb)
+                              : ozb_tri_solve_op(h, A, lda, n, lower, !t, unit, m, B, ldb, 1);
+    return alpha != 1.0 ? ozb_after_written(sst) : sst;   /* B was scaled before */
 }
 
 static ozblas_status_t trsm_part(ozblas_handle_t h, int64_t lo, int64_t hi, void *ctx)

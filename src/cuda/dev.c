@@ -228,13 +228,14 @@ int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left)
         *left = 1;
         return 0;
     }
+    /* the solved rows copied over X unless a row was declined (the copy reads the flag on the
+     * device), then the flag read back: one wait, after both launches */
+    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = g->bs, .n = g->nrhs, .src = a.out, .srs = 1, .scs = g->bs,
+                              .dst = (double *)g->x, .drs = g->xrs, .dcs = g->xcs, .skip = a.bad };
     int e = ozb_dev_zero(d, a.bad, sizeof(int));
     if (!e) e = KL(subst, &a);
-    if (!e) e = ozb_dev_get(d, left, sizeof(int), a.bad, sizeof(int), sizeof(int), 1);
-    if (e || *left) return e;
-    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = g->bs, .n = g->nrhs, .src = a.out, .srs = 1, .scs = g->bs,
-                              .dst = (double *)g->x, .drs = g->xrs, .dcs = g->xcs };
-    return ozb_dev_shape(d, &cp);
+    if (!e) e = KL(shape, &cp);
+    return e ? e : ozb_dev_get(d, left, sizeof(int), a.bad, sizeof(int), sizeof(int), 1);
 }
 
 int ozb_dev_nonfinite(ozb_dev *d, const double *x, int64_t rs, int64_t cs, int64_t m, int64_t n, int64_t *range,
@@ -364,9 +365,15 @@ int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *re
     return KL(eft_dot, g, part, res, bad);
 }
 
-int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs)
+int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs, const int *skip)
 {
-    return KL(eft_put, res, m, c, crs);
+    return KL(eft_put, res, m, c, crs, skip);
+}
+
+int ozb_dev_eft_keep(ozb_dev *d, double *keep, int64_t m, const double *c, int64_t crs)
+{
+    const ozb_op_shape cp = { .kind = OZB_SHAPE_COPY, .m = m, .n = 1, .src = c, .srs = crs, .dst = keep, .drs = 1 };
+    return m > 0 ? KL(shape, &cp) : 0;
 }
 
 int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g) { return KL(crcr_recon, g); }

@@ -93,8 +93,8 @@ int ozb_dev_scale(ozb_dev *d, double *c, int64_t crs, int64_t ccs, int64_t m, in
 int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s);
 /* a triangular solve block's in-block rows (ozb_op_subst_col for every column, into device
  * scratch; g->out and g->bad not read), copied over X where no row was declined, else *left =
- * 1 and X untouched (also where the scratch cannot be had); 0, or nonzero on failure (X
- * untouched unless the copy itself failed) */
+ * 1 and X untouched (also where the scratch cannot be had), decided on the device: one wait,
+ * the flag's read-back; 0, or nonzero on failure (X untouched unless the copy itself failed) */
 int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left);
 /* Inf and NaN in the m x n window x(i, j) = x[i rs + j cs] of device memory: *any = 0 where
  * it holds none (one launch and a 4-byte read-back), else *any = 1 and each column's first and
@@ -186,6 +186,9 @@ int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *bad);
 /* the correctly rounded CRT's output of a tile (cuda/resident_crcr.c) */
 int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g);
-/* c[i crs] = res[i], i < m (device arrays) */
-int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs);
+/* c[i crs] = res[i], i < m (device arrays), unless skip is set and *skip (device int) is not 0;
+ * ordered on the stream (no wait) */
+int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs, const int *skip);
+/* keep[i] = c[i crs], i < m (device arrays), ordered on the stream (no wait) */
+int ozb_dev_eft_keep(ozb_dev *d, double *keep, int64_t m, const double *c, int64_t crs);
 #endif

@@ -260,7 +260,7 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
                 .kblock = OZB_KBLOCK_MAX,
             };
             if (ozb_run_rounds_exact(h)) forward(&up);
-            if ((st = ozb_run(h, &up)) != OZBLAS_STATUS_SUCCESS) return st;
+            if ((st = ozb_run(h, &up)) != OZBLAS_STATUS_SUCCESS) return ozb_after_written(st);
         }
         if (nrhs >= ROW_PROBLEM_COLS && ozb_host_operands(h) && ozb_eft_subst_applies(h))
             st = block_lanes(h, t, unit, s, bs, nrhs, x, xrs, xcs);
@@ -268,7 +268,8 @@ ozblas_status_t ozb_tri_solve(ozblas_handle_t h, ozb_view t, int unit, int64_t m
             st = device_rows(h, t, unit, s, bs, nrhs, x, xrs, xcs);
         else
             st = block_rows(h, t, unit, s, bs, nrhs, x, xrs, xcs);
-        if (st != OZBLAS_STATUS_SUCCESS) return st;
+        /* X's rows are written as they are solved (a device block's before its flag is read) */
+        if (st != OZBLAS_STATUS_SUCCESS) return ozb_after_written(st);
     }
     return OZBLAS_STATUS_SUCCESS;
 }
