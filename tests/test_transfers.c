@@ -113,35 +113,43 @@ int main(void)
                     free(A); free(B); free(C); free(x); free(y);
                     ozblas_destroy(h);
                 }
-    /* DTRSM (left, lower, 16-row blocks): each block's in-block rows one launch and the
-     * declined flag back (one wait), each later block's update one GEMM problem (gemm's budget) */
+    /* DTRSM (left, lower, 16-row blocks): alpha b scaled first where alpha != 1 (one
+     * synchronisation), each block's in-block rows one launch and the declined flag back (one
+     * wait), each later block's update one GEMM problem (gemm's budget).  The count covers the
+     * whole routine: alpha = 0.5 reports exactly one wait more than alpha = 1 (the scaling). */
     phi = 0.0;
+    int64_t unscaled = 0;
     for (int mo = 0; mo < 3; mo++)
-        for (int fo = 0; fo < 4; fo += 3) {
-            const int64_t m = 64, n = 33, blocks = 4;
-            if (ozblas_create_cuda(&h, 0) != OZBLAS_STATUS_SUCCESS) { fails++; continue; }
-            ozblas_set_mode(h, (ozblas_mode_t)mo);
-            if (ozblas_set_engine(h, (ozblas_engine_t)fo) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); continue; }
-            double *T = vec(m * m), *X = vec(m * n);
-            /* uniform entries, well conditioned (off the diagonal below 1/32, the diagonal near
-             * 4): no element is left to DOUBLE's completion, whose waits gemm's budget leaves out */
-            for (int64_t i = 0; i < m * m; i++) T[i] /= 16.0;
-            for (int64_t i = 0; i < m; i++) T[i * (m + 1)] += 4.0;
-            const ozblas_status_t st = ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, m, n, 1.0, T,
-                                                    m, X, m);
-            ozblas_info_t in;
-            ozblas_get_info(h, &in);
-            calls++;
-            const int64_t wb = blocks + (blocks - 1) * waits_budget(mo, fo, 0, n, 0);
-            CHECK(st == OZBLAS_STATUS_SUCCESS && !in.host_staged, "%s %s dtrsm %lldx%lld: status %d, host_staged %d",
-                  mname[mo], fname[fo], (long long)m, (long long)n, (int)st, in.host_staged);
-            CHECK(in.device_waits <= wb, "%s %s dtrsm %lldx%lld: waited for the device %lld times (at most %lld)",
-                  mname[mo], fname[fo], (long long)m, (long long)n, (long long)in.device_waits, (long long)wb);
-            printf("  dtrsm %-6s %-8s %lldx%lld: %lld waits\n", mname[mo], fname[fo], (long long)m, (long long)n,
-                   (long long)in.device_waits);
-            free(T); free(X);
-            ozblas_destroy(h);
-        }
+        for (int fo = 0; fo < 4; fo += 3)
+            for (int sc = 0; sc < 2; sc++) {
+                const int64_t m = 64, n = 33, blocks = 4;
+                if (ozblas_create_cuda(&h, 0) != OZBLAS_STATUS_SUCCESS) { fails++; continue; }
+                ozblas_set_mode(h, (ozblas_mode_t)mo);
+                if (ozblas_set_engine(h, (ozblas_engine_t)fo) != OZBLAS_STATUS_SUCCESS) { ozblas_destroy(h); continue; }
+                double *T = vec(m * m), *X = vec(m * n);
+                /* uniform entries, well conditioned (off the diagonal below 1/32, the diagonal near
+                 * 4): no element is left to DOUBLE's completion, whose waits gemm's budget leaves out */
+                for (int64_t i = 0; i < m * m; i++) T[i] /= 16.0;
+                for (int64_t i = 0; i < m; i++) T[i * (m + 1)] += 4.0;
+                const double alpha = sc ? 0.5 : 1.0;
+                const ozblas_status_t st = ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_NON_UNIT, m, n, alpha,
+                                                        T, m, X, m);
+                ozblas_info_t in;
+                ozblas_get_info(h, &in);
+                calls++;
+                const int64_t wb = sc + blocks + (blocks - 1) * waits_budget(mo, fo, 0, n, 0);
+                CHECK(st == OZBLAS_STATUS_SUCCESS && !in.host_staged, "%s %s dtrsm %lldx%lld: status %d, host_staged %d",
+                      mname[mo], fname[fo], (long long)m, (long long)n, (int)st, in.host_staged);
+                CHECK(in.device_waits <= wb && (!sc || in.device_waits == unscaled + 1),
+                      "%s %s dtrsm %lldx%lld alpha %g: waited for the device %lld times (at most %lld; alpha 1: %lld)",
+                      mname[mo], fname[fo], (long long)m, (long long)n, alpha, (long long)in.device_waits, (long long)wb,
+                      (long long)unscaled);
+                unscaled = in.device_waits;
+                printf("  dtrsm %-6s %-8s %lldx%lld alpha %g: %lld waits\n", mname[mo], fname[fo], (long long)m, (long long)n,
+                       alpha, (long long)in.device_waits);
+                free(T); free(X);
+                ozblas_destroy(h);
+            }
     printf("test_transfers: %d calls checked; DOUBLE CRT_INT8 calls with elements completed correctly rounded: %d\n",
            calls, completed);
     printf("most waits for the device in one call (gemm, gemv-n, gemv-t, dot):\n");

@@ -53,10 +53,17 @@ static int crt_recon(ozblas_handle_t h, const void *consts, int64_t ne, double *
     return ozb_crt_recon_cuda(h->dev, consts, ne, val);
 }
 
+/* the bytes and waits of an operation outside the executor's problems (a scaling, a shape, a
+ * flag or rows' positions read back) into the call's report (core/info.h), as the problems'
+ * own are */
+static void report_moves(ozblas_handle_t h, ozb_moves m0) { ozb_info_moves_add(h, m0, ozb_dev_moved(h->dev), 0); }
+
 static int scale(ozblas_handle_t h, double *c, int64_t crs, int64_t ccs, int64_t m, int64_t n, double beta)
 {
     const int tok = ozb_dev_enter(h->dev);
+    const ozb_moves m0 = ozb_dev_moved(h->dev);
     const int rc = ozb_dev_scale(h->dev, c, crs, ccs, m, n, beta);
+    report_moves(h, m0);
     ozb_dev_leave(h->dev, tok);
     return rc;
 }
@@ -74,14 +81,12 @@ static double *shape_buf(ozblas_handle_t h, int slot, size_t bytes)
 static int shape(ozblas_handle_t h, const ozb_op_shape *s)
 {
     const int tok = ozb_dev_lock(h->dev);
+    const ozb_moves m0 = ozb_dev_moved(h->dev);
     const int rc = ozb_dev_shape(h->dev, s);
+    report_moves(h, m0);
     ozb_dev_unlock(h->dev, tok);
     return rc;
 }
-
-/* the bytes an operation outside the executor's problems read back (a flag, rows' positions)
- * into the call's report (core/info.h), as the problems' own copies are */
-static void report_moves(ozblas_handle_t h, ozb_moves m0) { ozb_info_moves_add(h, m0, ozb_dev_moved(h->dev), 0); }
 
 static int subst(ozblas_handle_t h, const ozb_op_subst *g, int *left)
 {

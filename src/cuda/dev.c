@@ -44,7 +44,8 @@ void ozb_dev_close(ozb_dev *d)
     free(d);
 }
 
-void  ozb_dev_set_stream(ozb_dev *d, void *stream) { d->stream = stream; d->ops->set_stream(d, stream); }
+/* the implementation drains the old stream (d->stream) before the new one is recorded */
+void  ozb_dev_set_stream(ozb_dev *d, void *stream) { d->ops->set_stream(d, stream); d->stream = stream; }
 int   ozb_dev_enter(ozb_dev *d) { return d->ops->enter(d); }
 void  ozb_dev_leave(ozb_dev *d, int token) { d->ops->leave(d, token); }
 int   ozb_dev_lock(ozb_dev *d) { pthread_mutex_lock(&d->mu); return ozb_dev_enter(d); }
@@ -57,22 +58,18 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
 {
     if (bytes == 0) bytes = 1;
     if (d->bytes[slot] >= bytes) return d->buf[slot];
-    const size_t held = d->bytes[slot];
     if (d->buf[slot]) {                                 /* the old one first: never both held */
         d->ops->release(d, d->buf[slot]);               /* stream-ordered: after the work queued on it */
         d->buf[slot] = NULL;
         d->bytes[slot] = 0;
     }
-    /* `bytes`, or half again the size it grows from where the device keeps headroom
-     * (dev_ops.h), and exactly `bytes` where that much is not to be had */
-    const size_t more = d->ops->headroom ? held + held / 2 : 0, want = more > bytes ? more : bytes;
-    if (injected(d, OZB_FAULT_ALLOC)) return NULL;
-    void *p = d->ops->alloc(d, want);
-    const size_t got = p ? want : bytes;
-    if (!p && want > bytes) p = d->ops->alloc(d, bytes);
+    /* exactly `bytes` (256-byte aligned): the workspace limit bounds what the buffers hold, and
+     * the emulated device's buffers end where the caller's need ends, so that the sanitizer
+     * build sees a kernel's overrun */
+    void *p = injected(d, OZB_FAULT_ALLOC) ? NULL : d->ops->alloc(d, bytes);
     if (!p) return NULL;
     d->buf[slot] = p;
-    d->bytes[slot] = got;
+    d->bytes[slot] = bytes;
     return p;
 }
 
@@ -235,6 +232,7 @@ int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left)
     int e = ozb_dev_zero(d, a.bad, sizeof(int));
     if (!e) e = KL(subst, &a);
     if (!e) e = KL(shape, &cp);
+    if (e) sync_dev(d);                    /* what was queued is done with T and X on return */
     return e ? e : ozb_dev_get(d, left, sizeof(int), a.bad, sizeof(int), sizeof(int), 1);
 }
 

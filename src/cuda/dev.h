@@ -94,7 +94,8 @@ int ozb_dev_shape(ozb_dev *d, const ozb_op_shape *s);
 /* a triangular solve block's in-block rows (ozb_op_subst_col for every column, into device
  * scratch; g->out and g->bad not read), copied over X where no row was declined, else *left =
  * 1 and X untouched (also where the scratch cannot be had), decided on the device: one wait,
- * the flag's read-back; 0, or nonzero on failure (X untouched unless the copy itself failed) */
+ * the flag's read-back; 0, or nonzero on failure (X may then hold the block's rows solved:
+ * the copy is queued before the flag is read) */
 int ozb_dev_subst(ozb_dev *d, const ozb_op_subst *g, int *left);
 /* Inf and NaN in the m x n window x(i, j) = x[i rs + j cs] of device memory: *any = 0 where
  * it holds none (one launch and a 4-byte read-back), else *any = 1 and each column's first and

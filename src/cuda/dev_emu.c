@@ -47,7 +47,7 @@ static int gemm(ozb_dev *d, const ozb_gemm_call *g) { (void)d; return ozb_emu_ge
 
 static const ozb_dev_ops emu_ops = {
     .name = "emulated", .enter = enter, .leave = leave, .close = close_emu, .set_stream = set_stream,
-    .alloc = alloc, .headroom = 0, .release = release, .copy2d = copy2d, .sync = sync_emu, .mem_free = mem_free,
+    .alloc = alloc, .release = release, .copy2d = copy2d, .sync = sync_emu, .mem_free = mem_free,
     .zero = zero, .current = current, .gemm = gemm,
 };
 

@@ -137,7 +137,7 @@ static void current(ozb_dev *d) { use(d); }
 
 static const ozb_dev_ops gpu_ops = {
     .name = "gpu", .enter = enter, .leave = leave, .close = close_gpu, .set_stream = set_stream,
-    .alloc = alloc, .headroom = 1, .release = release, .copy2d = copy2d, .sync = sync_gpu, .mem_free = mem_free,
+    .alloc = alloc, .release = release, .copy2d = copy2d, .sync = sync_gpu, .mem_free = mem_free,
     .zero = zero, .current = current, .gemm = gemm,
 };
 

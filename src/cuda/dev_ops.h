@@ -48,11 +48,6 @@ typedef struct ozb_dev_ops {
     void   (*close)(ozb_dev *d);                  /* the implementation's own state (buffers are dev.c's) */
     void   (*set_stream)(ozb_dev *d, void *stream);
     void  *(*alloc)(ozb_dev *d, size_t bytes);    /* 256-byte aligned, NULL on failure */
-    /* 1: a buffer that grows takes half again its held size at least (the GPU, where an
-     * allocation maps memory: a solve whose k grows by blocks then reallocates O(log) times,
-     * not once a block); 0: exactly the bytes asked (the emulated device, so that the sanitizer
-     * build sees a kernel's overrun) */
-    int    headroom;
     void   (*release)(ozb_dev *d, void *p);
     /* to_dev: 0 device to host, 1 host to device, 2 device to device */
     int    (*copy2d)(ozb_dev *d, int to_dev, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,

@@ -103,8 +103,8 @@ static ozblas_status_t window(ozblas_handle_t h, const uint8_t *flags, int64_t m
 /* DOUBLE mode's elements the certificate left, correctly rounded on the device by the resident
  * CR engines (a few of several columns: each alone; else the error-free GEMV, a column at a time
  * where n <= 8, or the exact CRT GEMM beyond; a GEMV's always by one GEMV on their window of
- * rows, which waits for the device four times where each alone would wait once): all of them (and n == 1 or n > 8), the call itself, written into
- * C (*direct = 1); else the whole call, or its window of the flagged rows and columns, into a
+ * rows, two waits: the window read back and the GEMV's flag): all of them (and n == 1 or
+ * n > 8), the call itself, written into C (*direct = 1); else the whole call, or its window of the flagged rows and columns, into a
  * copy of C in device memory, *wp the whole call's problem on that copy (its C the values).
  * NOT_SUPPORTED where an engine declines (C and every output as they were).  Called with the
  * device unlocked. */
@@ -158,9 +158,9 @@ ozblas_status_t ozb_resident_crt_run(ozblas_handle_t h, const ozb_problem *pr, c
      * the device so that it is one copy; then scratch of C's check */
     const size_t rowb = sizeof(ozb_op_crt_row), M = (size_t)m, N = (size_t)n;
     const size_t o_cns = al256(rowb * (M + N)), o_go = o_cns + al256(4 * M);
-    const size_t o_kA = o_go + al16(4 * M), o_f1A = o_kA + al16(4 * M), o_f2A = o_f1A + 8 * M;
+    const size_t o_kA = o_go + al16(4 * M), o_f1A = o_kA + al16(4 * M), o_f2A = o_f1A + al16(8 * M);
     const size_t o_eB = o_f2A + al16(8 * M), o_kB = o_eB + al16(4 * N), o_f1B = o_kB + al16(4 * N);
-    const size_t o_f2B = o_f1B + 8 * N, o_end = o_f2B + 8 * N;
+    const size_t o_f2B = o_f1B + al16(8 * N), o_end = o_f2B + 8 * N;
     const size_t b0_bytes = al256(o_end) + al256(8 * M) + 2 * al256(4 * M);
     char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, b0_bytes);
     rowscale_t *ra = ozb_buf_get(h, OZB_BUF_WA, sizeof(rowscale_t) * (size_t)m + 64);

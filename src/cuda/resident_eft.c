@@ -51,10 +51,14 @@ ozblas_status_t ozb_resident_eft_run(ozblas_handle_t h, const ozb_problem *pr, c
      * read fails y is put back as it was (a failed call leaves its output untouched). */
     if (ozb_dev_zero(dev, bad, 4) || ozb_dev_eft_dot(dev, &g, buf, res, bad) ||
         (!pr->c_host &&
-         (ozb_dev_eft_keep(dev, kept, m, pr->c, pr->crs) || ozb_dev_eft_put(dev, res, m, pr->c, pr->crs, bad))))
+         (ozb_dev_eft_keep(dev, kept, m, pr->c, pr->crs) || ozb_dev_eft_put(dev, res, m, pr->c, pr->crs, bad)))) {
+        ozb_dev_sync(dev);                  /* what was queued is done with A, x and y on return */
         goto out;
+    }
     if (ozb_dev_get(dev, &back, pr->c_host ? 16 : 4, bad, 16, pr->c_host ? 16 : 4, 1)) {
-        if (!pr->c_host && !ozb_dev_eft_put(dev, kept, m, pr->c, pr->crs, NULL)) ozb_dev_sync(dev);
+        /* y may hold the results: put back as it was, or, where that fails too, PARTIAL */
+        if (!pr->c_host && (ozb_dev_eft_put(dev, kept, m, pr->c, pr->crs, NULL) || ozb_dev_sync(dev)))
+            st = OZBLAS_STATUS_PARTIAL;
         goto out;
     }
     if (back.i) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }   /* nothing written */
