@@ -66,7 +66,10 @@ typedef enum {
  * next to their norms (fewer moduli for wide-range data), never fewer than FAST. */
 typedef enum { OZBLAS_CRT_SCALING_FAST = 0, OZBLAS_CRT_SCALING_ACCURATE = 1 } ozblas_crt_scaling_t;
 
-/* What the last routine called on a handle did. */
+/* What the last routine called on a handle did.  A routine that runs several problems (the
+ * level-3 routines beyond GEMM, the triangular solves by blocks) reports its last problem's
+ * slices, calls, fallbacks and times; on a CUDA handle bytes_to_device, bytes_to_host,
+ * host_staged and device_waits cover the whole routine. */
 typedef struct {
     int      slices_a;          /* largest number of slices of op(A) (DOT: x; GEMV: op(A))     */
     int      slices_b;          /* largest number of slices of op(B) (DOT: y; GEMV: x)         */
