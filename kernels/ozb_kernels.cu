@@ -539,6 +539,12 @@ __global__ void k_crcr_recon(const ozb_op_crcr_args g)
         ozb_op_crcr_elem(&g, e);
 }
 
+__global__ void k_crcr_ka(const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t rows)
+{
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows; r += (int64_t)gridDim.x * blockDim.x)
+        ozb_op_crcr_ka(mx, low, ka, ok, r);
+}
+
 /* the certified results over C, unless a row was declined (skip set and *skip: C untouched) */
 __global__ void k_eft_put(const double *res, int64_t m, double *c, int64_t crs, const int *skip)
 {
@@ -820,6 +826,13 @@ static int kl_crcr_recon(const void *args, void *stream)
     return launched();
 }
 
+static int kl_crcr_ka(const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t rows, void *stream)
+{
+    if (rows <= 0) return 0;
+    OZB_LAUNCH(k_crcr_ka, blocks_for(rows), kThreads, (cudaStream_t)stream)(mx, low, ka, ok, rows);
+    return launched();
+}
+
 static int kl_eft_put(const double *res, int64_t m, double *c, int64_t crs, const int *skip, void *stream)
 {
     if (m <= 0) return 0;
@@ -885,6 +898,7 @@ extern "C" const ozb_kl_table *OZB_KL_TABLE(void)
         kl_eft_dot,
         kl_eft_put,
         kl_crcr_recon,
+        kl_crcr_ka,
         kl_crt_hats,
         kl_crt_cert,
         kl_crt_flagged,

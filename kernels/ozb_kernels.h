@@ -64,6 +64,8 @@ typedef struct ozb_kl_table {
     int (*eft_put)(const double *res, int64_t m, double *c, int64_t crs, const int *skip, void *stream);
     /* the correctly rounded CRT's output: ozb_op_crcr_elem for every element (g: an ozb_op_crcr_args) */
     int (*crcr_recon)(const void *g, void *stream);
+    /* the exact CRT's row scales and flag: ozb_op_crcr_ka for every row r < rows */
+    int (*crcr_ka)(const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t rows, void *stream);
     /* DOUBLE mode's certificate: the lower bound's operands (ozb_op_crt_hat_item) and each
      * element's certificate (ozb_op_crt_cert_item; g: an ozb_op_crt_cert_args), the flagged
      * elements counted into *count */

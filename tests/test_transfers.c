@@ -47,8 +47,9 @@ static double *vec(int64_t n)
  *                     the scales' factors there, the end (and a DOT's result back);
  *   FIXED, CRT_INT8   the rows' scales back, their factors there, the end (a DOT's result);
  *   FIXED (slices)    the slice counts back, the end (or the DOT's result);
- *   CR and DOUBLE     GEMM: the rows' maxima back, the constants there, the certificate back
- *                     (the exact CRT), or the slice counts back and the end; GEMV: the
+ *   CR and DOUBLE     GEMM: the rows' maxima back, the constants there (only where the
+ *                     handle's device does not hold them for that many moduli yet), the
+ *                     certificate back (the exact CRT), or the slice counts back and the end; GEMV: the
  *                     error-free sums' failure flag back (their results already put over y
  *                     where none failed); DOT: its result back.
  * Elements DOUBLE's certificate leaves add the completion: the window of their rows and columns
@@ -150,6 +151,27 @@ int main(void)
                 free(T); free(X);
                 ozblas_destroy(h);
             }
+    /* the exact CRT's constants stay on the device between calls: a second CR GEMM of the same
+     * moduli on the same handle waits twice (the rows' maxima back, the certificate back) */
+    phi = 1.0;
+    if (ozblas_create_cuda(&h, 0) == OZBLAS_STATUS_SUCCESS) {
+        ozblas_set_mode(h, OZBLAS_MODE_CORRECTLY_ROUNDED);
+        const int64_t m = 33, n = 17, k = 65;
+        double *A = vec(m * k), *B = vec(k * n), *C = vec(m * n);
+        int64_t w[2] = { 0, 0 };
+        for (int r = 0; r < 2; r++) {
+            const ozblas_status_t st = ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, m, n, k, 1.0, A, m, B, k, 0.5, C, m);
+            ozblas_info_t in;
+            ozblas_get_info(h, &in);
+            CHECK(st == OZBLAS_STATUS_SUCCESS, "CR gemm again %d: status %d", r, (int)st);
+            w[r] = in.device_waits;
+            calls++;
+        }
+        CHECK(w[0] <= 3 && w[1] == 2, "CR gemm 33x17x65 twice on one handle: %lld then %lld waits (at most 3, then 2)",
+              (long long)w[0], (long long)w[1]);
+        free(A); free(B); free(C);
+        ozblas_destroy(h);
+    } else fails++;
     printf("test_transfers: %d calls checked; DOUBLE CRT_INT8 calls with elements completed correctly rounded: %d\n",
            calls, completed);
     printf("most waits for the device in one call (gemm, gemv-n, gemv-t, dot):\n");

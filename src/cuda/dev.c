@@ -62,6 +62,7 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
         d->ops->release(d, d->buf[slot]);               /* stream-ordered: after the work queued on it */
         d->buf[slot] = NULL;
         d->bytes[slot] = 0;
+        d->tag[slot] = 0;
     }
     /* exactly `bytes` (256-byte aligned): the workspace limit bounds what the buffers hold, and
      * the emulated device's buffers end where the caller's need ends, so that the sanitizer
@@ -70,6 +71,7 @@ void *ozb_dev_buf(ozb_dev *d, int slot, size_t bytes)
     if (!p) return NULL;
     d->buf[slot] = p;
     d->bytes[slot] = bytes;
+    d->tag[slot] = 0;
     return p;
 }
 
@@ -375,3 +377,10 @@ int ozb_dev_eft_keep(ozb_dev *d, double *keep, int64_t m, const double *c, int64
 }
 
 int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g) { return KL(crcr_recon, g); }
+
+int *ozb_dev_buf_tag(ozb_dev *d, int slot) { return &d->tag[slot]; }
+
+int ozb_dev_crcr_ka(ozb_dev *d, const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t rows)
+{
+    return KL(crcr_ka, mx, low, ka, ok, rows);
+}

@@ -35,6 +35,8 @@ enum { OZB_DBUF_A = 0, OZB_DBUF_B, OZB_DBUF_C, OZB_DBUF_A2, OZB_DBUF_B2, OZB_DBU
                         * triangular solve's block: its rows solved; a window's columns'
                         * Inf/NaN rows (ozb_dev_nonfinite) */
        OZB_DBUF_SHAPE_A, OZB_DBUF_SHAPE_B, OZB_DBUF_SHAPE_T,   /* the level-3 shapes (ozb_dev_shape_buf) */
+       OZB_DBUF_CRCRK, /* the exact CRT's constants for one count of moduli, kept between calls
+                        * (its tag: that count) */
        OZB_NDBUF };
 
 /* NOT_SUPPORTED (with *why set) when this build has no CUDA, no device is present, the
@@ -187,6 +189,12 @@ int ozb_dev_sum(ozb_dev *d, const ozb_op_sum_args *g);
 int ozb_dev_eft_dot(ozb_dev *d, const ozb_op_eft_args *g, void *part, double *res, int *bad);
 /* the correctly rounded CRT's output of a tile (cuda/resident_crcr.c) */
 int ozb_dev_crcr_recon(ozb_dev *d, const ozb_op_crcr_args *g);
+/* the exact CRT's ka of rows rows from their maxima and lowest bits, and its flag set
+ * (ozb_op_crcr_ka; device arrays, no wait) */
+/* slot's tag, the host's note of what the slot holds: 0 whenever ozb_dev_buf allocates it
+ * anew, else what its user last wrote there */
+int *ozb_dev_buf_tag(ozb_dev *d, int slot);
+int ozb_dev_crcr_ka(ozb_dev *d, const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t rows);
 /* c[i crs] = res[i], i < m (device arrays), unless skip is set and *skip (device int) is not 0;
  * ordered on the stream (no wait) */
 int ozb_dev_eft_put(ozb_dev *d, const double *res, int64_t m, double *c, int64_t crs, const int *skip);

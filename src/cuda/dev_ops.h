@@ -66,6 +66,7 @@ struct ozb_dev {
     pthread_mutex_t    mu;
     void              *buf[OZB_NDBUF];
     size_t             bytes[OZB_NDBUF];
+    int                tag[OZB_NDBUF];   /* ozb_dev_buf_tag */
     void              *impl;             /* the implementation's own state */
     const ozb_kl_table *kl;              /* the kernels' launchers: the GPU's or their host build */
     int                fail_at[OZB_FAULTS];   /* fault injection (OZBLAS_CUDA_FAIL_*): the n-th call fails */

@@ -96,26 +96,26 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     const int use_c = pr->beta != 0.0;
     const size_t pwb = (size_t)OZB_CRT_NMOD * OZB_OP_CRCR_SHMAX, M = (size_t)m, MN = (size_t)mn;
     /* device: what comes back (the rows' maxima and lowest bits, C's rows' Inf/NaN check),
-     * then what goes (ka, the certificate's flag, the constants, 2^sh mod m_t: s SHMAX bytes
-     * used), each run laid out on the host as on the device so that it is one copy; then scratch */
+     * laid out on the host as on the device so that it is one copy; ka and the certificate's
+     * flag (set there from the maxima); scratch.  The constants and 2^sh mod m_t (s SHMAX bytes
+     * used) in a slot of their own, kept between calls and sent only where s changes. */
     const size_t o_low = al256(8 * MN), o_cns = o_low + al256(4 * MN), o_ka = o_cns + al256(4 * M);
-    const size_t o_ok = o_ka + al16(4 * MN), o_k = o_ok + 16, o_pw = o_k + al16(sizeof(ozb_op_crcr_consts));
-    const size_t o_de = al256(o_pw + pwb), o_ns = o_de + al256(4 * MN), o_cmx = o_ns + al256(4 * MN);
-    const size_t o_clow = o_cmx + al256(8 * M), o_ce = o_clow + al256(4 * M), o_end = o_ce + al256(4 * M);
-    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, o_end);
-    char *hb = ozb_buf_get(h, OZB_BUF_HA, o_pw + pwb);
-    if (!b0 || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
+    const size_t o_ok = o_ka + al16(4 * MN), o_de = al256(o_ok + 16), o_ns = o_de + al256(4 * MN);
+    const size_t o_cmx = o_ns + al256(4 * MN), o_clow = o_cmx + al256(8 * M), o_ce = o_clow + al256(4 * M);
+    const size_t o_end = o_ce + al256(4 * M), kb_pw = al16(sizeof(ozb_op_crcr_consts));
+    char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, o_end), *ck = ozb_dev_buf(dev, OZB_DBUF_CRCRK, kb_pw + pwb);
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, o_ok + kb_pw + pwb);
+    if (!b0 || !ck || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
     uint64_t *dmx = (uint64_t *)b0;
     int32_t *dlow = (int32_t *)(b0 + o_low), *dka = (int32_t *)(b0 + o_ka);
-    uint8_t *dpw = (uint8_t *)(b0 + o_pw);
-    ozb_op_crcr_consts *dk = (ozb_op_crcr_consts *)(b0 + o_k);
+    uint8_t *dpw = (uint8_t *)(ck + kb_pw);
+    ozb_op_crcr_consts *dk = (ozb_op_crcr_consts *)ck;
     int *dok = (int *)(b0 + o_ok);
     int32_t *de = (int32_t *)(b0 + o_de), *dns = (int32_t *)(b0 + o_ns);
     uint64_t *hmx = (uint64_t *)hb;
     int32_t *hlow = (int32_t *)(hb + o_low), *hcns = (int32_t *)(hb + o_cns), *hka = (int32_t *)(hb + o_ka);
-    uint8_t *hpw = (uint8_t *)(hb + o_pw);
-    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(hb + o_k);
-    int *hok = (int *)(hb + o_ok);
+    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(hb + o_ok);   /* (its own copy: at o_ok on the host) */
+    uint8_t *hpw = (uint8_t *)(hb + o_ok + kb_pw);
 
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
@@ -142,17 +142,22 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
         while (s <= OZB_CRT_NMOD && ozb_log2M_of(s) - 1 < spanA + spanB + lk) s++;
         if (s > OZB_CRT_NMOD) { st = OZBLAS_STATUS_NOT_SUPPORTED; goto out; }
     }
-    crcr_consts(s, hk);
-    for (int t = 0; t < s; t++) {                    /* 2^sh mod m_t */
-        int32_t p = 1 % ozb_crt_moduli[t];
-        for (int sh = 0; sh < OZB_OP_CRCR_SHMAX; sh++) {
-            hpw[t * OZB_OP_CRCR_SHMAX + sh] = (uint8_t)p;
-            p = 2 * p % ozb_crt_moduli[t];
+    DEV(ozb_dev_crcr_ka(dev, dmx, dlow, dka, dok, (int64_t)mn));
+    int *held = ozb_dev_buf_tag(dev, OZB_DBUF_CRCRK);   /* the s whose constants the slot holds */
+    if (*held != s) {
+        crcr_consts(s, hk);
+        for (int t = 0; t < s; t++) {                    /* 2^sh mod m_t */
+            int32_t p = 1 % ozb_crt_moduli[t];
+            for (int sh = 0; sh < OZB_OP_CRCR_SHMAX; sh++) {
+                hpw[t * OZB_OP_CRCR_SHMAX + sh] = (uint8_t)p;
+                p = 2 * p % ozb_crt_moduli[t];
+            }
         }
+        const size_t go = kb_pw + (size_t)s * OZB_OP_CRCR_SHMAX;
+        *held = 0;
+        DEV(ozb_dev_put(dev, ck, go, hk, go, go, 1));   /* the one copy there, where s changed */
+        *held = s;
     }
-    *hok = 1;
-    const size_t go = o_pw + (size_t)s * OZB_OP_CRCR_SHMAX - o_ka;
-    DEV(ozb_dev_put(dev, dka, go, hka, go, go, 1));                                   /* one copy there */
     const double t1 = ozb_now();
 
     const int64_t kb = k < OZB_CRT_KBLOCK ? k : OZB_CRT_KBLOCK, nkb = (k + kb - 1) / kb, kbp = (kb + 15) & ~(int64_t)15;
