@@ -104,7 +104,7 @@ OZB_HD int ozb_op_crcr_any_below(const uint64_t *X, int b)
  * row 0 also sets the certificate's flag, which the output clears where it does not certify. */
 OZB_HD void ozb_op_crcr_ka(const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t r)
 {
-    ka[r] = mx[r] == 0 ? 0 : 1 - low[r];
+    ka[r] = mx[r] == 0 ? 0 : -low[r];
     if (r == 0) *ok = 1;
 }
 
