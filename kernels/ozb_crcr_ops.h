@@ -100,7 +100,7 @@ OZB_HD int ozb_op_crcr_any_below(const uint64_t *X, int b)
 
 /* The exact scaling of row r (< rows), from the row maxima and lowest set bits the meta pass
  * left on the device: ka = minus the lowest set bit, 0 for a zero row (resident_crcr.c's
- * row_scales, which declines rows with Inf or NaN or too wide a span before any product);
+ * row_spans has declined rows with Inf or NaN or too wide a span before this runs);
  * row 0 also sets the certificate's flag, which the output clears where it does not certify. */
 OZB_HD void ozb_op_crcr_ka(const uint64_t *mx, const int32_t *low, int32_t *ka, int *ok, int64_t r)
 {

@@ -38,19 +38,18 @@
 static size_t al256(size_t b) { return (b + 255) & ~(size_t)255; }
 static size_t al16(size_t b) { return (b + 15) & ~(size_t)15; }
 
-/* per row: ka and span from the row's maximum bits and lowest set bit; 0 where a row holds
- * Inf or NaN or spans more than CRCR_SPAN_MAX bits */
-static int row_scales(const uint64_t *mx, const int32_t *low, int64_t rows, int32_t *ka, int *span_max)
+/* per row: the span from the row's maximum bits and lowest set bit (its ka, minus that bit,
+ * is set on the device: ozb_op_crcr_ka); 0 where a row holds Inf or NaN or spans more than
+ * CRCR_SPAN_MAX bits */
+static int row_spans(const uint64_t *mx, const int32_t *low, int64_t rows, int *span_max)
 {
     for (int64_t i = 0; i < rows; i++) {
-        ka[i] = 0;
         if (mx[i] == 0) continue;                          /* a zero row: C' gets nothing from it */
         if (mx[i] >= 0x7ff0000000000000ull) return 0;
         double v;
         memcpy(&v, &mx[i], sizeof v);
         const int span = ozb_ilogb(v) + 1 - low[i];
         if (span > CRCR_SPAN_MAX) return 0;
-        ka[i] = -low[i];
         if (span > *span_max) *span_max = span;
     }
     return 1;
@@ -104,7 +103,7 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     const size_t o_cmx = o_ns + al256(4 * MN), o_clow = o_cmx + al256(8 * M), o_ce = o_clow + al256(4 * M);
     const size_t o_end = o_ce + al256(4 * M), kb_pw = al16(sizeof(ozb_op_crcr_consts));
     char *b0 = ozb_dev_buf(dev, OZB_DBUF_A2, o_end), *ck = ozb_dev_buf(dev, OZB_DBUF_CRCRK, kb_pw + pwb);
-    char *hb = ozb_buf_get(h, OZB_BUF_HA, o_ok + kb_pw + pwb);
+    char *hb = ozb_buf_get(h, OZB_BUF_HA, o_ka + kb_pw + pwb);
     if (!b0 || !ck || !hb) return OZBLAS_STATUS_ALLOC_FAILED;
     uint64_t *dmx = (uint64_t *)b0;
     int32_t *dlow = (int32_t *)(b0 + o_low), *dka = (int32_t *)(b0 + o_ka);
@@ -113,9 +112,9 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     int *dok = (int *)(b0 + o_ok);
     int32_t *de = (int32_t *)(b0 + o_de), *dns = (int32_t *)(b0 + o_ns);
     uint64_t *hmx = (uint64_t *)hb;
-    int32_t *hlow = (int32_t *)(hb + o_low), *hcns = (int32_t *)(hb + o_cns), *hka = (int32_t *)(hb + o_ka);
-    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(hb + o_ok);   /* (its own copy: at o_ok on the host) */
-    uint8_t *hpw = (uint8_t *)(hb + o_ok + kb_pw);
+    int32_t *hlow = (int32_t *)(hb + o_low), *hcns = (int32_t *)(hb + o_cns);
+    ozb_op_crcr_consts *hk = (ozb_op_crcr_consts *)(hb + o_ka);   /* what the constants' slot is sent (after what comes back) */
+    uint8_t *hpw = (uint8_t *)(hb + o_ka + kb_pw);
 
     const int tok = ozb_dev_lock(dev);
     ozblas_status_t st = OZBLAS_STATUS_EXECUTION_FAILED;
@@ -130,7 +129,7 @@ ozblas_status_t ozb_resident_crcr_run(ozblas_handle_t h, const ozb_problem *pr, 
     }
     DEV(ozb_dev_get(dev, hb, o_ka, b0, o_ka, use_c ? o_cns + 4 * M : o_cns, 1));   /* one copy back */
     int spanA = INT32_MIN, spanB = INT32_MIN;
-    if (!row_scales(hmx, hlow, m, hka, &spanA) || !row_scales(hmx + m, hlow + m, n, hka + m, &spanB)) {
+    if (!row_spans(hmx, hlow, m, &spanA) || !row_spans(hmx + m, hlow + m, n, &spanB)) {
         st = OZBLAS_STATUS_NOT_SUPPORTED;
         goto out;
     }
