@@ -272,6 +272,29 @@ START_TEST(rot_scaled)
                     check_bits(&ys[3 * (n - 1 - i)], &y2[i], 1, ctx);
                 }
             }
+    /* inputs far above the scaled frame's 2^-200 and factors near 2^-850: results between
+     * 2^-1020 and 2^-968 (the pair loop's bound, at least 2^-1022, leaves them to the two-term
+     * loop and the exact sums) and near 2^-950 (certified), n = 37 and 5 */
+    for (int q = 0; q < 2; q++)
+        for (int64_t n = 37; n >= 5; n -= 32) {
+            double xt[37], yt[37];
+            const double c = ldexp(0x1.3p-1, q ? -800 : -850), s = ldexp(0x1.7p-1, q ? -800 : -850);
+            for (int64_t i = 0; i < n; i++) {
+                xt[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, -150 - (int)(i % 5));
+                yt[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, -150 - (int)(i % 7));
+            }
+            double xt2[37], yt2[37];
+            memcpy(xt2, xt, sizeof xt);
+            memcpy(yt2, yt, sizeof yt);
+            ck_assert_int_eq(ozblas_drot(h, n, xt2, 1, yt2, 1, c, s), OZBLAS_STATUS_SUCCESS);
+            snprintf(ctx, sizeof ctx, "%s rot_scaled: results near 2^%d, n=%d", tu_mode_name(MODES[_i]), q ? -950 : -1000, (int)n);
+            for (int64_t i = 0; i < n; i++) {
+                const double u1[2] = { c, s }, u2[2] = { c, -s }, v1[2] = { xt[i], yt[i] }, v2[2] = { yt[i], xt[i] };
+                const double wx = rn_dot(2, u1, v1), wy = rn_dot(2, u2, v2);
+                check_bits(&xt2[i], &wx, 1, ctx);
+                check_bits(&yt2[i], &wy, 1, ctx);
+            }
+        }
     /* a subnormal result above a midpoint of its grid by less than the scaled sum's half-ulp:
      * 0.5 (2^41 + 1) 2^-1074 + 2^-20 2^-1074 rounds up to (2^40 + 1) 2^-1074; rounded at 53
      * bits in the frame 2^600 first it would be the midpoint, then even, 2^40 2^-1074 */

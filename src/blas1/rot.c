@@ -117,7 +117,7 @@ static int64_t two_term_pairs(int64_t len, const double *x, const double *y, con
 
 /* The pairs the pair loop left (all flagged in fx), those whose x and y are both at most
  * 2^-200 in magnitude (LAPACK's test matrices scaled toward underflow: the loop's bound, at
- * least 2^-1072 there, is too coarse for their results) again by the pair loop in the frame
+ * least 2^-1022 there, is too coarse for their results) again by the pair loop in the frame
  * 2^600, as scaled_rn2 does one element: x 2^600 and y 2^600 are exact, and a certified
  * finite result r there is RN(2^600 (h x + h' y)), which unscale takes back.  Each element
  * taken there is cleared in fx; returns how many stay flagged. */

@@ -11,14 +11,17 @@
  * (u = 2^-53; a sum of doubles below 2^-1022 is exact, so every rounding of a sum is relative).
  * With S = |p| + |q|: |pe|, |qe| <= u S, |e1| <= u |t| <= u S, |d| <= 2 u S, so |delta| + |eps|
  * <= 2^-1073 + u^2 S + u (2 u S + B) + u (3 u S + 2 B) < 2^-1073 + 2^-103 S + 2^-51 B.  The
- * bound is B = RN(|x| w_c + RN(|y| w_s + tau)) (two FMAs) with tau = 2^-1072 where x or y is
+ * bound is B = RN(|x| w_c + RN(|y| w_s + tau)) (two FMAs) with tau = 2^-1022 where x or y is
  * nonzero, else 0, and the weights from the factors rather than the products: w_c = 2^-100
  * 2^(e+1) for 2^e <= |c| (w = 0 for c = 0; at least 2^-1022, a larger bound only flags more;
- * Inf for a c that is not finite).  Since |p| <= |c| |x| (1 + u) and w_c >= 2^-100 |c|, and
- * each of B's two roundings loses at most u of it where normal and 2^-1075 below 2^-1022, B >=
- * 2^-100 S (1 - 4u) + tau - 2^-1074 = 2^-100 S (1 - 4u) + 3 2^-1074, so B (1 - 2^-51) > 2^-1073
- * + 2^-103 S wherever x or y is nonzero; where both are zero every step is exact (delta = eps
- * = 0, B = 0).  So t + RN(e1 + RN(d - B)) <= V <= t + RN(e1 + RN(d + B)), and RN being
+ * Inf for a c that is not finite).  tau is the smallest normal number, not the 2^-1072 that
+ * would do, because an FMA whose addend is subnormal takes a microcode assist on Intel cores
+ * (about 150 cycles, which every pair would pay); the larger bound flags only results below
+ * about 2^-968, which the slower methods take.  Since |p| <= |c| |x| (1 + u) and w_c >= 2^-100
+ * |c|, and both of B's roundings are of normal numbers (at least tau) and lose at most u of
+ * them, B >= (1 - 2u) (2^-100 S (1 - u) + 2^-1022), so B (1 - 2^-51) > 2^-1073 + 2^-103 S
+ * wherever x or y is nonzero; where both are zero every step is exact (delta = eps = 0, B =
+ * 0).  So t + RN(e1 + RN(d - B)) <= V <= t + RN(e1 + RN(d + B)), and RN being
  * monotone, lo <= RN(V) <= hi; where lo = hi (a NaN anywhere fails the comparison) that is the
  * result.  An infinite lo = hi is RN(V) as well: a product or t that overflows makes e1 NaN
  * (Inf - Inf), so only the last two additions can reach Inf, where the bracket still holds.  A

@@ -20,9 +20,10 @@ typedef struct {
     double h[4], w[4];
 } ozb_rot_consts;
 
-/* the bound's absolute term where x or y is nonzero: twice the most the two TwoProduct errors
- * can lose below the subnormal grid (rot_pairs.c) */
-#define OZB_ROT_TAU 0x1p-1072
+/* the bound's absolute term where x or y is nonzero: the smallest normal number, above the
+ * 2^-1073 the two TwoProduct errors can lose below the subnormal grid, and normal so that the
+ * bound's FMA never takes a subnormal addend (rot_pairs.c) */
+#define OZB_ROT_TAU 0x1p-1022
 /* rot_pairs512.c: the loop with 512-bit vectors */
 int64_t ozb_rot_pairs512(int64_t m, const double *x, const double *y, const ozb_rot_consts *k, double *nx, double *ny,
                          uint8_t *fail);
