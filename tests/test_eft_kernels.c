@@ -17,6 +17,7 @@
 #include "eft/eft_dot.h"
 #include "exact/residual.h"
 #include "eft/eft_kern.h"
+#include "eft/eft_cert4.h"
 #include "sum/sum.h"
 #include <mpfr.h>
 
@@ -487,17 +488,17 @@ START_TEST(rot_pairs_exact)
      * TwoProduct cannot hold (k = 13: 1.3 2^-1074 each, whose lost 0.3 2^-1074 add up past a
      * midpoint: RN is 3 2^-1074, the rounded parts give 2), while the relative part of the bound
      * underflows to zero; each pair certified there must still be RN(exact).  Then (set 1) x
-     * and y near 2^-1000 and 2^-1001, whose products keep some low bits below the grid too
-     * but whose results lie far enough above it for the bound's 2^-1072 to certify some. */
+     * and y near 2^-960 and 2^-961, whose results lie far enough above the grid for the
+     * bound's absolute 2^-1022 to certify some. */
     for (int set = 0; set < 2; set++)
     for (int wide = 0; wide <= ozb_eft_cpu_wide(); wide++) {
         const double ht[4] = { 0.1, 0.1, -0.1, 0.3 };
         for (int64_t i = 0; i < 39; i++) {
-            x[i] = set ? ldexp(1.0 + (double)i / 64.0, -1000) : ldexp((double)(i + 1), -1074);
-            y[i] = set ? ldexp(1.0 + (double)i / 128.0 + 0x1p-30, -1001) : x[i];
+            x[i] = set ? ldexp(1.0 + (double)i / 64.0, -960) : ldexp((double)(i + 1), -1074);
+            y[i] = set ? ldexp(1.0 + (double)i / 128.0 + 0x1p-30, -961) : x[i];
         }
         const int64_t left = ozb_rot_pairs(39, x, y, ht, nx, ny, f, wide);
-        if (set) ck_assert_msg(left < 39, "wide %d: no pair near 2^-1000 certified", wide);
+        if (set) ck_assert_msg(left < 39, "wide %d: no pair near 2^-960 certified", wide);
         for (int64_t i = 0; i < 39; i++)
             for (int k = 0; k < 2 && !f[i]; k++) {
                 mpfr_set_d(a, ht[2 * k], MPFR_RNDN);
@@ -734,6 +735,61 @@ END_TEST
  * + nb 2^-1075, against the exact sum (MPFR, 4096 bits: every product exactly).  Products of
  * random signs, all at the bound with one sign (tau furthest from sigma), and tiny ones beside
  * them (r subnormal where sigma is small). */
+/* The strips' bounds on |D| are never below N 2^-52 A + G EBC + 2^-1000, for totals of every
+ * size: ozb_eft_bound4 (eft_cert4.h) and ozb_eft_fold_bound (eft_dot.c) against the formula in
+ * long double (the roundings' margin: a relative 2^-50), tiny totals included (raised to
+ * BOUND_A_MIN and BOUND_G_MIN so that no product is subnormal, never lowered).  And the 512-bit
+ * certificate (ozb_eft_quad_put512) through its verdicts: a column of rows with small A is
+ * certified (RN(S) = S), tiny totals too, while a row is not whose S + C lies 2^-80 above a
+ * midpoint with A = 1 (a bound of 2^-45), nor one on the midpoint with A = 2^-975 */
+START_TEST(bounds_cover_totals)
+{
+#if defined(EFT_AVX2) && defined(__x86_64__)
+    const double N = 128.0;
+    const double as[8] = { 1.0, 0x1p-40, 0x1p-900, 0x1p-969, 0x1p-975, 0x1p-1000, 0x1p-1070, 0.0 };
+    const double gs[8] = { 1.0, 0x1p-20, 0x1p-900, 0x1p-929, 0x1p-935, 0x1p-1000, 0x1p-1074, 0.0 };
+    for (int i = 0; i < 8; i += 4) {
+        tot4 t;
+        t.s = _mm256_setzero_pd();
+        t.c = t.s;
+        t.a = _mm256_loadu_pd(as + i);
+        t.g = _mm256_loadu_pd(gs + i);
+        double b4[4];
+        _mm256_storeu_pd(b4, ozb_eft_bound4(&t, N));
+        for (int l = 0; l < 4; l++) {
+            const long double want = ((long double)N * 0x1p-52L * (long double)as[i + l] +
+                                      (long double)gs[i + l] * (long double)EBC + 0x1p-1000L) * (1.0L - 0x1p-50L);
+            const fold_t f = { 0.0, 0.0, as[i + l], gs[i + l] };
+            ck_assert_msg((long double)b4[l] >= want, "bound4: A %a G %a: %a", as[i + l], gs[i + l], b4[l]);
+            ck_assert_msg((long double)ozb_eft_fold_bound(f, N) >= want, "fold_bound: A %a G %a: %a", as[i + l], gs[i + l],
+                          ozb_eft_fold_bound(f, N));
+        }
+    }
+    if (!have_avx512("bounds_cover_totals")) return;
+    double tot[4 * 32], c[4 * 8];
+    for (int q = 0; q < 4; q++)
+        for (int l = 0; l < 8; l++) {
+            double *t = tot + 32 * q;
+            t[l] = q == 2 ? 0.75 * (l + 1) : 1.0 + l / 8.0;
+            t[8 + l] = 0.0;
+            t[16 + l] = q == 2 ? 0x1p-1000 : 0x1p-60;
+            t[24 + l] = q == 2 ? 0x1p-1000 : 0x1p-60;
+            if ((q == 1 && l == 5) || q == 3) {      /* 1 + 2^-53: the midpoint of 1 and 1 + 2^-52 */
+                t[l] = 1.0;
+                t[8 + l] = q == 1 ? 0x1p-53 + 0x1p-80 : 0x1p-53;
+                t[16 + l] = q == 1 ? 1.0 : 0x1p-975;
+            }
+        }
+    memset(c, 0, sizeof c);
+    ck_assert_int_eq(ozb_eft_quad_put512(tot, 0, N, 1.0, 0, 0.0, c, 8), 0x5);
+    for (int l = 0; l < 8; l++) {
+        ck_assert(c[l] == tot[l]);
+        ck_assert(c[16 + l] == tot[64 + l]);
+    }
+#endif
+}
+END_TEST
+
 START_TEST(chain_split_bound)
 {
 #if defined(EFT_AVX2)
@@ -805,6 +861,7 @@ static Suite *eft_kernels_suite(void)
     tcase_add_test(tc, residual_short_exact);
     tcase_add_test(tc, two_term_fixed);
     tcase_add_test(tc, chain_split_bound);
+    tcase_add_test(tc, bounds_cover_totals);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -35,13 +35,18 @@ static inline void ozb_sum2_4(const __m256d *T, int m, __m256d *y, __m256d *z, _
 }
 
 /* Four rows' bound on |D| from their totals (eft_kern.h's head: N 2^-52 A, at least 2^-1000
- * where A > 0, plus G EBC and 2^-1000), lane by lane */
+ * where A > 0, plus G EBC and 2^-1000, A and G raised to BOUND_A_MIN and BOUND_G_MIN), lane by
+ * lane */
 static inline __m256d ozb_eft_bound4(const tot4 *t, double N)
 {
-    const __m256d tiny = _mm256_set1_pd(0x1p-1000);
-    __m256d B = _mm256_mul_pd(t->a, _mm256_set1_pd(N * 0x1p-52));
-    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(_mm256_cmp_pd(t->a, _mm256_setzero_pd(), _CMP_GT_OQ), _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
-    return _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(t->g, _mm256_set1_pd(EBC))), tiny);
+    const __m256d tiny = _mm256_set1_pd(0x1p-1000), zero = _mm256_setzero_pd();
+    const __m256d apos = _mm256_cmp_pd(t->a, zero, _CMP_GT_OQ), amin = _mm256_set1_pd(BOUND_A_MIN), gmin = _mm256_set1_pd(BOUND_G_MIN);
+    const __m256d a = _mm256_blendv_pd(t->a, amin, _mm256_and_pd(apos, _mm256_cmp_pd(t->a, amin, _CMP_LT_OQ)));
+    const __m256d g = _mm256_blendv_pd(t->g, gmin, _mm256_and_pd(_mm256_cmp_pd(t->g, zero, _CMP_GT_OQ),
+                                                                 _mm256_cmp_pd(t->g, gmin, _CMP_LT_OQ)));
+    __m256d B = _mm256_mul_pd(a, _mm256_set1_pd(N * 0x1p-52));
+    B = _mm256_blendv_pd(B, tiny, _mm256_and_pd(apos, _mm256_cmp_pd(B, tiny, _CMP_LT_OQ)));
+    return _mm256_add_pd(_mm256_add_pd(B, _mm256_mul_pd(g, _mm256_set1_pd(EBC))), tiny);
 }
 
 /* Four rows' certificate at once where alpha = +-1 (alpha S and alpha C exact): the same

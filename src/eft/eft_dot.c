@@ -143,11 +143,11 @@ fold_t ozb_eft_dot_fold(const double *x, int64_t incx, const double *y, int64_t 
 double ozb_eft_fold_bound(fold_t f, double N)
 {
     if (!isfinite(f.S) || !isfinite(f.C) || !isfinite(f.A) || !isfinite(f.G)) return NAN;
-    double B = f.A * (N * 0x1p-52);
+    double B = (f.A > 0.0 && f.A < BOUND_A_MIN ? BOUND_A_MIN : f.A) * (N * 0x1p-52);
     if (f.A > 0.0 && B < 0x1p-1000) B = 0x1p-1000;     /* a nonzero bound never underflows */
-    B += f.G * EBC;
-    /* n 2^-1074 (n <= 2^32) and the rounding of G EBC where it is subnormal, with a normal
-     * number: arithmetic on subnormals costs a microcode assist of about 100 cycles here */
+    B += (f.G > 0.0 && f.G < BOUND_G_MIN ? BOUND_G_MIN : f.G) * EBC;
+    /* (A and G raised to eft_kern.h's minima: no product is subnormal) n 2^-1074 (n <= 2^32),
+     * the products' losses below the subnormal grid, with a normal number */
     B += 0x1p-1000;
     return B;
 }

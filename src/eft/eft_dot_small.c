@@ -96,8 +96,10 @@ int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, i
     const double r = (_mm_cvtsd_f64(w) + _mm_cvtsd_f64(_mm_unpackhi_pd(w, w))) + v;
     const double a = (_mm_cvtsd_f64(wa) + _mm_cvtsd_f64(_mm_unpackhi_pd(wa, wa))) + fabs(v);
     ozb_two_sum(u, r, &yy, &zz);
-    double B = a * 0x1p-49;
-    if (a > 0.0 && B < 0x1p-1000) B = 0x1p-1000;      /* a nonzero bound never underflows */
+    /* a nonzero bound never underflows; below 2^-951 a 2^-49 would be under 2^-1000 (taken
+     * without the product, which would be subnormal: eft_kern.h's BOUND_A_MIN) */
+    double B = a > 0.0 && a < 0x1p-951 ? 0x1p-1000 : a * 0x1p-49;
+    if (a > 0.0 && B < 0x1p-1000) B = 0x1p-1000;
     return ozb_round_certified_z_inline(yy, zz, B, out);
 #else
     double T[8];
@@ -111,13 +113,16 @@ int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, i
 static double absmax(const double *x, int64_t n);
 
 /* The bound on |S + R - sum x y| for one_sigma's split of n products with its sigma.
- * n^2 + n < 2^21 is exact, so is (n^2 + n) sigma (sigma <= 2^1008) and its product by 2^-106
- * (at least 2^-1066 with at most 21 bits: a multiple of 2^-1074); the margin's rounding errs
- * upward of what the 2^-40 needs */
+ * n^2 + n < 2^21 is exact, so is t = (n^2 + n) sigma (sigma <= 2^1008) and its product by
+ * 2^-106 (at least 2^-1066 with at most 21 bits: a multiple of 2^-1074); the margin's rounding
+ * errs upward of what the 2^-40 needs.  Where t 2^-106 would be subnormal (t < 2^-916) the
+ * bound is 2^-1000 + 2^-1021 instead, at least the formula's (t 2^-106 (1 + 2^-40) rounds to at
+ * most 2^-1022 + 2^-1062 there), without its subnormal products (eft_kern.h's BOUND_A_MIN) */
 static inline double one_sigma_bound(int64_t n, double sigma)
 {
-    const double nn = (double)n;
-    return ((nn * nn + nn) * sigma) * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
+    const double nn = (double)n, t = (nn * nn + nn) * sigma;
+    if (t > 0.0 && t < 0x1p-916) return 0x1p-1000 + 0x1p-1021;
+    return t * 0x1p-106 * (1.0 + 0x1p-40) + 0x1p-1000;
 }
 
 /* v 2^-s into out, 1 where every element stays exact: each nonzero |v| at least 2^(s - 1022)

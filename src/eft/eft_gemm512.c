@@ -110,9 +110,13 @@ static __mmask8 cert8(const double *t, int one_block, double N, double alpha, in
                                          _mm512_cmp_pd_mask(_mm512_add_pd(_mm512_and_pd(cc, absm), _mm512_add_pd(a, g)), big,
                                                             _CMP_LE_OQ));
     /* the bound on |D|: ozb_eft_bound4 */
-    __m512d B = _mm512_mul_pd(a, _mm512_set1_pd(N * 0x1p-52));
-    B = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(B, tiny, _CMP_LT_OQ), B, tiny);
-    B = _mm512_add_pd(_mm512_add_pd(B, _mm512_mul_pd(g, _mm512_set1_pd(EBC))), tiny);
+    const __m512d amin = _mm512_set1_pd(BOUND_A_MIN), gmin = _mm512_set1_pd(BOUND_G_MIN);
+    const __mmask8 apos = _mm512_cmp_pd_mask(a, zero, _CMP_GT_OQ);
+    const __m512d ar = _mm512_mask_blend_pd(apos & _mm512_cmp_pd_mask(a, amin, _CMP_LT_OQ), a, amin);
+    const __m512d gr = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(g, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(g, gmin, _CMP_LT_OQ), g, gmin);
+    __m512d B = _mm512_mul_pd(ar, _mm512_set1_pd(N * 0x1p-52));
+    B = _mm512_mask_blend_pd(apos & _mm512_cmp_pd_mask(B, tiny, _CMP_LT_OQ), B, tiny);
+    B = _mm512_add_pd(_mm512_add_pd(B, _mm512_mul_pd(gr, _mm512_set1_pd(EBC))), tiny);
     __m512d yy, z;
     if (alpha == 1.0 && !use_c) two_sum8(s, cc, &yy, &z);
     else {

@@ -67,6 +67,15 @@
 #define SBL 8
 #define FLAT_X 0x1p8
 #define EBC (0x1p-106 * BL * BL * (1.0 + 0x1p-20))   /* a block's bound per unit of sigma; the margin covers G's rounding */
+/* The bounds' products stay normal: a multiplication whose result is subnormal takes a
+ * microcode assist on Intel cores (about 150 cycles), and LAPACK's test matrices scaled toward
+ * underflow make such totals by the million.  A nonzero total A below BOUND_A_MIN and G below
+ * BOUND_G_MIN enter their products as these minima (A N 2^-52 >= 2^-1022 for N >= 1; G EBC >
+ * 2^-1022 since EBC > 2^-92).  A larger bound is still a bound: this adds at most 2^-990 to it
+ * (N 2^-52 <= 2^-20), so it certifies less only where a result lies below about 2^-930, and a
+ * certified result is RN(exact) either way. */
+#define BOUND_A_MIN 0x1p-970
+#define BOUND_G_MIN 0x1p-930
 
 /* Folds of lanes: s, c, a, G as above. */
 typedef struct { double S, C, A, G; } fold_t;
