@@ -729,19 +729,14 @@ START_TEST(residual_short_exact)
 }
 END_TEST
 
-/* The running split of eft_gemm.c (CHAIN4, eft_kern.h): for every block it may see (nb <= BL
- * products per lane, each |x y| below 2^-9 sigma, sigma from 2^-960 to 2^1000), S = tau - sigma
- * and R satisfy the bound the totals assume, |S + R - sum x y| <= nb^2 u^2 sigma (1 + 2^-40)
- * + nb 2^-1075, against the exact sum (MPFR, 4096 bits: every product exactly).  Products of
- * random signs, all at the bound with one sign (tau furthest from sigma), and tiny ones beside
- * them (r subnormal where sigma is small). */
 /* The strips' bounds on |D| are never below N 2^-52 A + G EBC + 2^-1000, for totals of every
  * size: ozb_eft_bound4 (eft_cert4.h) and ozb_eft_fold_bound (eft_dot.c) against the formula in
  * long double (the roundings' margin: a relative 2^-50), tiny totals included (raised to
  * BOUND_A_MIN and BOUND_G_MIN so that no product is subnormal, never lowered).  And the 512-bit
  * certificate (ozb_eft_quad_put512) through its verdicts: a column of rows with small A is
- * certified (RN(S) = S), tiny totals too, while a row is not whose S + C lies 2^-80 above a
- * midpoint with A = 1 (a bound of 2^-45), nor one on the midpoint with A = 2^-975 */
+ * certified (RN(S) = S), tiny totals too, while a column is not where one row's S + C lies
+ * 2^-80 above a midpoint with A = 1 (a bound of 2^-45), nor one where it does with G = 2^20
+ * (2^-72) */
 START_TEST(bounds_cover_totals)
 {
 #if defined(EFT_AVX2) && defined(__x86_64__)
@@ -774,10 +769,11 @@ START_TEST(bounds_cover_totals)
             t[8 + l] = 0.0;
             t[16 + l] = q == 2 ? 0x1p-1000 : 0x1p-60;
             t[24 + l] = q == 2 ? 0x1p-1000 : 0x1p-60;
-            if ((q == 1 && l == 5) || q == 3) {      /* 1 + 2^-53: the midpoint of 1 and 1 + 2^-52 */
+            if ((q == 1 || q == 3) && l == 5) {      /* 2^-80 above the midpoint of 1 and 1 + 2^-52 */
                 t[l] = 1.0;
-                t[8 + l] = q == 1 ? 0x1p-53 + 0x1p-80 : 0x1p-53;
-                t[16 + l] = q == 1 ? 1.0 : 0x1p-975;
+                t[8 + l] = 0x1p-53 + 0x1p-80;
+                t[16 + l] = q == 1 ? 1.0 : 0x1p-60;
+                t[24 + l] = q == 1 ? 0x1p-60 : 0x1p20;
             }
         }
     memset(c, 0, sizeof c);
@@ -786,10 +782,18 @@ START_TEST(bounds_cover_totals)
         ck_assert(c[l] == tot[l]);
         ck_assert(c[16 + l] == tot[64 + l]);
     }
+#else
+    tu_skip_note("bounds_cover_totals", "not an x86-64 build with the AVX2 kernels");
 #endif
 }
 END_TEST
 
+/* The running split of eft_gemm.c (CHAIN4, eft_kern.h): for every block it may see (nb <= BL
+ * products per lane, each |x y| below 2^-9 sigma, sigma from 2^-960 to 2^1000), S = tau - sigma
+ * and R satisfy the bound the totals assume, |S + R - sum x y| <= nb^2 u^2 sigma (1 + 2^-40)
+ * + nb 2^-1075, against the exact sum (MPFR, 4096 bits: every product exactly).  Products of
+ * random signs, all at the bound with one sign (tau furthest from sigma), and tiny ones beside
+ * them (r subnormal where sigma is small). */
 START_TEST(chain_split_bound)
 {
 #if defined(EFT_AVX2)

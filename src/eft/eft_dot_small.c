@@ -96,8 +96,9 @@ int ozb_eft_dot_tiny(const double *x, int64_t xs, const double *y, int64_t ys, i
     const double r = (_mm_cvtsd_f64(w) + _mm_cvtsd_f64(_mm_unpackhi_pd(w, w))) + v;
     const double a = (_mm_cvtsd_f64(wa) + _mm_cvtsd_f64(_mm_unpackhi_pd(wa, wa))) + fabs(v);
     ozb_two_sum(u, r, &yy, &zz);
-    /* a nonzero bound never underflows; below 2^-951 a 2^-49 would be under 2^-1000 (taken
-     * without the product, which would be subnormal: eft_kern.h's BOUND_A_MIN) */
+    /* a nonzero bound never underflows; below 2^-951 a 2^-49 would be under 2^-1000, so the
+     * floor is taken without the product, which below 2^-973 would be subnormal (eft_kern.h,
+     * BOUND_A_MIN: such products cost Intel cores a microcode assist) */
     double B = a > 0.0 && a < 0x1p-951 ? 0x1p-1000 : a * 0x1p-49;
     if (a > 0.0 && B < 0x1p-1000) B = 0x1p-1000;
     return ozb_round_certified_z_inline(yy, zz, B, out);
@@ -117,7 +118,8 @@ static double absmax(const double *x, int64_t n);
  * 2^-106 (at least 2^-1066 with at most 21 bits: a multiple of 2^-1074); the margin's rounding
  * errs upward of what the 2^-40 needs.  Where t 2^-106 would be subnormal (t < 2^-916) the
  * bound is 2^-1000 + 2^-1021 instead, at least the formula's (t 2^-106 (1 + 2^-40) rounds to at
- * most 2^-1022 + 2^-1062 there), without its subnormal products (eft_kern.h's BOUND_A_MIN) */
+ * most 2^-1022 + 2^-1062 there), without its subnormal products (eft_kern.h, BOUND_A_MIN: such
+ * products cost Intel cores a microcode assist) */
 static inline double one_sigma_bound(int64_t n, double sigma)
 {
     const double nn = (double)n, t = (nn * nn + nn) * sigma;
