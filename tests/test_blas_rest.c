@@ -1729,6 +1729,55 @@ START_TEST(threads)
 END_TEST
 
 /* special values (CONTRACT §4) and invalid arguments */
+/* ozblas_dasum in parts of 2^15 elements on the handle's threads: n = 100003 (four parts, the
+ * last partial, a tail of three past the lanes) and 2^16 exactly, contiguous and strided (3),
+ * phi 0 and 8, against MPFR (RN(exact)) on 1 and 2 threads; then a NaN and an Inf in the last
+ * part only, and a cancelling-free sum near the range test's limit (terms near 2^980) */
+START_TEST(asum_parts)
+{
+    ozblas_handle_t h = tu_handle(MODES[_i]);
+    ozref_rng r;
+    tu_rng(&r, "asum_parts");
+    const int64_t ns[] = { 100003, 65536 };
+    char ctx[120];
+    for (int a = 0; a < 2; a++)
+        for (int64_t inc = 1; inc <= 3; inc += 2)
+            for (int ph = 0; ph < 2; ph++) {
+                const int64_t n = ns[a];
+                double *x = tu_alloc((size_t)(n * inc)), *ax = tu_alloc((size_t)n), *ones = tu_alloc((size_t)n);
+                tu_fill_vec(&r, x, n * inc, 1, ph ? 8.0 : 0.0);
+                for (int64_t i = 0; i < n; i++) { ax[i] = fabs(x[i * inc]); ones[i] = 1.0; }
+                const double want = rn_dot(n, ax, ones);
+                for (int t = 1; t <= 2; t++) {
+                    double got;
+                    ck_assert_int_eq(ozblas_set_num_threads(h, t), OZBLAS_STATUS_SUCCESS);
+                    ck_assert_int_eq(ozblas_dasum(h, n, x, inc, &got), OZBLAS_STATUS_SUCCESS);
+                    snprintf(ctx, sizeof ctx, "%s dasum n=%lld inc=%lld phi=%d threads=%d", tu_mode_name(MODES[_i]), (long long)n,
+                             (long long)inc, ph ? 8 : 0, t);
+                    check_bits(&got, &want, 1, ctx);
+                }
+                if (a == 0 && inc == 1 && ph == 0) {
+                    const double big = 0x1.8p980, keep = x[n - 2];
+                    double got, w;
+                    x[n - 2] = NAN;
+                    ck_assert_int_eq(ozblas_dasum(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+                    ck_assert_msg(isnan(got), "dasum: a NaN in the last part gave %a", got);
+                    x[n - 2] = -INFINITY;
+                    ck_assert_int_eq(ozblas_dasum(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+                    ck_assert_msg(got == INFINITY, "dasum: an Inf in the last part gave %a", got);
+                    x[n - 2] = keep;
+                    for (int64_t i = 0; i < n; i += 4099) { x[i] = big; }
+                    for (int64_t i = 0; i < n; i++) ax[i] = fabs(x[i]);
+                    w = rn_dot(n, ax, ones);
+                    ck_assert_int_eq(ozblas_dasum(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+                    check_bits(&got, &w, 1, "dasum: terms near 2^980");
+                }
+                free(x); free(ax); free(ones);
+            }
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(specials_and_args)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
@@ -1817,6 +1866,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, tbsv_scaled, 0, 3);
     tcase_add_loop_test(t, tbsv_lanes, 0, 3);
     tcase_add_test(t, specials_and_args);
+    tcase_add_loop_test(t, asum_parts, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }

@@ -4,21 +4,31 @@
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "core/par.h"
 #include "sum/sum.h"
 #include "sum/eft.h"
 #include "sum/longacc.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
 
-/* Sum2 in 8 fixed lanes over |x_i| (every term >= 0: no cancellation), then the 16 partial
+/* Sum2 in 8 fixed lanes over |x_i| (every term >= 0: no cancellation), in parts of PART
+ * elements (a fixed size: the parts never depend on the threads), then all the parts' partial
  * values rounded once by ozb_sum2_certify, whose bound takes the lanes' error terms' own
- * roundings (each c_l rounds at most n/8 times, |error| <= n u sum|c_l|); 0 where that does
- * not certify or the range does not allow it (terms beyond 2^1000 / n, results below 2^-1000) */
-static int lanes_sum(const double *x, int64_t n, int64_t inc, double *out)
+ * roundings (each c_l rounds at most n/8 times, |error| <= n u sum|c_l| over every part's
+ * lanes); 0 where that does not certify or the range does not allow it (terms beyond 2^1000 /
+ * n, results below 2^-1000).  A certified result is RN(exact), so the parts and the threads
+ * that take them change no bit.  Parts run on the handle's threads from 2^16 elements: one
+ * core does not stream a long vector as fast as the machine's memory can (one core of a
+ * 2-core Xeon: about 6 GB/s). */
+enum { L = 8, PART = 1 << 15 };
+typedef struct { double s[L], c[L], m[L]; } lanes_t;
+
+/* one part's lanes: x[0..n) (stride inc) into *v */
+static void lanes_part(const double *x, int64_t n, int64_t inc, lanes_t *v)
 {
-    enum { L = 8 };
-    double s[L] = { 0 }, c[L] = { 0 }, mx = 0.0;
-    double m8[L] = { 0 };
+    double *s = v->s, *c = v->c, *m8 = v->m;
+    for (int l = 0; l < L; l++) s[l] = c[l] = m8[l] = 0.0;
+    double mx = 0.0;
     int64_t i = 0;
     if (inc == 1) {   /* contiguous: the same lanes, two AVX2 registers of four */
         const __m256d sign = _mm256_set1_pd(-0.0);
@@ -48,17 +58,48 @@ static int lanes_sum(const double *x, int64_t n, int64_t inc, double *out)
             s[l] = t;
             m8[l] = a > m8[l] ? a : m8[l];
         }
-    for (int l = 0; l < L; l++) mx = m8[l] > mx ? m8[l] : mx;
     for (; i < n; i++) {
         const double a = fabs(x[i * inc]), t = s[0] + a, bb = t - s[0];
         c[0] += (s[0] - (t - bb)) + (a - bb);
         s[0] = t;
         mx = a > mx ? a : mx;
     }
+    m8[0] = mx > m8[0] || isnan(mx) ? mx : m8[0];
+}
+
+typedef struct { const double *x; int64_t n, inc; lanes_t *v; } asum_t;
+static int64_t parts_body(void *ctx, int64_t lo, int64_t hi)
+{
+    const asum_t *a = ctx;
+    for (int64_t q = lo; q < hi; q++) {
+        const int64_t i0 = q * PART, len = a->n - i0 < PART ? a->n - i0 : PART;
+        lanes_part(a->x + i0 * a->inc, len, a->inc, &a->v[q]);
+    }
+    return 0;
+}
+
+static int lanes_sum(ozblas_handle_t h, const double *x, int64_t n, int64_t inc, int one_thread, double *out)
+{
+    const int64_t np = (n + PART - 1) / PART;
+    /* one part on the stack; more in the handle's buffer: the parts' lanes, then their terms */
+    lanes_t one;
+    double pt[2 * L];
+    double *buf = np == 1 ? NULL : ozb_buf_get(h, OZB_BUF_SHAPE_P, (sizeof(lanes_t) + sizeof pt) * (size_t)np);
+    if (np > 1 && !buf) return 0;                         /* (the exact sum: the same bits) */
+    lanes_t *v = np == 1 ? &one : (lanes_t *)buf;
+    double *t = np == 1 ? pt : buf + (sizeof(lanes_t) / sizeof(double)) * (size_t)np;
+    const asum_t a = { x, n, inc, v };
+    (void)ozb_par_for(1, one_thread ? 1 : ozb_threads_for(h, (double)n), np, parts_body, (void *)&a);
+    double mx = 0.0, csum = 0.0;
+    for (int64_t q = 0; q < np; q++)
+        for (int l = 0; l < L; l++) {
+            mx = v[q].m[l] > mx || isnan(v[q].m[l]) ? v[q].m[l] : mx;
+            t[2 * L * q + l] = v[q].s[l];
+            t[2 * L * q + L + l] = v[q].c[l];
+            csum += fabs(v[q].c[l]);
+        }
     if (!(mx * (double)(n + 1) <= 0x1p1000)) return 0;   /* NaN, Inf, or a sum near overflow */
-    double p[2 * L], csum = 0.0;
-    for (int l = 0; l < L; l++) { p[l] = s[l]; p[L + l] = c[l]; csum += fabs(c[l]); }
-    return ozb_sum2_certify(p, 2 * L, 2.0 * (double)n * 0x1p-53 * csum, out);
+    return ozb_sum2_certify(t, 2 * L * np, 2.0 * (double)n * 0x1p-53 * csum, out);
 }
 
 /* Short sums (n <= SHORT): the terms |x_i| distilled by passes of VecSum ((t_q, t_(q-1)) =
@@ -125,7 +166,7 @@ ozblas_status_t ozblas_dasum(ozblas_handle_t h, int64_t n, const double *x, int6
     ozb_fpenv_t env;   /* the error-free steps need CONTRACT §1's rounding */
     const int changed = ozb_fpenv_enter(&env);
     double r;
-    if (!(n <= SHORT ? short_sum(x, n, incx, &r) : lanes_sum(x, n, incx, &r))) r = exact_sum(x, n, incx);
+    if (!(n <= SHORT ? short_sum(x, n, incx, &r) : lanes_sum(h, x, n, incx, changed, &r))) r = exact_sum(x, n, incx);
     ozb_fpenv_leave(env, changed);
     *result = r;
     return OZBLAS_STATUS_SUCCESS;
@@ -145,8 +186,7 @@ ozblas_status_t ozblas_idamax(ozblas_handle_t h, int64_t n, const double *x, int
     double m = fabs(x[0]);
     int64_t best = 0;
     if (!isnan(m)) {
-        enum { L = 8 };
-        double m8[L] = { m, m, m, m, m, m, m, m };
+        double m8[L] = { m, m, m, m, m, m, m, m };   /* L: the sums' 8 lanes, the same count */
         int64_t i = 1;
         if (incx == 1)   /* contiguous: the lanes in vector registers */
             for (; i + L <= n; i += L)
