@@ -1778,6 +1778,56 @@ START_TEST(asum_parts)
 }
 END_TEST
 
+/* DASUM's bound on its lanes' error terms must cover their running values, not their final
+ * ones: lane 0 takes 1, then 1024 terms just below the half-ulp of 1 (absorbed: TwoSum errors
+ * of about +2^-53 whose low bits, down to 2^-106, the running c rounds away), then 1024 just
+ * above it (errors of about -2^-53: c falls back toward 0 while its roundings stay), and lane
+ * 1 two terms that put the exact sum (a multiple of 2^-106, kept in a 128-bit integer) one
+ * unit of 2^-106 above, then below, a midpoint of the doubles near it: RN(exact) against the
+ * rounding of c's lost bits (a bound from the final c certified the wrong neighbour) */
+START_TEST(asum_running_errors)
+{
+    ozblas_handle_t h = tu_handle(MODES[_i]);
+    ozref_rng r;
+    tu_rng(&r, "asum_running_errors");
+    enum { K = 1024 };
+    const int64_t n = 8 * (1 + 2 * K);
+    double *x = tu_alloc((size_t)n);
+    for (int rep = 0; rep < 8; rep++)
+        for (int side = -1; side <= 1; side += 2) {
+            memset(x, 0, sizeof(double) * (size_t)n);
+            __int128 tot = (__int128)1 << 106;            /* units of 2^-106 */
+            x[0] = 1.0;
+            for (int j = 0; j < 2 * K; j++) {
+                /* r in [2^44, 2^45) units (2^-62 .. 2^-61), every bit but the last random (even:
+                 * 2^53 + r is a double) */
+                const int64_t ru = ((int64_t)1 << 44) + 2 * (int64_t)(ozref_uniform(&r) * 0x1p43);
+                const int64_t au = j < K ? ((int64_t)1 << 53) - ru : ((int64_t)1 << 53) + ru;
+                x[8 * (1 + j)] = ldexp((double)au, -106);  /* au < 2^54: exact */
+                tot += au;
+            }
+            /* the midpoint M = (2q + 1) 2^53 units with tot < M <= tot + 2^54, then lane 1's two
+             * terms, each below 2^53 units (exact doubles), bring the sum to M + side */
+            const __int128 half = (__int128)1 << 53;
+            __int128 M = (tot / (2 * half)) * (2 * half) + half;
+            if (M <= tot) M += 2 * half;
+            const __int128 f = M + side - tot;
+            const int64_t f1 = (int64_t)(f / 2), f2 = (int64_t)(f - f / 2);
+            x[1] = ldexp((double)f1, -106);
+            x[9] = ldexp((double)f2, -106);
+            /* RN: above the midpoint the upper neighbour, below it the lower (M = 1 + (2q + 1)
+             * 2^-53 near 1, its neighbours M -+ 2^-53) */
+            const double want = ldexp((double)((M + side * half) >> 53), -53);
+            double got;
+            ck_assert_int_eq(ozblas_dasum(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+            ck_assert_msg(tu_bits(got) == tu_bits(want), "%s rep %d side %d: %a, RN(exact) %a", tu_mode_name(MODES[_i]), rep,
+                          side, got, want);
+        }
+    free(x);
+    ozblas_destroy(h);
+}
+END_TEST
+
 START_TEST(specials_and_args)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
@@ -1867,6 +1917,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, tbsv_lanes, 0, 3);
     tcase_add_test(t, specials_and_args);
     tcase_add_loop_test(t, asum_parts, 0, 3);
+    tcase_add_loop_test(t, asum_running_errors, 0, 3);
     suite_add_tcase(s, t);
     return s;
 }

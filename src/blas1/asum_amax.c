@@ -14,9 +14,13 @@
 /* Sum2 in 8 fixed lanes over |x_i| (every term >= 0: no cancellation), in parts of PART
  * elements (a fixed size: the parts never depend on the threads), then all the parts' partial
  * values rounded once by ozb_sum2_certify, whose bound takes the lanes' error terms' own
- * roundings (each c_l rounds at most n/8 times, |error| <= n u sum|c_l| over every part's
- * lanes); 0 where that does not certify or the range does not allow it (terms beyond 2^1000 /
- * n, results below 2^-1000).  A certified result is RN(exact), so the parts and the threads
+ * roundings: a lane takes k <= min(n, PART) / 8 + 7 terms, its s never decreases, so each
+ * TwoSum error is at most u s_l, each running c_j at most j u s_l (1 + u), each addition to c
+ * loses at most u |c_j|, and the lane's c is within k^2 u^2 s_l / 2 (1 + 2u) of its errors'
+ * exact sum: k^2 2^-106 sum s_l over every part's lanes bounds them all with a factor 2 to
+ * spare (the final c can be far smaller than its running values: errors of both signs).  0
+ * where that does not certify or the range does not allow it (terms beyond 2^1000 / n, a sum
+ * below 2^-900, where the bound's product would be subnormal).  A certified result is RN(exact), so the parts and the threads
  * that take them change no bit.  Parts run on the handle's threads from 2^16 elements: one
  * core does not stream a long vector as fast as the machine's memory can (one core of a
  * 2-core Xeon: about 6 GB/s). */
@@ -90,16 +94,18 @@ static int lanes_sum(ozblas_handle_t h, const double *x, int64_t n, int64_t inc,
     double *t = np == 1 ? pt : buf + (sizeof(lanes_t) / sizeof(double)) * (size_t)np;
     const asum_t a = { x, n, inc, v };
     (void)ozb_par_for(1, one_thread ? 1 : ozb_threads_for(h, (double)n), np, parts_body, (void *)&a);
-    double mx = 0.0, csum = 0.0;
+    double mx = 0.0, ssum = 0.0;
     for (int64_t q = 0; q < np; q++)
         for (int l = 0; l < L; l++) {
             mx = v[q].m[l] > mx || isnan(v[q].m[l]) ? v[q].m[l] : mx;
             t[2 * L * q + l] = v[q].s[l];
             t[2 * L * q + L + l] = v[q].c[l];
-            csum += fabs(v[q].c[l]);
+            ssum += v[q].s[l];
         }
     if (!(mx * (double)(n + 1) <= 0x1p1000)) return 0;   /* NaN, Inf, or a sum near overflow */
-    return ozb_sum2_certify(t, 2 * L * np, 2.0 * (double)n * 0x1p-53 * csum, out);
+    if (!(ssum >= 0x1p-900)) return 0;
+    const double k = (double)((n < PART ? n : PART) / L + L);  /* (+ L: the tail's up to 7 on lane 0) */
+    return ozb_sum2_certify(t, 2 * L * np, k * k * 0x1p-106 * ssum, out);
 }
 
 /* Short sums (n <= SHORT): the terms |x_i| distilled by passes of VecSum ((t_q, t_(q-1)) =
