@@ -1728,7 +1728,6 @@ START_TEST(threads)
 }
 END_TEST
 
-/* special values (CONTRACT §4) and invalid arguments */
 /* ozblas_dasum in parts of 2^15 elements on the handle's threads: n = 100003 (four parts, the
  * last partial, a tail of three past the lanes) and 2^16 exactly, contiguous and strided (3),
  * phi 0 and 8, against MPFR (RN(exact)) on 1 and 2 threads; then a NaN and an Inf in the last
@@ -1828,6 +1827,7 @@ START_TEST(asum_running_errors)
 }
 END_TEST
 
+/* special values (CONTRACT §4) and invalid arguments */
 START_TEST(specials_and_args)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
