@@ -71,9 +71,9 @@
  * microcode assist on Intel cores (about 150 cycles), and LAPACK's test matrices scaled toward
  * underflow make such totals by the million.  A nonzero total A below BOUND_A_MIN and G below
  * BOUND_G_MIN enter their products as these minima (A N 2^-52 >= 2^-1022 for N >= 1; G EBC >
- * 2^-1022 since EBC > 2^-92).  A larger bound is still a bound: this adds at most 2^-990 to it
- * (N 2^-52 <= 2^-20), so it certifies less only where a result lies below about 2^-930, and a
- * certified result is RN(exact) either way. */
+ * 2^-1022 since EBC > 2^-92).  A larger bound is still a bound: this adds at most
+ * 2^-970 N 2^-52 <= 2^-982 (N <= 2^40) and 2^-930 EBC < 2^-1021 to it, so it certifies less
+ * only where a result lies below about 2^-930, and a certified result is RN(exact) either way. */
 #define BOUND_A_MIN 0x1p-970
 #define BOUND_G_MIN 0x1p-930
 
