@@ -271,6 +271,35 @@ static uint8_t zero_finite(const double *mx, int64_t n, int64_t stride)
     return (uint8_t)(z | f);
 }
 
+/* A column's zero_finite and span_of (w = 1) in one pass, four maxima a vector: the same
+ * flags and span (v != 0.0 and v <= DBL_MAX as there: NaN counts as nonzero and not finite) */
+static void column_flags(const double *mx, int64_t ns, uint8_t *zf, int32_t sp[2])
+{
+    const __m256d zero = _mm256_setzero_pd(), top = _mm256_set1_pd(0x1.fffffffffffffp1023);
+    int64_t first = -1, last = -1, q = 0;
+    int fin = 1;
+    for (; q + 4 <= ns; q += 4) {
+        const __m256d v = _mm256_loadu_pd(mx + q);
+        const int nz = _mm256_movemask_pd(_mm256_cmp_pd(v, zero, _CMP_NEQ_UQ));
+        fin &= _mm256_movemask_pd(_mm256_cmp_pd(v, top, _CMP_LE_OQ)) == 0xf;
+        if (nz) {
+            if (first < 0) first = q + __builtin_ctz((unsigned)nz);
+            last = q + 31 - __builtin_clz((unsigned)nz);
+        }
+    }
+    for (; q < ns; q++) {
+        const double v = mx[q];
+        if (v != 0.0) {
+            if (first < 0) first = q;
+            last = q;
+        }
+        if (!(v <= 0x1.fffffffffffffp1023)) fin = 0;
+    }
+    *zf = (uint8_t)((first < 0) | (fin << 1));
+    sp[0] = first < 0 ? 0 : (int32_t)first;
+    sp[1] = first < 0 ? 0 : (int32_t)last + 1;
+}
+
 /* The GEMM's preparation, unit u: strip u (u < nstrips: its copy, its rows' maxima, zA) or
  * column u - nstrips of op(B) (its copy where B is packed, its maxima, zX).  Each unit
  * writes only its own entries: any split among threads gives the same buffers. */
@@ -307,10 +336,7 @@ static int64_t prepare(void *ctx, int64_t lo, int64_t hi)
         q.b.p += j0 * pr->b.rs;
         if (pp->Bp) ozb_eft_pack_columns(&q, pp->Bp + j0 * k);
         ozb_eft_column_maxima(&q, s->Bx + j0 * s->ldx, s->ldx, (double *)s->mX + j0 * ns, (double *)s->mXc + j0 * nq);
-        for (int64_t j = j0; j < j1; j++) {
-            ((uint8_t *)s->zX)[j] = zero_finite(s->mX + j * ns, ns, 1);
-            span_of(s->mX + j * ns, 1, ns, (int32_t *)s->spX + 2 * j);
-        }
+        for (int64_t j = j0; j < j1; j++) column_flags(s->mX + j * ns, ns, (uint8_t *)s->zX + j, (int32_t *)s->spX + 2 * j);
     }
     return 0;
 }
