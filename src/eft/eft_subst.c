@@ -171,9 +171,16 @@ static int row_one(const double *t, const double *x, int64_t i, double xmax, dou
 #endif
 
 int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0, int lanes, double *buf,
-                       uint8_t fail[8])
+                       uint8_t fail[8], int wide)
 {
 #ifdef EFT_AVX2
+    if (wide) {   /* the certified rows on one vector; a row it leaves is computed again below */
+        r0 = ozb_eft_subst8_512(tb, d, bs, r0, lanes, buf);
+        if (r0 == bs) {
+            memset(fail, 0, 8);
+            return bs;
+        }
+    }
     ozb_problem pr = { .m = lanes, .n = 1, .alpha = -1.0, .beta = 1.0, .crs = 1, .ccs = 0, .kblock = OZB_KBLOCK_MAX };
     const ozb_eft_t e = { .pr = &pr, .fail = fail };
     const __m256d z = _mm256_setzero_pd();
@@ -218,7 +225,7 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
     }
     return bs;
 #else
-    (void)tb; (void)d; (void)bs; (void)buf;   /* not offered (ozb_eft_subst_applies) */
+    (void)tb; (void)d; (void)bs; (void)buf; (void)wide;   /* not offered (ozb_eft_subst_applies) */
     memset(fail, 0, 8);
     memset(fail, 1, (size_t)lanes);
     return r0;

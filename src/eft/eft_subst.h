@@ -17,7 +17,15 @@ int ozb_eft_subst_applies(ozblas_handle_t h);
  * other lanes of row r hold their sums, not yet divided. */
 #define OZB_SUBST_ROWS 16
 int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0, int lanes, double *buf,
-                       uint8_t fail[8]);
+                       uint8_t fail[8], int wide);
+/* The certified rows alone with 512-bit vectors (eft_subst512.c; wide: ozb_eft_wide): rows r0
+ * .. as ozb_eft_subst8 computes them while every lane is certified; returns bs, or the first
+ * row with a lane left (untouched: ozb_eft_subst8 takes it from there) */
+int64_t ozb_eft_subst8_512(const double *tb, const double *d, int64_t bs, int64_t r0, int lanes, double *buf);
+/* The same on two lane groups at once from row 0 (buf0, buf1: two ozb_eft_subst8 blocks):
+ * returns bs, or the first row with a lane of either group left (rows before it done in both;
+ * each group then goes on by ozb_eft_subst8 from there) */
+int64_t ozb_eft_subst16_512(const double *tb, const double *d, int64_t bs, int lanes0, int lanes1, double *buf0, double *buf1);
 /* The same on one right-hand side, x[i] the block's row i: rows r0 .. bs-1 of
  *     x[i] := RN(x[i] - sum_{l < i} tb[OZB_SUBST_ROWS i + l] x[l])   (i > 0)
  *     x[i] := x[i] / d[i]                                          (d == NULL: unit)

@@ -10,6 +10,7 @@
 #include "dispatch/dispatch.h"
 #include "core/backend.h"
 #include "core/par.h"
+#include "eft/eft_dot.h"
 #include "eft/eft_subst.h"
 #include "eft/eft_trcols.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
@@ -70,6 +71,7 @@ typedef struct {
     uint8_t *fail;              /* group q's lanes left at fail + 8 q */
     double *x;                  /* the block's row 0 */
     int64_t bs, nrhs, xrs, xcs;
+    int wide;                   /* the 512-bit rows (ozb_eft_wide) */
 } lanes_t;
 
 _Static_assert(OZBLAS_TRSM_BLOCK <= OZB_SUBST_ROWS, "a block's rows fit the lane groups");
@@ -123,12 +125,21 @@ static double *group_in(const lanes_t *L, int64_t q)
     return b;
 }
 
+/* Groups lo..hi-1; with 512-bit vectors two at a time first (ozb_eft_subst16_512: their
+ * certified rows side by side), each then from the row that pass left.  Every row written is
+ * RN(exact): how the groups are paired changes no bit. */
 static int64_t lane_groups(void *ctx, int64_t lo, int64_t hi)
 {
     const lanes_t *L = ctx;
     for (int64_t q = lo; q < hi; q++) {
-        L->stop[q] = ozb_eft_subst8(L->tb, L->d, L->bs, 0, lanes_of(L, q), group_in(L, q), L->fail + 8 * q);
-        if (L->stop[q] == L->bs) put_back(L, q);
+        const int two = L->wide && q + 1 < hi;
+        double *b = group_in(L, q), *b2 = two ? group_in(L, q + 1) : NULL;
+        const int64_t r = two ? ozb_eft_subst16_512(L->tb, L->d, L->bs, lanes_of(L, q), lanes_of(L, q + 1), b, b2) : 0;
+        for (int64_t p = q; p <= q + two; p++) {
+            L->stop[p] = ozb_eft_subst8(L->tb, L->d, L->bs, r, lanes_of(L, p), p == q ? b : b2, L->fail + 8 * p, L->wide);
+            if (L->stop[p] == L->bs) put_back(L, p);
+        }
+        q += two;
     }
     return 0;
 }
@@ -140,7 +151,7 @@ static ozblas_status_t finish_group(ozblas_handle_t h, const lanes_t *L, int64_t
     double *b = L->g + 8 * OZB_SUBST_ROWS * q;
     uint8_t *fail = L->fail + 8 * q;
     const int lanes = lanes_of(L, q);
-    for (int64_t r = L->stop[q]; r < L->bs; r = ozb_eft_subst8(L->tb, L->d, L->bs, r + 1, lanes, b, fail)) {
+    for (int64_t r = L->stop[q]; r < L->bs; r = ozb_eft_subst8(L->tb, L->d, L->bs, r + 1, lanes, b, fail, L->wide)) {
         for (int c = 0; c < lanes; c++) {
             if (!fail[c]) continue;
             const ozb_problem e = {
@@ -174,7 +185,7 @@ static ozblas_status_t block_lanes(ozblas_handle_t h, ozb_view t, int unit, int6
     }
     const lanes_t L = { .tb = tb, .d = unit ? NULL : d, .g = d + R, .stop = (int64_t *)(d + R + 8 * R * ng),
                         .fail = (uint8_t *)(d + R + 8 * R * ng + ng), .x = x + s * xrs, .bs = bs, .nrhs = nrhs,
-                        .xrs = xrs, .xcs = xcs };
+                        .xrs = xrs, .xcs = xcs, .wide = ozb_eft_wide(h) };
     ozb_par_for(1, ozb_threads_for(h, (double)bs * (double)bs * (double)nrhs), ng, lane_groups, (void *)&L);
     for (int64_t q = 0; q < ng; q++) {
         if (L.stop[q] == bs) continue;
