@@ -234,7 +234,9 @@ END_TEST
 /* ---- level 2 ---- */
 /* DROT on vectors scaled toward underflow (as LAPACK's test matrices are): both tiny (the
  * certified sum in the frame 2^600), results normal, near 2^-1022 and subnormal (left to the
- * exact sums), subnormal inputs, one side tiny and the other not; against MPFR bit for bit */
+ * exact sums), subnormal inputs, one side tiny and the other not; 37 pairs (the chunks) and
+ * 4, 2, 1 (the short rotations' own path: scaled_rn2 on each pair where all are tiny); against
+ * MPFR bit for bit */
 START_TEST(rot_scaled)
 {
     ozblas_handle_t h = tu_handle(MODES[_i]);
@@ -245,18 +247,19 @@ START_TEST(rot_scaled)
     char ctx[120];
     for (size_t e = 0; e < sizeof ex / sizeof *ex; e++)
         for (size_t q = 0; q < 3; q++)
-            for (int mixed = 0; mixed < 2; mixed++) {
-                const int64_t n = 37;
+            for (int mixed = 0; mixed < 8; mixed++) {
+                static const int64_t lens[4] = { 37, 4, 2, 1 };
+                const int64_t n = lens[mixed / 2];
                 double x[37], y[37], x2[37], y2[37];
                 for (int64_t i = 0; i < n; i++) {
                     x[i] = ldexp(2.0 * ozref_uniform(&r) - 1.0, ex[e]);
-                    y[i] = mixed && i % 3 == 0 ? 2.0 * ozref_uniform(&r) - 1.0 : ldexp(2.0 * ozref_uniform(&r) - 1.0, ex[e]);
+                    y[i] = mixed % 2 && i % 3 == 0 ? 2.0 * ozref_uniform(&r) - 1.0 : ldexp(2.0 * ozref_uniform(&r) - 1.0, ex[e]);
                 }
                 memcpy(x2, x, sizeof x);
                 memcpy(y2, y, sizeof y);
                 const double c = cs[q][0], s = cs[q][1];
                 ck_assert_int_eq(ozblas_drot(h, n, x2, 1, y2, 1, c, s), OZBLAS_STATUS_SUCCESS);
-                snprintf(ctx, sizeof ctx, "%s 2^%d c=%a s=%a mixed=%d", tu_mode_name(MODES[_i]), ex[e], c, s, mixed);
+                snprintf(ctx, sizeof ctx, "%s 2^%d c=%a s=%a mixed=%d n=%d", tu_mode_name(MODES[_i]), ex[e], c, s, mixed % 2, (int)n);
                 for (int64_t i = 0; i < n; i++) {
                     const double u1[2] = { c, s }, u2[2] = { c, -s }, v1[2] = { x[i], y[i] }, v2[2] = { y[i], x[i] };
                     const double wx = rn_dot(2, u1, v1), wy = rn_dot(2, u2, v2);

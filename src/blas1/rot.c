@@ -56,10 +56,23 @@ static int cancel_rn2(double a, double x, double b, double y, double *out)
     return ozb_sum2_rn(t, 4, out);
 }
 
-/* both new values of the pair (x, y) by cancel_rn2; 1 where both are certified */
+/* both new values of the pair (x, y) by cancel_rn2, else (both tiny) by scaled_rn2; 1 where
+ * both are certified */
 static int cancel_pair(const double hm[4], double x, double y, double *nx, double *ny)
 {
-    return cancel_rn2(hm[0], x, hm[1], y, nx) && cancel_rn2(hm[2], x, hm[3], y, ny);
+    return (cancel_rn2(hm[0], x, hm[1], y, nx) && cancel_rn2(hm[2], x, hm[3], y, ny)) ||
+           (scaled_rn2(hm[0], x, hm[1], y, nx) && scaled_rn2(hm[2], x, hm[3], y, ny));
+}
+
+/* whether every x_i and y_i of len pairs is at most 2^-200 in magnitude: the pair loop's error
+ * terms of such products are subnormal, which costs an Intel core a microcode assist (about
+ * 150 cycles) each, and its bound leaves their results anyway; they go to the frame 2^600
+ * first (scaled_rn2, scaled_pairs).  Stops at the first larger one. */
+static int all_tiny(int64_t len, const double *x, int64_t incx, const double *y, int64_t incy)
+{
+    for (int64_t i = 0; i < len; i++)
+        if (!(fabs(x[i * incx]) <= 0x1p-200 && fabs(y[i * incy]) <= 0x1p-200)) return 0;
+    return len > 0;
 }
 
 /* RN(a x + b y) into *out */
@@ -220,7 +233,9 @@ static ozblas_status_t chunk(ozblas_handle_t h, const rot_t *r, int64_t c, int *
     if (!unit)
         for (int64_t i = 0; i < len; i++) { xs[i] = r->xv[(c0 + i) * r->incx]; ys[i] = r->yv[(c0 + i) * r->incy]; }
     ozblas_status_t st = OZBLAS_STATUS_SUCCESS;
-    const int64_t nf = again ? 1 : ozb_rot_pairs(len, xc, yc, r->hm, xc, yc, fl, r->wide);
+    int64_t nf = 1;
+    if (!again && all_tiny(len, xc, 1, yc, 1)) memset(fl, 1, (size_t)(nf = len));   /* all to left_pairs */
+    else if (!again) nf = ozb_rot_pairs(len, xc, yc, r->hm, xc, yc, fl, r->wide);
     *wrote = again ? r->left[c] == 1 : nf < len;
     if (nf) {
         if (h) st = left_pairs(h, r, len, xc, yc, fl);
@@ -252,16 +267,21 @@ static int64_t fast_chunks(void *ctx, int64_t lo, int64_t hi)
 static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                                  const double hm[4], int one_thread)
 {
-    /* at most four pairs (LAPACK's rotations of 2x2 blocks by the million): the pair loop on
-     * copies and cancel_pair on the pairs it leaves (the element the rotation annihilates),
-     * written back where these decide every pair, else the chunks below from x and y
-     * untouched (each pair is its own RN(exact) either way) */
+    /* at most four pairs (LAPACK's rotations of 2x2 blocks by the million): where all are tiny
+     * (all_tiny) scaled_rn2 on each, else the pair loop on copies and cancel_pair on the pairs
+     * it leaves (the element the rotation annihilates), written back where these decide every
+     * pair, else the chunks below from x and y untouched (each pair is its own RN(exact)
+     * either way) */
     if (n <= 4 && incx != 0 && incy != 0) {
-        double xs[4], ys[4], nx[4], ny[4];
+        double xs[4] = { 0 }, ys[4] = { 0 }, nx[4], ny[4];
         uint8_t fl[4];
         double *x0 = ozb_vec0_mut(x, n, incx), *y0 = ozb_vec0_mut(y, n, incy);
         for (int64_t i = 0; i < n; i++) { xs[i] = x0[i * incx]; ys[i] = y0[i * incy]; }
-        int done = ozb_rot_pairs(n, xs, ys, hm, nx, ny, fl, 0) == 0;
+        int done = 0;
+        if (all_tiny(n, xs, 1, ys, 1))
+            for (int64_t i = 0, ok = 1; i < n && ok; i++)
+                done = ok = scaled_rn2(hm[0], xs[i], hm[1], ys[i], &nx[i]) && scaled_rn2(hm[2], xs[i], hm[3], ys[i], &ny[i]);
+        if (!done) done = ozb_rot_pairs(n, xs, ys, hm, nx, ny, fl, 0) == 0;
         if (!done) {
             done = 1;
             for (int64_t i = 0; i < n && done; i++) done = !fl[i] || cancel_pair(hm, xs[i], ys[i], &nx[i], &ny[i]);
