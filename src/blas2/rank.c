@@ -71,6 +71,51 @@ static int tiny_free(const double *v, int64_t n, int64_t inc)
     return ok;
 }
 
+/* the largest |v_i| (NaN where one is NaN) */
+static double vmax(const double *v, int64_t n, int64_t inc)
+{
+    int nan = 0;
+    double m = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        const double a = fabs(v[i * inc]);
+        nan |= a != a;
+        m = a > m ? a : m;
+    }
+    return nan ? NAN : m;
+}
+
+/* What pass 1 knows of the call: xs (products safe from underflow, factor_safe), wide (the
+ * 512-bit loops), and the factors below which a column's every product is tiny: |alpha v_j|
+ * < tp (and |alpha x_j| < tq) puts every x_i alpha v_j (y_i alpha x_j) below 2^-900; a column
+ * whose factors are all zero is not tiny (its elements stay as they are, the fast loops' work).  Such a
+ * column (LAPACK's matrices scaled toward underflow: the rows of U, the factors of an update)
+ * goes to the frame 2^100 first (scaled_column): its products' low parts would be subnormal,
+ * which costs an Intel core a microcode assist each (about 150 cycles), and the certified
+ * loops leave most of their results anyway.  Every path is RN(exact): the choice changes no
+ * bit. */
+typedef struct {
+    int xs, wide;
+    double tp, tq;
+} pass1_t;
+
+/* 2^-900 / max |v_i|, where v has an element below 2^-480 (tiny_free fails); else 0: with
+ * every |v_i| at least 2^-480, a column factor that puts a product's low part below 2^-1022
+ * is itself below TwoProduct's range (2^-960 in alpha v_j) or makes the product at least 2^-960
+ * times 2^-480, rare enough to leave to the certified loops.  No column is tiny where the
+ * maximum is 0 or NaN. */
+static double tiny_factor(const double *v, int64_t n, int64_t inc, int free)
+{
+    if (free) return 0.0;
+    const double m = vmax(v, n, inc);
+    return m > 0.0 ? 0x1p-900 / m : 0.0;
+}
+
+static int tiny_column(const rank_t *r, const pass1_t *p, double uh, double vh)
+{
+    if (!r->two) vh = 0.0;
+    return fabs(uh) < p->tp && fabs(vh) < p->tq + (double)!r->two && (uh != 0.0 || vh != 0.0);   /* (zero factors: a + 0) */
+}
+
 /* Column j's flagged rows i0..i1-1 again in the frame 2^100 (a and the column factors scaled
  * exactly), a chunk of rows at a time: products below TwoProduct's range (matrices scaled
  * toward underflow, as LAPACK's tests make) come into it, and RN(2^100 E) = 2^100 RN(E) where
@@ -115,8 +160,9 @@ static int factor_safe(int xs, double u) { return xs && (u == 0.0 || fabs(u) >= 
  * without flags (ozb_one_term_prefix: one FMA an element where alpha v_j is one double), up
  * to the vector holding an element it does not decide: from there on ozb_two_term, the same
  * values and decisions. */
-static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
+static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, const pass1_t *p)
 {
+    const int xs = p->xs, wide = p->wide;
     int64_t i0, i1;
     rows_of(r, j, &i0, &i1);
     int64_t k0 = i0;   /* the first row the flagged pass takes */
@@ -125,7 +171,7 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
     int ok = ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &uh, &ul);
     if (r->two) ok &= ozb_two_prod_exact(r->alpha, r->x[j * r->incx], &vh, &vl);
     double *col = r->A + j * r->lda;
-    if (!ok) {
+    if (!ok || tiny_column(r, p, uh, vh)) {
         for (int64_t i = i0; i < i1; i++) f[i] = 1;
         colbad[j] = i1 - i0;
     } else {
@@ -147,12 +193,14 @@ static void column(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, i
  * where one column alone waits on its certificate's latency), then each column's rest as
  * ozb_two_term takes it, so every element and flag is column()'s.  0 where it does not apply
  * (column() then takes each). */
-static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, int xs, int wide)
+static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colbad, const pass1_t *p)
 {
 #if defined(__x86_64__)
     double u[4];
-    if (!wide || r->tri || r->two || r->incx != 1 || !ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &u[0], &u[1]) ||
-        !ozb_two_prod_exact(r->alpha, r->v[(j + 1) * r->incv], &u[2], &u[3]))
+    const int xs = p->xs;
+    if (!p->wide || r->tri || r->two || r->incx != 1 || !ozb_two_prod_exact(r->alpha, r->v[j * r->incv], &u[0], &u[1]) ||
+        !ozb_two_prod_exact(r->alpha, r->v[(j + 1) * r->incv], &u[2], &u[3]) || tiny_column(r, p, u[0], 0.0) ||
+        tiny_column(r, p, u[2], 0.0))
         return 0;
     const int safe[2] = { factor_safe(xs, u[0]), factor_safe(xs, u[2]) };
     double *c0 = r->A + j * r->lda, *c1 = c0 + r->lda;
@@ -167,7 +215,7 @@ static int column_pair(const rank_t *r, int64_t j, uint8_t *fail, int64_t *colba
     }
     return 1;
 #else
-    (void)r; (void)j; (void)fail; (void)colbad; (void)xs; (void)wide;
+    (void)r; (void)j; (void)fail; (void)colbad; (void)p;
     return 0;
 #endif
 }
@@ -208,8 +256,9 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
     const int nt = changed ? 1 : ozb_threads_for(h, (double)r->m * (double)r->n * 4.0);
     /* products x_i u are safe from underflow (exact/two_term.h) where every nonzero |x_i|
      * (|y_i|) and |u| are at least 2^-480 */
-    const int xs = tiny_free(r->x, r->m, r->incx) && (!r->two || tiny_free(r->y, r->m, r->incy));
-    const int wide = ozb_eft_wide(h);   /* the 512-bit one-term loop: the same bits */
+    const int fx = tiny_free(r->x, r->m, r->incx), fy = !r->two || tiny_free(r->y, r->m, r->incy);
+    const pass1_t p1 = { .xs = fx && fy, .wide = ozb_eft_wide(h),   /* (wide: the same bits) */
+                         .tp = tiny_factor(r->x, r->m, r->incx, fx), .tq = r->two ? tiny_factor(r->y, r->m, r->incy, fy) : 0.0 };
     /* pass 1, parallel over pairs of columns (column, column_pair; fail[m n] a byte per
      * element).  (No OpenMP region at all on one thread: core/par.h.)  A triangle's columns get
      * shorter (or longer) across it: there the threads take blocks of 8 pairs in turn, so that
@@ -218,9 +267,9 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
     const int chunk = r->tri ? 8 : (int)((np + nt - 1) / nt);
     OZB_PARALLEL_FOR_IF(nt > 1, schedule(static, chunk) num_threads(nt),
     for (int64_t p = 0; p < np; p++) {
-        if (!(2 * p + 1 < r->n && column_pair(r, 2 * p, fail, colbad, xs, wide))) {
-            column(r, 2 * p, fail, colbad, xs, wide);
-            if (2 * p + 1 < r->n) column(r, 2 * p + 1, fail, colbad, xs, wide);
+        if (!(2 * p + 1 < r->n && column_pair(r, 2 * p, fail, colbad, &p1))) {
+            column(r, 2 * p, fail, colbad, &p1);
+            if (2 * p + 1 < r->n) column(r, 2 * p + 1, fail, colbad, &p1);
         }
     });
     /* pass 2, in order: what pass 1 left.  Its only failure (the pipeline's workspace) comes
