@@ -811,20 +811,23 @@ START_TEST(trsm_lanes)
      * RN(b_7 + 2^-53 + 2^-200) with b_7 = 1 + q 2^-51 in column q: above the midpoint, RN = b_7 +
      * 2^-52.  row_chain (eft_subst.c) gets S = 2^-53 and R = 2^-200, and w = RN(z1 + R) =
      * 2^-53 loses R: y + z is the midpoint itself, so its certificate must leave the row to
-     * the strip's sums.  8 columns (one lane group) and 24 (with 512-bit vectors, two groups
-     * side by side, eft_subst512.c, and one alone). */
-    for (int64_t nn = 8; nn <= 24; nn += 16) {
+     * the strip's sums.  8 columns (one lane group), 24 (with 512-bit vectors, two groups
+     * side by side, eft_subst512.c, and one alone) and 16 whose first group is not near a
+     * midpoint (2^-54 in place of 2^-53: RN = b_7), so that the pair stops at row 7 for the
+     * second group alone and the first goes on from there by itself. */
+    for (int cs = 0; cs < 3; cs++) {
+        const int64_t nn = cs == 0 ? 8 : cs == 1 ? 24 : 16;
         double T8[64], B8[8 * 24];
         for (int64_t j = 0; j < 8; j++)
             for (int64_t i = 0; i < 8; i++) T8[i + 8 * j] = i == j ? 1.0 : i == 7 && j < 7 ? -1.0 : 0.0;
         for (int64_t q = 0; q < nn; q++) {
-            const double x[8] = { 0x1p-53, 0x1p-200, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0 + (double)q * 0x1p-51 };
+            const double x[8] = { cs == 2 && q < 8 ? 0x1p-54 : 0x1p-53, 0x1p-200, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0 + (double)q * 0x1p-51 };
             memcpy(B8 + 8 * q, x, sizeof x);
         }
         ozblas_handle_t h = tu_handle(mode);
         ck_assert_int_eq(ozblas_dtrsm(h, OZBLAS_LEFT, OZBLAS_LOWER, OZBLAS_OP_N, OZBLAS_UNIT, 8, nn, 1.0, T8, 8, B8, 8), 0);
         for (int64_t q = 0; q < nn; q++) {
-            const double want = 1.0 + (double)q * 0x1p-51 + 0x1p-52;
+            const double want = 1.0 + (double)q * 0x1p-51 + (cs == 2 && q < 8 ? 0.0 : 0x1p-52);
             ck_assert_msg(B8[7 + 8 * q] == want, "trsm_lanes: near a midpoint, %lld columns, column %lld: got %a, want %a",
                           (long long)nn, (long long)q, B8[7 + 8 * q], want);
         }

@@ -98,11 +98,11 @@ typedef struct {
     double tp, tq;
 } pass1_t;
 
-/* 2^-900 / max |v_i|, where v has an element below 2^-480 (tiny_free fails); else 0: with
- * every |v_i| at least 2^-480, a column factor that puts a product's low part below 2^-1022
- * is itself below TwoProduct's range (2^-960 in alpha v_j) or makes the product at least 2^-960
- * times 2^-480, rare enough to leave to the certified loops.  No column is tiny where the
- * maximum is 0 or NaN. */
+/* 2^-900 / max |v_i| where tiny_free fails (an element below 2^-480, or above 2^480, Inf or
+ * NaN: the factor is then small or 0, harmless); else 0.  Where every nonzero |v_i| is at least
+ * 2^-480, a product below 2^-900 needs a column factor below 2^-420: rare outside LAPACK's
+ * scaled matrices, whose factors below 2^-960 are flagged already (TwoProduct's range), so such
+ * columns are left to the certified loops.  No column is tiny where the maximum is 0 or NaN. */
 static double tiny_factor(const double *v, int64_t n, int64_t inc, int free)
 {
     if (free) return 0.0;
