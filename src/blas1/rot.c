@@ -56,12 +56,17 @@ static int cancel_rn2(double a, double x, double b, double y, double *out)
     return ozb_sum2_rn(t, 4, out);
 }
 
-/* both new values of the pair (x, y) by cancel_rn2, else (both tiny) by scaled_rn2; 1 where
+/* both new values of the pair (x, y) by scaled_rn2; 1 where both are certified */
+static int scaled_pair(const double hm[4], double x, double y, double *nx, double *ny)
+{
+    return scaled_rn2(hm[0], x, hm[1], y, nx) && scaled_rn2(hm[2], x, hm[3], y, ny);
+}
+
+/* both new values of the pair (x, y) by cancel_rn2, else (both tiny) by scaled_pair; 1 where
  * both are certified */
 static int cancel_pair(const double hm[4], double x, double y, double *nx, double *ny)
 {
-    return (cancel_rn2(hm[0], x, hm[1], y, nx) && cancel_rn2(hm[2], x, hm[3], y, ny)) ||
-           (scaled_rn2(hm[0], x, hm[1], y, nx) && scaled_rn2(hm[2], x, hm[3], y, ny));
+    return (cancel_rn2(hm[0], x, hm[1], y, nx) && cancel_rn2(hm[2], x, hm[3], y, ny)) || scaled_pair(hm, x, y, nx, ny);
 }
 
 /* whether every x_i and y_i of len pairs is at most 2^-200 in magnitude: the pair loop's error
@@ -268,7 +273,7 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
                                  const double hm[4], int one_thread)
 {
     /* at most four pairs (LAPACK's rotations of 2x2 blocks by the million): where all are tiny
-     * (all_tiny) scaled_rn2 on each, else the pair loop on copies and cancel_pair on the pairs
+     * (all_tiny) scaled_pair on each, else the pair loop on copies and cancel_pair on the pairs
      * it leaves (the element the rotation annihilates), written back where these decide every
      * pair, else the chunks below from x and y untouched (each pair is its own RN(exact)
      * either way) */
@@ -277,10 +282,8 @@ static ozblas_status_t apply_std(ozblas_handle_t h, int64_t n, double *x, int64_
         uint8_t fl[4];
         double *x0 = ozb_vec0_mut(x, n, incx), *y0 = ozb_vec0_mut(y, n, incy);
         for (int64_t i = 0; i < n; i++) { xs[i] = x0[i * incx]; ys[i] = y0[i * incy]; }
-        int done = 0;
-        if (all_tiny(n, xs, 1, ys, 1))
-            for (int64_t i = 0, ok = 1; i < n && ok; i++)
-                done = ok = scaled_rn2(hm[0], xs[i], hm[1], ys[i], &nx[i]) && scaled_rn2(hm[2], xs[i], hm[3], ys[i], &ny[i]);
+        int done = all_tiny(n, xs, 1, ys, 1);
+        for (int64_t i = 0; i < n && done; i++) done = scaled_pair(hm, xs[i], ys[i], &nx[i], &ny[i]);
         if (!done) done = ozb_rot_pairs(n, xs, ys, hm, nx, ny, fl, 0) == 0;
         if (!done) {
             done = 1;

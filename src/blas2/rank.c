@@ -112,8 +112,8 @@ static double tiny_factor(const double *v, int64_t n, int64_t inc, int free)
 
 static int tiny_column(const rank_t *r, const pass1_t *p, double uh, double vh)
 {
-    if (!r->two) vh = 0.0;
-    return fabs(uh) < p->tp && fabs(vh) < p->tq + (double)!r->two && (uh != 0.0 || vh != 0.0);   /* (zero factors: a + 0) */
+    if (!r->two) return uh != 0.0 && fabs(uh) < p->tp;
+    return (uh != 0.0 || vh != 0.0) && fabs(uh) < p->tp && fabs(vh) < p->tq;   /* (zero factors: a + 0) */
 }
 
 /* Column j's flagged rows i0..i1-1 again in the frame 2^100 (a and the column factors scaled

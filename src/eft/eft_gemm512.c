@@ -8,6 +8,7 @@
  * bits its adds wait for ports), and elsewhere fewer instructions for the same work.
  * Bit budget: eft_kern.h.  Compiled with -ffp-contract=off: the FMAs are explicit. */
 #include "eft/eft_kern.h"
+#include "sum/eft8.h"
 
 #if defined(EFT_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
 static inline __m512d join(__m256d lo, __m256d hi) { return _mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1); }
@@ -87,13 +88,6 @@ void ozb_eft_block_four512(const double *ab, const double *const x[4], int64_t n
     }
 }
 
-static inline void two_sum8(__m512d a, __m512d b, __m512d *s, __m512d *e)
-{
-    const __m512d x = _mm512_add_pd(a, b), bb = _mm512_sub_pd(x, a);
-    *e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(x, bb)), _mm512_sub_pd(b, bb));
-    *s = x;
-}
-
 /* ozb_eft_cert4's arithmetic on eight rows (eft_cert4.h, lane by lane: the range tests, the
  * bound, Sum2 over alpha S, alpha C and TwoProduct(beta, c)), certified by the symmetric test
  * alone ((|z| + b)(1 + 2^-50) below y's smaller half-gap: what ozb_cert_ok4 certifies first).
@@ -118,7 +112,7 @@ static __mmask8 cert8(const double *t, int one_block, double N, double alpha, in
     B = _mm512_mask_blend_pd(apos & _mm512_cmp_pd_mask(B, tiny, _CMP_LT_OQ), B, tiny);
     B = _mm512_add_pd(_mm512_add_pd(B, _mm512_mul_pd(gr, _mm512_set1_pd(EBC))), tiny);
     __m512d yy, z;
-    if (alpha == 1.0 && !use_c) two_sum8(s, cc, &yy, &z);
+    if (alpha == 1.0 && !use_c) ozb_two_sum8(s, cc, &yy, &z);
     else {
         const __m512d al = _mm512_set1_pd(alpha);
         __m512d T[4] = { _mm512_mul_pd(al, s), _mm512_mul_pd(al, cc), zero, zero };
@@ -134,26 +128,20 @@ static __mmask8 cert8(const double *t, int one_block, double N, double alpha, in
         __m512d sum = T[0], r = zero, ra = zero;
         for (int i = 1; i < m; i++) {
             __m512d er;
-            two_sum8(sum, T[i], &sum, &er);
+            ozb_two_sum8(sum, T[i], &sum, &er);
             r = _mm512_add_pd(r, er);
             ra = _mm512_add_pd(ra, _mm512_and_pd(er, absm));
         }
-        two_sum8(sum, r, &yy, &z);
+        ozb_two_sum8(sum, r, &yy, &z);
         __m512d Bs = _mm512_mul_pd(ra, _mm512_set1_pd((double)m * 0x1p-52));
         Bs = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(ra, zero, _CMP_GT_OQ) & _mm512_cmp_pd_mask(Bs, tiny, _CMP_LT_OQ), Bs, tiny);
         B = _mm512_add_pd(Bs, B);
     }
     ok &= (__mmask8)_mm512_cmp_pd_mask(_mm512_and_pd(yy, absm), _mm512_set1_pd(0x1p-960), _CMP_GE_OQ);
-    /* y's smaller half-gap (ozb_half_gap4): 2^(e - 53), 2^(e - 54) where y is a power of two */
-    const __m512i yb = _mm512_castpd_si512(yy);
-    const __m512i ex = _mm512_and_si512(yb, _mm512_set1_epi64(0x7ff0000000000000ll));
-    const __mmask8 pow2 = _mm512_cmpeq_epi64_mask(_mm512_and_si512(yb, _mm512_set1_epi64(0x000fffffffffffffll)), _mm512_setzero_si512());
-    const __m512i sub = _mm512_mask_add_epi64(_mm512_set1_epi64(53ll << 52), pow2, _mm512_set1_epi64(53ll << 52),
-                                              _mm512_set1_epi64(1ll << 52));
-    const __m512d hz = _mm512_castsi512_pd(_mm512_sub_epi64(ex, sub));
-    const __m512d err = _mm512_mul_pd(_mm512_add_pd(_mm512_and_pd(z, absm), B), _mm512_set1_pd(1.0 + 0x1p-50));
+    __mmask8 pow2;
+    const __m512d hz = ozb_half_gap8(yy, &pow2);
     *y = yy;
-    return ok & (__mmask8)_mm512_cmp_pd_mask(err, hz, _CMP_LT_OQ);
+    return ok & ozb_cert_sym8(z, B, hz);
 }
 
 int ozb_eft_quad_put512(const double *tot, int one_block, double N, double alpha, int use_c, double beta, double *c,

@@ -8,12 +8,11 @@
  * with a lane left is left to ozb_eft_subst8, which computes it again and takes its other
  * paths.  Compiled with -ffp-contract=off: the FMAs are the explicit ones. */
 #include "eft/eft_subst.h"
+#include "sum/eft8.h"
 #include <math.h>
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
-
-static inline __m512d abs8(__m512d v) { return _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(v), _mm512_set1_epi64(0x7fffffffffffffffll))); }
 
 /* the largest of two vectors of magnitudes by their bits, a NaN kept (ozb_imax4) */
 static inline __m512d imax8(__m512d a, __m512d b)
@@ -29,33 +28,12 @@ static inline __m512d sigma8(__m512d m)
     return _mm512_max_pd(g, _mm512_set1_pd(0x1p-960));
 }
 
-static inline void two_sum8(__m512d a, __m512d b, __m512d *s, __m512d *e)
+/* CHAIN4 (eft_kern.h) lane by lane: tau' = RN(x t + tau), R += RN(x t - (tau' - tau)) */
+static inline void chain8(__m512d *T, __m512d *R, __m512d x, __m512d t)
 {
-    const __m512d x = _mm512_add_pd(a, b), bb = _mm512_sub_pd(x, a);
-    *e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(x, bb)), _mm512_sub_pd(b, bb));
-    *s = x;
-}
-
-/* ozb_cert_ok4 lane by lane (sum/eft4.h): the symmetric test, the signed one where it leaves
- * a lane of ok */
-static inline __mmask8 cert_ok8(__mmask8 ok, __m512d y, __m512d z, __m512d b)
-{
-    const __m512i yb = _mm512_castpd_si512(y);
-    const __m512i ex = _mm512_and_si512(yb, _mm512_set1_epi64(0x7ff0000000000000ll));
-    const __mmask8 pow2 = _mm512_cmpeq_epi64_mask(_mm512_and_si512(yb, _mm512_set1_epi64(0x000fffffffffffffll)),
-                                                  _mm512_setzero_si512());
-    const __m512i sub = _mm512_mask_add_epi64(_mm512_set1_epi64(53ll << 52), pow2, _mm512_set1_epi64(53ll << 52),
-                                              _mm512_set1_epi64(1ll << 52));
-    const __m512d hz = _mm512_castsi512_pd(_mm512_sub_epi64(ex, sub));   /* y's smaller half-gap */
-    const __m512d err = _mm512_mul_pd(_mm512_add_pd(abs8(z), b), _mm512_set1_pd(1.0 + 0x1p-50));
-    const __mmask8 c = ok & _mm512_cmp_pd_mask(err, hz, _CMP_LT_OQ);
-    if (c == ok) return c;
-    /* ozb_cert_z4: the gap away from zero is twice the gap toward it above a power of two */
-    const __m512d ha = _mm512_add_pd(hz, _mm512_maskz_mov_pd(pow2, hz));
-    const __m512d d = _mm512_xor_pd(z, _mm512_and_pd(y, _mm512_set1_pd(-0.0)));
-    const __m512d mg = _mm512_mul_pd(_mm512_add_pd(abs8(z), b), _mm512_set1_pd(0x1p-50));
-    return ok & _mm512_cmp_pd_mask(_mm512_add_pd(_mm512_add_pd(d, b), mg), ha, _CMP_LT_OQ) &
-           _mm512_cmp_pd_mask(_mm512_add_pd(_mm512_sub_pd(b, d), mg), hz, _CMP_LT_OQ);
+    const __m512d u = _mm512_fmadd_pd(x, t, *T);
+    *R = _mm512_add_pd(*R, _mm512_fmsub_pd(x, t, _mm512_sub_pd(u, *T)));
+    *T = u;
 }
 
 /* row_chain (eft_subst.c) on nv vectors (one lane group each, buf[v]): row i's lanes :=
@@ -74,7 +52,7 @@ static inline __attribute__((always_inline)) int rows_nv(int nv, const double *t
     for (int v = 0; v < nv; v++) {
         r0[v] = _mm512_loadu_pd(buf[v] + 8 * i);
         const __m512d M = _mm512_mul_pd(_mm512_set1_pd(tmax), xmax[v]);
-        ok[v] = _mm512_cmp_pd_mask(M, _mm512_set1_pd(0x1p990), _CMP_LE_OQ) & _mm512_cmp_pd_mask(abs8(r0[v]), big, _CMP_LE_OQ);
+        ok[v] = _mm512_cmp_pd_mask(M, _mm512_set1_pd(0x1p990), _CMP_LE_OQ) & _mm512_cmp_pd_mask(ozb_abs8(r0[v]), big, _CMP_LE_OQ);
         bad |= (__mmask8)(ok[v] | pad[v]) != 0xff;
         sg[v] = T0[v] = T1[v] = sigma8(M);
         R[v] = _mm512_setzero_pd();
@@ -84,36 +62,26 @@ static inline __attribute__((always_inline)) int rows_nv(int nv, const double *t
     for (; l + 2 <= i; l += 2) {
         const __m512d ta = _mm512_set1_pd(-t[l]), tb = _mm512_set1_pd(-t[l + 1]);
         for (int v = 0; v < nv; v++) {
-            const __m512d xa = _mm512_loadu_pd(buf[v] + 8 * l), xb = _mm512_loadu_pd(buf[v] + 8 * l + 8);
-            const __m512d ua = _mm512_fmadd_pd(xa, ta, T0[v]);
-            R[v] = _mm512_add_pd(R[v], _mm512_fmsub_pd(xa, ta, _mm512_sub_pd(ua, T0[v])));
-            T0[v] = ua;
-            const __m512d ub = _mm512_fmadd_pd(xb, tb, T1[v]);
-            R[v] = _mm512_add_pd(R[v], _mm512_fmsub_pd(xb, tb, _mm512_sub_pd(ub, T1[v])));
-            T1[v] = ub;
+            chain8(&T0[v], &R[v], _mm512_loadu_pd(buf[v] + 8 * l), ta);
+            chain8(&T1[v], &R[v], _mm512_loadu_pd(buf[v] + 8 * l + 8), tb);
         }
     }
     if (l < i) {
         const __m512d ta = _mm512_set1_pd(-t[l]);
-        for (int v = 0; v < nv; v++) {
-            const __m512d xa = _mm512_loadu_pd(buf[v] + 8 * l);
-            const __m512d ua = _mm512_fmadd_pd(xa, ta, T0[v]);
-            R[v] = _mm512_add_pd(R[v], _mm512_fmsub_pd(xa, ta, _mm512_sub_pd(ua, T0[v])));
-            T0[v] = ua;
-        }
+        for (int v = 0; v < nv; v++) chain8(&T0[v], &R[v], _mm512_loadu_pd(buf[v] + 8 * l), ta);
     }
     for (int v = 0; v < nv; v++) {
         const __m512d S = _mm512_add_pd(_mm512_sub_pd(T0[v], sg[v]), _mm512_sub_pd(T1[v], sg[v]));
         __m512d y1, z1, zz;
-        two_sum8(r0[v], S, &y1, &z1);
+        ozb_two_sum8(r0[v], S, &y1, &z1);
         const __m512d w = _mm512_add_pd(z1, R[v]);
-        two_sum8(y1, w, &y[v], &zz);
-        const __m512d b = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(c1, sg[v]), _mm512_mul_pd(abs8(w), _mm512_set1_pd(0x1p-52))),
+        ozb_two_sum8(y1, w, &y[v], &zz);
+        const __m512d b = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(c1, sg[v]), _mm512_mul_pd(ozb_abs8(w), _mm512_set1_pd(0x1p-52))),
                                         _mm512_set1_pd(0x1p-1000));
-        const __m512d ay = abs8(y[v]);
+        const __m512d ay = ozb_abs8(y[v]);
         ok[v] &= _mm512_cmp_pd_mask(ay, _mm512_set1_pd(0x1p-960), _CMP_GE_OQ) &
                  _mm512_cmp_pd_mask(ay, _mm512_set1_pd(0x1p1010), _CMP_LE_OQ) & _mm512_cmp_pd_mask(b, big, _CMP_LE_OQ);
-        bad |= (__mmask8)(cert_ok8(ok[v], y[v], zz, b) | pad[v]) != 0xff;
+        bad |= (__mmask8)(ozb_cert_ok8(ok[v], y[v], zz, b) | pad[v]) != 0xff;
     }
     if (bad) return 0;
     for (int v = 0; v < nv; v++)   /* (the lanes beyond `lanes` keep their zeros) */
@@ -130,7 +98,7 @@ static inline __attribute__((always_inline)) int64_t subst_nv(int nv, const doub
     for (int v = 0; v < nv; v++) {
         pad[v] = (__mmask8)(0xffu << lanes[v]);
         xmax[v] = _mm512_setzero_pd();
-        for (int64_t l = 0; l < r0; l++) xmax[v] = imax8(xmax[v], abs8(_mm512_loadu_pd(buf[v] + 8 * l)));
+        for (int64_t l = 0; l < r0; l++) xmax[v] = imax8(xmax[v], ozb_abs8(_mm512_loadu_pd(buf[v] + 8 * l)));
     }
     for (int64_t i = r0; i < bs; i++) {
         if (i > 0) {
@@ -142,7 +110,7 @@ static inline __attribute__((always_inline)) int64_t subst_nv(int nv, const doub
         for (int v = 0; v < nv; v++) {
             double *row = buf[v] + 8 * i;
             if (d) _mm512_storeu_pd(row, _mm512_maskz_div_pd((__mmask8)~pad[v], _mm512_loadu_pd(row), _mm512_set1_pd(d[i])));
-            xmax[v] = imax8(xmax[v], abs8(_mm512_loadu_pd(row)));
+            xmax[v] = imax8(xmax[v], ozb_abs8(_mm512_loadu_pd(row)));
         }
     }
     return bs;
