@@ -807,21 +807,25 @@ START_TEST(trsm_lanes)
             ck_assert_msg(isnan(G5[2 + 5 * q]) && isnan(G5[3 + 5 * q]) && G5[5 * q] == 0.0, "trsm_lanes: column %lld", (long long)q);
         ozblas_destroy(h);
     }
-    /* Just past a midpoint: T unit lower, its row 7 all -1 (the rest identity), so x_7 =
-     * RN(b_7 + 2^-53 + 2^-200) with b_7 = 1 + q 2^-51 in column q: above the midpoint, RN = b_7 +
-     * 2^-52.  row_chain (eft_subst.c) gets S = 2^-53 and R = 2^-200, and w = RN(z1 + R) =
-     * 2^-53 loses R: y + z is the midpoint itself, so its certificate must leave the row to
-     * the strip's sums.  8 columns (one lane group), 24 (with 512-bit vectors, two groups
-     * side by side, eft_subst512.c, and one alone) and 16 whose first group is not near a
-     * midpoint (2^-54 in place of 2^-53: RN = b_7), so that the pair stops at row 7 for the
-     * second group alone and the first goes on from there by itself. */
+    /* Just past a midpoint: T unit lower, its row 7 -1 in the columns of x_0 and x_1 (the rest
+     * identity), so x_7 = RN(b_7 + 2^-53 + 2^-200) with b_7 = 1 + q 2^-51 in column q: above
+     * the midpoint, RN = b_7 + 2^-52.  row_chain (eft_subst.c) gets S = 2^-53 and R = 2^-200,
+     * and w = RN(z1 + R) = 2^-53 loses R: y + z is the midpoint itself, so its certificate must
+     * leave the row to the strip's sums.  8 columns (one lane group) with rows 2-6 zero (each
+     * a zero result, which no certificate takes: every row from 2 on by the 256-bit rows); 24
+     * (with 512-bit vectors, two groups side by side, eft_subst512.c, and one alone) and 16
+     * whose first group is not near a midpoint (2^-54 in place of 2^-53: RN = b_7), with rows
+     * 2-6 one, so that the 512-bit rows reach row 7 and their certificate must leave it: for
+     * every group (24) or, the pair stopping there for the second group alone, the first
+     * going on by itself (16). */
     for (int cs = 0; cs < 3; cs++) {
         const int64_t nn = cs == 0 ? 8 : cs == 1 ? 24 : 16;
         double T8[64], B8[8 * 24];
         for (int64_t j = 0; j < 8; j++)
-            for (int64_t i = 0; i < 8; i++) T8[i + 8 * j] = i == j ? 1.0 : i == 7 && j < 7 ? -1.0 : 0.0;
+            for (int64_t i = 0; i < 8; i++) T8[i + 8 * j] = i == j ? 1.0 : i == 7 && j < (cs ? 2 : 7) ? -1.0 : 0.0;
         for (int64_t q = 0; q < nn; q++) {
-            const double x[8] = { cs == 2 && q < 8 ? 0x1p-54 : 0x1p-53, 0x1p-200, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0 + (double)q * 0x1p-51 };
+            const double mid = cs ? 1.0 : 0.0;
+            const double x[8] = { cs == 2 && q < 8 ? 0x1p-54 : 0x1p-53, 0x1p-200, mid, mid, mid, mid, mid, 1.0 + (double)q * 0x1p-51 };
             memcpy(B8 + 8 * q, x, sizeof x);
         }
         ozblas_handle_t h = tu_handle(mode);
