@@ -1,11 +1,12 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* sysconf's _SC_LEVEL3_CACHE_SIZE */
 /* ozblas-blas-rest: the rest of the double BLAS against OpenBLAS, and the level-3 routines
  * against ozblas_dgemm at the same flops, in one process, interleaved (ozblas, reference,
  * ozblas, ...), medians and ranges of the ratios over the repetitions.  Each routine at three
  * sizes that live in the caches, and levels 1 and 2 also at one whose operands are far larger
- * than the last-level cache (128 MiB a vector or matrix; band matrices of 2^20 columns): the
- * memory-bound size, where a BLAS's time is its bytes: there each call of either side runs
- * alone after the last-level cache is emptied (evict), cold.
+ * than the 32 MiB L3 of a Zen 4 CCD (128 MiB a vector or matrix; band matrices of 2^20
+ * columns): the memory-bound size, where a BLAS's time is its bytes: there each call of
+ * either side runs alone after the last-level cache is emptied (evict), cold, also on parts
+ * whose L3 would hold them.
  *   ozblas-blas-rest [cr|double] [reps] [routine...]   prints a markdown table (all routines,
  *                                                       or those named) */
 #include <cblas.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bench.h"
 
 
@@ -141,12 +143,12 @@ static void c_gemm_eq(int w)
     ozblas_dgemm(H, OZBLAS_OP_N, OZBLAS_OP_T, N, N, KK, 1.0, B, N, A, N, 0.5, C, N);
 }
 
-/* The last-level cache emptied of the operands: a read of EV_BYTES (twice a 32 MiB L3) of
- * clean lines.  Before each call at the memory-bound sizes, where otherwise a call would find
- * the tail of the matrix the other library's call has just read in the L3 (a third of
- * DSYMV's 64 MiB triangle at order 4096), and the library reading in the other order would
- * gain from it. */
-#define EV_BYTES ((size_t)64 << 20)
+/* The last-level cache emptied of the operands: a read of EV_BYTES clean lines, twice the
+ * L3 the system reports (at least 64 MiB).  Before each call at the memory-bound sizes, where
+ * otherwise a call would find the matrix the other library's call has just read in the L3
+ * (all of DSYMV's 64 MiB triangle at order 4096 on a part with a 480 MiB L3), and the
+ * library reading in the other order would gain from it. */
+static size_t EV_BYTES;
 static double *EV;
 static double evict(void)
 {
@@ -221,6 +223,8 @@ int main(int argc, char **argv)
         C[i] = rand() / (double)RAND_MAX - 0.5; T[i] = 0.01 * (rand() / (double)RAND_MAX - 0.5);
     }
     for (int64_t i = 0; i < mmax; i++) T[i + i * mmax] = 1.0;   /* leading dimension N: diagonal at i(N+1) below */
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    EV_BYTES = l3 > ((long)32 << 20) ? 2 * (size_t)l3 : (size_t)64 << 20;
     EV = malloc(EV_BYTES);
     for (size_t i = 0; i < EV_BYTES / sizeof(double); i++) EV[i] = 1.0;
     P = malloc(sizeof(double) * (size_t)(mmax * (mmax + 1) / 2));

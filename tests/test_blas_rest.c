@@ -231,6 +231,41 @@ START_TEST(nrm2_long)
 }
 END_TEST
 
+/* dnrm2's two passes on the handle's threads (1, 2, 3), chunk by chunk in groups of 64: two
+ * groups (65 chunks and a short one), the largest element, a NaN or an Inf in the last chunk
+ * only, and a vector all subnormal; against MPFR bit for bit */
+START_TEST(nrm2_threads)
+{
+    ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
+    ozref_rng r;
+    tu_rng(&r, "nrm2_threads");
+    const int64_t c = (int64_t)1 << 16, nl = 65 * c + 7, n = 3 * c + 5;
+    double *xl = tu_alloc((size_t)nl), *x = tu_alloc((size_t)n);
+    tu_fill_vec(&r, xl, nl, 1, 4.0);
+    const double el = ozref_dnrm2(nl, xl, 1);
+    for (int t = 1; t <= 3; t++) {
+        ozblas_set_num_threads(h, t);
+        double got;
+        ck_assert_int_eq(ozblas_dnrm2(h, nl, xl, 1, &got), OZBLAS_STATUS_SUCCESS);
+        check_bits(&got, &el, 1, "dnrm2 two groups");
+        for (int k = 0; k < 5; k++) {
+            tu_fill_vec(&r, x, n, 1, 1.0);
+            if (k == 1) x[n - 2] = 3.0e10;                         /* the frame from the last chunk */
+            if (k == 2) { x[n - 1] = NAN; x[5] = INFINITY; }       /* NaN beyond an Inf: NaN */
+            if (k == 3) x[n - 3] = -INFINITY;
+            if (k == 4) for (int64_t i = 0; i < n; i++) x[i] *= 0x1p-1060;   /* all subnormal */
+            const double e = ozref_dnrm2(n, x, 1);
+            ck_assert_int_eq(ozblas_dnrm2(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+            if (k == 2) ck_assert(isnan(got));
+            else check_bits(&got, &e, 1, "dnrm2 threads");
+        }
+    }
+    free(xl);
+    free(x);
+    ozblas_destroy(h);
+}
+END_TEST
+
 /* ---- level 2 ---- */
 /* DROT on vectors scaled toward underflow (as LAPACK's test matrices are): both tiny (the
  * certified sum in the frame 2^600), results normal, near 2^-1022 and subnormal (left to the
@@ -1909,6 +1944,7 @@ static Suite *suite(void)
     tcase_add_test(t, level1_chunks);
     tcase_add_test(t, nrm2_range);
     tcase_add_test(t, nrm2_long);
+    tcase_add_test(t, nrm2_threads);
     tcase_add_loop_test(t, rot_scaled, 0, 3);
     tcase_add_loop_test(t, level2, 0, 3);
     tcase_add_test(t, symv_rows_left);

@@ -2,7 +2,9 @@
  *
  * Frame: e = floor(log2 max|x_i|); the candidate r for sqrt(S 2^-2e) (S' in [1, 4n)) comes from
  * a double-double sum of the squares of x_i 2^-e in eight lanes (fixed lanes, fixed order) over
- * chunks of 2^16 elements, the chunks' double-doubles added by one more compensated sum.
+ * chunks of 2^16 elements, the chunks' double-doubles added by one more compensated sum.  The
+ * scan for max|x_i| and the chunks' sums run on the handle's threads, chunk by chunk, and are
+ * joined in chunk order: no bit depends on the threads.
  * Certificate: r is RN(sqrt(S')) iff S' lies strictly between the squares of the midpoints next
  * to r, i.e. -r g_dn + g_dn^2/4 < S' - r^2 < r g_up + g_up^2/4 (g: the gaps below and above
  * r).  S' - r^2 is estimated as (sh - rh) - rl + sl (r^2 = rh + rl exactly by TwoProduct;
@@ -20,6 +22,7 @@
 #include "sum/longacc.h"
 #include "core/backend.h"
 #include "core/fpenv.h"
+#include "core/par.h"
 #include <immintrin.h>   /* AVX2: the library's baseline (x86-64-v3) */
 #include <math.h>
 
@@ -98,20 +101,63 @@ static void chunk_sum(const double *xv, int64_t n, int64_t inc, double s1, doubl
  * is summed in chunks whose double-doubles are added by one more compensated sum */
 #define CHUNK ((int64_t)1 << 16)
 
-/* candidate r, estimate of S' - r^2 and its bound, in the frame 2^-e */
-static cand candidate(const double *xv, int64_t n, int64_t inc, int e)
+/* The chunks are computed on the handle's threads in groups of GROUP (their double-doubles
+ * and tiny counts on the stack), each group's then added in chunk order: the same additions in
+ * the same order on every thread count. */
+#define GROUP 64
+typedef struct {
+    const double *xv;
+    int64_t n, inc, c0;       /* the group's first chunk */
+    double s1, s2;
+    double hl[2 * GROUP];
+    int64_t tiny[GROUP];
+} group_t;
+
+static int64_t chunk_body(void *ctx, int64_t lo, int64_t hi)
+{
+    group_t *g = ctx;
+    for (int64_t q = lo; q < hi; q++) {
+        const int64_t i0 = (g->c0 + q) * CHUNK;
+        g->tiny[q] = 0;
+        chunk_sum(g->xv + i0 * g->inc, g->n - i0 < CHUNK ? g->n - i0 : CHUNK, g->inc, g->s1, g->s2, &g->hl[2 * q],
+                  &g->hl[2 * q + 1], &g->tiny[q]);
+    }
+    return 0;
+}
+
+/* the chunks' double-doubles added in chunk order into (*hp, *lp), their tiny counts into *tp */
+static void sum_chunks(const double *xv, int64_t n, int64_t inc, double s1, double s2, int nt, double *hp, double *lp,
+                       int64_t *tp)
+{
+    double h = 0.0, l = 0.0;
+    const int64_t chunks = (n + CHUNK - 1) / CHUNK;
+    group_t g;   /* (fields set one by one: an initializer would clear the arrays too) */
+    g.xv = xv; g.n = n; g.inc = inc; g.s1 = s1; g.s2 = s2;
+    for (g.c0 = 0; g.c0 < chunks; g.c0 += GROUP) {
+        const int64_t nc = chunks - g.c0 < GROUP ? chunks - g.c0 : GROUP;
+        (void)ozb_par_for(nt > 1 && nc > 1, nt, nc, chunk_body, (void *)&g);
+        for (int64_t q = 0; q < nc; q++) {
+            double s, err;
+            two_sum(h, g.hl[2 * q], &s, &err);
+            h = s;
+            l += err + g.hl[2 * q + 1];
+            *tp += g.tiny[q];
+        }
+    }
+    *hp = h;
+    *lp = l;
+}
+
+/* candidate r, estimate of S' - r^2 and its bound, in the frame 2^-e, the chunks on nt threads */
+static cand candidate(const double *xv, int64_t n, int64_t inc, int e, int nt)
 {
     /* x 2^-e as two exact power-of-two products (2^-e alone leaves the range below e = -1023) */
     const double s1 = e < -1000 ? 0x1p600 : 1.0, s2 = ldexp(1.0, e < -1000 ? -e - 600 : -e);
-    double h = 0.0, l = 0.0;
-    int64_t tiny = 0, chunks = 0;
-    for (int64_t i0 = 0; i0 < n; i0 += CHUNK, chunks++) {
-        double hc, lc, s, err;
-        chunk_sum(xv + i0 * inc, n - i0 < CHUNK ? n - i0 : CHUNK, inc, s1, s2, &hc, &lc, &tiny);
-        two_sum(h, hc, &s, &err);
-        h = s;
-        l += err + lc;
-    }
+    double h, l;
+    int64_t tiny = 0;
+    const int64_t chunks = (n + CHUNK - 1) / CHUNK;
+    if (chunks == 1) chunk_sum(xv, n, inc, s1, s2, &h, &l, &tiny);   /* (0 + (h, l) is (h, l)) */
+    else sum_chunks(xv, n, inc, s1, s2, nt, &h, &l, &tiny);
     two_sum(h, l, &h, &l);
     /* sqrt(h) alone misses sqrt(h + l) by up to an ulp: one Newton step on the double-double
      * (r0 + (h + l - r0^2) / (2 r0)) leaves the candidate wrong only next to a midpoint */
@@ -175,18 +221,13 @@ static double exact_path(const double *xv, int64_t n, int64_t inc, int e, double
     return ldexp(c, e);
 }
 
-ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result)
+/* NaN where x[0..n) (stride inc) holds one, else max |x_i| (Inf where it holds one) */
+static double scan(const double *xv, int64_t n, int64_t inc)
 {
-    if (!h || !result || (n > 0 && !x)) return OZBLAS_STATUS_INVALID_VALUE;
-    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
-    ozb_info_reset(h);
-    *result = 0.0;
-    if (n <= 0) return OZBLAS_STATUS_SUCCESS;
-    const double *xv = ozb_vec0(x, n, incx);
     double mx = 0.0;
-    int nan = 0, inf = 0;
+    int nan = 0;
     int64_t i = 0;
-    if (incx == 1) {   /* contiguous: four lanes of max and of "unordered" */
+    if (inc == 1) {   /* contiguous: four lanes of max and of "unordered" */
         const __m256d sign = _mm256_set1_pd(-0.0);
         __m256d m = _mm256_setzero_pd(), u = m;
         for (; i + 4 <= n; i += 4) {
@@ -198,27 +239,66 @@ ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int6
         _mm256_storeu_pd(mm, m);
         nan = _mm256_movemask_pd(u) != 0;
         for (int q = 0; q < 4; q++) mx = mm[q] > mx ? mm[q] : mx;
-        inf = isinf(mx);
     }
     for (; i < n; i++) {
-        const double v = fabs(xv[i * incx]);
+        const double v = fabs(xv[i * inc]);
         nan |= isnan(v);
-        inf |= isinf(v);
         mx = v > mx ? v : mx;
     }
-    if (nan || inf) { *result = nan ? NAN : INFINITY; return OZBLAS_STATUS_SUCCESS; }
-    if (mx == 0.0) return OZBLAS_STATUS_SUCCESS;
-    ozb_fpenv_t env;
+    return nan ? NAN : mx;
+}
+
+/* the scan of a group of chunks on the threads, each chunk's result in m */
+typedef struct {
+    const double *xv;
+    int64_t n, inc, c0;
+    double m[GROUP];
+} scan_t;
+
+static int64_t scan_body(void *ctx, int64_t lo, int64_t hi)
+{
+    scan_t *sc = ctx;
+    for (int64_t q = lo; q < hi; q++) {
+        const int64_t i0 = (sc->c0 + q) * CHUNK;
+        sc->m[q] = scan(sc->xv + i0 * sc->inc, sc->n - i0 < CHUNK ? sc->n - i0 : CHUNK, sc->inc);
+    }
+    return 0;
+}
+
+ozblas_status_t ozblas_dnrm2(ozblas_handle_t h, int64_t n, const double *x, int64_t incx, double *result)
+{
+    if (!h || !result || (n > 0 && !x)) return OZBLAS_STATUS_INVALID_VALUE;
+    if (!ozb_host_operands(h)) return OZBLAS_STATUS_NOT_SUPPORTED;
+    ozb_info_reset(h);
+    *result = 0.0;
+    if (n <= 0) return OZBLAS_STATUS_SUCCESS;
+    const double *xv = ozb_vec0(x, n, incx);
+    ozb_fpenv_t env;   /* CONTRACT §1's environment (DAZ would read a subnormal x_i as 0), and */
     const int changed = ozb_fpenv_enter(&env);
-    const int e = ilogb(mx);
-    const cand cd = candidate(xv, n, incx, e);
-    const double r = cd.r;
-    const double gu = nextafter(r, INFINITY) - r, gd = r - nextafter(r, 0.0);
-    if (e >= -1000 && e <= 1000 && cd.est + cd.bound < r * gu * (1.0 - 0x1p-38) &&
-        cd.est - cd.bound > -(r * gd) * (1.0 - 0x1p-38))
-        *result = ldexp(r, e);
-    else
-        *result = exact_path(xv, n, incx, e, cd.r);
+    const int nt = changed ? 1 : ozb_threads_for(h, (double)n);   /* ... threads that carry it */
+    double mx = 0.0;
+    scan_t sc;   /* (as group_t) */
+    sc.xv = xv; sc.n = n; sc.inc = incx;
+    const int64_t chunks = (n + CHUNK - 1) / CHUNK;
+    if (chunks == 1) mx = scan(xv, n, incx);   /* (short vectors: no groups) */
+    else for (sc.c0 = 0; sc.c0 < chunks && !isnan(mx); sc.c0 += GROUP) {
+        const int64_t nc = chunks - sc.c0 < GROUP ? chunks - sc.c0 : GROUP;
+        (void)ozb_par_for(nt > 1 && nc > 1, nt, nc, scan_body, (void *)&sc);
+        for (int64_t q = 0; q < nc; q++) mx = sc.m[q] > mx || isnan(sc.m[q]) ? sc.m[q] : mx;
+    }
+    if (!isfinite(mx))
+        *result = isnan(mx) ? NAN : INFINITY;
+    else if (mx > 0.0) {
+        const int e = ilogb(mx);
+        const cand cd = candidate(xv, n, incx, e, nt);
+        const double r = cd.r;
+        const double gu = nextafter(r, INFINITY) - r, gd = r - nextafter(r, 0.0);
+        if (e >= -1000 && e <= 1000 && cd.est + cd.bound < r * gu * (1.0 - 0x1p-38) &&
+            cd.est - cd.bound > -(r * gd) * (1.0 - 0x1p-38))
+            *result = ldexp(r, e);
+        else
+            *result = exact_path(xv, n, incx, e, cd.r);
+    }
     ozb_fpenv_leave(env, changed);
     return OZBLAS_STATUS_SUCCESS;
 }
