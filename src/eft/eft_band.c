@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) unsigned strip_sums(const double *a
     for (int64_t l0 = 0; l0 < w; l0 += BLN) {
         const int64_t nb = w - l0 < BLN ? w - l0 : BLN;
         if (!(mk ? ozb_eft_strip_block_masked(a + l0 * ld, ld, mk + 8 * l0, xs + l0, nb, st)
-                 : ozb_eft_strip_block(a + l0 * ld, ld, xs + l0, nb, st, 0)))
+                 : ozb_eft_strip_block(a + l0 * ld, ld, xs + l0, nb, st, 0, 0)))
             return WHOLE;
     }
     const ozb_problem pr = { .m = rows, .n = 1, .k = w, .alpha = alpha, .beta = beta, .c = y, .crs = incy, .ccs = 0,

@@ -170,7 +170,7 @@ static void strip_totals(const ozb_eft_gemm_t *g, int64_t b, int64_t j, int nc, 
                 bounded[c] = 0;
                 if (q == q0)
                     for (int v = 2 * c; v < 2 * c + 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
-                if (!ozb_eft_strip_block(ab, 8, xb, nb, st + 2 * c, 1)) bad[c] = 1;
+                if (!ozb_eft_strip_block(ab, 8, xb, nb, st + 2 * c, 1, 0)) bad[c] = 1;
             }
         }
     }

@@ -306,9 +306,14 @@ int ozb_eft_dot_run256(const double *x, const double *y, int64_t n8, tot4 t[2], 
 typedef struct { tot4 t; __m256d g; } row4_t;
 
 /* One block of nb <= BL columns for a strip of 8 rows: a points to row 0 of the first column,
- * columns lda apart; xs the block's x; first: the row's first block.  0 where a row's
- * magnitudes are out of range (then the strip is left to the caller).  (eft_gemv_n.c) */
-int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first);
+ * columns lda apart; xs the block's x; first: the row's first block; wide: by the 512-bit
+ * twin (ozb_eft_wide; the same bound, so the same results).  0 where a row's magnitudes are
+ * out of range (then the strip is left to the caller).  (eft_gemv_n.c) */
+int ozb_eft_strip_block(const double *a, int64_t lda, const double *xs, int64_t nb, row4_t st[2], int first, int wide);
+/* The 512-bit twin: the strip as one vector, two running splits over alternate columns
+ * (column j at cols[j] where cols is given, else at a + j lda).  (eft_strip512.c) */
+int ozb_eft_strip_block512(const double *a, int64_t lda, const double *const *cols, const double *xs, int64_t nb,
+                           row4_t st[2], int first);
 /* The same for two whole strips at once (16 rows from a, st[0..3]) by the running split, the
  * AVX-512 DQ twin where wide and the CPU has it; st changes only where it returns 1, and 0
  * (a row out of range) leaves the caller to take each strip alone.  (eft_gemv_n.c) */
@@ -317,7 +322,7 @@ int ozb_eft_strip_pair(const double *a, int64_t lda, const double *xs, int64_t n
  * ones or zeros: a band's window read where it lies, the lanes outside the band zeros) */
 int ozb_eft_strip_block_masked(const double *a, int64_t lda, const double *mk, const double *xs, int64_t nb, row4_t st[2]);
 /* The same with column j's row 0 at cols[j] (columns at no fixed distance: packed storage) */
-int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_t nb, row4_t st[2], int first);
+int ozb_eft_strip_block_cols(const double *const *cols, const double *xs, int64_t nb, row4_t st[2], int first, int wide);
 /* Rows i0..i0+3 (those below m) from their totals in t's lanes: rounded into C or flagged;
  * four at once where alpha = +-1.  Returns the rows left to the caller.  (eft_gemv_n.c) */
 int64_t ozb_eft_put4(const ozb_eft_t *e, int64_t i0, const tot4 *t);

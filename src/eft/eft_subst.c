@@ -203,7 +203,7 @@ int64_t ozb_eft_subst8(const double *tb, const double *d, int64_t bs, int64_t r0
             for (int v = 0; v < 2; v++) st[v].t.s = st[v].t.c = st[v].t.a = st[v].t.g = st[v].g = z;
             pr.k = i;
             pr.c = row;
-            if (!ozb_eft_strip_block(buf, 8, t, i, st, 1)) {
+            if (!ozb_eft_strip_block(buf, 8, t, i, st, 1, 0)) {
                 memset(fail, 1, (size_t)lanes);   /* a product or row out of range */
                 return i;
             }

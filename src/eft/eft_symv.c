@@ -114,7 +114,7 @@ static inline void prefetch_below(const ozb_symv_t *s, const double *const *cols
  * whose columns start at `from` (packed: column l0 + j's (0, l0 + j) at cbase[j]); 0 where a
  * product is out of the kernels' range */
 static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln, int64_t from,
-                         const double *const *cbase, row4_t st[2], double *pad)
+                         const double *const *cbase, row4_t st[2], double *pad, int wide)
 {
     const int64_t r0 = 8 * b;
     int64_t j0, j1;
@@ -127,29 +127,29 @@ static int strip_block_n(const ozb_symv_t *s, int64_t b, int64_t l0, int64_t bln
          * bound allows), the diagonal block's eight through the copy */
         const int64_t d0 = j0 > r0 ? j0 : r0, d1 = j1 < r0 + 8 ? j1 : r0 + 8;
         const int64_t o0 = s->lower ? j0 : d1, o1 = s->lower ? d0 : j1;      /* the columns off it */
-        if (o0 < o1 && s->lower && !ozb_eft_strip_block(s->A + r0 + o0 * s->lda, s->lda, s->x + o0, o1 - o0, st, first))
+        if (o0 < o1 && s->lower && !ozb_eft_strip_block(s->A + r0 + o0 * s->lda, s->lda, s->x + o0, o1 - o0, st, first, wide))
             return 0;
         for (int64_t j = d0; j < d1; j++)
             for (int r = 0; r < 8; r++) pad[8 * (j - d0) + r] = part_n_elem(s, r0 + r, j);
-        if (!ozb_eft_strip_block(pad, 8, s->x + d0, d1 - d0, st, first && !(o0 < o1 && s->lower))) return 0;
-        return !(o0 < o1 && !s->lower) || ozb_eft_strip_block(s->A + r0 + o0 * s->lda, s->lda, s->x + o0, o1 - o0, st, 0);
+        if (!ozb_eft_strip_block(pad, 8, s->x + d0, d1 - d0, st, first && !(o0 < o1 && s->lower), wide)) return 0;
+        return !(o0 < o1 && !s->lower) || ozb_eft_strip_block(s->A + r0 + o0 * s->lda, s->lda, s->x + o0, o1 - o0, st, 0, wide);
     }
     const int64_t nb = j1 - j0;
     if (copy) {
         for (int64_t j = 0; j < nb; j++)
             for (int r = 0; r < 8; r++) pad[8 * j + r] = part_n_elem(s, r0 + r, j0 + j);
-        return ozb_eft_strip_block(pad, 8, s->x + j0, nb, st, first);
+        return ozb_eft_strip_block(pad, 8, s->x + j0, nb, st, first, wide);
     }
     if (!s->packed) {
         const double *a = s->A + r0 + j0 * s->lda;
         prefetch_below(s, NULL, a, r0, nb);
-        return ozb_eft_strip_block(a, s->lda, s->x + j0, nb, st, first);
+        return ozb_eft_strip_block(a, s->lda, s->x + j0, nb, st, first, wide);
     }
     /* packed: the columns at no fixed distance, their starts found once per block */
     const double *cols[BLN];
     for (int64_t j = 0; j < nb; j++) cols[j] = cbase[j0 - l0 + j] + r0;
     prefetch_below(s, cols, NULL, r0, nb);
-    return ozb_eft_strip_block_cols(cols, s->x + j0, nb, st, first);
+    return ozb_eft_strip_block_cols(cols, s->x + j0, nb, st, first, wide);
 }
 
 /* strips b and b + 1 together (ozb_eft_strip_pair: four chains where a strip has two) where
@@ -222,7 +222,7 @@ static int64_t parts(void *ctx, int64_t lo, int64_t hi)
             for (int64_t b = b0; s->part_n && b < b1; b++) {
                 if (bad[b]) continue;
                 if (b + 1 < b1 && !bad[b + 1] && pair_n(s, b, l0, bln, from, st + 2 * b, c->wide)) { b++; continue; }
-                if (!strip_block_n(s, b, l0, bln, from, cbase, st + 2 * b, pad)) bad[b] = 1;
+                if (!strip_block_n(s, b, l0, bln, from, cbase, st + 2 * b, pad, c->wide)) bad[b] = 1;
             }
             for (int64_t i = l0; s->part_t && i < l0 + bln && i < n; i++) c->tf[i] = row_part_t(c, i);
         }

@@ -62,7 +62,7 @@ static int64_t add_strips(void *ctx, int64_t lo, int64_t hi)
             const int64_t off = reversed(c, b) ? -(8 * b + 7) : 8 * b;
             for (int64_t j = 0; j < a->nb; j++) cb[j] = col[j] + off;
         }
-        if (!ozb_eft_strip_block_cols(cs, a->x + a->c0, a->nb, &st[2 * b], a->c0 == 0)) c->bad[b] = 1;
+        if (!ozb_eft_strip_block_cols(cs, a->x + a->c0, a->nb, &st[2 * b], a->c0 == 0, 0)) c->bad[b] = 1;
     }
     return 0;
 }
