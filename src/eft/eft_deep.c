@@ -25,6 +25,7 @@ typedef struct {
     uint8_t *fail;            /* m n flags, column-major */
     int lazy;                 /* lA found per strip where the bound leaves rows (one column) */
     atomic_int *eager;        /* lazy: 1 once a strip has needed its lA (see strip_column) */
+    int wide;                 /* the blocks' sums by the 512-bit loop (ozb_eft_wide) */
 } deep_t;
 
 /* The steps [sp[0], sp[1]) that hold v's nonzeros ([0, 0) for none) and sp[2] = 1 where all
@@ -70,11 +71,11 @@ static void span_of(const double *v, int64_t w, int64_t k, int64_t sp[3])
  * c_r) with pr's alpha and beta.  la = NULL: without the lowest bits (the bound alone
  * certifies).  Returns the rows left (bit r as rows), c unwritten there. */
 static int deep_rows(const ozb_problem *pr, const double *a, const double *x, int64_t steps, const int32_t *la,
-                     const int32_t *lx, double *c, int64_t crs, int rows)
+                     const int32_t *lx, double *c, int64_t crs, int rows, int wide)
 {
     const int64_t nq = nblocks(steps);
     deep_row st;
-    const int ok = ozb_deep_run(a, x, 1, steps, la, lx, &st);
+    const int ok = ozb_deep_run(a, x, 1, steps, la, lx, &st, wide);
     int done = 0;            /* rows certified four at a time */
     double yv[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (ok && (pr->alpha == 1.0 || pr->alpha == -1.0)) {
@@ -110,7 +111,7 @@ static int strip_rows(const deep_t *g, int64_t b, int64_t j, int64_t lo, int64_t
 {
     const ozb_problem *pr = g->pr;
     const int left = deep_rows(pr, g->P + 8 * (pr->k * b + lo), g->Bx + j * g->ldx + lo, hi - lo, la, lx,
-                               pr->c + 8 * b * pr->crs + j * pr->ccs, pr->crs, rows);
+                               pr->c + 8 * b * pr->crs + j * pr->ccs, pr->crs, rows, g->wide);
     for (int r = 0; r < 8; r++)
         if (rows >> r & 1) g->fail[8 * b + r + j * pr->m] = (uint8_t)(left >> r & 1);
     return left;
@@ -123,7 +124,7 @@ unsigned ozb_eft_deep_strip(const double *P, const double *x, int64_t w, unsigne
     ozb_deep_lsb_n(P, 8 * w, lsb);
     ozb_deep_lsb_n(x, w, lsb + 8 * w);
     const ozb_problem pr = { .m = 8, .n = 1, .k = w, .alpha = alpha, .beta = beta };
-    return (unsigned)deep_rows(&pr, P, x, w, lsb, lsb + 8 * w, y, incy, (int)rows);
+    return (unsigned)deep_rows(&pr, P, x, w, lsb, lsb + 8 * w, y, incy, (int)rows, 0);
 }
 
 /* strip b of op(A) times column j of op(B): its rows rounded into C or flagged.  Only the
@@ -233,11 +234,12 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         double yv;
         const double cv = pr->beta != 0.0 ? *pr->c : 0.0;
         /* first by the bound alone; the lowest bits (its exact sums) only where that fails */
-        int ok = ozb_deep_run(x, y, 8, steps, NULL, NULL, &st) && ozb_deep_round(pr, &st, 0, 8, nblocks(steps), cv, &yv);
+        const int wide = ozb_eft_wide(h);
+        int ok = ozb_deep_run(x, y, 8, steps, NULL, NULL, &st, wide) && ozb_deep_round(pr, &st, 0, 8, nblocks(steps), cv, &yv);
         if (!ok) {
             ozb_deep_lsb_n(x, 8 * steps, lx);
             ozb_deep_lsb_n(y, 8 * steps, ly);
-            ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st) && ozb_deep_round(pr, &st, 0, 8, nblocks(steps), cv, &yv);
+            ok = ozb_deep_run(x, y, 8, steps, lx, ly, &st, wide) && ozb_deep_round(pr, &st, 0, 8, nblocks(steps), cv, &yv);
         }
         if (ok) *pr->c = yv;
         fail[0] = !ok;
@@ -258,7 +260,7 @@ ozblas_status_t ozb_eft_deep_cr(ozblas_handle_t h, const ozb_problem *pr, int nt
         q += up64(3 * (size_t)(nstrips + pr->n) * sizeof(int64_t));
         atomic_int eager;
         atomic_init(&eager, 0);
-        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, lazy, &eager };
+        deep_t g = { pr, P, lA, pr->b.p, pr->b.rs, lX, spA, spX, nq, fail, lazy, &eager, ozb_eft_wide(h) };
         if (pr->b.cs != 1) {
             double *Bp = (double *)q;
             for (int64_t j = 0; j < pr->n; j++)

@@ -53,12 +53,18 @@ static inline int block_grid(int32_t g, double sigma2, int32_t *gmin)
  * la and lx their lowest bits alike (NULL: not known, every lane then counted inexact).  0
  * where some lane's products are out of range. */
 static int deep_block(const double *a, const double *x, int xstep, int64_t nb, const int32_t *la, const int32_t *lx,
-                      deep_row *st)
+                      deep_row *st, int wide)
 {
     const __m256d z = _mm256_setzero_pd();
     __m256d M0 = z, M1 = z;
     __m256i G = _mm256_set1_epi32(2 * OZB_LSB_NONE);
-    for (int64_t l = 0; l < nb; l++) {
+    if (wide) {   /* the same maxima and bits (eft_deep512.c) */
+        __m256d M[2];
+        ozb_deep_max512(a, x, xstep, nb, la, lx, M, &G);
+        M0 = M[0];
+        M1 = M[1];
+    }
+    for (int64_t l = 0; !wide && l < nb; l++) {
         const double *xl = x + xstep * l;
         const __m256d x0 = xstep == 1 ? _mm256_broadcast_sd(xl) : _mm256_loadu_pd(xl);
         const __m256d x1 = xstep == 1 ? x0 : _mm256_loadu_pd(xl + 4);
@@ -73,9 +79,15 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
     if (!in_range(M0) || !in_range(M1)) return 0;
     const __m256d g0 = sigma_for(M0), g1 = sigma_for(M1), s2 = _mm256_set1_pd(0x1p-43);
     const __m256d h0 = _mm256_mul_pd(g0, s2), h1 = _mm256_mul_pd(g1, s2);
+    if (wide) {   /* both halves in one pass, the same sums (eft_deep512.c) */
+        const __m256d gs[2] = { g0, g1 }, hs[2] = { h0, h1 };
+        __m256d S1[2], S2[2], R2[2];
+        ozb_deep_sums512(a, x, xstep, nb, gs, hs, S1, S2, R2);
+        for (int v = 0; v < 2; v++) deep_add(&st->t[v], S1[v], S2[v], R2[v], hs[v]);
+    }
     /* each half of the lanes in its own pass: the sums of both in one loop take more
      * registers than AVX2 has, and a spilled sum adds a store and a load to its chain */
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; !wide && v < 2; v++) {
         const __m256d g = v ? g1 : g0, h = v ? h1 : h0;
         __m256d S1 = z, S2 = z, R2 = z;
         for (int64_t l = 0; l < nb; l++) {
@@ -138,14 +150,14 @@ void ozb_deep_lsb_n(const double *v, int64_t n, int32_t *out)
 }
 
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
-                 deep_row *st)
+                 deep_row *st, int wide)
 {
     const __m256d z = _mm256_setzero_pd();
     for (int v = 0; v < 2; v++) st->t[v].s = st->t[v].c = st->t[v].d = st->t[v].a = st->t[v].g = z;
     for (int r = 0; r < 8; r++) { st->gmin[r] = INT32_MAX; st->inexact[r] = 0; }
     for (int64_t l0 = 0; l0 < k; l0 += BL)
         if (!deep_block(a + 8 * l0, x + xstep * l0, xstep, k - l0 < BL ? k - l0 : BL, la ? la + 8 * l0 : NULL,
-                        la ? lx + xstep * l0 : NULL, st))
+                        la ? lx + xstep * l0 : NULL, st, wide))
             return 0;
     return 1;
 }

@@ -72,10 +72,19 @@ typedef struct {
 
 /* k steps of 8 lanes in blocks of BL: a[8 l + r] times x[l] (xstep 1: broadcast) or x[8 l + r]
  * (xstep 8); la, lx: their lowest bits alike (ozb_deep_lsb), or la = NULL: not known, so no
- * lane's sums count as exact (the bound alone certifies).  0 where some lane's products are
- * out of range.  (eft_deep_kern.c) */
+ * lane's sums count as exact (the bound alone certifies); wide: the blocks' sums by the
+ * 512-bit loop (ozb_eft_wide; the same bits).  0 where some lane's products are out of
+ * range.  (eft_deep_kern.c) */
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
-                 deep_row *st);
+                 deep_row *st, int wide);
+/* A block's largest |x y| per lane (halves M[0], M[1]) and lowest bits G (la given) with
+ * 512-bit vectors, as the 256-bit loop finds them.  (eft_deep512.c; only where wide) */
+void ozb_deep_max512(const double *a, const double *x, int xstep, int64_t nb, const int32_t *la, const int32_t *lx,
+                     __m256d M[2], __m256i *G);
+/* A block's S1, S2, R2 of both halves (g, h: their sigma and sigma2) with 512-bit vectors, as
+ * the 256-bit loop computes them, lane by lane.  (eft_deep512.c; only where wide) */
+void ozb_deep_sums512(const double *a, const double *x, int xstep, int64_t nb, const __m256d g[2], const __m256d h[2],
+                      __m256d S1[2], __m256d S2[2], __m256d R2[2]);
 /* The exponent of v's lowest set bit (v = odd 2^lsb); OZB_LSB_NONE for zero, far below any
  * real exponent for Inf/NaN.  (eft_deep_kern.c) */
 #define OZB_LSB_NONE (1 << 20)
