@@ -27,6 +27,12 @@ typedef struct {
     int partial;
 } lanes_t;
 
+/* Columns ahead that the walk prefetches (the band's column and x's element): each step waits
+ * on its row's chain (a division among it), so the out-of-order window reaches a few columns
+ * ahead only, and a band beyond the caches arrives a memory latency per line (DTBSV 2^20, k =
+ * 8: 38.7 ns a position without, 15.5 with; 16 to 256 ahead within 10 % of each other, on the
+ * 2-core Xeon VM).  A prefetch changes no value. */
+#define PF_AHEAD 64
 static double *x_at(const ozb_band_cols_t *b, int64_t p) { return b->x + p * b->xst; }
 static const double *col_at(const ozb_band_cols_t *b, int64_t p) { return b->col + p * b->cstep; }
 
@@ -112,6 +118,10 @@ static inline __attribute__((always_inline)) int run(const ozb_band_cols_t *b, c
         sa[j] = _mm256_andnot_pd(sign, hi[j]);
     }
     for (int64_t q = 0; q + 1 < n; q++) {
+        if (q + PF_AHEAD < n) {
+            _mm_prefetch((const char *)col_at(b, q + PF_AHEAD), _MM_HINT_T0);
+            _mm_prefetch((const char *)x_at(b, q + PF_AHEAD), _MM_HINT_T0);
+        }
         const __m256d xv = _mm256_set1_pd(x), ax = _mm256_andnot_pd(sign, xv);
         for (int j = 0; j < nv; j++) {
             const __m256d t = col_terms(b, q, j, j == nv - 1, L);
