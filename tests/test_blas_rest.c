@@ -232,8 +232,9 @@ START_TEST(nrm2_long)
 END_TEST
 
 /* dnrm2's two passes on the handle's threads (1, 2, 3), chunk by chunk in groups of 64: two
- * groups (65 chunks and a short one), the largest element, a NaN or an Inf in the last chunk
- * only, and a vector all subnormal; against MPFR bit for bit */
+ * groups (65 chunks and a short one; a NaN in the first), the largest element in the last
+ * chunk, a NaN there beyond an Inf in the first, an Inf in the last, a vector all subnormal,
+ * and a stride of 3 (two chunks); against MPFR bit for bit */
 START_TEST(nrm2_threads)
 {
     ozblas_handle_t h = tu_handle(OZBLAS_MODE_CORRECTLY_ROUNDED);
@@ -248,14 +249,20 @@ START_TEST(nrm2_threads)
         double got;
         ck_assert_int_eq(ozblas_dnrm2(h, nl, xl, 1, &got), OZBLAS_STATUS_SUCCESS);
         check_bits(&got, &el, 1, "dnrm2 two groups");
-        for (int k = 0; k < 5; k++) {
+        const double keep = xl[100];
+        xl[100] = NAN;                                             /* the first group ends the scan */
+        ck_assert_int_eq(ozblas_dnrm2(h, nl, xl, 1, &got), OZBLAS_STATUS_SUCCESS);
+        ck_assert(isnan(got));
+        xl[100] = keep;
+        for (int k = 0; k < 6; k++) {
             tu_fill_vec(&r, x, n, 1, 1.0);
             if (k == 1) x[n - 2] = 3.0e10;                         /* the frame from the last chunk */
             if (k == 2) { x[n - 1] = NAN; x[5] = INFINITY; }       /* NaN beyond an Inf: NaN */
             if (k == 3) x[n - 3] = -INFINITY;
             if (k == 4) for (int64_t i = 0; i < n; i++) x[i] *= 0x1p-1060;   /* all subnormal */
-            const double e = ozref_dnrm2(n, x, 1);
-            ck_assert_int_eq(ozblas_dnrm2(h, n, x, 1, &got), OZBLAS_STATUS_SUCCESS);
+            const int64_t inc = k == 5 ? 3 : 1, len = k == 5 ? (n - 1) / 3 + 1 : n;   /* strided */
+            const double e = ozref_dnrm2(len, x, inc);
+            ck_assert_int_eq(ozblas_dnrm2(h, len, x, inc, &got), OZBLAS_STATUS_SUCCESS);
             if (k == 2) ck_assert(isnan(got));
             else check_bits(&got, &e, 1, "dnrm2 threads");
         }

@@ -872,6 +872,38 @@ START_TEST(rot_pool_under_daz)
     ozblas_destroy(h);
 }
 END_TEST
+
+/* A pool started under FTZ/DAZ, its caller back in the standard modes: the call runs on the
+ * threads (ozblas sees the standard modes), whose loops (core/par.h) must enter them there
+ * too.  DNRM2 of subnormals in four chunks of 2^16, two on each thread: a pool thread left with
+ * DAZ would read its chunks as zeros, and the certificate on the calling thread cannot see
+ * that. */
+START_TEST(nrm2_pool_daz_restored)
+{
+    ozblas_handle_t h = tu_handle(CR);
+    ozblas_set_num_threads(h, 2);
+    const int64_t n = 4 * ((int64_t)1 << 16);
+    double *x = tu_alloc((size_t)n);
+    for (int64_t i = 0; i < n; i++) x[i] = (double)(1 + i % 5) * 0x1p-1070;
+    const double ref = ozref_dnrm2(n, x, 1);
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u);                              /* FTZ and DAZ */
+    int team = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp atomic
+        team++;
+    }
+    _mm_setcsr(csr);
+    double got;
+    const ozblas_status_t st = ozblas_dnrm2(h, n, x, 1, &got);
+    ck_assert_int_eq(st, OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_ge(team, 1);
+    ck_assert_msg(got == ref, "DNRM2 on a pool started under FTZ/DAZ: %a, RN(exact) %a", got, ref);
+    free(x);
+    ozblas_destroy(h);
+}
+END_TEST
 #endif
 
 /* Elements whose products are all exactly zero (zero rows, zeros of op(A) meeting the nonzeros
@@ -1684,6 +1716,7 @@ static Suite *eft_suite(void)
 #if defined(__x86_64__)
     tcase_add_test(tc, eft_ftz_daz_caller);
     tcase_add_test(tc, rot_pool_under_daz);
+    tcase_add_test(tc, nrm2_pool_daz_restored);
 #endif
     suite_add_tcase(s, tc);
     return s;

@@ -4,7 +4,9 @@
  * TwoSum or a certificate can be wrong without any sign; ozb_run therefore enters the
  * standard environment for the call (x86-64: MXCSR 0x1f80 with the caller's exception flags)
  * and gives the caller's back afterwards.  Threads created while the caller's environment
- * was in force may still carry it, so such a call runs on the calling thread alone. */
+ * was in force may still carry it, so such a call runs on the calling thread alone; and the
+ * loops of core/par.h enter the standard environment on every thread of their regions, for a
+ * pool started under FTZ or DAZ whose caller has since gone back to the standard modes. */
 #ifndef OZB_FPENV_H
 #define OZB_FPENV_H
 #if defined(__x86_64__) || defined(__i386__)

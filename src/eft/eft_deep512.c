@@ -15,10 +15,11 @@ void ozb_deep_max512(const double *a, const double *x, int xstep, int64_t nb, co
                      __m256d M[2], __m256i *G)
 {
     /* two maxima over alternate steps (a chain of one waits on each max's latency), then
-     * their max: the 256-bit loop's value wherever no product is NaN.  A NaN product (a NaN
-     * operand, or 0 times Inf) may be kept here where that loop drops it at the next step: then
-     * in_range leaves the strip's rows to the caller at once, where that loop leaves the lane
-     * after its NaN sums; every row left goes on to RN(exact) by the later stages. */
+     * their max: the 256-bit loop's value wherever no product is NaN.  With a NaN product (a
+     * NaN operand, or 0 times Inf) either loop may keep or drop it (max_pd keeps its second
+     * operand where either is NaN), so M may differ there; its lane's sums are NaN either way,
+     * and every row that in_range or the rounding leaves goes on to RN(exact) by the later
+     * stages. */
     __m512d m0 = _mm512_setzero_pd(), m1 = m0;
     __m256i g = _mm256_set1_epi32(2 * OZB_LSB_NONE);
     for (int64_t l = 0; l < nb; l++) {

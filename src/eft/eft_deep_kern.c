@@ -58,7 +58,7 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
     const __m256d z = _mm256_setzero_pd();
     __m256d M0 = z, M1 = z;
     __m256i G = _mm256_set1_epi32(2 * OZB_LSB_NONE);
-    if (wide) {   /* the same maxima and bits (eft_deep512.c) */
+    if (wide) {   /* the same maxima and bits where no product is NaN (eft_deep512.c) */
         __m256d M[2];
         ozb_deep_max512(a, x, xstep, nb, la, lx, M, &G);
         M0 = M[0];
@@ -75,7 +75,9 @@ static int deep_block(const double *a, const double *x, int xstep, int64_t nb, c
             G = _mm256_min_epi32(G, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(la + 8 * l)), gx));
         }
     }
-    /* max_pd returns its second operand where either is NaN: a NaN product stays in M */
+    /* (max_pd returns its second operand where either is NaN: a NaN product is kept only where
+     * it is a lane's last, and M may miss it; its lane's sums are NaN then, which the rounding
+     * refuses) */
     if (!in_range(M0) || !in_range(M1)) return 0;
     const __m256d g0 = sigma_for(M0), g1 = sigma_for(M1), s2 = _mm256_set1_pd(0x1p-43);
     const __m256d h0 = _mm256_mul_pd(g0, s2), h1 = _mm256_mul_pd(g1, s2);

@@ -78,7 +78,8 @@ typedef struct {
 int ozb_deep_run(const double *a, const double *x, int xstep, int64_t k, const int32_t *la, const int32_t *lx,
                  deep_row *st, int wide);
 /* A block's largest |x y| per lane (halves M[0], M[1]) and lowest bits G (la given) with
- * 512-bit vectors, as the 256-bit loop finds them.  (eft_deep512.c; only where wide) */
+ * 512-bit vectors, as the 256-bit loop finds them where no product is NaN.  (eft_deep512.c;
+ * only where wide) */
 void ozb_deep_max512(const double *a, const double *x, int xstep, int64_t nb, const int32_t *la, const int32_t *lx,
                      __m256d M[2], __m256i *G);
 /* A block's S1, S2, R2 of both halves (g, h: their sigma and sigma2) with 512-bit vectors, as

@@ -4,8 +4,8 @@
  * (CHAIN4_MAX, eft_kern.h), each with its own tau, R and largest |d|: one chain waits four
  * cycles a column on its FMA, two keep both FMA units of a core busy.  Five operations per
  * eight products where the 256-bit split (SPLIT4) takes fourteen.
- * Bit budget, as CHAIN4_MAX's for each chain (u = 2^-53, sigma = 2^k, nb <= BLN columns, so
- * each chain takes k0, k1 <= BLN / 2 of them):
+ * Bit budget, as CHAIN4_MAX's for each chain (u = 2^-53, sigma = 2^k, nb <= BLN columns, as
+ * its callers' blocks are, so each chain takes k0, k1 <= BLN / 2 of them):
  *   - each chain's largest |d| <= 2^-7 sigma (fits, on the maximum of both) proves by the
  *     same induction that its taus stay within BLN / 2 2^-7 sigma = sigma/8 of sigma and all
  *     its d are exact; S_c = tau_c - sigma exactly (Sterbenz), a multiple of u sigma with
