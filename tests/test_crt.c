@@ -7,6 +7,9 @@
  * seed 1709739142272774: more bits kept per row need not give a smaller maximum).  Reproducibility
  * across threads and workspace limits is in test_formats. */
 #include <cblas.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <gmp.h>
 #include <math.h>
 #include <stdlib.h>
@@ -436,6 +439,44 @@ END_TEST
  * the third limb from the top or lower -- above the midpoint, so rounded up (guards the third
  * limb left out of the sticky bit when the top limb's highest bit is set: 2^191 + 2^138 + 1
  * then rounds down to 2^191) */
+#if defined(__x86_64__)
+/* A pool started under FTZ/DAZ, its caller back in the standard modes: the CRT stages' own
+ * regions (OZB_PARALLEL_IF, OZB_PARALLEL_FOR_IF) must enter the standard modes on every
+ * thread.  A DGEMM with some rows of A subnormal, on 2 threads, against the same call on 1
+ * (the calling thread alone, in the standard modes): the same bits. */
+START_TEST(crt_pool_daz_restored)
+{
+    ozblas_handle_t h = crt_handle(OZBLAS_MODE_DOUBLE, 0);
+    ozref_rng r;
+    tu_rng(&r, "crt_pool_daz_restored");
+    const int64_t n = 300;
+    double *A = tu_alloc((size_t)(n * n)), *B = tu_alloc((size_t)(n * n));
+    double *C1 = tu_alloc((size_t)(n * n)), *C2 = tu_alloc((size_t)(n * n));
+    tu_fill_mat(&r, A, n, n, n, 1.0);
+    tu_fill_mat(&r, B, n, n, n, 1.0);
+    for (int64_t i = 3; i < n; i += 7)
+        for (int64_t l = 0; l < n; l++) A[i + l * n] *= 0x1p-1060;           /* subnormal rows */
+    ozblas_set_num_threads(h, 1);
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, n, n, n, 1.0, A, n, B, n, 0.0, C1, n), OZBLAS_STATUS_SUCCESS);
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u);                              /* FTZ and DAZ */
+    int team = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp atomic
+        team++;
+    }
+    _mm_setcsr(csr);
+    ozblas_set_num_threads(h, 2);
+    ck_assert_int_eq(ozblas_dgemm(h, OZBLAS_OP_N, OZBLAS_OP_N, n, n, n, 1.0, A, n, B, n, 0.0, C2, n), OZBLAS_STATUS_SUCCESS);
+    ck_assert_int_ge(team, 1);
+    tu_check_bits(C2, C1, (size_t)(n * n), 1, "CRT DGEMM on a pool started under FTZ/DAZ");
+    free(A); free(B); free(C1); free(C2);
+    ozblas_destroy(h);
+}
+END_TEST
+#endif
+
 START_TEST(crt_round_limbs_sticky)
 {
     const uint64_t cases[][3] = {
@@ -461,6 +502,9 @@ static Suite *crt_suite(void)
     tcase_set_timeout(tc, tu_timeout(300));
     tcase_add_test(tc, crt_constants);
     tcase_add_test(tc, crt_round_limbs_sticky);
+#if defined(__x86_64__)
+    tcase_add_test(tc, crt_pool_daz_restored);
+#endif
     tcase_add_test(tc, crt_exact_integers);
     tcase_add_test(tc, crt_error_shrinks_with_moduli);
     tcase_add_test(tc, crt_double_vs_openblas);

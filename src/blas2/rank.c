@@ -265,7 +265,7 @@ static ozblas_status_t rank_update(ozblas_handle_t h, const rank_t *r)
      * each has about the same share of it; a rectangle's, one range each */
     const int64_t np = (r->n + 1) / 2;        /* columns in pairs (column_pair) */
     const int chunk = r->tri ? 8 : (int)((np + nt - 1) / nt);
-    OZB_PARALLEL_FOR_IF(nt > 1, schedule(static, chunk) num_threads(nt),
+    OZB_PARALLEL_FOR_IF(nt > 1, nt, schedule(static, chunk),
     for (int64_t p = 0; p < np; p++) {
         if (!(2 * p + 1 < r->n && column_pair(r, 2 * p, fail, colbad, &p1))) {
             column(r, 2 * p, fail, colbad, &p1);

@@ -2,6 +2,7 @@
 #ifndef OZB_PAR_H
 #define OZB_PAR_H
 #include <stdint.h>
+#include "core/fpenv.h"
 
 /* body(ctx, lo, hi) for consecutive ranges covering [0, n); returns the sum of what the
  * calls return.  With par and nt > 1: an OpenMP region of nt threads, thread t taking the
@@ -18,14 +19,34 @@ int64_t ozb_par_for(int par, int nt, int64_t n, int64_t (*body)(void *ctx, int64
 int64_t ozb_par_for_dyn(int par, int nt, int64_t n, int64_t run, int64_t (*body)(void *ctx, int64_t lo, int64_t hi),
                         void *ctx);
 
-/* The same for a block written in place: `omp parallel <clauses>` around the block (or
- * `omp parallel for <clauses>` around a for loop) where cond holds; elsewhere the block runs
- * on the calling thread with no region.  Directives inside the block are written
- * OZB_PRAGMA(omp for ...), OZB_PRAGMA(omp critical) and so on: outside a region they bind to
- * the calling thread alone (an orphaned omp for runs the whole loop). */
+/* The same for a block written in place: `omp parallel <clauses>` around the block where cond
+ * holds, or, for a for loop, `omp parallel num_threads(nthr)` around `omp for <clauses>` on
+ * it (reductions and schedules go in clauses); elsewhere the block runs on the calling thread
+ * with no region.  Directives inside the block are written OZB_PRAGMA(omp for ...),
+ * OZB_PRAGMA(omp critical) and so on: outside a region they bind to the calling thread alone
+ * (an orphaned omp for runs the whole loop).  Every thread of a region enters the standard
+ * floating-point environment for the block, as ozb_par_for's do (par.c). */
 #define OZB_PRAGMA(x) _Pragma(#x)
-#define OZB_PARALLEL_IF(cond, clauses, ...) \
-    do { if (cond) { OZB_PRAGMA(omp parallel clauses) { __VA_ARGS__ } } else { __VA_ARGS__ } } while (0)
-#define OZB_PARALLEL_FOR_IF(cond, clauses, ...) \
-    do { if (cond) { OZB_PRAGMA(omp parallel for clauses) __VA_ARGS__ } else { __VA_ARGS__ } } while (0)
+#define OZB_PARALLEL_IF(cond, clauses, ...)                                                  \
+    do {                                                                                     \
+        if (cond) {                                                                          \
+            OZB_PRAGMA(omp parallel clauses) {                                               \
+                ozb_fpenv_t env_;                                                            \
+                const int changed_ = ozb_fpenv_enter(&env_);                                 \
+                { __VA_ARGS__ }                                                              \
+                ozb_fpenv_leave(env_, changed_);                                             \
+            }                                                                                \
+        } else { __VA_ARGS__ }                                                               \
+    } while (0)
+#define OZB_PARALLEL_FOR_IF(cond, nthr, clauses, ...)                                        \
+    do {                                                                                     \
+        if (cond) {                                                                          \
+            OZB_PRAGMA(omp parallel num_threads(nthr)) {                                     \
+                ozb_fpenv_t env_;                                                            \
+                const int changed_ = ozb_fpenv_enter(&env_);                                 \
+                OZB_PRAGMA(omp for clauses) __VA_ARGS__                                      \
+                ozb_fpenv_leave(env_, changed_);                                             \
+            }                                                                                \
+        } else { __VA_ARGS__ }                                                               \
+    } while (0)
 #endif

@@ -62,7 +62,7 @@ OZB_CLONES static void reconstruct(const int32_t *C32, int64_t ne, const ozb_crt
     const double *F1h = kc.F1h, *F1l = kc.F1l, *F2h = kc.F2h, *F2l = kc.F2l, *md = kc.md, *iv = kc.iv;
     const double Mh = kc.Mh, Ml = kc.Ml;
     const int64_t chunk = 512, nch = (ne + chunk - 1) / chunk;
-    OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, nt, schedule(static),
     for (int64_t ch = 0; ch < nch; ch++) {
         const int64_t e0 = ch * chunk, e1 = e0 + chunk < ne ? e0 + chunk : ne, w = e1 - e0;
         double a1h[512], a1l[512], a2h[512], a2l[512], a3[512];
@@ -128,7 +128,7 @@ static int64_t certify_tile(ozblas_handle_t h, const ozb_problem *pr, const rows
     }
     const double kd = (double)k, tau = 0.5 * sqrt(kd) * 0x1p-53 * (1.0 - 0x1p-40);
     int64_t nf = 0;
-    OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, num_threads(nt) schedule(static) reduction(+:nf),
+    OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, nt, schedule(static) reduction(+:nf),
     for (int64_t jl = 0; jl < nbb; jl++) {
         const rowscale_t *rj = &rb[j0 + jl];
         const int u = crt_usable(rj->e);
@@ -246,7 +246,7 @@ ozblas_status_t ozb_crt_run(ozblas_handle_t h, const ozb_problem *pr, const ozb_
             }
             /* the output: C = alpha 2^-(ka_i + kb_j + 88) C' + beta C, column by column */
             const int use_c = pr->beta != 0.0;
-            OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, num_threads(nt) schedule(static),
+            OZB_PARALLEL_FOR_IF(nt > 1 && ne >= 4096, nt, schedule(static),
             for (int64_t jl = 0; jl < nbb; jl++) {
                 const int64_t gj = j0 + jl;
                 const rowscale_t *rj = &rb[gj];

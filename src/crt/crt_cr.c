@@ -45,7 +45,7 @@ static int low_bit(double x)
 
 static void cr_scales(const ozb_view *v, int64_t rows, int64_t k, crscale_t *rs, int nt)
 {
-    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, nt, schedule(static),
     for (int64_t i = 0; i < rows; i++) {
         int64_t mx = 0;
         int lo = INT32_MAX;

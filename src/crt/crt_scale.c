@@ -23,7 +23,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
     enum { L = OZB_OP_SUM_LANES, CH = 64 };   /* 32 KB of partials on the stack */
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
         const int64_t nch = (rows + CH - 1) / CH;
-        OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+        OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, nt, schedule(static),
         for (int64_t ch = 0; ch < nch; ch++) {
             const int64_t i0 = ch * CH, i1 = i0 + CH < rows ? i0 + CH : rows, w = i1 - i0;
             uint64_t mx[CH];
@@ -73,7 +73,7 @@ void ozb_crt_row_scales(const ozb_view *v, int64_t rows, int64_t k, rowscale_t *
         });
         return;
     }
-    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * k >= OZB_PAR_WORK, nt, schedule(static),
     for (int64_t i = 0; i < rows; i++) set_scale(&rs[i], ozb_op_crt_rowscale(v->p + i * v->rs, v->cs, k)););
 }
 

@@ -32,7 +32,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
             const int64_t mbb = mb < m - i0 ? mb : m - i0;
             for (int64_t kk = 0; kk < nkb; kk++) {
                 const int64_t l0 = kk * kb, kbb = kb < k - l0 ? kb : k - l0;
-                OZB_PARALLEL_FOR_IF(nt > 1 && (mbb + nbb) * kbb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+                OZB_PARALLEL_FOR_IF(nt > 1 && (mbb + nbb) * kbb >= OZB_PAR_WORK, nt, schedule(static),
                 for (int64_t r = 0; r < mbb + nbb; r++) {
                     const int isA = r < mbb;
                     const int64_t row = isA ? i0 + r : j0 + (r - mbb);
@@ -51,7 +51,7 @@ int ozb_crt_accurate(ozblas_handle_t h, const ozb_problem *pr, rowscale_t *ra, c
                 if (h->be->crt_gemm(h, Bh, 0, Ah, 0, mbb, nbb, kbb, U, 0, nt)) return -1;   /* exact (mod 0) */
                 for (int64_t e = 0; e < mbb * nbb; e++) Ud[e] = (kk ? Ud[e] : 0.0) + (double)U[e];   /* exact below 2^53 */
             }
-            OZB_PARALLEL_FOR_IF(nt > 1 && mbb * nbb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+            OZB_PARALLEL_FOR_IF(nt > 1 && mbb * nbb >= OZB_PAR_WORK, nt, schedule(static),
             for (int64_t il = 0; il < mbb; il++) {
                 double z = Z[i0 + il];
                 for (int64_t jl = 0; jl < nbb; jl++) {
@@ -126,7 +126,7 @@ int ozb_crt_low_hats(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_
         g2[i] = p[1];
     }
     if (v->rs == 1 && v->cs != 1 && rows > 1) {
-        OZB_PARALLEL_FOR_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+        OZB_PARALLEL_FOR_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, nt, schedule(static),
         for (int64_t l = 0; l < kb; l++) {
             const double *col = v->p + r0 + (l0 + l) * v->cs;
             uint8_t *o = out + l * rows;
@@ -134,7 +134,7 @@ int ozb_crt_low_hats(const ozb_view *v, const rowscale_t *rs, int64_t r0, int64_
         });
         return 1;
     }
-    OZB_PARALLEL_FOR_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && rows * kb >= OZB_PAR_WORK, nt, schedule(static),
     for (int64_t i = 0; i < rows; i++) {
         const double *src = v->p + (r0 + i) * v->rs + l0 * v->cs;
         uint8_t *o = out + i * kb;

@@ -18,7 +18,7 @@ int ozb_s1_lazy_levels(int beta, int64_t kb)
 void ozb_s1_slice_norms(const ozb_slices *S, double *n1, double *nx, int nt)
 {
     const int64_t rows = S->rows, kb = S->kb, tot = (int64_t)S->s * rows;
-    OZB_PARALLEL_FOR_IF(nt > 1 && tot * kb > OZB_PAR_WORK, num_threads(nt) schedule(static),
+    OZB_PARALLEL_FOR_IF(nt > 1 && tot * kb > OZB_PAR_WORK, nt, schedule(static),
     for (int64_t r = 0; r < tot; r++) {
         const double *d = S->slice + r * kb;
         double a[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
@@ -107,7 +107,7 @@ int ozb_s1_lazy_tile(ctx_t *c, const meta_t *MA, const meta_t *MB, const ozb_sli
                 c->dev_err = 1;
         }
     } else {
-        OZB_PARALLEL_FOR_IF(nt > 1 && nfail > 16, num_threads(nt) schedule(dynamic, 16),
+        OZB_PARALLEL_FOR_IF(nt > 1 && nfail > 16, nt, schedule(dynamic, 16),
         for (int64_t f = 0; f < nfail; f++) {
             const int64_t j = fail[f] / mbb, i = fail[f] % mbb;
             for (int t = 0; t < MA->ns[i]; t++)

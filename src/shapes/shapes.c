@@ -62,7 +62,7 @@ void ozb_sym_rows(const double *A, int64_t lda, int64_t n, int lower, int64_t r0
                   int64_t ldd, int nt)
 {
     const int64_t R = r1 - r0, strips = (R + 15) / 16;
-    OZB_PARALLEL_FOR_IF(nt > 1, schedule(static) num_threads(nt),   /* (no region on one thread: core/par.h) */
+    OZB_PARALLEL_FOR_IF(nt > 1, nt, schedule(static),   /* (no region on one thread: core/par.h) */
     for (int64_t s = 0; s < strips; s++)
         sym_strip(A, lda, n, lower, r0, r1, 16 * s, 16 * s + 16 < R ? 16 * s + 16 : R, dst, ldd););
 }

@@ -117,7 +117,7 @@ OZB_CLONES static void gather_transposed(const ozb_view *src, int64_t r0, int64_
                               double *dst, int nthreads)
 {
     const int64_t nstrips = (rows + 7) / 8;
-    OZB_PARALLEL_FOR_IF(nthreads > 1 && nstrips > 1, num_threads(nthreads) schedule(static),
+    OZB_PARALLEL_FOR_IF(nthreads > 1 && nstrips > 1, nthreads, schedule(static),
     for (int64_t s = 0; s < nstrips; s++) {
         const int64_t i0 = s * 8, ie = i0 + 8 < rows ? i0 + 8 : rows;
         for (int64_t l = 0; l < kb; l++) {
@@ -157,7 +157,7 @@ void ozb_split(const ozb_view *src, int64_t r0, int64_t rows, int64_t l0, int64_
     /* Rows with fewer slices than the block get zero slices up to s, so that the GEMMs
      * never read stale values (never summed, but NaN or subnormal garbage would be slow). */
     const int s = out->s;
-    OZB_PARALLEL_FOR_IF(rows > 1 && nthreads > 1, num_threads(nthreads) schedule(static),
+    OZB_PARALLEL_FOR_IF(rows > 1 && nthreads > 1, nthreads, schedule(static),
     for (int64_t i = 0; i < rows; i++)
         for (int t = out->ns[i]; t < s; t++)
             memset(out->slice + ((int64_t)t * rows + i) * kb, 0, sizeof(double) * (size_t)kb););
