@@ -35,7 +35,7 @@ int64_t ozb_par_for_dyn(int par, int nt, int64_t n, int64_t run, int64_t (*body)
     {
         ozb_fpenv_t env;
         const int changed = ozb_fpenv_enter(&env);
-        #pragma omp for schedule(dynamic, 1)
+        #pragma omp for schedule(dynamic, 1) nowait
         for (int64_t r = 0; r < nruns; r++) sum += body(ctx, r * run, (r + 1) * run < n ? (r + 1) * run : n);
         ozb_fpenv_leave(env, changed);
     }

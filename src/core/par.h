@@ -25,7 +25,9 @@ int64_t ozb_par_for_dyn(int par, int nt, int64_t n, int64_t run, int64_t (*body)
  * with no region.  Directives inside the block are written OZB_PRAGMA(omp for ...),
  * OZB_PRAGMA(omp critical) and so on: outside a region they bind to the calling thread alone
  * (an orphaned omp for runs the whole loop).  Every thread of a region enters the standard
- * floating-point environment for the block, as ozb_par_for's do (par.c). */
+ * floating-point environment for the block, as ozb_par_for's do (par.c).  The loop's omp for
+ * takes nowait: the region's own end is the one barrier (reductions are complete there), as
+ * with omp parallel for. */
 #define OZB_PRAGMA(x) _Pragma(#x)
 #define OZB_PARALLEL_IF(cond, clauses, ...)                                                  \
     do {                                                                                     \
@@ -44,7 +46,7 @@ int64_t ozb_par_for_dyn(int par, int nt, int64_t n, int64_t run, int64_t (*body)
             OZB_PRAGMA(omp parallel num_threads(nthr)) {                                     \
                 ozb_fpenv_t env_;                                                            \
                 const int changed_ = ozb_fpenv_enter(&env_);                                 \
-                OZB_PRAGMA(omp for clauses) __VA_ARGS__                                      \
+                OZB_PRAGMA(omp for nowait clauses) __VA_ARGS__                               \
                 ozb_fpenv_leave(env_, changed_);                                             \
             }                                                                                \
         } else { __VA_ARGS__ }                                                               \
