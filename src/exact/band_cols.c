@@ -31,9 +31,8 @@ typedef struct {
  * diagonal, which holds most of a contiguous column's terms, and x's element; a transposed
  * band's terms lie in other columns and are not): each step waits on its row's chain (a
  * division among it), so the out-of-order window reaches a few columns ahead only, and a band
- * beyond the caches arrives a memory latency per line (DTBSV 2^20, k = 8: 38.7 ns a position
- * without, 15.5 with; 16 to 256 ahead within 10 % of each other, on the 2-core Xeon VM).  A
- * prefetch changes no value. */
+ * beyond the caches would arrive a memory latency per line.  Any distance from 16 to 256 did
+ * as well as 64 on a band of 2^20 columns.  A prefetch changes no value. */
 #define PF_AHEAD 64
 static double *x_at(const ozb_band_cols_t *b, int64_t p) { return b->x + p * b->xst; }
 static const double *col_at(const ozb_band_cols_t *b, int64_t p) { return b->col + p * b->cstep; }
